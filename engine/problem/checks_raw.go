@@ -1,0 +1,50 @@
+package problem
+
+import (
+	"reflect"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/diag"
+)
+
+// rawChecks is a `checks:` list that remembers where each entry was written,
+// so a bad option can be reported with its line.
+type rawChecks struct {
+	set   bool
+	items []CheckSpec
+	lines []int
+	paths []string
+}
+
+func (c *rawChecks) decodeNode(d *decoder, n *yaml.Node, path string) {
+	c.set = true
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, path, "expected a list of checks, got %s", describe(n))
+		return
+	}
+	for i, item := range n.Content {
+		var spec CheckSpec
+		p := diag.IndexPath(path, i)
+		d.value(item, p, reflectOf(&spec))
+		c.items = append(c.items, spec)
+		c.lines = append(c.lines, item.Line)
+		c.paths = append(c.paths, p)
+	}
+}
+
+// validate runs the caller's check validator over every entry.
+func (c *rawChecks) validate(file string, fn func(CheckSpec) []string, errs *diag.List) {
+	if fn == nil {
+		return
+	}
+	for i, spec := range c.items {
+		for _, msg := range fn(spec) {
+			errs.Add(file, c.paths[i], c.lines[i], "%s", msg)
+		}
+	}
+}
+
+func reflectOf(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
+
+func pathIndex(path string, i int) string { return diag.IndexPath(path, i) }

@@ -1,0 +1,259 @@
+package problem
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/diag"
+)
+
+// decoder turns a YAML node tree into Go structs strictly: unknown keys and
+// wrong types are collected as diagnostics (file, key path, line) instead of
+// stopping at the first one, so `wasmeval validate` can report them all.
+type decoder struct {
+	file string
+	errs *diag.List
+}
+
+// nodeDecoder is implemented by types whose YAML form is a union (a list or
+// a mapping, a list or "*") and cannot be decoded field by field.
+type nodeDecoder interface {
+	decodeNode(d *decoder, node *yaml.Node, path string)
+}
+
+func (d *decoder) errorf(node *yaml.Node, path, format string, args ...any) {
+	line := 0
+	if node != nil {
+		line = node.Line
+	}
+	d.errs.Add(d.file, path, line, format, args...)
+}
+
+// parseFile reads and parses a YAML (or JSON) document.
+func parseFile(file string, errs *diag.List) (*yaml.Node, bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		errs.Add(file, "", 0, "cannot read file: %v", unwrapPathError(err))
+		return nil, false
+	}
+	return parseBytes(file, data, errs)
+}
+
+func parseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line, msg := yamlErrorLine(err)
+		errs.Add(file, "", line, "malformed YAML: %s", msg)
+		return nil, false
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		errs.Add(file, "", 0, "file is empty; expected a mapping")
+		return nil, false
+	}
+	return doc.Content[0], true
+}
+
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// yamlErrorLine pulls "line N" out of yaml.v3's error text.
+func yamlErrorLine(err error) (int, string) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	var line int
+	if i := strings.Index(msg, "line "); i >= 0 {
+		fmt.Sscanf(msg[i:], "line %d", &line)
+	}
+	return line, msg
+}
+
+// decode fills out (a pointer) from node.
+func (d *decoder) decode(node *yaml.Node, path string, out any) {
+	d.value(node, path, reflect.ValueOf(out).Elem())
+}
+
+func (d *decoder) value(node *yaml.Node, path string, v reflect.Value) {
+	if node.Kind == yaml.AliasNode {
+		node = node.Alias
+	}
+	if v.CanAddr() {
+		if nd, ok := v.Addr().Interface().(nodeDecoder); ok {
+			nd.decodeNode(d, node, path)
+			return
+		}
+	}
+	if node.Kind == yaml.ScalarNode && node.Tag == "!!null" {
+		return // leave the zero value
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		d.value(node, path, v.Elem())
+	case reflect.Struct:
+		d.structValue(node, path, v)
+	case reflect.Map:
+		if node.Kind != yaml.MappingNode {
+			d.errorf(node, path, "expected a mapping, got %s", describe(node))
+			return
+		}
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			k, val := node.Content[i], node.Content[i+1]
+			elem := reflect.New(v.Type().Elem()).Elem()
+			d.value(val, diag.JoinPath(path, k.Value), elem)
+			v.SetMapIndex(reflect.ValueOf(k.Value), elem)
+		}
+	case reflect.Slice:
+		if node.Kind != yaml.SequenceNode {
+			d.errorf(node, path, "expected a list, got %s", describe(node))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(node.Content), len(node.Content))
+		for i, item := range node.Content {
+			d.value(item, diag.IndexPath(path, i), s.Index(i))
+		}
+		v.Set(s)
+	case reflect.Interface:
+		var x any
+		if err := node.Decode(&x); err != nil {
+			d.errorf(node, path, "%v", err)
+			return
+		}
+		v.Set(reflect.ValueOf(normalizeYAML(x)))
+	default:
+		if node.Kind != yaml.ScalarNode {
+			d.errorf(node, path, "expected %s, got %s", kindName(v), describe(node))
+			return
+		}
+		if err := node.Decode(v.Addr().Interface()); err != nil {
+			d.errorf(node, path, "expected %s, got %q", kindName(v), node.Value)
+		}
+	}
+}
+
+func (d *decoder) structValue(node *yaml.Node, path string, v reflect.Value) {
+	if node.Kind != yaml.MappingNode {
+		d.errorf(node, path, "expected a mapping, got %s", describe(node))
+		return
+	}
+	fields := yamlFields(v.Type())
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		k, val := node.Content[i], node.Content[i+1]
+		kp := diag.JoinPath(path, k.Value)
+		if seen[k.Value] {
+			d.errorf(k, kp, "key given twice")
+			continue
+		}
+		seen[k.Value] = true
+		idx, ok := fields[k.Value]
+		if !ok {
+			d.errorf(k, kp, "unknown key %q (known keys: %s)", k.Value, strings.Join(fieldNames(v.Type()), ", "))
+			continue
+		}
+		d.value(val, kp, v.Field(idx))
+	}
+}
+
+// yamlFields maps yaml key → field index for a struct type.
+func yamlFields(t reflect.Type) map[string]int {
+	out := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		name := yamlName(t.Field(i))
+		if name != "" {
+			out[name] = i
+		}
+	}
+	return out
+}
+
+func fieldNames(t reflect.Type) []string {
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		if n := yamlName(t.Field(i)); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func yamlName(f reflect.StructField) string {
+	if !f.IsExported() {
+		return ""
+	}
+	tag := f.Tag.Get("yaml")
+	if tag == "-" || tag == "" {
+		return ""
+	}
+	return strings.Split(tag, ",")[0]
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "an unsupported YAML value"
+}
+
+func kindName(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Float64, reflect.Float32:
+		return "a number"
+	}
+	return v.Type().String()
+}
+
+// normalizeYAML turns map[any]any (never produced by yaml.v3 for string keys,
+// but possible for numeric keys) into map[string]any so values are JSON-ready.
+func normalizeYAML(x any) any {
+	switch t := x.(type) {
+	case map[string]any:
+		for k, v := range t {
+			t[k] = normalizeYAML(v)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, v := range t {
+			m[fmt.Sprint(k)] = normalizeYAML(v)
+		}
+		return m
+	case []any:
+		for i, v := range t {
+			t[i] = normalizeYAML(v)
+		}
+		return t
+	}
+	return x
+}
+
+// mappingPairs returns a mapping's key/value node pairs in file order.
+func mappingPairs(n *yaml.Node) [][2]*yaml.Node {
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		out = append(out, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
+	}
+	return out
+}

@@ -1,0 +1,495 @@
+package problem
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/diag"
+)
+
+// DefaultTimeout applies when no level of the config sets one.
+const DefaultTimeout = 30 * time.Second
+
+// DefaultOutputCap bounds the bytes kept per output stream of a case.
+const DefaultOutputCap = 16 << 20
+
+// Options lets the caller plug in knowledge the problem package does not
+// own (which loaders exist, how checks are validated) without an import
+// cycle.
+type Options struct {
+	// Loaders are the loader names accepted in loader/loader_script.
+	Loaders []string
+	// ValidateCheck returns messages for a bad check spec.
+	ValidateCheck func(CheckSpec) []string
+}
+
+// Load reads and resolves the problem at path (a directory holding
+// config.yaml, or the config file itself). Every problem found is returned
+// at once as a diag.List.
+func Load(path string, opts Options) (*Problem, error) {
+	l := &loader{opts: opts, digest: sha256.New()}
+	p := l.load(path)
+	if err := l.errs.Err(); err != nil {
+		return nil, err
+	}
+	p.Digest = hex.EncodeToString(l.digest.Sum(nil))
+	return p, nil
+}
+
+type loader struct {
+	opts   Options
+	errs   diag.List
+	digest hash.Hash
+}
+
+func (l *loader) parse(file string) (*yaml.Node, bool) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		l.errs.Add(file, "", 0, "cannot read file: %v", unwrapPathError(err))
+		return nil, false
+	}
+	fmt.Fprintf(l.digest, "%s\x00%d\x00", filepath.Base(file), len(data))
+	l.digest.Write(data)
+	return parseBytes(file, data, &l.errs)
+}
+
+func (l *loader) load(path string) *Problem {
+	file := path
+	if st, err := os.Stat(path); err != nil {
+		l.errs.Add(path, "", 0, "problem not found: %v", unwrapPathError(err))
+		return nil
+	} else if st.IsDir() {
+		file = filepath.Join(path, "config.yaml")
+		if _, err := os.Stat(file); err != nil {
+			if alt := filepath.Join(path, "config.yml"); fileExists(alt) {
+				file = alt
+			}
+		}
+	}
+	dir, _ := filepath.Abs(filepath.Dir(file))
+	root, ok := l.parse(file)
+	if !ok {
+		return nil
+	}
+	var raw rawProblem
+	d := &decoder{file: file, errs: &l.errs}
+	d.decode(root, "", &raw)
+
+	p := &Problem{
+		Name: raw.Name, Description: raw.Description, Tags: raw.Tags,
+		Author: raw.Author, Category: raw.Category, Difficulty: raw.Difficulty,
+		Dir: dir, File: file, EntryFile: raw.EntryFile, Command: raw.Command,
+		Version: 1, OutputCap: DefaultOutputCap,
+	}
+	if raw.Version != nil {
+		p.Version = *raw.Version
+	}
+	if raw.OutputCap != nil {
+		if *raw.OutputCap <= 0 {
+			l.errs.Add(file, "output_cap", keyLine(root, "output_cap"), "expected a positive number of bytes")
+		} else {
+			p.OutputCap = *raw.OutputCap
+		}
+	}
+	if raw.Name == "" {
+		l.errs.Add(file, "name", 0, "required key is missing: the problem's name")
+	}
+	if raw.EntryFile == "" && raw.Command == "" {
+		l.errs.Add(file, "entry_file", 0, "required key is missing: the submission's entry file (or a `command` template)")
+	}
+	if raw.EntryFile != "" && !isLocalPath(raw.EntryFile) {
+		l.errs.Add(file, "entry_file", keyLine(root, "entry_file"), "expected a path relative to the submission, got %q", raw.EntryFile)
+	}
+
+	p.Adapter = Adapter{Type: raw.Adapter.Type, TrackedFiles: raw.Adapter.TrackedFiles, Raw: raw.Adapter.Raw}
+	if p.Adapter.Type == "" {
+		p.Adapter.Type = "cli"
+	}
+	if p.Adapter.Type != "cli" {
+		l.errs.Add(file, "adapter.type", keyLine(raw.Adapter.node, "type"), "adapter %q is not available in this version (expected: cli)", p.Adapter.Type)
+	}
+	for i, t := range p.Adapter.TrackedFiles {
+		if !isLocalPath(t) {
+			l.errs.Add(file, pathIndex("adapter.tracked_files", i), keyLine(raw.Adapter.node, "tracked_files"), "tracked file %q escapes the workspace; expected a relative path", t)
+		}
+	}
+
+	p.StaticAssets = l.staticAssets(file, dir, raw.StaticAssets)
+
+	problemLoader := l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
+	if raw.Verifier != nil && raw.Verifier.Script != "" && raw.Verifier.Script != "checks" {
+		l.errs.Add(file, "verifier", raw.Verifier.line, "verifier %q is not available: the built-in verifier is \"checks\" (declare checks under `checks:`)", raw.Verifier.Script)
+	}
+	raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
+
+	base := scope{env: raw.Env, checks: raw.Checks, loader: problemLoader, timeout: DefaultTimeout}
+	if raw.Timeout != nil {
+		base.timeout = l.seconds(file, "timeout", keyLine(root, "timeout"), *raw.Timeout)
+	}
+	if raw.Checkpoints.node == nil {
+		l.errs.Add(file, "checkpoints", 0, "required key is missing: at least one checkpoint")
+		return p
+	}
+	p.Checkpoints = l.checkpoints(file, dir, &raw.Checkpoints, base)
+	return p
+}
+
+// scope carries the inheritable settings from a parent level.
+type scope struct {
+	env     map[string]string
+	timeout time.Duration
+	checks  rawChecks
+	loader  string
+}
+
+func (l *loader) staticAssets(file, dir string, raw map[string]rawStaticAsset) map[string]StaticAsset {
+	out := map[string]StaticAsset{}
+	for name, a := range raw {
+		kp := "static_assets." + name
+		if a.Path == "" {
+			l.errs.Add(file, kp+".path", a.line, "required key is missing: the asset's path")
+			continue
+		}
+		abs := a.Path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(dir, a.Path)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			l.errs.Add(file, kp+".path", a.line, "static asset %q not found: %v", a.Path, unwrapPathError(err))
+			continue
+		}
+		save := a.SavePath
+		if save == "" {
+			save = "/static/" + name
+		}
+		out[name] = StaticAsset{Name: name, Path: abs, SavePath: save}
+	}
+	return out
+}
+
+func (l *loader) loaderName(file, path string, node *yaml.Node, script string, m *rawLoader) string {
+	name := script
+	line := keyLine(node, "loader_script")
+	key := diag.JoinPath(path, "loader_script")
+	if m != nil {
+		if script != "" {
+			l.errs.Add(file, diag.JoinPath(path, "loader"), m.line, "loader given twice: as `loader` and as `loader_script`; keep one")
+		}
+		name, line, key = m.Script, m.line, diag.JoinPath(path, "loader")
+	}
+	if name == "" {
+		return ""
+	}
+	// A SlopCodeBench problem names loader.py; the built-in "auto" loader
+	// reads the same case layouts without any code.
+	name = strings.TrimSuffix(name, ".py")
+	if name == "loader" {
+		name = "auto"
+	}
+	for _, known := range l.opts.Loaders {
+		if known == name {
+			return name
+		}
+	}
+	l.errs.Add(file, key, line, "unknown loader %q (built-in loaders: %s)", name, strings.Join(l.opts.Loaders, ", "))
+	return ""
+}
+
+func (l *loader) seconds(file, path string, line int, s float64) time.Duration {
+	if s <= 0 {
+		l.errs.Add(file, path, line, "expected a positive number of seconds, got %v", s)
+		return DefaultTimeout
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// checkpoints resolves every checkpoint in run order.
+func (l *loader) checkpoints(file, dir string, rc *rawCheckpoints, base scope) []*Checkpoint {
+	type pending struct {
+		cp    *Checkpoint
+		raw   rawCheckpoint
+		file  string
+		path  string
+		node  *yaml.Node
+		order bool
+	}
+	var all []*pending
+	seen := map[string]bool{}
+	for i, e := range rc.entries {
+		if seen[e.name] {
+			l.errs.Add(file, e.path, rc.node.Line, "checkpoint %q listed twice", e.name)
+			continue
+		}
+		seen[e.name] = true
+		pd := &pending{cp: &Checkpoint{Name: e.name, Order: i + 1, Version: 1}, file: file, path: e.path, node: e.node}
+		if e.node == nil {
+			// List form: the checkpoint's own directory holds its config.
+			cdir := filepath.Join(dir, e.name)
+			cfile := filepath.Join(cdir, "config.yaml")
+			if !fileExists(cfile) {
+				l.errs.Add(file, e.path, keyLine(rc.node, ""), "checkpoint directory %q has no config.yaml", e.name)
+				continue
+			}
+			node, ok := l.parse(cfile)
+			if !ok {
+				continue
+			}
+			pd.file, pd.path, pd.node = cfile, "", node
+		}
+		d := &decoder{file: pd.file, errs: &l.errs}
+		if !(pd.node.Kind == yaml.ScalarNode && pd.node.Tag == "!!null") {
+			d.decode(pd.node, pd.path, &pd.raw)
+		}
+		if pd.raw.Order != nil {
+			pd.cp.Order = *pd.raw.Order
+		}
+		all = append(all, pd)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].cp.Order < all[j].cp.Order })
+	for i := 1; i < len(all); i++ {
+		if all[i].cp.Order == all[i-1].cp.Order {
+			l.errs.Add(all[i].file, diag.JoinPath(all[i].path, "order"), keyLine(all[i].node, "order"),
+				"checkpoints %q and %q have the same order %d", all[i-1].cp.Name, all[i].cp.Name, all[i].cp.Order)
+		}
+	}
+
+	var out []*Checkpoint
+	byName := map[string]*resolvedCheckpoint{}
+	var earlier []*resolvedCheckpoint
+	for _, pd := range all {
+		rcp := l.checkpoint(pd.file, dir, pd.path, pd.node, pd.cp, &pd.raw, base, byName, earlier)
+		byName[pd.cp.Name] = rcp
+		earlier = append(earlier, rcp)
+		out = append(out, pd.cp)
+	}
+	return out
+}
+
+// resolvedCheckpoint keeps what regression expansion needs from an earlier
+// checkpoint.
+type resolvedCheckpoint struct {
+	cp     *Checkpoint
+	groups map[string]*Group
+}
+
+func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpoint, raw *rawCheckpoint,
+	base scope, byName map[string]*resolvedCheckpoint, earlier []*resolvedCheckpoint) *resolvedCheckpoint {
+	if raw.Version != nil {
+		cp.Version = *raw.Version
+	}
+	cp.Specification = raw.Specification
+	if cp.Specification == "" {
+		cp.Specification = "spec.md"
+	}
+	cp.State = raw.State
+	if cp.State == "" {
+		cp.State = "Draft"
+	}
+	switch cp.State {
+	case "Draft", "Core Tests", "Full Tests", "Verified":
+	default:
+		l.errs.Add(file, diag.JoinPath(path, "state"), keyLine(node, "state"), "unknown state %q (expected Draft, Core Tests, Full Tests or Verified)", cp.State)
+	}
+	if len(raw.StaticAssets) > 0 || len(raw.SubmissionStaticAssets) > 0 {
+		l.errs.Add(file, diag.JoinPath(path, "static_assets"), keyLine(node, "static_assets"), "static assets belong to the problem's config.yaml, not to a checkpoint")
+	}
+	cp.Dir = filepath.Join(dir, cp.Name)
+	if raw.Path != "" {
+		if filepath.IsAbs(raw.Path) {
+			cp.Dir = raw.Path
+		} else {
+			cp.Dir = filepath.Join(dir, raw.Path)
+		}
+	}
+	if st, err := os.Stat(cp.Dir); err != nil || !st.IsDir() {
+		l.errs.Add(file, diag.JoinPath(path, "path"), keyLine(node, "path"), "checkpoint directory %s does not exist", relTo(dir, cp.Dir))
+	}
+
+	sc := scope{env: mergeEnv(base.env, raw.Env), timeout: base.timeout, checks: base.checks, loader: base.loader}
+	if raw.Timeout != nil {
+		sc.timeout = l.seconds(file, diag.JoinPath(path, "timeout"), keyLine(node, "timeout"), *raw.Timeout)
+	}
+	if raw.Checks.set {
+		raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
+		sc.checks = raw.Checks
+	}
+	if ln := l.loaderName(file, path, node, raw.LoaderScript, raw.Loader); ln != "" {
+		sc.loader = ln
+	}
+	cp.Env, cp.Timeout = sc.env, sc.timeout
+
+	var constant []string
+	for i, f := range raw.ConstantFiles {
+		constant = append(constant, l.groupFile(file, pathIndex(diag.JoinPath(path, "constant_files"), i), keyLine(node, "constant_files"), cp.Dir, f))
+	}
+
+	rcp := &resolvedCheckpoint{cp: cp, groups: map[string]*Group{}}
+	groupsPath := diag.JoinPath(path, "groups")
+	for i, name := range raw.Groups.names {
+		rg := &raw.Groups.items[i]
+		gp := diag.JoinPath(groupsPath, name)
+		g := l.group(file, gp, raw.Groups.nodes[i], cp, name, rg, sc, byName)
+		g.GroupFiles = append(append([]string{}, constant...), g.GroupFiles...)
+		cp.Groups = append(cp.Groups, g)
+		rcp.groups[name] = g
+	}
+	for i := range raw.Regressions {
+		for _, g := range l.expandRegression(file, pathIndex(diag.JoinPath(path, "regressions"), i), &raw.Regressions[i], cp, sc, earlier) {
+			if _, dup := rcp.groups[g.Name]; dup {
+				l.errs.Add(file, pathIndex(diag.JoinPath(path, "regressions"), i), raw.Regressions[i].line,
+					"regression group %q collides with a group of the same name; set name_template", g.Name)
+				continue
+			}
+			g.GroupFiles = append(append([]string{}, constant...), g.GroupFiles...)
+			cp.Groups = append(cp.Groups, g)
+			rcp.groups[g.Name] = g
+		}
+	}
+	if len(cp.Groups) == 0 {
+		l.errs.Add(file, groupsPath, keyLine(node, "groups"), "checkpoint %q has no groups", cp.Name)
+	}
+	return rcp
+}
+
+func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name string, rg *rawGroup, sc scope, byName map[string]*resolvedCheckpoint) *Group {
+	g := &Group{
+		Name: name, Type: GroupType(rg.Type), CaseOrder: rg.CaseOrder, CaseDefaults: rg.CaseDefaults,
+		Isolated: true, Timeout: sc.timeout, Env: mergeEnv(sc.env, rg.Env), Loader: sc.loader,
+		CasesDir: cp.Dir, CaseGroup: name,
+	}
+	if rg.Name != "" && rg.Name != name {
+		l.errs.Add(file, diag.JoinPath(path, "name"), keyLine(node, "name"), "group name %q does not match its key %q", rg.Name, name)
+	}
+	if g.Type == "" {
+		g.Type = DefaultGroupType
+	}
+	if !g.Type.Valid() {
+		l.errs.Add(file, diag.JoinPath(path, "type"), keyLine(node, "type"), "unknown group type %q (expected Core, Functionality, Error or Regression)", rg.Type)
+	}
+	if rg.Isolated != nil {
+		g.Isolated = *rg.Isolated
+	}
+	if rg.Timeout != nil {
+		g.Timeout = l.seconds(file, diag.JoinPath(path, "timeout"), keyLine(node, "timeout"), *rg.Timeout)
+	}
+	checks := sc.checks
+	if rg.Checks.set {
+		rg.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
+		checks = rg.Checks
+	}
+	g.Checks = checks.items
+	if rg.Loader != nil {
+		if ln := l.loaderName(file, path, node, "", rg.Loader); ln != "" {
+			g.Loader = ln
+		}
+	}
+	for i, f := range rg.GroupFiles {
+		g.GroupFiles = append(g.GroupFiles, l.groupFile(file, pathIndex(diag.JoinPath(path, "group_files"), i), keyLine(node, "group_files"), cp.Dir, f))
+	}
+
+	// A hand-written regression group names its source explicitly.
+	if rg.OriginalCheckpoint != "" || rg.OriginalGroup != "" {
+		switch {
+		case g.Type != Regression:
+			l.errs.Add(file, diag.JoinPath(path, "original_checkpoint"), keyLine(node, "original_checkpoint"),
+				"original_checkpoint/original_group are only allowed on groups of type Regression")
+		case rg.OriginalCheckpoint == "" || rg.OriginalGroup == "":
+			l.errs.Add(file, path, rg.line, "a regression group needs both original_checkpoint and original_group")
+		default:
+			src, ok := byName[rg.OriginalCheckpoint]
+			if !ok {
+				l.errs.Add(file, diag.JoinPath(path, "original_checkpoint"), keyLine(node, "original_checkpoint"),
+					"checkpoint %q does not exist or does not come before %q", rg.OriginalCheckpoint, cp.Name)
+				break
+			}
+			sg, ok := src.groups[rg.OriginalGroup]
+			if !ok {
+				l.errs.Add(file, diag.JoinPath(path, "original_group"), keyLine(node, "original_group"),
+					"checkpoint %q has no group %q", rg.OriginalCheckpoint, rg.OriginalGroup)
+				break
+			}
+			g.OriginalCheckpoint, g.OriginalGroup = sg.origin()
+			g.CasesDir, g.CaseGroup = sg.CasesDir, sg.CaseGroup
+			if len(g.CaseOrder) == 0 {
+				g.CaseOrder = sg.CaseOrder
+			}
+		}
+	}
+	return g
+}
+
+// origin returns where a group's cases really come from.
+func (g *Group) origin() (checkpoint, group string) {
+	if g.IsRegression() {
+		return g.OriginalCheckpoint, g.OriginalGroup
+	}
+	return "", g.Name
+}
+
+func (l *loader) groupFile(file, path string, line int, cpDir, rel string) string {
+	if !isLocalPath(rel) {
+		l.errs.Add(file, path, line, "%q escapes the checkpoint directory; expected a relative path", rel)
+		return ""
+	}
+	abs := filepath.Join(cpDir, rel)
+	if !fileExists(abs) {
+		l.errs.Add(file, path, line, "file %q not found in %s", rel, cpDir)
+	}
+	return abs
+}
+
+func mergeEnv(parent, child map[string]string) map[string]string {
+	out := make(map[string]string, len(parent)+len(child))
+	for k, v := range parent {
+		out[k] = v
+	}
+	for k, v := range child {
+		out[k] = v
+	}
+	return out
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// isLocalPath reports whether p is relative and stays inside its root.
+func isLocalPath(p string) bool {
+	return p != "" && filepath.IsLocal(filepath.FromSlash(p))
+}
+
+func relTo(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil {
+		return r
+	}
+	return p
+}
+
+// keyLine finds the line of key in a mapping node (0 when absent); with an
+// empty key it returns the node's own line.
+func keyLine(n *yaml.Node, key string) int {
+	if n == nil {
+		return 0
+	}
+	if key == "" {
+		return n.Line
+	}
+	if n.Kind == yaml.MappingNode {
+		for _, kv := range mappingPairs(n) {
+			if kv[0].Value == key {
+				return kv[0].Line
+			}
+		}
+	}
+	return n.Line
+}

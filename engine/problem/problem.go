@@ -1,0 +1,112 @@
+// Package problem loads a checkpointed problem — config.yaml at the problem
+// root, checkpoints inline or in their own directories, groups, regression
+// specs — and resolves inheritance so the rest of the engine sees one
+// consistent, validated tree.
+//
+// The format is compatible with SlopCodeBench's evaluation module: every key
+// it defines is accepted, and wasmeval adds a few of its own (command,
+// checks, loader, output_cap). Load reports every problem found at once as a
+// diag.List.
+package problem
+
+import "time"
+
+// Problem is a fully resolved problem.
+type Problem struct {
+	Name        string
+	Version     int
+	Description string
+	Tags        []string
+	Author      string
+	Category    string
+	Difficulty  string
+
+	// Dir is the problem directory; File its config.yaml.
+	Dir  string
+	File string
+
+	// EntryFile is the submission file that starts it (e.g. "main.py" or
+	// "solution", resolved against the submission at run time).
+	EntryFile string
+	// Command is the template that starts the submission, e.g.
+	// "python3 {entry_file}". Empty means: infer from the entry file.
+	Command string
+
+	Adapter      Adapter
+	StaticAssets map[string]StaticAsset
+	// OutputCap bounds bytes kept per output stream of a case.
+	OutputCap int64
+
+	Checkpoints []*Checkpoint
+	// Digest is the sha256 of every config file read, for manifests.
+	Digest string
+}
+
+// Checkpoint is one milestone of a problem.
+type Checkpoint struct {
+	Name    string
+	Order   int
+	Version int
+	// Dir is where the checkpoint's cases live.
+	Dir           string
+	Specification string
+	State         string
+	Env           map[string]string
+	Timeout       time.Duration
+	Groups        []*Group
+}
+
+// Group is a set of cases that share a workspace and a submission process
+// lifetime.
+type Group struct {
+	Name         string
+	Type         GroupType
+	CaseOrder    []string
+	CaseDefaults map[string]any
+	Isolated     bool
+	Timeout      time.Duration
+	Env          map[string]string
+	GroupFiles   []string
+	Checks       []CheckSpec
+	Loader       string
+
+	// For regression groups, where the cases come from.
+	OriginalCheckpoint string
+	OriginalGroup      string
+	// CasesDir is the checkpoint directory holding the cases; CaseGroup the
+	// group name they are stored under (the original ones for regressions).
+	CasesDir  string
+	CaseGroup string
+}
+
+// Adapter says how a case talks to the submission.
+type Adapter struct {
+	Type string // "cli" for now
+	// TrackedFiles are read back after every case.
+	TrackedFiles []string
+	// Raw keeps the adapter's whole mapping for adapters added later.
+	Raw map[string]any
+}
+
+// StaticAsset is a named file or directory a case can reference with
+// {{static:NAME}}; it is never copied into the workspace.
+type StaticAsset struct {
+	Name string
+	// Path is the absolute host path.
+	Path string
+	// SavePath is where the asset appears inside a container runtime.
+	SavePath string
+}
+
+// Checkpoint returns the named checkpoint or nil.
+func (p *Problem) Checkpoint(name string) *Checkpoint {
+	for _, c := range p.Checkpoints {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// IsRegression reports whether the group re-runs an earlier checkpoint's cases.
+func (g *Group) IsRegression() bool { return g.OriginalCheckpoint != "" }

@@ -1,0 +1,251 @@
+package problem
+
+import (
+	"gopkg.in/yaml.v3"
+)
+
+// The raw* types mirror the YAML files key for key. They are decoded
+// strictly (unknown keys are errors) and then resolved into Problem.
+
+type rawProblem struct {
+	Name        string   `yaml:"name"`
+	Version     *int     `yaml:"version"`
+	Description string   `yaml:"description"`
+	Tags        []string `yaml:"tags"`
+	Author      string   `yaml:"author"`
+	Category    string   `yaml:"category"`
+	Difficulty  string   `yaml:"difficulty"`
+	Inspiration string   `yaml:"inspiration"`
+	DesignDoc   string   `yaml:"design_doc"`
+	Path        string   `yaml:"path"`
+
+	EntryFile string `yaml:"entry_file"`
+	// Loader, first form: a script and its entry point. In wasmeval the
+	// script names a built-in loader or a plugin.
+	LoaderScript     string `yaml:"loader_script"`
+	LoaderEntrypoint string `yaml:"loader_entrypoint"`
+	// Loader, second form: a mapping.
+	Loader   *rawLoader `yaml:"loader"`
+	Verifier *rawLoader `yaml:"verifier"`
+
+	Adapter      rawAdapter                `yaml:"adapter"`
+	Env          map[string]string         `yaml:"env"`
+	Timeout      *float64                  `yaml:"timeout"`
+	StaticAssets map[string]rawStaticAsset `yaml:"static_assets"`
+	Checkpoints  rawCheckpoints            `yaml:"checkpoints"`
+
+	// wasmeval additions.
+	Command   string    `yaml:"command"`
+	Checks    rawChecks `yaml:"checks"`
+	OutputCap *int64    `yaml:"output_cap"`
+}
+
+// rawLoader is the mapping form of a loader or verifier reference.
+type rawLoader struct {
+	Script     string `yaml:"script"`
+	Entrypoint string `yaml:"entrypoint"`
+	line       int
+}
+
+func (l *rawLoader) decodeNode(d *decoder, n *yaml.Node, path string) {
+	l.line = n.Line
+	if n.Kind == yaml.ScalarNode {
+		l.Script = n.Value
+		return
+	}
+	type plain rawLoader
+	var p plain
+	d.structValue(n, path, reflectOf(&p))
+	*l = rawLoader(p)
+	l.line = n.Line
+}
+
+type rawStaticAsset struct {
+	Path     string `yaml:"path"`
+	SavePath string `yaml:"save_path"`
+	line     int
+}
+
+func (s *rawStaticAsset) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind == yaml.ScalarNode {
+		s.Path = n.Value
+		s.line = n.Line
+		return
+	}
+	type plain rawStaticAsset
+	var p plain
+	d.structValue(n, path, reflectOf(&p))
+	*s = rawStaticAsset(p)
+	s.line = n.Line
+}
+
+type rawAdapter struct {
+	node *yaml.Node
+	Type string
+	// TrackedFiles are read back after every case.
+	TrackedFiles []string
+	Raw          map[string]any
+}
+
+func (a *rawAdapter) decodeNode(d *decoder, n *yaml.Node, path string) {
+	a.node = n
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "expected a mapping with at least `type`, got %s", describe(n))
+		return
+	}
+	var raw map[string]any
+	if err := n.Decode(&raw); err != nil {
+		d.errorf(n, path, "%v", err)
+		return
+	}
+	a.Raw = normalizeYAML(raw).(map[string]any)
+	for _, kv := range mappingPairs(n) {
+		k, v := kv[0], kv[1]
+		kp := path + "." + k.Value
+		switch k.Value {
+		case "type":
+			d.value(v, kp, reflectOf(&a.Type))
+		case "tracked_files":
+			d.value(v, kp, reflectOf(&a.TrackedFiles))
+		}
+	}
+}
+
+// rawCheckpoints is either a mapping name → checkpoint, or a list of
+// directory names each holding its own config.yaml.
+type rawCheckpoints struct {
+	node    *yaml.Node
+	entries []rawCheckpointEntry
+	isList  bool
+}
+
+type rawCheckpointEntry struct {
+	name string
+	node *yaml.Node // nil when the config lives in the checkpoint's own file
+	path string     // key path for diagnostics
+}
+
+func (c *rawCheckpoints) decodeNode(d *decoder, n *yaml.Node, path string) {
+	c.node = n
+	switch n.Kind {
+	case yaml.MappingNode:
+		for _, kv := range mappingPairs(n) {
+			c.entries = append(c.entries, rawCheckpointEntry{name: kv[0].Value, node: kv[1], path: path + "." + kv[0].Value})
+		}
+	case yaml.SequenceNode:
+		c.isList = true
+		for i, item := range n.Content {
+			if item.Kind != yaml.ScalarNode || item.Value == "" {
+				d.errorf(item, pathIndex(path, i), "expected a checkpoint directory name, got %s", describe(item))
+				continue
+			}
+			c.entries = append(c.entries, rawCheckpointEntry{name: item.Value, path: pathIndex(path, i)})
+		}
+	default:
+		d.errorf(n, path, "expected a mapping of checkpoints or a list of checkpoint directories, got %s", describe(n))
+	}
+}
+
+type rawCheckpoint struct {
+	Version       *int              `yaml:"version"`
+	Order         *int              `yaml:"order"`
+	Path          string            `yaml:"path"`
+	Groups        rawGroups         `yaml:"groups"`
+	ConstantFiles []string          `yaml:"constant_files"`
+	Specification string            `yaml:"specification"`
+	SpecOverride  string            `yaml:"spec_override"`
+	State         string            `yaml:"state"`
+	Regressions   []rawRegression   `yaml:"regressions"`
+	Env           map[string]string `yaml:"env"`
+	Timeout       *float64          `yaml:"timeout"`
+	// Accepted for compatibility; static assets belong to the problem.
+	StaticAssets           map[string]any `yaml:"static_assets"`
+	SubmissionStaticAssets map[string]any `yaml:"submission_static_assets"`
+	// Checkpoint-level loader forms and wasmeval additions.
+	LoaderScript     string     `yaml:"loader_script"`
+	LoaderEntrypoint string     `yaml:"loader_entrypoint"`
+	Loader           *rawLoader `yaml:"loader"`
+	Checks           rawChecks  `yaml:"checks"`
+}
+
+// rawGroups keeps file order.
+type rawGroups struct {
+	names []string
+	nodes []*yaml.Node
+	items []rawGroup
+}
+
+func (g *rawGroups) decodeNode(d *decoder, n *yaml.Node, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "expected a mapping of group name to group config, got %s", describe(n))
+		return
+	}
+	for _, kv := range mappingPairs(n) {
+		var rg rawGroup
+		rg.line = kv[0].Line
+		if !(kv[1].Kind == yaml.ScalarNode && kv[1].Tag == "!!null") {
+			d.structValue(kv[1], path+"."+kv[0].Value, reflectOf(&rg))
+		}
+		rg.line = kv[0].Line
+		g.names = append(g.names, kv[0].Value)
+		g.nodes = append(g.nodes, kv[1])
+		g.items = append(g.items, rg)
+	}
+}
+
+type rawGroup struct {
+	Name               string         `yaml:"name"`
+	Type               string         `yaml:"type"`
+	GroupFiles         []string       `yaml:"group_files"`
+	OriginalCheckpoint string         `yaml:"original_checkpoint"`
+	OriginalGroup      string         `yaml:"original_group"`
+	CaseOrder          []string       `yaml:"case_order"`
+	Timeout            *float64       `yaml:"timeout"`
+	CaseDefaults       map[string]any `yaml:"case_defaults"`
+	Isolated           *bool          `yaml:"isolated"`
+	// wasmeval additions.
+	Env    map[string]string `yaml:"env"`
+	Checks rawChecks         `yaml:"checks"`
+	Loader *rawLoader        `yaml:"loader"`
+	line   int
+}
+
+type rawRegression struct {
+	Checkpoint   string           `yaml:"checkpoint"`
+	Checkpoints  rawCheckpointSel `yaml:"checkpoints"`
+	Groups       []string         `yaml:"groups"`
+	TypeFilter   string           `yaml:"type_filter"`
+	Exclude      []string         `yaml:"exclude"`
+	NameTemplate string           `yaml:"name_template"`
+	line         int
+}
+
+func (r *rawRegression) decodeNode(d *decoder, n *yaml.Node, path string) {
+	type plain rawRegression
+	var p plain
+	d.structValue(n, path, reflectOf(&p))
+	*r = rawRegression(p)
+	r.line = n.Line
+}
+
+// rawCheckpointSel is a list of checkpoint names or "*".
+type rawCheckpointSel struct {
+	set   bool
+	all   bool
+	names []string
+	line  int
+}
+
+func (s *rawCheckpointSel) decodeNode(d *decoder, n *yaml.Node, path string) {
+	s.set = true
+	s.line = n.Line
+	if n.Kind == yaml.ScalarNode {
+		if n.Value == "*" {
+			s.all = true
+			return
+		}
+		d.errorf(n, path, `expected a list of checkpoint names or "*", got %q`, n.Value)
+		return
+	}
+	d.value(n, path, reflectOf(&s.names))
+}

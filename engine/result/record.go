@@ -1,0 +1,80 @@
+// Package result defines the record of one finished case — what the journal
+// stores, what summaries count and what later reports (Parquet, HTML) read —
+// and how a case is scored from its attribute verdicts.
+package result
+
+import (
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/verify"
+)
+
+// CaseRecord is one finished case. It is self-contained: a reader needs
+// nothing else to know what ran, what came out and what the verdict was.
+type CaseRecord struct {
+	Problem        string            `json:"problem"`
+	ProblemVersion int               `json:"problem_version"`
+	Checkpoint     string            `json:"checkpoint"`
+	Version        int               `json:"version"`
+	Group          string            `json:"group"`
+	GroupType      problem.GroupType `json:"group_type"`
+	ID             string            `json:"id"`
+	// Index is the case's position in its group, for stable ordering.
+	Index              int    `json:"index"`
+	OriginalCheckpoint string `json:"original_checkpoint,omitempty"`
+	OriginalGroup      string `json:"original_group,omitempty"`
+
+	StartedAt time.Time `json:"started_at"`
+	Duration  float64   `json:"duration_s"`
+
+	Result Outcome `json:"result"`
+
+	Attributes []verify.AttributeResult `json:"attributes"`
+	Score      float64                  `json:"score"`
+	Passed     bool                     `json:"passed"`
+}
+
+// Outcome is the adapter's view of what the submission did.
+type Outcome struct {
+	Command    []string `json:"command,omitempty"`
+	StatusCode int      `json:"status_code"`
+	Output     string   `json:"output"`
+	Stderr     string   `json:"stderr"`
+	// OutputDropped/StderrDropped count bytes cut at the output cap.
+	OutputDropped int64          `json:"output_dropped,omitempty"`
+	StderrDropped int64          `json:"stderr_dropped,omitempty"`
+	Elapsed       float64        `json:"elapsed_s"`
+	TimedOut      bool           `json:"timed_out"`
+	Signal        string         `json:"signal,omitempty"`
+	Files         map[string]any `json:"files,omitempty"`
+	// AdapterError is set when the adapter itself failed (could not start
+	// the submission, could not write an input file…); Error says why.
+	AdapterError bool   `json:"adapter_error"`
+	Error        string `json:"error,omitempty"`
+}
+
+// Key identifies the case within a run.
+func (r *CaseRecord) Key() string { return r.Checkpoint + "/" + r.Group + "/" + r.ID }
+
+// Score computes a case's score and verdict from its attributes: the score is
+// the weighted mean of correct attributes; the case passes only when every
+// verified attribute is correct (and at least one was verified).
+func Score(attrs []verify.AttributeResult) (score float64, passed bool) {
+	var total, got float64
+	passed = len(attrs) > 0
+	for _, a := range attrs {
+		total += a.Weight
+		if a.IsCorrect {
+			got += a.Weight
+		} else {
+			passed = false
+		}
+	}
+	if total > 0 {
+		score = got / total
+	} else if passed {
+		score = 1
+	}
+	return score, passed
+}
