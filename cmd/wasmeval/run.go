@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run"
+	"github.com/wasmeval/wasmeval/engine/runtime/local"
+)
+
+type runFlags struct {
+	submission  string
+	checkpoints []string
+	out         string
+	jobs        int
+	policy      string
+	command     string
+	progress    string
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run PROBLEM --submission DIR",
+		Short: "Run every case of a problem against a submission",
+		Long: `Run every case of PROBLEM (a directory with config.yaml) against the
+submission in DIR and write the results journal and a summary per checkpoint.
+
+When DIR holds one directory per checkpoint (named like the checkpoints),
+each checkpoint is evaluated against its own snapshot.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.submission, "submission", "s", "", "submission directory (required)")
+	fl.StringArrayVarP(&f.checkpoints, "checkpoint", "c", nil, "checkpoint to run (repeatable; default: all, in order)")
+	fl.StringVarP(&f.out, "out", "o", "", "output directory (default: ./wasmeval-out/<problem>-<timestamp>)")
+	fl.IntVarP(&f.jobs, "jobs", "j", 1, "groups to run concurrently (cases inside a group keep their order)")
+	fl.StringVar(&f.policy, "pass-policy", string(result.DefaultPolicy), "pass policy: any, any-case, all-cases, all-non-error-cases, core-cases, any-core-cases, all-core-cases")
+	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
+	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
+	if f.submission == "" {
+		return usageErr(errors.New("run: --submission DIR is required"))
+	}
+	if f.jobs < 1 {
+		return usageErr(fmt.Errorf("run: --jobs must be at least 1, got %d", f.jobs))
+	}
+	policy, err := result.ParsePolicy(f.policy)
+	if err != nil {
+		return usageErr(fmt.Errorf("run: --pass-policy: %w", err))
+	}
+	p, err := run.LoadProblem(problemPath)
+	if err != nil {
+		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
+	}
+	ctx := cmd.Context()
+	// Bad case files are configuration errors: report them all before any
+	// case runs rather than failing half-way through.
+	if err := run.Validate(ctx, p, run.BuiltinLoader); err != nil {
+		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
+	}
+	out := f.out
+	if out == "" {
+		out = filepath.Join("wasmeval-out", fmt.Sprintf("%s-%s", p.Name, time.Now().Format("20060102-150405")))
+	}
+	work, err := os.MkdirTemp("", "wasmeval-work-")
+	if err != nil {
+		return fmt.Errorf("create work directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+
+	prog := newProgress(f.progress, cmd.ErrOrStderr())
+	res, err := run.Run(ctx, run.Options{
+		Problem: p, Submission: f.submission, Checkpoints: f.checkpoints, OutDir: out,
+		Jobs: f.jobs, Policy: policy, Command: f.command,
+		Runtime:  local.New(local.Options{BaseDir: work}),
+		Loader:   run.BuiltinLoader,
+		Progress: prog,
+	})
+	prog.Stop()
+	if err != nil {
+		return usageErr(err)
+	}
+	w := cmd.OutOrStdout()
+	fmt.Fprintln(w)
+	report.PrintTable(w, res.Summaries)
+	fmt.Fprintf(w, "\nresults: %s\n", out)
+	switch {
+	case res.Interrupted:
+		return &exitError{code: exitInterrupted, err: errors.New("interrupted: finished cases are in " + res.JournalPath)}
+	case !res.Passed:
+		return &exitError{code: exitFail}
+	}
+	return nil
+}
+
+// isTerminal reports whether w is an interactive terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

@@ -1,0 +1,112 @@
+package adapter
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"mvdan.cc/sh/v3/shell"
+)
+
+// EntryCommand resolves how a submission is started: the command template
+// (e.g. "python3 {entry_file}") with {entry_file} substituted, split into
+// argv shell-style.
+//
+// entryFile may name the file exactly or without its extension, as
+// SlopCodeBench problems do ("solution" finds "solution.py"). When template
+// is empty it is inferred from the entry file's extension.
+func EntryCommand(submission, entryFile, template string) ([]string, error) {
+	st, err := os.Stat(submission)
+	if err != nil {
+		return nil, fmt.Errorf("submission %s: %w", submission, unwrap(err))
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("submission %s is not a directory", submission)
+	}
+	entry := ""
+	if entryFile != "" {
+		entry, err = findEntry(submission, entryFile)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if template == "" {
+		template = defaultTemplate(entry)
+	}
+	argv, err := SplitArgs(template)
+	if err != nil {
+		return nil, fmt.Errorf("command template %q: %w", template, err)
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("command template %q is empty", template)
+	}
+	if strings.Contains(template, "{entry_file}") && entry == "" {
+		return nil, fmt.Errorf("command template %q uses {entry_file} but the problem sets no entry_file", template)
+	}
+	for i, a := range argv {
+		argv[i] = strings.ReplaceAll(a, "{entry_file}", entry)
+	}
+	return argv, nil
+}
+
+func findEntry(submission, entryFile string) (string, error) {
+	if !filepath.IsLocal(filepath.FromSlash(entryFile)) {
+		return "", fmt.Errorf("entry_file %q must be a path inside the submission", entryFile)
+	}
+	if st, err := os.Stat(filepath.Join(submission, entryFile)); err == nil && !st.IsDir() {
+		return entryFile, nil
+	}
+	matches, _ := filepath.Glob(filepath.Join(submission, globEscape(entryFile)+".*"))
+	sort.Strings(matches)
+	var files []string
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil && !st.IsDir() {
+			files = append(files, m)
+		}
+	}
+	switch len(files) {
+	case 0:
+		return "", fmt.Errorf("entry file %q not found in submission %s", entryFile, submission)
+	case 1:
+		rel, _ := filepath.Rel(submission, files[0])
+		return filepath.ToSlash(rel), nil
+	default:
+		return "", fmt.Errorf("entry file %q is ambiguous in submission %s (found %d candidates); set a `command` template", entryFile, submission, len(files))
+	}
+}
+
+func defaultTemplate(entry string) string {
+	switch strings.ToLower(filepath.Ext(entry)) {
+	case ".py":
+		return "python3 {entry_file}"
+	case ".js", ".mjs", ".cjs":
+		return "node {entry_file}"
+	case ".sh":
+		return "sh {entry_file}"
+	case ".rb":
+		return "ruby {entry_file}"
+	case ".pl":
+		return "perl {entry_file}"
+	}
+	return "./{entry_file}"
+}
+
+// SplitArgs splits a string into words with POSIX shell quoting rules,
+// without expanding variables or globs.
+func SplitArgs(s string) ([]string, error) {
+	return shell.Fields(s, func(name string) string { return "$" + name })
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
+	return r.Replace(s)
+}
+
+func unwrap(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,177 @@
+// Package report turns finished case records into summaries: a JSON summary
+// per checkpoint (counts by group and group type, the pass policy verdict)
+// and the terminal table printed at the end of a run.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// CheckpointSummary is written as <out>/<checkpoint>/evaluation.json. Field
+// names follow SlopCodeBench's evaluation.json where they overlap.
+type CheckpointSummary struct {
+	ProblemName    string    `json:"problem_name"`
+	ProblemVersion int       `json:"problem_version"`
+	Name           string    `json:"name"`
+	Version        int       `json:"version"`
+	Timestamp      time.Time `json:"timestamp"`
+	Duration       float64   `json:"duration"`
+
+	Policy result.Policy `json:"pass_policy"`
+	Passed bool          `json:"passed"`
+	// Complete is false when the run was interrupted before every case of
+	// the checkpoint finished.
+	Complete bool `json:"complete"`
+
+	Cases         int     `json:"cases"`
+	CasesPassed   int     `json:"cases_passed"`
+	MeanScore     float64 `json:"mean_score"`
+	AdapterErrors int     `json:"adapter_errors"`
+	TimedOut      int     `json:"timed_out"`
+
+	PassCounts  map[problem.GroupType]int `json:"pass_counts"`
+	TotalCounts map[problem.GroupType]int `json:"total_counts"`
+
+	GroupOutcomes map[string]*GroupOutcome `json:"group_outcomes"`
+	// Groups lists group names in run order (JSON maps have none).
+	Groups []string `json:"groups"`
+}
+
+// GroupOutcome summarises one group.
+type GroupOutcome struct {
+	Type               problem.GroupType  `json:"type"`
+	OriginalCheckpoint string             `json:"original_checkpoint,omitempty"`
+	OriginalGroup      string             `json:"original_group,omitempty"`
+	Duration           float64            `json:"duration"`
+	Passed             int                `json:"passed"`
+	Total              int                `json:"total"`
+	Results            map[string]float64 `json:"results"`
+	// Failed lists the ids of failing cases in run order.
+	Failed []string `json:"failed"`
+	// Error is set when the group could not run to the end (the
+	// submission's workspace could not be prepared, the loader failed).
+	Error string `json:"error,omitempty"`
+}
+
+// Builder accumulates records into per-checkpoint summaries. It keeps only
+// counts and per-case scores, never outputs, so memory stays small.
+type Builder struct {
+	prob   *problem.Problem
+	policy result.Policy
+	cps    map[string]*CheckpointSummary
+	order  []string
+	scores map[string]float64 // sum of case scores per checkpoint
+	start  time.Time
+}
+
+// NewBuilder prepares summaries for the given checkpoints in run order.
+func NewBuilder(p *problem.Problem, cps []*problem.Checkpoint, policy result.Policy, start time.Time) *Builder {
+	b := &Builder{prob: p, policy: policy, cps: map[string]*CheckpointSummary{}, scores: map[string]float64{}, start: start}
+	for _, cp := range cps {
+		s := &CheckpointSummary{
+			ProblemName: p.Name, ProblemVersion: p.Version, Name: cp.Name, Version: cp.Version,
+			Timestamp: start.UTC(), Policy: policy, Complete: true,
+			PassCounts: map[problem.GroupType]int{}, TotalCounts: map[problem.GroupType]int{},
+			GroupOutcomes: map[string]*GroupOutcome{},
+		}
+		for _, g := range cp.Groups {
+			s.Groups = append(s.Groups, g.Name)
+			s.GroupOutcomes[g.Name] = &GroupOutcome{Type: g.Type, OriginalCheckpoint: g.OriginalCheckpoint,
+				OriginalGroup: g.OriginalGroup, Results: map[string]float64{}, Failed: []string{}}
+		}
+		b.cps[cp.Name] = s
+		b.order = append(b.order, cp.Name)
+	}
+	return b
+}
+
+// Add counts one finished case.
+func (b *Builder) Add(r *result.CaseRecord) {
+	s, ok := b.cps[r.Checkpoint]
+	if !ok {
+		return
+	}
+	g := s.GroupOutcomes[r.Group]
+	if g == nil {
+		return
+	}
+	g.Total++
+	g.Duration += r.Duration
+	g.Results[r.ID] = r.Score
+	if r.Passed {
+		g.Passed++
+	} else {
+		g.Failed = append(g.Failed, r.ID)
+	}
+	s.Cases++
+	b.scores[r.Checkpoint] += r.Score
+	s.TotalCounts[r.GroupType]++
+	if r.Passed {
+		s.CasesPassed++
+		s.PassCounts[r.GroupType]++
+	}
+	if r.Result.AdapterError {
+		s.AdapterErrors++
+	}
+	if r.Result.TimedOut {
+		s.TimedOut++
+	}
+	s.Duration += r.Duration
+}
+
+// GroupError records that a group stopped early.
+func (b *Builder) GroupError(checkpoint, group, msg string) {
+	if s, ok := b.cps[checkpoint]; ok {
+		if g := s.GroupOutcomes[group]; g != nil {
+			g.Error = msg
+		}
+		s.Complete = false
+	}
+}
+
+// Incomplete marks a checkpoint as interrupted.
+func (b *Builder) Incomplete(checkpoint string) {
+	if s, ok := b.cps[checkpoint]; ok {
+		s.Complete = false
+	}
+}
+
+// Summaries finalises and returns the summaries in run order.
+func (b *Builder) Summaries() []*CheckpointSummary {
+	out := make([]*CheckpointSummary, 0, len(b.order))
+	for _, name := range b.order {
+		s := b.cps[name]
+		if s.Cases > 0 {
+			s.MeanScore = b.scores[name] / float64(s.Cases)
+		}
+		counts := result.Counts{Passed: s.PassCounts, Total: s.TotalCounts}
+		s.Passed = s.Complete && b.policy.Check(counts)
+		out = append(out, s)
+	}
+	return out
+}
+
+// Write stores each summary as <dir>/<checkpoint>/evaluation.json.
+func Write(dir string, sums []*CheckpointSummary) error {
+	for _, s := range sums {
+		cdir := filepath.Join(dir, s.Name)
+		if err := os.MkdirAll(cdir, 0o755); err != nil {
+			return fmt.Errorf("write summary: %w", err)
+		}
+		data, err := json.MarshalIndent(s, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode summary of %s: %w", s.Name, err)
+		}
+		if err := os.WriteFile(filepath.Join(cdir, "evaluation.json"), append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("write summary of %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}

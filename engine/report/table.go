@@ -1,0 +1,47 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// PrintTable writes the end-of-run summary: one row per group, then the
+// checkpoint's totals and policy verdict.
+func PrintTable(w io.Writer, sums []*CheckpointSummary) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHECKPOINT\tGROUP\tTYPE\tPASSED\tSCORE\t")
+	for _, s := range sums {
+		for _, name := range s.Groups {
+			g := s.GroupOutcomes[name]
+			mean := 0.0
+			for _, sc := range g.Results {
+				mean += sc
+			}
+			if g.Total > 0 {
+				mean /= float64(g.Total)
+			}
+			note := ""
+			if g.Error != "" {
+				note = "  error: " + g.Error
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%.2f\t%s\n", s.Name, name, g.Type, g.Passed, g.Total, mean, note)
+		}
+		verdict := "FAIL"
+		if s.Passed {
+			verdict = "PASS"
+		}
+		extra := ""
+		if !s.Complete {
+			extra = " (incomplete)"
+		}
+		if s.AdapterErrors > 0 {
+			extra += fmt.Sprintf(" adapter errors: %d", s.AdapterErrors)
+		}
+		if s.TimedOut > 0 {
+			extra += fmt.Sprintf(" timed out: %d", s.TimedOut)
+		}
+		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%.2f\t%s%s\n", s.Name, s.Policy, s.CasesPassed, s.Cases, s.MeanScore, verdict, extra)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,353 @@
+// Package run orchestrates an evaluation: for every selected checkpoint it
+// runs each group (groups concurrently, cases inside a group in order) on a
+// runtime through an adapter, verifies every case, appends each finished
+// case to the results journal, and writes the checkpoint summaries.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/adapter"
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/engine/workspace"
+)
+
+// Options configures a run.
+type Options struct {
+	Problem *problem.Problem
+	// Submission is the submission directory. When it holds a directory per
+	// checkpoint (named like the checkpoints), each checkpoint runs its own.
+	Submission string
+	// Checkpoints selects checkpoints by name; empty means all, in order.
+	Checkpoints []string
+	// OutDir receives the journal and summaries.
+	OutDir string
+	// Jobs is how many groups run at once (default 1).
+	Jobs int
+	// Policy decides whether a checkpoint passes.
+	Policy result.Policy
+	// Command overrides the problem's command template.
+	Command string
+	Runtime runtime.Runtime
+	// Loader returns the loader for a name (built-ins, later plugins).
+	Loader func(name string) (cases.Loader, bool)
+	// Progress receives events; nil means none.
+	Progress Progress
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	Summaries []*report.CheckpointSummary
+	// Passed is true when every selected checkpoint passed its policy.
+	Passed      bool
+	Interrupted bool
+	JournalPath string
+}
+
+// groupJob is one group of one checkpoint.
+type groupJob struct {
+	cp      *problem.Checkpoint
+	group   *problem.Group
+	index   int
+	command []string
+	subDir  string
+}
+
+// Run executes the evaluation. A configuration problem found before any
+// case runs is returned as an error; failures of a submission are results.
+func Run(ctx context.Context, opts Options) (*Outcome, error) {
+	if opts.Jobs < 1 {
+		opts.Jobs = 1
+	}
+	if opts.Policy == "" {
+		opts.Policy = result.DefaultPolicy
+	}
+	if opts.Progress == nil {
+		opts.Progress = nopProgress{}
+	}
+	p := opts.Problem
+	cps, err := selectCheckpoints(p, opts.Checkpoints)
+	if err != nil {
+		return nil, err
+	}
+	var jobs []*groupJob
+	for _, cp := range cps {
+		sub := submissionFor(opts.Submission, cp.Name)
+		template := opts.Command
+		if template == "" {
+			template = p.Command
+		}
+		argv, err := adapter.EntryCommand(sub, p.EntryFile, template)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %s: %w", cp.Name, err)
+		}
+		for i, g := range cp.Groups {
+			jobs = append(jobs, &groupJob{cp: cp, group: g, index: i, command: argv, subDir: sub})
+		}
+	}
+	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	jpath := filepath.Join(opts.OutDir, journal.FileName)
+	jw, err := journal.Create(jpath)
+	if err != nil {
+		return nil, err
+	}
+	defer jw.Close()
+
+	start := time.Now()
+	builder := report.NewBuilder(p, cps, opts.Policy, start)
+	var mu sync.Mutex // guards builder and the first journal error
+	var journalErr error
+	record := func(rec *result.CaseRecord) {
+		if err := jw.Append(rec); err != nil {
+			mu.Lock()
+			if journalErr == nil {
+				journalErr = err
+			}
+			mu.Unlock()
+		}
+		mu.Lock()
+		builder.Add(rec)
+		mu.Unlock()
+		opts.Progress.CaseFinished(rec)
+	}
+	groupErr := func(j *groupJob, msg string) {
+		mu.Lock()
+		builder.GroupError(j.cp.Name, j.group.Name, msg)
+		mu.Unlock()
+		opts.Progress.GroupError(j.cp.Name, j.group.Name, msg)
+	}
+
+	// Groups are independent (own workspace, own case stream), so running
+	// them concurrently cannot change any case's outcome.
+	work := make(chan *groupJob)
+	var wg sync.WaitGroup
+	for w := 0; w < opts.Jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				r := &groupRunner{opts: &opts, job: j, record: record}
+				if err := r.run(ctx); err != nil && ctx.Err() == nil {
+					groupErr(j, err.Error())
+				}
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case work <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		for _, cp := range cps {
+			builder.Incomplete(cp.Name)
+		}
+	}
+	sums := builder.Summaries()
+	if err := report.Write(opts.OutDir, sums); err != nil {
+		return nil, err
+	}
+	if journalErr != nil {
+		return nil, journalErr
+	}
+	out := &Outcome{Summaries: sums, Passed: !interrupted, Interrupted: interrupted, JournalPath: jpath}
+	for _, s := range sums {
+		out.Passed = out.Passed && s.Passed
+	}
+	return out, nil
+}
+
+func selectCheckpoints(p *problem.Problem, names []string) ([]*problem.Checkpoint, error) {
+	if len(names) == 0 {
+		return p.Checkpoints, nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if p.Checkpoint(n) == nil {
+			var all []string
+			for _, c := range p.Checkpoints {
+				all = append(all, c.Name)
+			}
+			return nil, fmt.Errorf("--checkpoint %q: no such checkpoint (have: %v)", n, all)
+		}
+		want[n] = true
+	}
+	var out []*problem.Checkpoint
+	for _, c := range p.Checkpoints { // keep the problem's order
+		if want[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// submissionFor picks <dir>/<checkpoint> when the submission holds one
+// snapshot per checkpoint, else dir itself.
+func submissionFor(dir, checkpoint string) string {
+	sub := filepath.Join(dir, checkpoint)
+	if st, err := os.Stat(sub); err == nil && st.IsDir() {
+		return sub
+	}
+	return dir
+}
+
+// groupRunner runs one group's cases in order in one session.
+type groupRunner struct {
+	opts   *Options
+	job    *groupJob
+	record func(*result.CaseRecord)
+}
+
+func (r *groupRunner) run(ctx context.Context) error {
+	j, p := r.job, r.opts.Problem
+	g := j.group
+	loader, ok := r.opts.Loader(g.Loader)
+	if !ok {
+		return fmt.Errorf("loader %q is not available", g.Loader)
+	}
+	stream, err := loader.Open(ctx, GroupInput(p, j.cp, g))
+	if err != nil {
+		return fmt.Errorf("load cases: %w", err)
+	}
+	defer stream.Close()
+	r.opts.Progress.GroupStarted(j.cp.Name, g.Name, stream.Len())
+	defer r.opts.Progress.GroupFinished(j.cp.Name, g.Name)
+
+	assets := map[string]string{}
+	for name, a := range p.StaticAssets {
+		assets[name] = a.Path
+	}
+	sess, err := r.opts.Runtime.Open(ctx, runtime.SessionSpec{Submission: j.subDir, Label: j.cp.Name + "-" + g.Name, StaticAssets: assets})
+	if err != nil {
+		return fmt.Errorf("prepare workspace: %w", err)
+	}
+	defer sess.Close()
+	if err := writeGroupFiles(sess.Workdir(), g.GroupFiles); err != nil {
+		return err
+	}
+	ad := &adapter.CLI{Command: j.command, OutputCap: p.OutputCap}
+
+	// Built-in loaders never look at history; keep it only for loaders
+	// that say they need it, so memory stays flat on long groups.
+	keepHistory := false
+	if h, ok := stream.(interface{ NeedsHistory() bool }); ok {
+		keepHistory = h.NeedsHistory()
+	}
+	var history []cases.Outcome
+	fresh := true
+	for idx := 0; ; idx++ {
+		c, err := stream.Next(ctx, history)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("load case %d: %w", idx+1, err)
+		}
+		if !fresh && (g.Isolated || c.Reset) {
+			if err := sess.Reset(ctx); err != nil {
+				return fmt.Errorf("reset workspace before %s: %w", c.ID, err)
+			}
+			if err := writeGroupFiles(sess.Workdir(), g.GroupFiles); err != nil {
+				return err
+			}
+		}
+		fresh = false
+		rec, actual, err := r.runCase(ctx, sess, ad, c, idx)
+		if err != nil {
+			return err // canceled: the case did not finish and is not recorded
+		}
+		r.record(rec)
+		if keepHistory {
+			history = append(history, cases.Outcome{Case: c, Actual: actual})
+		}
+	}
+}
+
+func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adapter.Adapter, c *cases.Case, idx int) (*result.CaseRecord, verify.Actual, error) {
+	p, j := r.opts.Problem, r.job
+	started := time.Now()
+	out, err := ad.Run(ctx, sess, c)
+	if err != nil {
+		return nil, verify.Actual{}, err
+	}
+	actual := verify.Actual{StatusCode: out.StatusCode, Output: out.Output, Stderr: out.Stderr, Files: out.Files, TimedOut: out.TimedOut}
+	checks := c.Checks
+	if len(checks) == 0 {
+		checks = verify.DefaultChecks(c.Expected)
+	}
+	env := verify.Env{ReadProblemFile: func(rel string) ([]byte, error) {
+		path, err := workspace.SafeJoin(p.Dir, rel)
+		if err != nil {
+			return nil, err
+		}
+		return os.ReadFile(path)
+	}}
+	attrs := make([]verify.AttributeResult, 0, len(checks))
+	for _, spec := range checks {
+		attrs = append(attrs, verify.Run(spec, actual, c.Expected, env))
+	}
+	score, passed := result.Score(attrs)
+	// A case whose run did not complete normally cannot pass, whatever its
+	// output happened to match.
+	if out.AdapterError || out.TimedOut {
+		passed = false
+	}
+	rec := &result.CaseRecord{
+		Problem: p.Name, ProblemVersion: p.Version, Checkpoint: j.cp.Name, Version: j.cp.Version,
+		Group: j.group.Name, GroupType: j.group.Type, ID: c.ID, Index: idx,
+		OriginalCheckpoint: c.OriginalCheckpoint, OriginalGroup: c.OriginalGroup,
+		StartedAt: started.UTC(), Duration: time.Since(started).Seconds(),
+		Result: out, Attributes: attrs, Score: score, Passed: passed,
+	}
+	return rec, actual, nil
+}
+
+// GroupInput builds what a loader needs to know about a group.
+func GroupInput(p *problem.Problem, cp *problem.Checkpoint, g *problem.Group) cases.GroupInput {
+	return cases.GroupInput{
+		Checkpoint: cp.Name, Group: g.Name, GroupType: g.Type,
+		OriginalCheckpoint: g.OriginalCheckpoint, OriginalGroup: g.OriginalGroup,
+		ProblemDir: p.Dir, CheckpointDir: g.CasesDir, CaseGroup: g.CaseGroup,
+		CaseOrder: g.CaseOrder, CaseDefaults: g.CaseDefaults, Timeout: g.Timeout,
+		Env: g.Env, Checks: g.Checks, TrackedFiles: p.Adapter.TrackedFiles,
+	}
+}
+
+// writeGroupFiles copies the group's files (group_files, constant_files)
+// into the workspace root under their base names.
+func writeGroupFiles(workdir string, files []string) error {
+	var in []cases.InputFile
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("group file: %w", err)
+		}
+		in = append(in, cases.InputFile{Path: filepath.Base(f), Content: data})
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	return workspace.WriteFiles(workdir, in)
+}

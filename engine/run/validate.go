@@ -1,0 +1,87 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/verify"
+)
+
+// LoadProblem loads a problem with the engine's built-in loaders and checks.
+func LoadProblem(path string) (*problem.Problem, error) {
+	return problem.Load(path, problem.Options{
+		Loaders:       cases.BuiltinNames(),
+		ValidateCheck: verify.Validate,
+	})
+}
+
+// BuiltinLoader resolves a loader name; the empty name is "auto".
+func BuiltinLoader(name string) (cases.Loader, bool) {
+	if name == "" {
+		name = "auto"
+	}
+	return cases.Builtin(name)
+}
+
+// Validate loads every case of every group (without running anything) and
+// returns all problems found: unreadable or malformed case files, dangling
+// case_order entries, bad checks on cases, unknown static assets.
+func Validate(ctx context.Context, p *problem.Problem, loaderFor func(string) (cases.Loader, bool)) error {
+	var errs diag.List
+	for _, cp := range p.Checkpoints {
+		for _, g := range cp.Groups {
+			errs = append(errs, validateGroup(ctx, p, cp, g, loaderFor)...)
+		}
+	}
+	return errs.Err()
+}
+
+func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoint, g *problem.Group, loaderFor func(string) (cases.Loader, bool)) diag.List {
+	var errs diag.List
+	where := fmt.Sprintf("checkpoint %s, group %s", cp.Name, g.Name)
+	loader, ok := loaderFor(g.Loader)
+	if !ok {
+		errs.Add(p.File, "", 0, "%s: loader %q is not available", where, g.Loader)
+		return errs
+	}
+	stream, err := loader.Open(ctx, GroupInput(p, cp, g))
+	if err != nil {
+		errs.Append(err)
+		return errs
+	}
+	defer stream.Close()
+	if _, stateful := stream.(interface{ NeedsHistory() bool }); stateful {
+		return errs // expected values need real results; nothing more to check statically
+	}
+	n := 0
+	for {
+		c, err := stream.Next(ctx, nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			errs.Append(err)
+			break
+		}
+		n++
+		for i, spec := range c.Checks {
+			for _, msg := range verify.Validate(spec) {
+				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
+			}
+		}
+		for _, name := range cases.StaticNames(c) {
+			if _, ok := p.StaticAssets[name]; !ok {
+				errs.Add(c.Source, "", 0, "case %s uses {{static:%s}} but the problem declares no such static asset", c.ID, name)
+			}
+		}
+	}
+	if n == 0 && len(errs) == 0 {
+		errs.Add(p.File, "", 0, "%s has no cases", where)
+	}
+	return errs
+}
