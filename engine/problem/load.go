@@ -417,7 +417,10 @@ func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name 
 					"checkpoint %q has no group %q", rg.OriginalCheckpoint, rg.OriginalGroup)
 				break
 			}
-			g.OriginalCheckpoint, g.OriginalGroup = sg.origin()
+			g.OriginalCheckpoint, g.OriginalGroup = rg.OriginalCheckpoint, rg.OriginalGroup
+			if sg.IsRegression() { // follow a chain back to where the cases live
+				g.OriginalCheckpoint, g.OriginalGroup = sg.OriginalCheckpoint, sg.OriginalGroup
+			}
 			g.CasesDir, g.CaseGroup = sg.CasesDir, sg.CaseGroup
 			if len(g.CaseOrder) == 0 {
 				g.CaseOrder = sg.CaseOrder
@@ -425,14 +428,6 @@ func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name 
 		}
 	}
 	return g
-}
-
-// origin returns where a group's cases really come from.
-func (g *Group) origin() (checkpoint, group string) {
-	if g.IsRegression() {
-		return g.OriginalCheckpoint, g.OriginalGroup
-	}
-	return "", g.Name
 }
 
 func (l *loader) groupFile(file, path string, line int, cpDir, rel string) string {

@@ -1,0 +1,314 @@
+package problem
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/diag"
+)
+
+var testOpts = Options{Loaders: []string{"auto", "case_dirs", "group_file", "args_expected"}}
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func diagsOf(t *testing.T, err error) diag.List {
+	t.Helper()
+	var list diag.List
+	if !errors.As(err, &list) {
+		t.Fatalf("expected diagnostics, got %v", err)
+	}
+	return list
+}
+
+func TestLoadExampleProblem(t *testing.T) {
+	p, err := Load("../../examples/inventory", testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "inventory" || p.EntryFile != "inventory" || p.Command != "python3 {entry_file}" {
+		t.Fatalf("unexpected problem header: %+v", p)
+	}
+	if len(p.Checkpoints) != 2 || p.Checkpoints[0].Name != "checkpoint_1" || p.Checkpoints[1].Name != "checkpoint_2" {
+		t.Fatalf("checkpoints: %+v", p.Checkpoints)
+	}
+	cp1, cp2 := p.Checkpoints[0], p.Checkpoints[1]
+	if cp1.Timeout != 10*time.Second || cp2.Timeout != 8*time.Second {
+		t.Errorf("checkpoint timeouts: %v %v", cp1.Timeout, cp2.Timeout)
+	}
+	names := func(cp *Checkpoint) []string {
+		var out []string
+		for _, g := range cp.Groups {
+			out = append(out, g.Name+":"+string(g.Type))
+		}
+		return out
+	}
+	if got := strings.Join(names(cp1), ","); got != "summary:Core,top:Functionality,errors:Error" {
+		t.Errorf("checkpoint_1 groups: %s", got)
+	}
+	if got := strings.Join(names(cp2), ","); got != "category:Core,export:Functionality,checkpoint_1_summary:Regression" {
+		t.Errorf("checkpoint_2 groups: %s", got)
+	}
+	reg := cp2.Groups[2]
+	if reg.OriginalCheckpoint != "checkpoint_1" || reg.OriginalGroup != "summary" || reg.CasesDir != cp1.Dir || reg.CaseGroup != "summary" {
+		t.Errorf("regression group not pointing at its source: %+v", reg)
+	}
+	if reg.Timeout != 10*time.Second {
+		t.Errorf("regression group keeps its source timeout, got %v", reg.Timeout)
+	}
+	if len(reg.Checks) != 2 || reg.Checks[1].Kind != "json" {
+		t.Errorf("regression group keeps its source checks, got %+v", reg.Checks)
+	}
+	if g := cp1.Groups[2]; g.Timeout != 5*time.Second {
+		t.Errorf("group timeout wins over problem: %v", g.Timeout)
+	}
+	if !cp1.Groups[0].Isolated || cp1.Groups[1].Isolated {
+		t.Errorf("isolated defaults to true and can be turned off")
+	}
+	if cp2.Env["INVENTORY_CURRENCY"] != "EUR" {
+		t.Errorf("env not inherited: %v", cp2.Env)
+	}
+	if a := p.StaticAssets["catalog"]; !strings.HasSuffix(a.Path, "static/catalog.csv") || a.SavePath != "/static/catalog" {
+		t.Errorf("static asset: %+v", a)
+	}
+	if cp1.Groups[0].Loader != "auto" {
+		t.Errorf("loader.py maps to the built-in auto loader, got %q", cp1.Groups[0].Loader)
+	}
+	if len(p.Digest) != 64 {
+		t.Errorf("digest: %q", p.Digest)
+	}
+}
+
+// The skeleton from SlopCodeBench's problem-authoring guide loads unchanged.
+func TestLoadSlopCodeBenchQuickStart(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": `name: my_problem
+description: My first evaluation problem
+adapter:
+  type: cli
+  tracked_files: ["output.txt"]
+entry_file: solution
+loader_script: loader.py
+loader_entrypoint: Loader
+checkpoints:
+  checkpoint_1:
+    order: 1
+    path: checkpoint_1
+    groups:
+      core:
+        type: Core
+        timeout: 30
+    specification: spec.md
+    state: Core Tests
+`,
+		"checkpoint_1/spec.md": "spec",
+	})
+	p, err := Load(dir, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := p.Checkpoints[0].Groups[0]
+	if g.Type != Core || g.Timeout != 30*time.Second || p.Adapter.TrackedFiles[0] != "output.txt" {
+		t.Fatalf("unexpected: %+v %+v", g, p.Adapter)
+	}
+}
+
+func TestInheritanceAndRegressionForms(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": `name: p
+entry_file: main.py
+timeout: 3
+env: {A: problem, B: problem}
+checkpoints:
+  c1:
+    groups:
+      core: {type: Core, case_order: [b, a]}
+      extra: {type: Functionality}
+      err: {type: Error}
+  c2:
+    env: {B: checkpoint}
+    timeout: 7
+    groups:
+      core: {type: Core, timeout: 2}
+    regressions:
+      - checkpoint: c1
+        groups: [core, extra]
+        exclude: [extra]
+      - checkpoints: "*"
+        type_filter: Error
+        name_template: "old_{group}_{idx}"
+  c3:
+    groups:
+      core: {type: Core}
+      manual:
+        type: Regression
+        original_checkpoint: c1
+        original_group: core
+    regressions:
+      - checkpoints: [c1, c2]
+        type_filter: Core
+`,
+		"c1/x": "", "c2/x": "", "c3/x": "",
+	})
+	p, err := Load(dir, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := p.Checkpoint("c2")
+	if c2.Env["A"] != "problem" || c2.Env["B"] != "checkpoint" {
+		t.Errorf("env merge: %v", c2.Env)
+	}
+	if c2.Timeout != 7*time.Second || c2.Groups[0].Timeout != 2*time.Second || p.Checkpoint("c1").Timeout != 3*time.Second {
+		t.Errorf("timeouts not resolved group > checkpoint > problem")
+	}
+	var got []string
+	for _, g := range c2.Groups {
+		got = append(got, g.Name)
+	}
+	if strings.Join(got, ",") != "core,c1_core,old_err_1" {
+		t.Errorf("c2 groups: %v", got)
+	}
+	c3 := p.Checkpoint("c3")
+	got = nil
+	for _, g := range c3.Groups {
+		got = append(got, g.Name+"<-"+g.OriginalCheckpoint+"/"+g.OriginalGroup)
+	}
+	// Regression groups of c2 are not imported again: their cases are
+	// reached through c1 already.
+	if strings.Join(got, ",") != "core<-/,manual<-c1/core,c1_core<-c1/core,c2_core<-c2/core" {
+		t.Errorf("c3 groups: %v", got)
+	}
+	if m := c3.Groups[1]; strings.Join(m.CaseOrder, ",") != "b,a" {
+		t.Errorf("manual regression inherits case_order, got %v", m.CaseOrder)
+	}
+}
+
+func TestErrorsAreReportedTogetherWithLines(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": `name: p
+entry_file: main.py
+timeout: fast
+colour: blue
+checkpoints:
+  c1:
+    groups:
+      core:
+        type: Cor
+        isolated: maybe
+  c2:
+    groups:
+      g: {type: Core}
+    regressions:
+      - checkpoint: c9
+      - checkpoints: [c1]
+        type_filter: Nope
+`,
+		"c1/x": "", "c2/x": "",
+	})
+	_, err := Load(dir, testOpts)
+	list := diagsOf(t, err)
+	want := []struct {
+		path string
+		line int
+		msg  string
+	}{
+		{"timeout", 3, "expected a number"},
+		{"colour", 4, `unknown key "colour"`},
+		{"checkpoints.c1.groups.core.type", 9, `unknown group type "Cor"`},
+		{"checkpoints.c1.groups.core.isolated", 10, "expected true or false"},
+		{"checkpoints.c2.regressions[0].checkpoint", 15, `checkpoint "c9" does not exist`},
+		{"checkpoints.c2.regressions[1].type_filter", 16, `unknown group type "Nope"`},
+	}
+	for _, w := range want {
+		found := false
+		for _, d := range list {
+			if d.Path == w.path && d.Line == w.line && strings.Contains(d.Msg, w.msg) && strings.HasSuffix(d.File, "config.yaml") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("missing diagnostic %s:%d %q in:\n%v", w.path, w.line, w.msg, list)
+		}
+	}
+}
+
+func TestMalformedYAML(t *testing.T) {
+	dir := writeTree(t, map[string]string{"config.yaml": "name: p\ncheckpoints:\n  - a\n - b\n"})
+	_, err := Load(dir, testOpts)
+	list := diagsOf(t, err)
+	if len(list) != 1 || !strings.Contains(list[0].Msg, "malformed YAML") || list[0].Line == 0 {
+		t.Fatalf("got %v", list)
+	}
+}
+
+func TestDanglingReferences(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": `name: p
+entry_file: ../main.py
+loader_script: fancy.py
+static_assets:
+  data: {path: nowhere.csv}
+adapter: {type: cli, tracked_files: [../../etc/passwd]}
+checkpoints: [c1, c2]
+`,
+		"c1/config.yaml": "groups:\n  g:\n    type: Core\n    group_files: [missing.txt]\n",
+	})
+	_, err := Load(dir, testOpts)
+	text := err.Error()
+	for _, want := range []string{
+		"entry_file: expected a path relative to the submission",
+		`unknown loader "fancy"`,
+		`static asset "nowhere.csv" not found`,
+		"escapes the workspace",
+		`checkpoint directory "c2" has no config.yaml`,
+		`file "missing.txt" not found`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in:\n%s", want, text)
+		}
+	}
+}
+
+func TestCheckValidatorIsApplied(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": `name: p
+entry_file: main.py
+checkpoints:
+  c1:
+    groups:
+      g:
+        checks:
+          - kind: json
+          - kind: telepathy
+`,
+		"c1/x": "",
+	})
+	opts := testOpts
+	opts.ValidateCheck = func(c CheckSpec) []string {
+		if c.Kind == "telepathy" {
+			return []string{"unknown check kind"}
+		}
+		return nil
+	}
+	_, err := Load(dir, opts)
+	list := diagsOf(t, err)
+	if len(list) != 1 || list[0].Path != "checkpoints.c1.groups.g.checks[1]" || list[0].Line != 9 {
+		t.Fatalf("got %v", list)
+	}
+}
