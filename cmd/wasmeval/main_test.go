@@ -146,7 +146,7 @@ func TestUsageAndConfigErrors(t *testing.T) {
 	empty := t.TempDir()
 	malformed := writeTree(t, map[string]string{"config.yaml": "name: x\ncheckpoints: [a\n"})
 	unknown := writeTree(t, map[string]string{
-		"config.yaml": "name: x\nentry_file: main.sh\nflavour: mint\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n",
+		"config.yaml":      "name: x\nentry_file: main.sh\nflavour: mint\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n",
 		"c1/g/a/case.yaml": "arguments: [hi]\nexpected: {output: hi}\n",
 	})
 	escape := writeTree(t, map[string]string{
