@@ -126,8 +126,8 @@ func (l *loader) load(path string) *Problem {
 	p.StaticAssets = l.staticAssets(file, dir, raw.StaticAssets)
 
 	problemLoader := l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
-	if raw.Verifier != nil && raw.Verifier.Script != "" && raw.Verifier.Script != "checks" {
-		l.errs.Add(file, "verifier", raw.Verifier.line, "verifier %q is not available: the built-in verifier is \"checks\" (declare checks under `checks:`)", raw.Verifier.Script)
+	if raw.Verifier != nil && raw.Verifier.name() != "" && raw.Verifier.name() != "checks" {
+		l.errs.Add(file, "verifier", raw.Verifier.line, "verifier %q is not available: the built-in verifier is \"checks\" (declare checks under `checks:`)", raw.Verifier.name())
 	}
 	raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
 
@@ -184,7 +184,10 @@ func (l *loader) loaderName(file, path string, node *yaml.Node, script string, m
 		if script != "" {
 			l.errs.Add(file, diag.JoinPath(path, "loader"), m.line, "loader given twice: as `loader` and as `loader_script`; keep one")
 		}
-		name, line, key = m.Script, m.line, diag.JoinPath(path, "loader")
+		name, line, key = m.name(), m.line, diag.JoinPath(path, "loader")
+		if m.Type != "" && m.Type != "script" && m.Type != "builtin" && m.Type != "plugin" {
+			l.errs.Add(file, diag.JoinPath(key, "type"), m.line, "unknown loader type %q (expected script, builtin or plugin)", m.Type)
+		}
 	}
 	if name == "" {
 		return ""

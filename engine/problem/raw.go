@@ -41,10 +41,23 @@ type rawProblem struct {
 }
 
 // rawLoader is the mapping form of a loader or verifier reference.
+//
+// Both SlopCodeBench spellings are accepted: `{script, entrypoint}` and the
+// legacy `{type: script, path, entrypoint}`, where path names the script.
 type rawLoader struct {
+	Type       string `yaml:"type"`
 	Script     string `yaml:"script"`
+	Path       string `yaml:"path"`
 	Entrypoint string `yaml:"entrypoint"`
 	line       int
+}
+
+// name is the loader the mapping names, whichever spelling it uses.
+func (l *rawLoader) name() string {
+	if l.Script != "" {
+		return l.Script
+	}
+	return l.Path
 }
 
 func (l *rawLoader) decodeNode(d *decoder, n *yaml.Node, path string) {

@@ -1,0 +1,53 @@
+package verify
+
+import (
+	"sort"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+)
+
+// DefaultChecks are the checks a case gets when neither it nor its group,
+// checkpoint or problem declares any: one per expected attribute.
+//
+//   - status_code → status
+//   - output → json when the expected value is structured (a mapping or a
+//     list), text otherwise
+//   - stderr → text
+//   - files → file, one per expected file
+//
+// Any other expected key is compared as text.
+func DefaultChecks(expected map[string]any) []problem.CheckSpec {
+	var out []problem.CheckSpec
+	if _, ok := expected["status_code"]; ok {
+		out = append(out, problem.CheckSpec{Kind: "status"})
+	}
+	keys := make([]string, 0, len(expected))
+	for k := range expected {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := expected[k]
+		switch k {
+		case "status_code":
+		case "files":
+			files, _ := v.(map[string]any)
+			paths := make([]string, 0, len(files))
+			for p := range files {
+				paths = append(paths, p)
+			}
+			sort.Strings(paths)
+			for _, p := range paths {
+				out = append(out, problem.CheckSpec{Kind: "file", Path: p})
+			}
+		default:
+			kind := "text"
+			switch v.(type) {
+			case map[string]any, []any:
+				kind = "json"
+			}
+			out = append(out, problem.CheckSpec{Kind: kind, Attribute: k})
+		}
+	}
+	return out
+}

@@ -1,0 +1,92 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+)
+
+// checkFile compares a tracked file with its expected content: the case's
+// expected files, or expected_file relative to the problem.
+func checkFile(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any, env Env) {
+	var want any
+	if spec.ExpectedFile != "" {
+		if env.ReadProblemFile == nil {
+			fail(res, "expected_file %s cannot be read here", spec.ExpectedFile)
+			return
+		}
+		data, err := env.ReadProblemFile(spec.ExpectedFile)
+		if err != nil {
+			fail(res, "expected_file: %v", err)
+			return
+		}
+		want = fileContent(data)
+	} else {
+		v, ok := expectedValue(expected, res.Attribute)
+		if !ok {
+			fail(res, "no expected content for %s", res.Attribute)
+			return
+		}
+		want = v
+	}
+	res.Expected = want
+	got, ok := actualValue(actual, res.Attribute)
+	if !ok {
+		res.IsCorrect = false
+		res.Diff = &Diff{Summary: fmt.Sprintf("file %s was not produced", spec.Path),
+			Entries: []DiffEntry{{Path: spec.Path, Op: "missing", Expected: clipAny(want)}}}
+		return
+	}
+	res.Actual = got
+	wb, wText := want.([]byte)
+	gb, gText := got.([]byte)
+	if wText || gText { // at least one side is binary: compare bytes
+		if !wText {
+			wb = []byte(fmt.Sprint(want))
+		}
+		if !gText {
+			gb = []byte(fmt.Sprint(got))
+		}
+		res.IsCorrect = bytes.Equal(wb, gb)
+		if !res.IsCorrect {
+			res.Diff = &Diff{Summary: fmt.Sprintf("file %s differs (binary, %d bytes vs %d expected)", spec.Path, len(gb), len(wb)),
+				Entries: []DiffEntry{{Path: spec.Path, Op: "changed", Expected: fmt.Sprintf("%d bytes", len(wb)), Actual: fmt.Sprintf("%d bytes", len(gb))}}}
+		}
+		return
+	}
+	ws, _ := asText(want)
+	gs, _ := asText(got)
+	compareText(res, ws, gs, spec.IgnoreWhitespace, spec.IgnoreCase)
+	if res.Diff != nil {
+		res.Diff.Summary = "file " + spec.Path + ": " + res.Diff.Summary
+	}
+}
+
+// fileContent is text when the bytes are UTF-8, else the bytes.
+func fileContent(data []byte) any {
+	if utf8.Valid(data) {
+		return string(data)
+	}
+	return data
+}
+
+func clipAny(v any) any {
+	if s, ok := v.(string); ok {
+		return clip(s, 200)
+	}
+	return v
+}
+
+// parseYAMLOrJSON decodes a schema file (JSON is YAML, so one parser reads
+// both).
+func parseYAMLOrJSON(data []byte) (any, error) {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -1,0 +1,156 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+)
+
+func jsonOptions(spec problem.CheckSpec) JSONOptions {
+	return JSONOptions{Tolerance: spec.Tolerance, RelTolerance: spec.RelTolerance,
+		IgnoreKeys: spec.IgnoreKeys, UnorderedLists: spec.UnorderedLists}
+}
+
+// checkJSON parses the attribute as one JSON document and deep-compares it
+// with the expected value.
+func checkJSON(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any) {
+	want, got, ok := jsonOperands(res, actual, expected, func(s string) (any, error) { return ParseJSON(s) })
+	if !ok {
+		return
+	}
+	finishJSON(res, want, got, jsonOptions(spec))
+}
+
+// checkJSONL compares JSON Lines record by record ($[i] is record i).
+func checkJSONL(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any) {
+	want, got, ok := jsonOperands(res, actual, expected, ParseJSONL)
+	if !ok {
+		return
+	}
+	finishJSON(res, want, got, jsonOptions(spec))
+}
+
+// jsonOperands resolves both sides to canonical JSON values; on failure it
+// has already recorded why on res.
+func jsonOperands(res *AttributeResult, actual Actual, expected map[string]any, parse func(string) (any, error)) (want, got any, ok bool) {
+	rawGot, ok := actualValue(actual, res.Attribute)
+	if !ok {
+		fail(res, "attribute %s was not produced", res.Attribute)
+		return nil, nil, false
+	}
+	rawWant, ok := expectedValue(expected, res.Attribute)
+	if !ok {
+		fail(res, "no expected value for %s", res.Attribute)
+		return nil, nil, false
+	}
+	// An expected value written as a string holds the document's text; one
+	// written as YAML/JSON structure is the document itself.
+	if s, isText := rawWant.(string); isText {
+		if v, err := parse(s); err == nil {
+			want = v
+		} else {
+			want = s
+		}
+	} else if v, err := NormalizeJSON(rawWant); err == nil {
+		want = v
+	} else {
+		fail(res, "expected %s is not representable as JSON: %v", res.Attribute, err)
+		return nil, nil, false
+	}
+	res.Expected = want
+	text, _ := asText(rawGot)
+	got, err := parse(text)
+	if err != nil {
+		res.Actual = text
+		res.IsCorrect = false
+		res.Diff = &Diff{Summary: fmt.Sprintf("%s is not valid JSON: %v", res.Attribute, err),
+			Entries: []DiffEntry{{Path: "$", Op: "mismatch", Expected: want, Actual: clip(text, 200)}}}
+		return nil, nil, false
+	}
+	res.Actual = got
+	return want, got, true
+}
+
+func finishJSON(res *AttributeResult, want, got any, opts JSONOptions) {
+	entries, truncated := CompareJSON(want, got, opts)
+	res.IsCorrect = len(entries) == 0
+	if !res.IsCorrect {
+		res.Diff = &Diff{Summary: summarize(entries, truncated), Entries: entries, Truncated: truncated}
+	}
+}
+
+// ParseJSONL decodes JSON Lines into a list of records; blank lines are
+// skipped and a bad line is reported with its number.
+func ParseJSONL(s string) (any, error) {
+	records := []any{}
+	for i, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		v, err := ParseJSON(line)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", i+1, err)
+		}
+		records = append(records, v)
+	}
+	return records, nil
+}
+
+// summarize says what differs in one line: the first difference and how
+// many more there are.
+func summarize(entries []DiffEntry, truncated bool) string {
+	if len(entries) == 0 {
+		return ""
+	}
+	e := entries[0]
+	var first string
+	switch e.Op {
+	case "missing":
+		first = fmt.Sprintf("%s missing (expected %s)", e.Path, brief(e.Expected))
+	case "extra":
+		first = fmt.Sprintf("%s unexpected (%s)", e.Path, brief(e.Actual))
+	case "type":
+		first = fmt.Sprintf("%s is %s, expected %s", e.Path, jsonType(e.Actual), jsonType(e.Expected))
+	default:
+		first = fmt.Sprintf("%s: expected %s, got %s", e.Path, brief(e.Expected), brief(e.Actual))
+	}
+	more := len(entries) - 1
+	switch {
+	case truncated:
+		return fmt.Sprintf("%s; and more than %d other differences", first, more)
+	case more == 1:
+		return first + "; and 1 other difference"
+	case more > 1:
+		return fmt.Sprintf("%s; and %d other differences", first, more)
+	}
+	return first
+}
+
+// brief renders a value compactly for a summary line.
+func brief(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return fmt.Sprintf("%q", clip(v.(string), 60))
+	case nil:
+		return "null"
+	}
+	return clip(fmt.Sprint(v), 60)
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

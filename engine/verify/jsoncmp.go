@@ -1,0 +1,244 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"regexp"
+	"sort"
+	"strconv"
+)
+
+// JSONOptions tunes CompareJSON.
+type JSONOptions struct {
+	// Tolerance is the absolute difference allowed between two numbers;
+	// RelTolerance the difference relative to the larger magnitude. Numbers
+	// match when they are equal or either tolerance holds.
+	Tolerance    float64
+	RelTolerance float64
+	// IgnoreKeys are object keys skipped at any depth.
+	IgnoreKeys []string
+	// UnorderedLists compares every list as a multiset.
+	UnorderedLists bool
+}
+
+// ParseJSON decodes one JSON document keeping numbers exact (json.Number),
+// and refuses trailing data.
+func ParseJSON(data string) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(data)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+// NormalizeJSON turns a value decoded from YAML or JSON (ints, floats,
+// maps, lists) into the canonical form CompareJSON works on.
+func NormalizeJSON(v any) (any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJSON(string(data))
+}
+
+// CompareJSON deep-compares two canonical JSON values (see NormalizeJSON)
+// and returns every difference with its path ("$.items[2].name"), capped at
+// MaxDiffEntries (truncated reports the cap was hit). Numbers compare by
+// value, so 1 and 1.0 are equal.
+func CompareJSON(expected, actual any, opts JSONOptions) (entries []DiffEntry, truncated bool) {
+	c := &jsonComparer{opts: opts, ignore: map[string]bool{}}
+	for _, k := range opts.IgnoreKeys {
+		c.ignore[k] = true
+	}
+	c.compare("$", expected, actual)
+	return c.diff.Entries, c.diff.Truncated
+}
+
+type jsonComparer struct {
+	opts   JSONOptions
+	ignore map[string]bool
+	diff   Diff
+}
+
+func (c *jsonComparer) compare(path string, want, got any) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			c.typeMismatch(path, want, got)
+			return
+		}
+		for _, k := range sortedKeys(w) {
+			if c.ignore[k] {
+				continue
+			}
+			p := childPath(path, k)
+			if gv, ok := g[k]; ok {
+				c.compare(p, w[k], gv)
+			} else {
+				c.diff.add(DiffEntry{Path: p, Op: "missing", Expected: w[k]})
+			}
+		}
+		for _, k := range sortedKeys(g) {
+			if _, ok := w[k]; !ok && !c.ignore[k] {
+				c.diff.add(DiffEntry{Path: childPath(path, k), Op: "extra", Actual: g[k]})
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok {
+			c.typeMismatch(path, want, got)
+			return
+		}
+		if c.opts.UnorderedLists {
+			c.compareUnordered(path, w, g)
+			return
+		}
+		for i := 0; i < len(w) || i < len(g); i++ {
+			p := path + "[" + strconv.Itoa(i) + "]"
+			switch {
+			case i >= len(g):
+				c.diff.add(DiffEntry{Path: p, Op: "missing", Expected: w[i]})
+			case i >= len(w):
+				c.diff.add(DiffEntry{Path: p, Op: "extra", Actual: g[i]})
+			default:
+				c.compare(p, w[i], g[i])
+			}
+		}
+	case json.Number:
+		g, ok := got.(json.Number)
+		if !ok {
+			c.typeMismatch(path, want, got)
+			return
+		}
+		if !c.numbersEqual(w, g) {
+			c.diff.add(DiffEntry{Path: path, Op: "changed", Expected: w, Actual: g})
+		}
+	default: // string, bool, nil
+		if jsonType(want) != jsonType(got) {
+			c.typeMismatch(path, want, got)
+			return
+		}
+		if want != got {
+			c.diff.add(DiffEntry{Path: path, Op: "changed", Expected: want, Actual: got})
+		}
+	}
+}
+
+// compareUnordered matches every expected element with an equal, unused
+// actual element; what is left over on either side is reported.
+func (c *jsonComparer) compareUnordered(path string, want, got []any) {
+	used := make([]bool, len(got))
+	var missing []int
+	for i, w := range want {
+		found := false
+		for j, g := range got {
+			if !used[j] && c.equal(w, g) {
+				used[j], found = true, true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, i)
+		}
+	}
+	for _, i := range missing {
+		c.diff.add(DiffEntry{Path: path + "[" + strconv.Itoa(i) + "]", Op: "missing", Expected: want[i]})
+	}
+	for j, g := range got {
+		if !used[j] {
+			c.diff.add(DiffEntry{Path: path + "[" + strconv.Itoa(j) + "]", Op: "extra", Actual: g})
+		}
+	}
+}
+
+// equal reports whether two values match under the same options.
+func (c *jsonComparer) equal(want, got any) bool {
+	sub := &jsonComparer{opts: c.opts, ignore: c.ignore}
+	sub.compare("$", want, got)
+	return len(sub.diff.Entries) == 0 && !sub.diff.Truncated
+}
+
+func (c *jsonComparer) typeMismatch(path string, want, got any) {
+	c.diff.add(DiffEntry{Path: path, Op: "type", Expected: want, Actual: got})
+}
+
+// numbersEqual compares integers exactly (no float rounding for large
+// IDs) and everything else as floats, within the tolerances either way.
+func (c *jsonComparer) numbersEqual(a, b json.Number) bool {
+	if a == b {
+		return true
+	}
+	var d, scale float64
+	ai, aok := new(big.Int).SetString(string(a), 10)
+	bi, bok := new(big.Int).SetString(string(b), 10)
+	if aok && bok {
+		diff := new(big.Int).Sub(ai, bi)
+		if diff.Sign() == 0 {
+			return true
+		}
+		d, _ = new(big.Float).SetInt(diff.Abs(diff)).Float64()
+		af, _ := new(big.Float).SetInt(ai).Float64()
+		bf, _ := new(big.Float).SetInt(bi).Float64()
+		scale = math.Max(math.Abs(af), math.Abs(bf))
+	} else {
+		af, err1 := strconv.ParseFloat(string(a), 64)
+		bf, err2 := strconv.ParseFloat(string(b), 64)
+		if err1 != nil || err2 != nil {
+			return false
+		}
+		if af == bf {
+			return true
+		}
+		d, scale = math.Abs(af-bf), math.Max(math.Abs(af), math.Abs(bf))
+	}
+	return d <= c.opts.Tolerance || d <= c.opts.RelTolerance*scale
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number, float64, int:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// childPath extends a JSON path with an object key, quoting keys that are
+// not plain identifiers.
+func childPath(path, key string) string {
+	if identifier.MatchString(key) {
+		return path + "." + key
+	}
+	q, _ := json.Marshal(key)
+	return path + "[" + string(q) + "]"
+}

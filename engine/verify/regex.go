@@ -1,0 +1,41 @@
+package verify
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+)
+
+// checkRegex passes when the pattern matches anywhere in the attribute
+// (anchor with ^ and $ to match the whole text; (?m) for per-line anchors).
+func checkRegex(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any) {
+	pattern := spec.Pattern
+	if pattern == "" {
+		v, ok := expectedValue(expected, res.Attribute)
+		s, isText := v.(string)
+		if !ok || !isText {
+			fail(res, "regex check on %s has no pattern and no expected text to use as one", res.Attribute)
+			return
+		}
+		pattern = s
+	}
+	res.Expected = pattern
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		fail(res, "invalid pattern %q: %v", pattern, err)
+		return
+	}
+	got, ok := actualValue(actual, res.Attribute)
+	if !ok {
+		fail(res, "attribute %s was not produced", res.Attribute)
+		return
+	}
+	text, _ := asText(got)
+	res.Actual = text
+	res.IsCorrect = re.MatchString(text)
+	if !res.IsCorrect {
+		res.Diff = &Diff{Summary: fmt.Sprintf("%s does not match /%s/", res.Attribute, pattern),
+			Entries: []DiffEntry{{Path: res.Attribute, Op: "mismatch", Expected: pattern, Actual: clip(text, 200)}}}
+	}
+}

@@ -1,0 +1,116 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+)
+
+// Env gives checks what they need beyond the case itself.
+type Env struct {
+	// ReadProblemFile reads a file relative to the problem directory (for
+	// schema_file and expected_file). It must refuse paths that escape.
+	ReadProblemFile func(rel string) ([]byte, error)
+}
+
+// MaxDiffEntries caps the entries a diff keeps; the rest are counted in the
+// summary and the diff is marked truncated, so one wildly wrong output cannot
+// produce a report nobody can open.
+const MaxDiffEntries = 50
+
+// Run applies one check to a case's actual result. It never fails: a check
+// that cannot be evaluated (missing expected value, unreadable schema) is an
+// incorrect attribute whose diff says why.
+func Run(spec problem.CheckSpec, actual Actual, expected map[string]any, env Env) AttributeResult {
+	attr := AttributeOf(spec)
+	res := AttributeResult{Attribute: attr, Weight: spec.WeightOr(1), Check: spec.Kind}
+	switch spec.Kind {
+	case "status":
+		checkStatus(&res, spec, actual, expected)
+	case "text":
+		checkText(&res, spec, actual, expected, env)
+	case "json":
+		checkJSON(&res, spec, actual, expected)
+	case "jsonl":
+		checkJSONL(&res, spec, actual, expected)
+	case "regex":
+		checkRegex(&res, spec, actual, expected)
+	case "schema":
+		checkSchema(&res, spec, actual, env)
+	case "file":
+		checkFile(&res, spec, actual, expected, env)
+	default:
+		fail(&res, "unknown check kind %q", spec.Kind)
+	}
+	return res
+}
+
+// AttributeOf is the attribute a check compares: the declared one or the
+// kind's default.
+func AttributeOf(spec problem.CheckSpec) string {
+	if spec.Attribute != "" {
+		return spec.Attribute
+	}
+	switch spec.Kind {
+	case "status":
+		return "status_code"
+	case "file":
+		return FileAttribute(spec.Path)
+	}
+	return "output"
+}
+
+// FileAttribute names the attribute of a tracked file.
+func FileAttribute(path string) string { return "files-" + path }
+
+// actualValue returns the actual value of an attribute.
+func actualValue(a Actual, attr string) (any, bool) {
+	switch attr {
+	case "status_code":
+		return a.StatusCode, true
+	case "output":
+		return a.Output, true
+	case "stderr":
+		return a.Stderr, true
+	}
+	if path, ok := strings.CutPrefix(attr, "files-"); ok {
+		v, ok := a.Files[path]
+		return v, ok
+	}
+	return nil, false
+}
+
+// expectedValue returns the expected value of an attribute: expected[attr],
+// or for a tracked file expected.files[path].
+func expectedValue(expected map[string]any, attr string) (any, bool) {
+	if v, ok := expected[attr]; ok {
+		return v, true
+	}
+	if path, ok := strings.CutPrefix(attr, "files-"); ok {
+		if files, ok := expected["files"].(map[string]any); ok {
+			v, ok := files[path]
+			return v, ok
+		}
+	}
+	return nil, false
+}
+
+// asText renders an actual or expected value as text for text-like checks.
+func asText(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case []byte:
+		return string(t), true
+	case nil:
+		return "", false
+	}
+	return fmt.Sprint(v), true
+}
+
+// fail marks the attribute incorrect with a one-line reason.
+func fail(res *AttributeResult, format string, args ...any) {
+	res.IsCorrect = false
+	res.Diff = &Diff{Summary: fmt.Sprintf(format, args...)}
+}

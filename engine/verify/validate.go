@@ -1,0 +1,129 @@
+package verify
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+)
+
+// Validate reports what is wrong with a check declaration, one message per
+// problem, so `wasmeval validate` can list them all before anything runs.
+func Validate(spec problem.CheckSpec) []string {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	known := false
+	for _, k := range problem.CheckKinds {
+		known = known || k == spec.Kind
+	}
+	if !known {
+		if spec.Kind == "" {
+			bad("kind: missing (expected one of %s)", strings.Join(problem.CheckKinds, ", "))
+		} else {
+			bad("kind: unknown check kind %q (expected one of %s)", spec.Kind, strings.Join(problem.CheckKinds, ", "))
+		}
+		return errs
+	}
+	if spec.Weight != nil && *spec.Weight < 0 {
+		bad("weight: must not be negative, got %v", *spec.Weight)
+	}
+	if a := spec.Attribute; a != "" && !validAttribute(a) {
+		bad("attribute: %q is not an attribute (expected status_code, output, stderr or files-<path>)", a)
+	}
+	// Options that belong to another kind are almost always a typo for the
+	// kind the author meant, so they are errors rather than silently unused.
+	allowed := map[string][]string{
+		"status": {"nonzero"},
+		"text":   {"ignore_whitespace", "ignore_case"},
+		"json":   {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
+		"jsonl":  {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
+		"regex":  {"pattern"},
+		"schema": {"schema", "schema_file"},
+		"file":   {"path", "expected_file", "ignore_whitespace", "ignore_case"},
+	}[spec.Kind]
+	for _, opt := range setOptions(spec) {
+		if !contains(allowed, opt) {
+			bad("%s: not an option of the %s check (its options: %s)", opt, spec.Kind, strings.Join(allowed, ", "))
+		}
+	}
+	if spec.Tolerance < 0 || spec.RelTolerance < 0 {
+		bad("tolerance: must not be negative")
+	}
+	switch spec.Kind {
+	case "status":
+		if spec.Attribute != "" && spec.Attribute != "status_code" {
+			bad("attribute: the status check compares status_code, not %q", spec.Attribute)
+		}
+	case "regex":
+		if spec.Pattern != "" {
+			if _, err := regexp.Compile(spec.Pattern); err != nil {
+				bad("pattern: %v", err)
+			}
+		}
+	case "schema":
+		switch {
+		case spec.Schema == nil && spec.SchemaFile == "":
+			bad("schema: the schema check needs `schema` (inline) or `schema_file`")
+		case spec.Schema != nil && spec.SchemaFile != "":
+			bad("schema: give `schema` or `schema_file`, not both")
+		case spec.Schema != nil:
+			if text, err := schemaText(spec, Env{}); err != nil {
+				bad("schema: %v", err)
+			} else if _, err := CompileSchema(text); err != nil {
+				bad("schema: invalid JSON Schema: %v", err)
+			}
+		}
+	case "file":
+		if spec.Path == "" {
+			bad("path: the file check needs the tracked file's path")
+		} else if strings.HasPrefix(spec.Path, "/") || strings.Contains("/"+spec.Path+"/", "/../") {
+			bad("path: %q must be relative to the workspace and stay inside it", spec.Path)
+		}
+		if spec.Attribute != "" && spec.Attribute != FileAttribute(spec.Path) {
+			bad("attribute: the file check compares %s, not %q", FileAttribute(spec.Path), spec.Attribute)
+		}
+	}
+	return errs
+}
+
+func validAttribute(a string) bool {
+	switch a {
+	case "status_code", "output", "stderr":
+		return true
+	}
+	p, ok := strings.CutPrefix(a, "files-")
+	return ok && p != ""
+}
+
+// setOptions lists the kind-specific options a declaration sets.
+func setOptions(s problem.CheckSpec) []string {
+	var out []string
+	add := func(set bool, name string) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add(s.NonZero, "nonzero")
+	add(s.IgnoreWhitespace, "ignore_whitespace")
+	add(s.IgnoreCase, "ignore_case")
+	add(s.Tolerance != 0, "tolerance")
+	add(s.RelTolerance != 0, "rel_tolerance")
+	add(len(s.IgnoreKeys) > 0, "ignore_keys")
+	add(s.UnorderedLists, "unordered_lists")
+	add(s.Pattern != "", "pattern")
+	add(s.Schema != nil, "schema")
+	add(s.SchemaFile != "", "schema_file")
+	add(s.Path != "", "path")
+	add(s.ExpectedFile != "", "expected_file")
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
