@@ -6,6 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
 // rawChecks is a `checks:` list that remembers where each entry was written,
@@ -17,16 +18,16 @@ type rawChecks struct {
 	paths []string
 }
 
-func (c *rawChecks) decodeNode(d *decoder, n *yaml.Node, path string) {
+func (c *rawChecks) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	c.set = true
 	if n.Kind != yaml.SequenceNode {
-		d.errorf(n, path, "expected a list of checks, got %s", describe(n))
+		d.Errorf(n, path, "expected a list of checks, got %s", strictyaml.Describe(n))
 		return
 	}
 	for i, item := range n.Content {
 		var spec CheckSpec
 		p := diag.IndexPath(path, i)
-		d.value(item, p, reflectOf(&spec))
+		d.Value(item, p, reflectOf(&spec))
 		c.items = append(c.items, spec)
 		c.lines = append(c.lines, item.Line)
 		c.paths = append(c.paths, p)

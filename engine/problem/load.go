@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
 // DefaultTimeout applies when no level of the config sets one.
@@ -54,18 +55,18 @@ type loader struct {
 func (l *loader) parse(file string) (*yaml.Node, bool) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		l.errs.Add(file, "", 0, "cannot read file: %v", unwrapPathError(err))
+		l.errs.Add(file, "", 0, "cannot read file: %v", strictyaml.UnwrapPathError(err))
 		return nil, false
 	}
 	fmt.Fprintf(l.digest, "%s\x00%d\x00", filepath.Base(file), len(data))
 	l.digest.Write(data)
-	return parseBytes(file, data, &l.errs)
+	return strictyaml.ParseBytes(file, data, &l.errs)
 }
 
 func (l *loader) load(path string) *Problem {
 	file := path
 	if st, err := os.Stat(path); err != nil {
-		l.errs.Add(path, "", 0, "problem not found: %v", unwrapPathError(err))
+		l.errs.Add(path, "", 0, "problem not found: %v", strictyaml.UnwrapPathError(err))
 		return nil
 	} else if st.IsDir() {
 		file = filepath.Join(path, "config.yaml")
@@ -81,8 +82,8 @@ func (l *loader) load(path string) *Problem {
 		return nil
 	}
 	var raw rawProblem
-	d := &decoder{file: file, errs: &l.errs}
-	d.decode(root, "", &raw)
+	d := &strictyaml.Decoder{File: file, Errs: &l.errs}
+	d.Decode(root, "", &raw)
 
 	p := &Problem{
 		Name: raw.Name, Description: raw.Description, Tags: raw.Tags,
@@ -164,7 +165,7 @@ func (l *loader) staticAssets(file, dir string, raw map[string]rawStaticAsset) m
 			abs = filepath.Join(dir, a.Path)
 		}
 		if _, err := os.Stat(abs); err != nil {
-			l.errs.Add(file, kp+".path", a.line, "static asset %q not found: %v", a.Path, unwrapPathError(err))
+			l.errs.Add(file, kp+".path", a.line, "static asset %q not found: %v", a.Path, strictyaml.UnwrapPathError(err))
 			continue
 		}
 		save := a.SavePath
@@ -248,9 +249,9 @@ func (l *loader) checkpoints(file, dir string, rc *rawCheckpoints, base scope) [
 			}
 			pd.file, pd.path, pd.node = cfile, "", node
 		}
-		d := &decoder{file: pd.file, errs: &l.errs}
+		d := &strictyaml.Decoder{File: pd.file, Errs: &l.errs}
 		if !(pd.node.Kind == yaml.ScalarNode && pd.node.Tag == "!!null") {
-			d.decode(pd.node, pd.path, &pd.raw)
+			d.Decode(pd.node, pd.path, &pd.raw)
 		}
 		if pd.raw.Order != nil {
 			pd.cp.Order = *pd.raw.Order
@@ -483,7 +484,7 @@ func keyLine(n *yaml.Node, key string) int {
 		return n.Line
 	}
 	if n.Kind == yaml.MappingNode {
-		for _, kv := range mappingPairs(n) {
+		for _, kv := range strictyaml.MappingPairs(n) {
 			if kv[0].Value == key {
 				return kv[0].Line
 			}

@@ -1,6 +1,8 @@
 package problem
 
 import (
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -60,7 +62,7 @@ func (l *rawLoader) name() string {
 	return l.Path
 }
 
-func (l *rawLoader) decodeNode(d *decoder, n *yaml.Node, path string) {
+func (l *rawLoader) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	l.line = n.Line
 	if n.Kind == yaml.ScalarNode {
 		l.Script = n.Value
@@ -68,7 +70,7 @@ func (l *rawLoader) decodeNode(d *decoder, n *yaml.Node, path string) {
 	}
 	type plain rawLoader
 	var p plain
-	d.structValue(n, path, reflectOf(&p))
+	d.StructValue(n, path, reflectOf(&p))
 	*l = rawLoader(p)
 	l.line = n.Line
 }
@@ -79,7 +81,7 @@ type rawStaticAsset struct {
 	line     int
 }
 
-func (s *rawStaticAsset) decodeNode(d *decoder, n *yaml.Node, path string) {
+func (s *rawStaticAsset) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	if n.Kind == yaml.ScalarNode {
 		s.Path = n.Value
 		s.line = n.Line
@@ -87,7 +89,7 @@ func (s *rawStaticAsset) decodeNode(d *decoder, n *yaml.Node, path string) {
 	}
 	type plain rawStaticAsset
 	var p plain
-	d.structValue(n, path, reflectOf(&p))
+	d.StructValue(n, path, reflectOf(&p))
 	*s = rawStaticAsset(p)
 	s.line = n.Line
 }
@@ -100,26 +102,26 @@ type rawAdapter struct {
 	Raw          map[string]any
 }
 
-func (a *rawAdapter) decodeNode(d *decoder, n *yaml.Node, path string) {
+func (a *rawAdapter) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	a.node = n
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "expected a mapping with at least `type`, got %s", describe(n))
+		d.Errorf(n, path, "expected a mapping with at least `type`, got %s", strictyaml.Describe(n))
 		return
 	}
 	var raw map[string]any
 	if err := n.Decode(&raw); err != nil {
-		d.errorf(n, path, "%v", err)
+		d.Errorf(n, path, "%v", err)
 		return
 	}
-	a.Raw = normalizeYAML(raw).(map[string]any)
-	for _, kv := range mappingPairs(n) {
+	a.Raw = strictyaml.Normalize(raw).(map[string]any)
+	for _, kv := range strictyaml.MappingPairs(n) {
 		k, v := kv[0], kv[1]
 		kp := path + "." + k.Value
 		switch k.Value {
 		case "type":
-			d.value(v, kp, reflectOf(&a.Type))
+			d.Value(v, kp, reflectOf(&a.Type))
 		case "tracked_files":
-			d.value(v, kp, reflectOf(&a.TrackedFiles))
+			d.Value(v, kp, reflectOf(&a.TrackedFiles))
 		}
 	}
 }
@@ -138,24 +140,24 @@ type rawCheckpointEntry struct {
 	path string     // key path for diagnostics
 }
 
-func (c *rawCheckpoints) decodeNode(d *decoder, n *yaml.Node, path string) {
+func (c *rawCheckpoints) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	c.node = n
 	switch n.Kind {
 	case yaml.MappingNode:
-		for _, kv := range mappingPairs(n) {
+		for _, kv := range strictyaml.MappingPairs(n) {
 			c.entries = append(c.entries, rawCheckpointEntry{name: kv[0].Value, node: kv[1], path: path + "." + kv[0].Value})
 		}
 	case yaml.SequenceNode:
 		c.isList = true
 		for i, item := range n.Content {
 			if item.Kind != yaml.ScalarNode || item.Value == "" {
-				d.errorf(item, pathIndex(path, i), "expected a checkpoint directory name, got %s", describe(item))
+				d.Errorf(item, pathIndex(path, i), "expected a checkpoint directory name, got %s", strictyaml.Describe(item))
 				continue
 			}
 			c.entries = append(c.entries, rawCheckpointEntry{name: item.Value, path: pathIndex(path, i)})
 		}
 	default:
-		d.errorf(n, path, "expected a mapping of checkpoints or a list of checkpoint directories, got %s", describe(n))
+		d.Errorf(n, path, "expected a mapping of checkpoints or a list of checkpoint directories, got %s", strictyaml.Describe(n))
 	}
 }
 
@@ -188,16 +190,16 @@ type rawGroups struct {
 	items []rawGroup
 }
 
-func (g *rawGroups) decodeNode(d *decoder, n *yaml.Node, path string) {
+func (g *rawGroups) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n, path, "expected a mapping of group name to group config, got %s", describe(n))
+		d.Errorf(n, path, "expected a mapping of group name to group config, got %s", strictyaml.Describe(n))
 		return
 	}
-	for _, kv := range mappingPairs(n) {
+	for _, kv := range strictyaml.MappingPairs(n) {
 		var rg rawGroup
 		rg.line = kv[0].Line
 		if !(kv[1].Kind == yaml.ScalarNode && kv[1].Tag == "!!null") {
-			d.structValue(kv[1], path+"."+kv[0].Value, reflectOf(&rg))
+			d.StructValue(kv[1], path+"."+kv[0].Value, reflectOf(&rg))
 		}
 		rg.line = kv[0].Line
 		g.names = append(g.names, kv[0].Value)
@@ -233,10 +235,10 @@ type rawRegression struct {
 	line         int
 }
 
-func (r *rawRegression) decodeNode(d *decoder, n *yaml.Node, path string) {
+func (r *rawRegression) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	type plain rawRegression
 	var p plain
-	d.structValue(n, path, reflectOf(&p))
+	d.StructValue(n, path, reflectOf(&p))
 	*r = rawRegression(p)
 	r.line = n.Line
 }
@@ -249,7 +251,7 @@ type rawCheckpointSel struct {
 	line  int
 }
 
-func (s *rawCheckpointSel) decodeNode(d *decoder, n *yaml.Node, path string) {
+func (s *rawCheckpointSel) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	s.set = true
 	s.line = n.Line
 	if n.Kind == yaml.ScalarNode {
@@ -257,8 +259,8 @@ func (s *rawCheckpointSel) decodeNode(d *decoder, n *yaml.Node, path string) {
 			s.all = true
 			return
 		}
-		d.errorf(n, path, `expected a list of checkpoint names or "*", got %q`, n.Value)
+		d.Errorf(n, path, `expected a list of checkpoint names or "*", got %q`, n.Value)
 		return
 	}
-	d.value(n, path, reflectOf(&s.names))
+	d.Value(n, path, reflectOf(&s.names))
 }

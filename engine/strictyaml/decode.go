@@ -1,4 +1,9 @@
-package problem
+// Package strictyaml decodes YAML into Go values strictly and collects every
+// problem it finds — unknown keys, wrong types, duplicate keys — as
+// diagnostics naming the file, the key path and the line, instead of
+// stopping at the first. Problem configs and case files both use it, so
+// `wasmeval validate` can report everything at once.
+package strictyaml
 
 import (
 	"fmt"
@@ -11,39 +16,42 @@ import (
 	"github.com/wasmeval/wasmeval/engine/diag"
 )
 
-// decoder turns a YAML node tree into Go structs strictly: unknown keys and
+// Decoder turns a YAML node tree into Go structs strictly: unknown keys and
 // wrong types are collected as diagnostics (file, key path, line) instead of
-// stopping at the first one, so `wasmeval validate` can report them all.
-type decoder struct {
-	file string
-	errs *diag.List
+// stopping at the first one.
+type Decoder struct {
+	File string
+	Errs *diag.List
 }
 
-// nodeDecoder is implemented by types whose YAML form is a union (a list or
+// NodeDecoder is implemented by types whose YAML form is a union (a list or
 // a mapping, a list or "*") and cannot be decoded field by field.
-type nodeDecoder interface {
-	decodeNode(d *decoder, node *yaml.Node, path string)
+type NodeDecoder interface {
+	DecodeNode(d *Decoder, node *yaml.Node, path string)
 }
 
-func (d *decoder) errorf(node *yaml.Node, path, format string, args ...any) {
+// Errorf records a diagnostic at node (its line) and path.
+func (d *Decoder) Errorf(node *yaml.Node, path, format string, args ...any) {
 	line := 0
 	if node != nil {
 		line = node.Line
 	}
-	d.errs.Add(d.file, path, line, format, args...)
+	d.Errs.Add(d.File, path, line, format, args...)
 }
 
-// parseFile reads and parses a YAML (or JSON) document.
-func parseFile(file string, errs *diag.List) (*yaml.Node, bool) {
+// ParseFile reads and parses a YAML (or JSON) document.
+func ParseFile(file string, errs *diag.List) (*yaml.Node, bool) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		errs.Add(file, "", 0, "cannot read file: %v", unwrapPathError(err))
+		errs.Add(file, "", 0, "cannot read file: %v", UnwrapPathError(err))
 		return nil, false
 	}
-	return parseBytes(file, data, errs)
+	return ParseBytes(file, data, errs)
 }
 
-func parseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
+// ParseBytes parses a YAML (or JSON) document held in memory; file names it
+// in diagnostics.
+func ParseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line, msg := yamlErrorLine(err)
@@ -57,7 +65,9 @@ func parseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
 	return doc.Content[0], true
 }
 
-func unwrapPathError(err error) error {
+// UnwrapPathError drops the path from an *os.PathError, for messages that
+// already name the file.
+func UnwrapPathError(err error) error {
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err
 	}
@@ -74,18 +84,19 @@ func yamlErrorLine(err error) (int, string) {
 	return line, msg
 }
 
-// decode fills out (a pointer) from node.
-func (d *decoder) decode(node *yaml.Node, path string, out any) {
-	d.value(node, path, reflect.ValueOf(out).Elem())
+// Decode fills out (a pointer) from node.
+func (d *Decoder) Decode(node *yaml.Node, path string, out any) {
+	d.Value(node, path, reflect.ValueOf(out).Elem())
 }
 
-func (d *decoder) value(node *yaml.Node, path string, v reflect.Value) {
+// Value decodes node into v, recording problems instead of failing.
+func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 	if node.Kind == yaml.AliasNode {
 		node = node.Alias
 	}
 	if v.CanAddr() {
-		if nd, ok := v.Addr().Interface().(nodeDecoder); ok {
-			nd.decodeNode(d, node, path)
+		if nd, ok := v.Addr().Interface().(NodeDecoder); ok {
+			nd.DecodeNode(d, node, path)
 			return
 		}
 	}
@@ -97,12 +108,12 @@ func (d *decoder) value(node *yaml.Node, path string, v reflect.Value) {
 		if v.IsNil() {
 			v.Set(reflect.New(v.Type().Elem()))
 		}
-		d.value(node, path, v.Elem())
+		d.Value(node, path, v.Elem())
 	case reflect.Struct:
-		d.structValue(node, path, v)
+		d.StructValue(node, path, v)
 	case reflect.Map:
 		if node.Kind != yaml.MappingNode {
-			d.errorf(node, path, "expected a mapping, got %s", describe(node))
+			d.Errorf(node, path, "expected a mapping, got %s", Describe(node))
 			return
 		}
 		if v.IsNil() {
@@ -111,40 +122,42 @@ func (d *decoder) value(node *yaml.Node, path string, v reflect.Value) {
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			k, val := node.Content[i], node.Content[i+1]
 			elem := reflect.New(v.Type().Elem()).Elem()
-			d.value(val, diag.JoinPath(path, k.Value), elem)
+			d.Value(val, diag.JoinPath(path, k.Value), elem)
 			v.SetMapIndex(reflect.ValueOf(k.Value), elem)
 		}
 	case reflect.Slice:
 		if node.Kind != yaml.SequenceNode {
-			d.errorf(node, path, "expected a list, got %s", describe(node))
+			d.Errorf(node, path, "expected a list, got %s", Describe(node))
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(node.Content), len(node.Content))
 		for i, item := range node.Content {
-			d.value(item, diag.IndexPath(path, i), s.Index(i))
+			d.Value(item, diag.IndexPath(path, i), s.Index(i))
 		}
 		v.Set(s)
 	case reflect.Interface:
 		var x any
 		if err := node.Decode(&x); err != nil {
-			d.errorf(node, path, "%v", err)
+			d.Errorf(node, path, "%v", err)
 			return
 		}
-		v.Set(reflect.ValueOf(normalizeYAML(x)))
+		v.Set(reflect.ValueOf(Normalize(x)))
 	default:
 		if node.Kind != yaml.ScalarNode {
-			d.errorf(node, path, "expected %s, got %s", kindName(v), describe(node))
+			d.Errorf(node, path, "expected %s, got %s", kindName(v), Describe(node))
 			return
 		}
 		if err := node.Decode(v.Addr().Interface()); err != nil {
-			d.errorf(node, path, "expected %s, got %q", kindName(v), node.Value)
+			d.Errorf(node, path, "expected %s, got %q", kindName(v), node.Value)
 		}
 	}
 }
 
-func (d *decoder) structValue(node *yaml.Node, path string, v reflect.Value) {
+// StructValue decodes a mapping into a struct whose fields carry yaml tags;
+// keys with no field are errors that list the known keys.
+func (d *Decoder) StructValue(node *yaml.Node, path string, v reflect.Value) {
 	if node.Kind != yaml.MappingNode {
-		d.errorf(node, path, "expected a mapping, got %s", describe(node))
+		d.Errorf(node, path, "expected a mapping, got %s", Describe(node))
 		return
 	}
 	fields := yamlFields(v.Type())
@@ -153,16 +166,16 @@ func (d *decoder) structValue(node *yaml.Node, path string, v reflect.Value) {
 		k, val := node.Content[i], node.Content[i+1]
 		kp := diag.JoinPath(path, k.Value)
 		if seen[k.Value] {
-			d.errorf(k, kp, "key given twice")
+			d.Errorf(k, kp, "key given twice")
 			continue
 		}
 		seen[k.Value] = true
 		idx, ok := fields[k.Value]
 		if !ok {
-			d.errorf(k, kp, "unknown key %q (known keys: %s)", k.Value, strings.Join(fieldNames(v.Type()), ", "))
+			d.Errorf(k, kp, "unknown key %q (known keys: %s)", k.Value, strings.Join(fieldNames(v.Type()), ", "))
 			continue
 		}
-		d.value(val, kp, v.Field(idx))
+		d.Value(val, kp, v.Field(idx))
 	}
 }
 
@@ -199,7 +212,8 @@ func yamlName(f reflect.StructField) string {
 	return strings.Split(tag, ",")[0]
 }
 
-func describe(n *yaml.Node) string {
+// Describe names a node's kind (or a scalar's value) for messages.
+func Describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:
 		return "a mapping"
@@ -225,32 +239,32 @@ func kindName(v reflect.Value) string {
 	return v.Type().String()
 }
 
-// normalizeYAML turns map[any]any (never produced by yaml.v3 for string keys,
+// Normalize turns map[any]any (never produced by yaml.v3 for string keys,
 // but possible for numeric keys) into map[string]any so values are JSON-ready.
-func normalizeYAML(x any) any {
+func Normalize(x any) any {
 	switch t := x.(type) {
 	case map[string]any:
 		for k, v := range t {
-			t[k] = normalizeYAML(v)
+			t[k] = Normalize(v)
 		}
 		return t
 	case map[any]any:
 		m := make(map[string]any, len(t))
 		for k, v := range t {
-			m[fmt.Sprint(k)] = normalizeYAML(v)
+			m[fmt.Sprint(k)] = Normalize(v)
 		}
 		return m
 	case []any:
 		for i, v := range t {
-			t[i] = normalizeYAML(v)
+			t[i] = Normalize(v)
 		}
 		return t
 	}
 	return x
 }
 
-// mappingPairs returns a mapping's key/value node pairs in file order.
-func mappingPairs(n *yaml.Node) [][2]*yaml.Node {
+// MappingPairs returns a mapping's key/value node pairs in file order.
+func MappingPairs(n *yaml.Node) [][2]*yaml.Node {
 	var out [][2]*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		out = append(out, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
