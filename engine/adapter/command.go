@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"mvdan.cc/sh/v3/shell"
+	"github.com/wasmeval/wasmeval/engine/cases"
 )
 
 // EntryCommand resolves how a submission is started: the command template
@@ -35,7 +35,7 @@ func EntryCommand(submission, entryFile, template string) ([]string, error) {
 	if template == "" {
 		template = defaultTemplate(entry)
 	}
-	argv, err := SplitArgs(template)
+	argv, err := cases.SplitArgs(template)
 	if err != nil {
 		return nil, fmt.Errorf("command template %q: %w", template, err)
 	}
@@ -91,12 +91,6 @@ func defaultTemplate(entry string) string {
 		return "perl {entry_file}"
 	}
 	return "./{entry_file}"
-}
-
-// SplitArgs splits a string into words with POSIX shell quoting rules,
-// without expanding variables or globs.
-func SplitArgs(s string) ([]string, error) {
-	return shell.Fields(s, func(name string) string { return "$" + name })
 }
 
 func globEscape(s string) string {

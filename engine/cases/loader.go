@@ -41,6 +41,11 @@ type GroupInput struct {
 	// TrackedFiles are adapter-level tracked files every case gets in
 	// addition to its own.
 	TrackedFiles []string
+
+	// ConfigFile and ConfigPath locate the group's declaration, for
+	// diagnostics about case_order and case_defaults.
+	ConfigFile string
+	ConfigPath string
 }
 
 // Outcome is a finished case as later cases of a stateful group see it.

@@ -368,7 +368,7 @@ func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name 
 	g := &Group{
 		Name: name, Type: GroupType(rg.Type), CaseOrder: rg.CaseOrder, CaseDefaults: rg.CaseDefaults,
 		Isolated: true, Timeout: sc.timeout, Env: mergeEnv(sc.env, rg.Env), Loader: sc.loader,
-		CasesDir: cp.Dir, CaseGroup: name,
+		CasesDir: cp.Dir, CaseGroup: name, File: file, Path: path,
 	}
 	if rg.Name != "" && rg.Name != name {
 		l.errs.Add(file, diag.JoinPath(path, "name"), keyLine(node, "name"), "group name %q does not match its key %q", rg.Name, name)

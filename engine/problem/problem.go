@@ -77,6 +77,12 @@ type Group struct {
 	// group name they are stored under (the original ones for regressions).
 	CasesDir  string
 	CaseGroup string
+
+	// File and Path say where the group is declared (config file and key
+	// path), so problems found later (bad case_defaults, a dangling
+	// case_order entry) are reported where the author can fix them.
+	File string
+	Path string
 }
 
 // Adapter says how a case talks to the submission.

@@ -96,7 +96,7 @@ func (l *loader) expandRegression(file, path string, r *rawRegression, cp *Check
 				Timeout: sg.Timeout, Env: mergeEnv(sc.env, nil), GroupFiles: sg.GroupFiles,
 				Checks: sg.Checks, Loader: sg.Loader,
 				OriginalCheckpoint: src.cp.Name, OriginalGroup: name,
-				CasesDir: sg.CasesDir, CaseGroup: sg.CaseGroup,
+				CasesDir: sg.CasesDir, CaseGroup: sg.CaseGroup, File: sg.File, Path: sg.Path,
 			})
 		}
 	}

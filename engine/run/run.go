@@ -262,6 +262,12 @@ func (r *groupRunner) run(ctx context.Context) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
+		var caseErr *cases.CaseError
+		if errors.As(err, &caseErr) && ctx.Err() == nil {
+			// One unreadable case fails alone; the group goes on.
+			r.record(r.unloadable(caseErr, idx))
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("load case %d: %w", idx+1, err)
 		}
@@ -324,6 +330,19 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	return rec, actual, nil
 }
 
+// unloadable records a case the loader could not produce: failed, with the
+// loader's message, so the report shows it instead of silently dropping it.
+func (r *groupRunner) unloadable(e *cases.CaseError, idx int) *result.CaseRecord {
+	p, j := r.opts.Problem, r.job
+	return &result.CaseRecord{
+		Problem: p.Name, ProblemVersion: p.Version, Checkpoint: j.cp.Name, Version: j.cp.Version,
+		Group: j.group.Name, GroupType: j.group.Type, ID: e.ID, Index: idx,
+		OriginalCheckpoint: j.group.OriginalCheckpoint, OriginalGroup: j.group.OriginalGroup,
+		StartedAt: time.Now().UTC(),
+		Result:    result.Outcome{StatusCode: -1, AdapterError: true, Error: "case could not be loaded: " + e.Err.Error()},
+	}
+}
+
 // GroupInput builds what a loader needs to know about a group.
 func GroupInput(p *problem.Problem, cp *problem.Checkpoint, g *problem.Group) cases.GroupInput {
 	return cases.GroupInput{
@@ -332,6 +351,7 @@ func GroupInput(p *problem.Problem, cp *problem.Checkpoint, g *problem.Group) ca
 		ProblemDir: p.Dir, CheckpointDir: g.CasesDir, CaseGroup: g.CaseGroup,
 		CaseOrder: g.CaseOrder, CaseDefaults: g.CaseDefaults, Timeout: g.Timeout,
 		Env: g.Env, Checks: g.Checks, TrackedFiles: p.Adapter.TrackedFiles,
+		ConfigFile: g.File, ConfigPath: g.Path,
 	}
 }
 

@@ -64,6 +64,11 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		var caseErr *cases.CaseError
+		if errors.As(err, &caseErr) {
+			errs.Append(caseErr.Err) // the stream moved on: keep collecting
+			continue
+		}
 		if err != nil {
 			errs.Append(err)
 			break

@@ -1,0 +1,194 @@
+package cases
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
+)
+
+// dirContents sorts the files of a case directory into expected values
+// (expected_output*, expected_stderr*, expected_status_code*,
+// expected_files/) and input files (everything else not in skip).
+type dirContents struct {
+	expected map[string]any
+	inputs   []InputFile
+}
+
+func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyaml.Decoder) dirContents {
+	out := dirContents{expected: map[string]any{}}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		d.Errs.Add(dir, "", 0, "cannot read case directory: %v", strictyaml.UnwrapPathError(err))
+		return out
+	}
+	for _, e := range ents {
+		name := e.Name()
+		full := filepath.Join(dir, name)
+		if skip[name] {
+			continue
+		}
+		switch {
+		case name == "expected_files" && e.IsDir():
+			files := map[string]any{}
+			for _, f := range readTree(full, d) {
+				files[f.Path] = fileValue(f.Content)
+			}
+			out.expected["files"] = files
+		case strings.HasPrefix(name, "expected_output") && !e.IsDir():
+			setExpected(out.expected, "output", full, d)
+		case strings.HasPrefix(name, "expected_stderr") && !e.IsDir():
+			setExpected(out.expected, "stderr", full, d)
+		case strings.HasPrefix(name, "expected_status_code") && !e.IsDir():
+			data, err := os.ReadFile(full)
+			if err != nil {
+				d.Errs.Add(full, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
+				continue
+			}
+			code, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			if err != nil {
+				d.Errs.Add(full, "", 0, "expected an integer exit status, got %q", strings.TrimSpace(string(data)))
+				continue
+			}
+			out.expected["status_code"] = code
+		case withInputs:
+			if e.IsDir() {
+				for _, f := range readTree(full, d) {
+					f.Path = name + "/" + f.Path
+					out.inputs = append(out.inputs, f)
+				}
+			} else if data, err := os.ReadFile(full); err == nil {
+				out.inputs = append(out.inputs, InputFile{Path: name, Content: data})
+			} else {
+				d.Errs.Add(full, "", 0, "cannot read input file: %v", strictyaml.UnwrapPathError(err))
+			}
+		}
+	}
+	return out
+}
+
+// setExpected reads an expected_* file: structured when its extension says
+// JSON or YAML (so the default check compares structure), text otherwise.
+func setExpected(expected map[string]any, key, file string, d *strictyaml.Decoder) {
+	if _, dup := expected[key]; dup {
+		d.Errs.Add(file, "", 0, "a second expected %s file; keep one", key)
+		return
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		d.Errs.Add(file, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
+		return
+	}
+	switch strings.ToLower(filepath.Ext(file)) {
+	case ".json":
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			d.Errs.Add(file, "", 0, "malformed JSON: %v", err)
+			return
+		}
+		expected[key] = v
+	case ".yaml", ".yml":
+		var v any
+		if err := yaml.Unmarshal(data, &v); err != nil {
+			d.Errs.Add(file, "", 0, "malformed YAML: %v", err)
+			return
+		}
+		expected[key] = strictyaml.Normalize(v)
+	default:
+		expected[key] = fileValue(data)
+	}
+}
+
+// readTree reads every regular file under root, paths slash-separated and
+// relative to root, in lexical order.
+func readTree(root string, d *strictyaml.Decoder) []InputFile {
+	var out []InputFile
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !e.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out = append(out, InputFile{Path: filepath.ToSlash(rel), Content: data})
+		return nil
+	})
+	if err != nil {
+		d.Errs.Add(root, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
+	}
+	return out
+}
+
+// fileValue is text when the bytes are UTF-8, else the bytes, matching how
+// tracked files are read back.
+func fileValue(data []byte) any {
+	if utf8.Valid(data) {
+		return string(data)
+	}
+	return data
+}
+
+// mergeExpected adds values found in files to the expected block, refusing
+// a value given both ways.
+func mergeExpected(block map[string]any, fromFiles map[string]any, dir string, d *strictyaml.Decoder, path string) map[string]any {
+	if len(fromFiles) == 0 {
+		return block
+	}
+	out := map[string]any{}
+	for k, v := range block {
+		out[k] = v
+	}
+	for k, v := range fromFiles {
+		if _, dup := out[k]; dup {
+			d.Errs.Add(dir, path+"expected."+k, 0, "expected %s is given both in the case file and as a file; keep one", k)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// caseFile finds the one case file among names, if any.
+func caseFile(dir string, names []string, d *strictyaml.Decoder) string {
+	var found []string
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			found = append(found, n)
+		}
+	}
+	if len(found) > 1 {
+		d.Errs.Add(dir, "", 0, "both %s and %s are present; keep one", found[0], found[1])
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	return filepath.Join(dir, found[0])
+}
+
+// parseCaseFile parses a case file into its root node.
+func parseCaseFile(file string, d *strictyaml.Decoder) *yaml.Node {
+	if file == "" {
+		return nil
+	}
+	n, ok := strictyaml.ParseFile(file, d.Errs)
+	if !ok {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		d.Errorf(n, "", "expected a mapping of case keys, got %s", strictyaml.Describe(n))
+		return nil
+	}
+	return n
+}

@@ -1,0 +1,116 @@
+package cases
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
+)
+
+// groupCtx is what every built-in layout shares while a group is open.
+type groupCtx struct {
+	in       GroupInput
+	defaults *rawCase
+}
+
+// openGroup decodes the group's case_defaults once; they are checked as
+// strictly as a case, and reported at the group's declaration.
+func openGroup(g GroupInput) (*groupCtx, error) {
+	gc := &groupCtx{in: g}
+	if len(g.CaseDefaults) == 0 {
+		return gc, nil
+	}
+	var node yaml.Node
+	if err := node.Encode(g.CaseDefaults); err != nil {
+		return nil, fmt.Errorf("case_defaults: %w", err)
+	}
+	var errs diag.List
+	d := &strictyaml.Decoder{File: g.ConfigFile, Errs: &errs}
+	src := source{file: g.ConfigFile, node: &node, path: diag.JoinPath(g.ConfigPath, "case_defaults")}
+	gc.defaults = decodeRaw(d, src)
+	if gc.defaults.InputFiles != nil {
+		// Serialise now so bad defaults are reported once, at the group.
+		gc.defaults.InputFiles.materialise(d)
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	return gc, nil
+}
+
+// groupDir is where a group's case directories live.
+func (gc *groupCtx) groupDir() string {
+	return filepath.Join(gc.in.CheckpointDir, gc.in.CaseGroup)
+}
+
+// where names the group in messages.
+func (gc *groupCtx) where() string {
+	if gc.in.OriginalCheckpoint != "" {
+		return fmt.Sprintf("group %s (cases of %s/%s)", gc.in.Group, gc.in.OriginalCheckpoint, gc.in.CaseGroup)
+	}
+	return fmt.Sprintf("group %s/%s", gc.in.Checkpoint, gc.in.Group)
+}
+
+// ordered sorts the entries, reporting a dangling case_order at the group.
+func (gc *groupCtx) ordered(entries []entry) ([]entry, error) {
+	out, err := sortEntries(entries, gc.in.CaseOrder)
+	if err != nil {
+		return nil, &diag.Error{File: gc.in.ConfigFile, Path: diag.JoinPath(gc.in.ConfigPath, "case_order"), Msg: err.Error()}
+	}
+	return out, nil
+}
+
+// caseDirs lists the case directories of the group, skipping hidden ones.
+func (gc *groupCtx) caseDirs() ([]string, error) {
+	dir := gc.groupDir()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot list cases in %s: %v", gc.where(), dir, strictyaml.UnwrapPathError(err))
+	}
+	var names []string
+	for _, e := range ents {
+		if e.IsDir() && e.Name()[0] != '.' {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// peekOrder reads only the `order` key of a case file (top level or under
+// input), so a group can be ordered without decoding every case up front.
+// A file that does not parse has no order here; loading it reports why.
+func peekOrder(file string) *int {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	return orderOf(doc.Content[0])
+}
+
+func orderOf(n *yaml.Node) *int {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for _, kv := range strictyaml.MappingPairs(n) {
+		switch kv[0].Value {
+		case "order":
+			var o int
+			if kv[1].Decode(&o) == nil {
+				return &o
+			}
+		case "input":
+			if o := orderOf(kv[1]); o != nil {
+				return o
+			}
+		}
+	}
+	return nil
+}

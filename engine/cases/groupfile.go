@@ -1,0 +1,70 @@
+package cases
+
+import (
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
+)
+
+// groupFileExts are the extensions a group file may have.
+var groupFileExts = []string{".yaml", ".yml", ".json"}
+
+// findGroupFile returns the group's file (<checkpoint>/<group>.yaml|.yml|.json)
+// if there is one.
+func (gc *groupCtx) findGroupFile() string {
+	for _, ext := range groupFileExts {
+		p := filepath.Join(gc.in.CheckpointDir, gc.in.CaseGroup+ext)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// openGroupFile parses a group file — a mapping case name → case — and
+// returns a stream over its entries in run order. Each entry holds the
+// case keys directly or as {order, input: {...}, expected: {...}}.
+func (gc *groupCtx) openGroupFile(file string) (Stream, error) {
+	var errs diag.List
+	root, ok := strictyaml.ParseFile(file, &errs)
+	if !ok {
+		return nil, errs.Err()
+	}
+	if root.Kind != yaml.MappingNode {
+		errs.Add(file, "", root.Line, "expected a mapping of case name → case, got %s", strictyaml.Describe(root))
+		return nil, errs.Err()
+	}
+	nodes := map[string]*yaml.Node{}
+	var entries []entry
+	for _, kv := range strictyaml.MappingPairs(root) {
+		name := kv[0].Value
+		if _, dup := nodes[name]; dup {
+			errs.Add(file, name, kv[0].Line, "case %q is given twice", name)
+			continue
+		}
+		nodes[name] = kv[1]
+		entries = append(entries, entry{name: name, order: orderOf(kv[1])})
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	entries, err := gc.ordered(entries)
+	if err != nil {
+		return nil, err
+	}
+	load := func(name string) (*Case, error) {
+		var errs diag.List
+		d := &strictyaml.Decoder{File: file, Errs: &errs}
+		src := source{id: name, file: file, node: nodes[name], path: name}
+		c := build(&gc.in, gc.defaults, decodeRaw(d, src), d, src, nil)
+		if err := errs.Err(); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	return &listStream{entries: entries, load: load}, nil
+}

@@ -1,0 +1,341 @@
+package cases
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/dsnet/compress/bzip2"
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
+)
+
+// FileTypes are the input file types the built-in loaders write. Content
+// given as a YAML structure is serialised as the type says; content given as
+// a string is written as is (binary: base64-decoded).
+var FileTypes = []string{"text", "binary", "json", "jsonl", "yaml", "csv", "tsv"}
+
+// Compressions are the compressions applied after serialising.
+var Compressions = []string{"none", "gzip", "bzip2"}
+
+// rawInputFiles is `input_files`: a list of {path, content, file_type,
+// compression} or a mapping path → content.
+type rawInputFiles struct {
+	files []rawInputFile
+	path  string
+}
+
+type rawInputFile struct {
+	Path        string      `yaml:"path"`
+	Content     contentNode `yaml:"content"`
+	FileType    string      `yaml:"file_type"`
+	Compression string      `yaml:"compression"`
+	node        *yaml.Node
+	keyPath     string
+}
+
+// contentNode keeps the content's YAML node so structured content can be
+// serialised with the author's key order.
+type contentNode struct{ node *yaml.Node }
+
+func (c *contentNode) DecodeNode(_ *strictyaml.Decoder, n *yaml.Node, _ string) { c.node = n }
+
+func (f *rawInputFiles) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, p string) {
+	f.path = p
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for i, item := range n.Content {
+			var rf rawInputFile
+			ip := indexPath(p, i)
+			d.StructValue(item, ip, reflectValue(&rf))
+			rf.node, rf.keyPath = item, ip
+			f.files = append(f.files, rf)
+		}
+	case yaml.MappingNode:
+		for _, kv := range strictyaml.MappingPairs(n) {
+			f.files = append(f.files, rawInputFile{Path: kv[0].Value, Content: contentNode{kv[1]}, node: kv[0], keyPath: p + "." + kv[0].Value})
+		}
+	default:
+		d.Errorf(n, p, "expected a list of {path, content, file_type, compression} or a mapping path → content, got %s", strictyaml.Describe(n))
+	}
+}
+
+// materialise turns every entry into the bytes to write, reporting bad
+// entries on d.
+func (f *rawInputFiles) materialise(d *strictyaml.Decoder) []InputFile {
+	var out []InputFile
+	for _, rf := range f.files {
+		if in, ok := rf.materialise(d); ok {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+func (rf *rawInputFile) materialise(d *strictyaml.Decoder) (InputFile, bool) {
+	pathKey := rf.keyPath + ".path"
+	if strings.HasSuffix(rf.keyPath, "."+rf.Path) { // mapping form: the key is the path
+		pathKey = rf.keyPath
+	}
+	if rf.Path == "" {
+		d.Errorf(rf.node, pathKey, "missing: every input file needs a path")
+		return InputFile{}, false
+	}
+	if err := CheckRelPath(rf.Path); err != nil {
+		d.Errorf(rf.node, pathKey, "%v", err)
+		return InputFile{}, false
+	}
+	ft := rf.FileType
+	if ft == "" {
+		ft = inferType(rf.Path, rf.Content.node)
+	}
+	if !oneOf(ft, FileTypes) {
+		d.Errorf(rf.node, rf.keyPath+".file_type", "unsupported file_type %q (expected one of %s)", ft, strings.Join(FileTypes, ", "))
+		return InputFile{}, false
+	}
+	comp := rf.Compression
+	if comp == "" {
+		comp = "none"
+	}
+	if !oneOf(comp, Compressions) {
+		d.Errorf(rf.node, rf.keyPath+".compression", "unsupported compression %q (expected one of %s)", comp, strings.Join(Compressions, ", "))
+		return InputFile{}, false
+	}
+	data, err := serialise(rf.Content.node, ft)
+	if err != nil {
+		d.Errorf(rf.Content.node, rf.keyPath+".content", "%s content: %v", ft, err)
+		return InputFile{}, false
+	}
+	if data, err = compress(data, comp); err != nil {
+		d.Errorf(rf.node, rf.keyPath+".compression", "%v", err)
+		return InputFile{}, false
+	}
+	return InputFile{Path: rf.Path, Content: data}, true
+}
+
+// CheckRelPath refuses paths that would land outside the workspace.
+func CheckRelPath(p string) error {
+	if p == "" || strings.ContainsRune(p, 0) || !filepath.IsLocal(filepath.FromSlash(p)) {
+		return fmt.Errorf("path %q escapes the workspace (it must be relative and stay inside it)", p)
+	}
+	return nil
+}
+
+// inferType picks the file type when none is given: text for string
+// content, else by extension (JSON when the extension says nothing).
+func inferType(p string, n *yaml.Node) string {
+	if n == nil || n.Kind == yaml.ScalarNode {
+		return "text"
+	}
+	switch strings.ToLower(path.Ext(p)) {
+	case ".jsonl", ".ndjson":
+		return "jsonl"
+	case ".yaml", ".yml":
+		return "yaml"
+	case ".csv":
+		return "csv"
+	case ".tsv":
+		return "tsv"
+	}
+	return "json"
+}
+
+func serialise(n *yaml.Node, fileType string) ([]byte, error) {
+	if n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null") {
+		return nil, nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		if fileType == "binary" {
+			data, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(n.Value), ""))
+			if err != nil {
+				return nil, fmt.Errorf("binary content must be base64: %v", err)
+			}
+			return data, nil
+		}
+		return []byte(n.Value), nil
+	}
+	switch fileType {
+	case "json":
+		var buf bytes.Buffer
+		if err := writeJSON(&buf, n); err != nil {
+			return nil, err
+		}
+		buf.WriteByte('\n')
+		return buf.Bytes(), nil
+	case "jsonl":
+		if n.Kind != yaml.SequenceNode {
+			return nil, fmt.Errorf("expected a list of records, got %s", strictyaml.Describe(n))
+		}
+		var buf bytes.Buffer
+		for _, item := range n.Content {
+			if err := writeJSON(&buf, item); err != nil {
+				return nil, err
+			}
+			buf.WriteByte('\n')
+		}
+		return buf.Bytes(), nil
+	case "yaml":
+		return yaml.Marshal(blockStyle(n))
+	case "csv", "tsv":
+		return writeTable(n, fileType == "tsv")
+	}
+	return nil, fmt.Errorf("structured content needs file_type json, jsonl, yaml, csv or tsv, not %s", fileType)
+}
+
+// blockStyle returns a copy of n in block style, so content written inline
+// in a case file ({a: 1}) is still written as an ordinary YAML file.
+func blockStyle(n *yaml.Node) *yaml.Node {
+	c := *n
+	if c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode {
+		c.Style &^= yaml.FlowStyle
+	}
+	c.Content = make([]*yaml.Node, len(n.Content))
+	for i, child := range n.Content {
+		c.Content[i] = blockStyle(child)
+	}
+	return &c
+}
+
+// writeJSON renders a YAML node as JSON keeping mapping key order.
+func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		for i, kv := range strictyaml.MappingPairs(n) {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			k, _ := json.Marshal(kv[0].Value)
+			buf.Write(k)
+			buf.WriteByte(':')
+			if err := writeJSON(buf, kv[1]); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte('}')
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, item := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := writeJSON(buf, item); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+	default:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return err
+		}
+		data, err := json.Marshal(strictyaml.Normalize(v))
+		if err != nil {
+			return err
+		}
+		buf.Write(data)
+	}
+	return nil
+}
+
+// writeTable renders a list of rows (lists) or records (mappings; the header
+// is every key in first-seen order) as CSV or TSV.
+func writeTable(n *yaml.Node, tabs bool) ([]byte, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("expected a list of rows, got %s", strictyaml.Describe(n))
+	}
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	if tabs {
+		w.Comma = '\t'
+	}
+	var header []string
+	records := false
+	for _, row := range n.Content {
+		if row.Kind == yaml.MappingNode {
+			records = true
+			for _, kv := range strictyaml.MappingPairs(row) {
+				if !oneOf(kv[0].Value, header) {
+					header = append(header, kv[0].Value)
+				}
+			}
+		}
+	}
+	if records {
+		if err := w.Write(header); err != nil {
+			return nil, err
+		}
+	}
+	for i, row := range n.Content {
+		var cells []string
+		switch row.Kind {
+		case yaml.SequenceNode:
+			if records {
+				return nil, fmt.Errorf("row %d: mixes lists and mappings", i)
+			}
+			for _, c := range row.Content {
+				cells = append(cells, c.Value)
+			}
+		case yaml.MappingNode:
+			vals := map[string]string{}
+			for _, kv := range strictyaml.MappingPairs(row) {
+				vals[kv[0].Value] = kv[1].Value
+			}
+			for _, h := range header {
+				cells = append(cells, vals[h])
+			}
+		default:
+			return nil, fmt.Errorf("row %d: expected a list or a mapping, got %s", i, strictyaml.Describe(row))
+		}
+		if err := w.Write(cells); err != nil {
+			return nil, err
+		}
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}
+
+// compress applies a compression deterministically (no timestamps or
+// names in the gzip header), so the same case always writes the same bytes.
+func compress(data []byte, how string) ([]byte, error) {
+	var buf bytes.Buffer
+	switch how {
+	case "none":
+		return data, nil
+	case "gzip":
+		w := gzip.NewWriter(&buf)
+		w.Write(data)
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+	case "bzip2":
+		w, err := bzip2.NewWriter(&buf, &bzip2.WriterConfig{Level: bzip2.DefaultCompression})
+		if err != nil {
+			return nil, err
+		}
+		w.Write(data)
+		if err := w.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return buf.Bytes(), nil
+}
+
+func oneOf(s string, list []string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
