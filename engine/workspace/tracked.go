@@ -1,0 +1,113 @@
+package workspace
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// FileTruncationMarker is appended to a tracked text file cut at the cap.
+const FileTruncationMarker = "\n[wasmeval: file truncated, %d more bytes dropped]"
+
+// ReadTracked reads the files a case tracks, after it ran. Each pattern is a
+// path, a directory (every file under it) or a glob with ** (doublestar
+// syntax), relative to root. The result maps slash-separated path →
+// content: a string when the file is UTF-8, []byte otherwise. Files larger
+// than maxBytes are cut (text gets a marker). Patterns matching nothing add
+// nothing — a missing output file is for a check to report. Symlinks that
+// leave the workspace are skipped, so a submission cannot make the engine
+// read the host's files into a report.
+func ReadTracked(root string, patterns []string, maxBytes int64) (map[string]any, error) {
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", root, err)
+	}
+	fsys := os.DirFS(realRoot)
+	paths := map[string]bool{}
+	for _, pat := range patterns {
+		if pat == "" || !filepath.IsLocal(filepath.FromSlash(pat)) {
+			return nil, fmt.Errorf("tracked file pattern %q escapes the workspace", pat)
+		}
+		matches, err := doublestar.Glob(fsys, pat, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
+		if err != nil {
+			return nil, fmt.Errorf("tracked file pattern %q: %w", pat, err)
+		}
+		for _, m := range matches {
+			paths[m] = true
+		}
+		// A pattern naming a directory tracks everything under it.
+		if st, err := fs.Stat(fsys, pat); err == nil && st.IsDir() {
+			sub, _ := doublestar.Glob(fsys, pat+"/**", doublestar.WithFilesOnly(), doublestar.WithNoFollow())
+			for _, m := range sub {
+				paths[m] = true
+			}
+		}
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	out := make(map[string]any, len(sorted))
+	for _, rel := range sorted {
+		full := filepath.Join(realRoot, filepath.FromSlash(rel))
+		real, err := filepath.EvalSymlinks(full)
+		if err != nil || !within(realRoot, real) {
+			continue
+		}
+		st, err := os.Stat(real)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		content, err := readCapped(real, maxBytes)
+		if err != nil {
+			return nil, fmt.Errorf("tracked file %s: %w", rel, err)
+		}
+		out[rel] = content
+	}
+	return out, nil
+}
+
+func readCapped(path string, maxBytes int64) (any, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes))
+	if err != nil {
+		return nil, err
+	}
+	dropped := st.Size() - int64(len(data))
+	text := utf8.Valid(data)
+	if !text && dropped > 0 {
+		// A cut may split a UTF-8 sequence; text that is valid up to the
+		// cut is still text.
+		trimmed := data
+		for i := 0; i < utf8.UTFMax && len(trimmed) > 0 && !utf8.Valid(trimmed); i++ {
+			trimmed = trimmed[:len(trimmed)-1]
+		}
+		if utf8.Valid(trimmed) {
+			dropped += int64(len(data) - len(trimmed))
+			data, text = trimmed, true
+		}
+	}
+	if !text {
+		return data, nil
+	}
+	s := string(data)
+	if dropped > 0 {
+		s += fmt.Sprintf(FileTruncationMarker, dropped)
+	}
+	return s, nil
+}
