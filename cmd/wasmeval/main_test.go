@@ -162,7 +162,7 @@ func TestUsageAndConfigErrors(t *testing.T) {
 		{"no submission flag", []string{"run", example}, []string{"--submission DIR is required"}},
 		{"missing submission", []string{"run", example, "--submission", "/nonexistent/sub"}, []string{"submission /nonexistent/sub"}},
 		{"missing entry file", []string{"run", example, "--submission", empty}, []string{`entry file "inventory" not found`}},
-		{"malformed yaml", []string{"validate", malformed}, []string{"config.yaml:2", "malformed YAML"}},
+		{"malformed yaml", []string{"validate", malformed}, []string{"config.yaml:1", "malformed YAML"}},
 		{"unknown key", []string{"validate", unknown}, []string{"config.yaml:3", `flavour: unknown key "flavour"`}},
 		{"escaping paths", []string{"validate", escape}, []string{"input_files[0].path", "tracked_files[0]"}},
 		{"bad policy", []string{"run", example, "--submission", good, "--pass-policy", "most"}, []string{`unknown pass policy "most"`}},

@@ -1,0 +1,174 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
+)
+
+// DefaultOutputCap bounds each output stream when a request sets no cap.
+const DefaultOutputCap = 16 << 20
+
+// waitDelay bounds how long Wait waits for output pipes after the process
+// exited: a background grandchild holding them must not hang the case.
+const waitDelay = 2 * time.Second
+
+// Exec runs one process in the workspace, in its own process group, with
+// exactly the given environment (plus SessionEnv).
+func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.ExecResult, error) {
+	var res runtime.ExecResult
+	if len(req.Argv) == 0 {
+		return res, errors.New("empty command")
+	}
+	path, err := lookPath(req.Argv[0], req.Env["PATH"], s.work)
+	if err != nil {
+		return res, err
+	}
+	outCap := req.OutputCap
+	if outCap <= 0 {
+		outCap = DefaultOutputCap
+	}
+	stdout, stderr := &cappedBuffer{max: outCap}, &cappedBuffer{max: outCap}
+	cmd := &exec.Cmd{
+		Path: path, Args: req.Argv, Dir: s.work, Env: s.environ(req.Env),
+		Stdin: bytes.NewReader(req.Stdin), Stdout: stdout, Stderr: stderr,
+		// Its own process group, so the whole tree can be signalled at
+		// once; killed with the engine if the engine dies.
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		WaitDelay:   waitDelay,
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("start %s: %w", req.Argv[0], err)
+	}
+	pid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var timeout <-chan time.Time
+	if req.Timeout > 0 {
+		t := time.NewTimer(req.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var waitErr error
+	canceled := false
+	select {
+	case waitErr = <-done:
+	case <-timeout:
+		res.TimedOut = true
+		killTree(pid, s.token)
+		waitErr = <-done
+	case <-ctx.Done():
+		canceled = true
+		killTree(pid, s.token)
+		waitErr = <-done
+	}
+	res.Elapsed = time.Since(start)
+	// Background children still in the group must not outlive the case.
+	syscall.Kill(-pid, syscall.SIGKILL)
+
+	res.Stdout, res.StdoutDropped = stdout.buf.Bytes(), stdout.dropped
+	res.Stderr, res.StderrDropped = stderr.buf.Bytes(), stderr.dropped
+	if canceled {
+		return res, ctx.Err()
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
+		return res, fmt.Errorf("wait for %s: %w", req.Argv[0], waitErr)
+	}
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled():
+		res.ExitCode = 128 + int(ws.Signal())
+		res.Signal = ws.Signal().String()
+	default:
+		res.ExitCode = ws.ExitStatus()
+	}
+	return res, nil
+}
+
+// environ renders the environment sorted, so the process sees the same
+// environment whatever the map order.
+func (s *session) environ(env map[string]string) []string {
+	out := make([]string, 0, len(env)+1)
+	for k, v := range env {
+		if k != SessionEnv {
+			out = append(out, k+"="+v)
+		}
+	}
+	sort.Strings(out)
+	return append(out, SessionEnv+"="+s.token)
+}
+
+// lookPath resolves the program like a shell would, but with the PATH the
+// process will get rather than the engine's own.
+func lookPath(name, pathEnv, dir string) (string, error) {
+	if strings.Contains(name, "/") {
+		p := name
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if err := executable(p); err != nil {
+			return "", fmt.Errorf("start %s: %w", name, err)
+		}
+		return p, nil
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if d == "" {
+			d = "."
+		}
+		p := filepath.Join(d, name)
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if executable(p) == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("start %s: not found in PATH (%s)", name, pathEnv)
+}
+
+func executable(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return unwrap(err)
+	}
+	if st.IsDir() || st.Mode()&0o111 == 0 {
+		return errors.New("not an executable file")
+	}
+	return nil
+}
+
+// cappedBuffer keeps the first max bytes written and counts the rest. It
+// always accepts writes, so a flooding process is drained, never blocked
+// and never buffered beyond the cap.
+type cappedBuffer struct {
+	buf     bytes.Buffer
+	max     int64
+	dropped int64
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	room := c.max - int64(c.buf.Len())
+	switch {
+	case room <= 0:
+		c.dropped += int64(len(p))
+	case int64(len(p)) > room:
+		c.buf.Write(p[:room])
+		c.dropped += int64(len(p)) - room
+	default:
+		c.buf.Write(p)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,89 @@
+// Package local runs submissions as host processes, each group in its own
+// copy of the submission. It is the default runtime: nothing to install,
+// fastest to start, and isolation by process group and workspace rather
+// than by container (use the Docker runtime for untrusted code).
+package local
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/workspace"
+)
+
+// Options configures the local runtime.
+type Options struct {
+	// BaseDir holds the per-group workspaces (default: the OS temp dir).
+	BaseDir string
+}
+
+// Runtime is the local runtime.
+type Runtime struct {
+	opts Options
+}
+
+// New returns a local runtime.
+func New(opts Options) *Runtime {
+	if opts.BaseDir == "" {
+		opts.BaseDir = os.TempDir()
+	}
+	return &Runtime{opts: opts}
+}
+
+// Name implements runtime.Runtime.
+func (r *Runtime) Name() string { return "local" }
+
+var unsafeLabel = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// Open copies the submission into a fresh workspace.
+func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.Session, error) {
+	st, err := os.Stat(spec.Submission)
+	if err != nil {
+		return nil, fmt.Errorf("submission %s: %w", spec.Submission, unwrap(err))
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("submission %s is not a directory", spec.Submission)
+	}
+	if err := os.MkdirAll(r.opts.BaseDir, 0o755); err != nil {
+		return nil, fmt.Errorf("workspace base %s: %w", r.opts.BaseDir, err)
+	}
+	label := unsafeLabel.ReplaceAllString(spec.Label, "_")
+	if label == "" {
+		label = "session"
+	}
+	dir, err := os.MkdirTemp(r.opts.BaseDir, label+"-")
+	if err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
+	s := &session{
+		dir: dir, work: filepath.Join(dir, "work"), submission: spec.Submission,
+		assets: spec.StaticAssets, token: newToken(),
+	}
+	if err := workspace.Copy(s.work, spec.Submission); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("copy submission into workspace: %w", err)
+	}
+	return s, nil
+}
+
+func newToken() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func unwrap(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,237 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
+)
+
+func openSession(t *testing.T, files map[string]string) runtime.Session {
+	t.Helper()
+	sub := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(sub, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := New(Options{BaseDir: t.TempDir()}).Open(context.Background(), runtime.SessionSpec{
+		Submission: sub, Label: "cp/group one", StaticAssets: map[string]string{"cat": "/data/cat.csv"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+var baseEnv = map[string]string{"PATH": os.Getenv("PATH")}
+
+func sh(script string) runtime.ExecRequest {
+	return runtime.ExecRequest{Argv: []string{"sh", "-c", script}, Env: baseEnv, Timeout: 20 * time.Second}
+}
+
+func TestExecBasics(t *testing.T) {
+	s := openSession(t, map[string]string{"run.sh": "#!/bin/sh\necho \"args:$*\"\ncat\necho oops >&2\nexit 3\n"})
+	res, err := s.Exec(context.Background(), runtime.ExecRequest{
+		Argv: []string{"./run.sh", "a b", "c"}, Env: baseEnv, Stdin: []byte("from stdin\n"), Timeout: 10 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Stdout) != "args:a b c\nfrom stdin\n" || string(res.Stderr) != "oops\n" || res.ExitCode != 3 || res.TimedOut || res.Signal != "" {
+		t.Fatalf("got %+v (stdout %q stderr %q)", res, res.Stdout, res.Stderr)
+	}
+	if p, ok := s.StaticPath("cat"); !ok || p != "/data/cat.csv" {
+		t.Errorf("static path %q %v", p, ok)
+	}
+	if _, ok := s.StaticPath("nope"); ok {
+		t.Error("unknown asset")
+	}
+}
+
+func TestExecEnvironmentIsExactlyTheRequest(t *testing.T) {
+	s := openSession(t, nil)
+	os.Setenv("WASMEVAL_TEST_LEAK", "leaked")
+	defer os.Unsetenv("WASMEVAL_TEST_LEAK")
+	req := sh("env | sort")
+	req.Env = map[string]string{"PATH": os.Getenv("PATH"), "B": "2", "A": "1"}
+	res, err := s.Exec(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(res.Stdout)), "\n") {
+		name := strings.SplitN(l, "=", 2)[0]
+		// The shell itself adds a few variables of its own.
+		if name != "PWD" && name != "SHLVL" && name != "_" && name != "OLDPWD" {
+			lines = append(lines, name)
+		}
+	}
+	if got := strings.Join(lines, ","); got != "A,B,PATH,"+SessionEnv {
+		t.Errorf("environment variables: %s", got)
+	}
+}
+
+func TestExecStartErrors(t *testing.T) {
+	s := openSession(t, map[string]string{"data.txt": "x"})
+	for _, argv := range [][]string{{"no-such-program-xyz"}, {"./missing.sh"}, {}} {
+		if _, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: argv, Env: baseEnv}); err == nil {
+			t.Errorf("%v: want an error", argv)
+		}
+	}
+	os.Chmod(filepath.Join(s.Workdir(), "data.txt"), 0o644)
+	if _, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: []string{"./data.txt"}, Env: baseEnv}); err == nil || !strings.Contains(err.Error(), "not an executable") {
+		t.Errorf("non-executable: %v", err)
+	}
+}
+
+// procsWith lists live (non-zombie) processes whose command line holds s.
+func procsWith(s string) []int {
+	var out []int
+	for _, pid := range procPIDs() {
+		cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if err == nil && strings.Contains(strings.ReplaceAll(string(cmd), "\x00", " "), s) && !isZombie(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func waitGone(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if len(procsWith(marker)) == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("processes survived: %v", procsWith(marker))
+}
+
+func TestTimeoutKillsWholeTreeIncludingEscapees(t *testing.T) {
+	s := openSession(t, nil)
+	// A child, a grandchild in a new session (out of the process group)
+	// and a double-forked orphan, all sleeping far past the timeout.
+	req := sh("sleep 311.1 & setsid sleep 311.2 & (sh -c 'sleep 311.3 &') ; echo started; sleep 311.4")
+	req.Timeout = 500 * time.Millisecond
+	start := time.Now()
+	res, err := s.Exec(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Signal != "killed" || res.ExitCode != 137 {
+		t.Errorf("got %+v", res)
+	}
+	if string(res.Stdout) != "started\n" {
+		t.Errorf("output before the timeout is kept: %q", res.Stdout)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("took %v", el)
+	}
+	waitGone(t, "sleep 311.")
+}
+
+func TestBackgroundChildrenDoNotOutliveTheCase(t *testing.T) {
+	s := openSession(t, nil)
+	res, err := s.Exec(context.Background(), sh("sleep 312.1 >/dev/null 2>&1 & echo done"))
+	if err != nil || res.ExitCode != 0 || res.TimedOut {
+		t.Fatalf("%+v %v", res, err)
+	}
+	waitGone(t, "sleep 312.1")
+	// One that escaped the group is found at the latest when the session
+	// resets or closes.
+	if _, err := s.Exec(context.Background(), sh("setsid sleep 312.2 >/dev/null 2>&1 < /dev/null & echo ok")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, "sleep 312.2")
+}
+
+func TestOutputCap(t *testing.T) {
+	s := openSession(t, nil)
+	req := sh("head -c 50000000 /dev/zero; echo err >&2")
+	req.OutputCap = 1000
+	res, err := s.Exec(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Stdout) != 1000 || res.StdoutDropped != 50000000-1000 || string(res.Stderr) != "err\n" || res.ExitCode != 0 {
+		t.Fatalf("stdout %d kept, %d dropped, stderr %q, exit %d", len(res.Stdout), res.StdoutDropped, res.Stderr, res.ExitCode)
+	}
+}
+
+func TestSignalExit(t *testing.T) {
+	s := openSession(t, nil)
+	res, err := s.Exec(context.Background(), sh("kill -TERM $$"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 143 || res.Signal != "terminated" || res.TimedOut {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestCancelKillsAndReportsCancellation(t *testing.T) {
+	s := openSession(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	res, err := s.Exec(ctx, sh("sleep 313.1"))
+	if !errors.Is(err, context.Canceled) || res.TimedOut {
+		t.Fatalf("want context.Canceled and not a timeout, got %v %+v", err, res)
+	}
+	waitGone(t, "sleep 313.1")
+}
+
+func TestResetAndClose(t *testing.T) {
+	s := openSession(t, map[string]string{"keep.txt": "original", "sub/x.txt": "x"})
+	w := s.Workdir()
+	os.WriteFile(filepath.Join(w, "keep.txt"), []byte("changed"), 0o644)
+	os.Remove(filepath.Join(w, "sub/x.txt"))
+	os.WriteFile(filepath.Join(w, "new.txt"), []byte("new"), 0o644)
+	os.Mkdir(filepath.Join(w, "locked"), 0o755)
+	os.WriteFile(filepath.Join(w, "locked/f"), nil, 0o644)
+	os.Chmod(filepath.Join(w, "locked"), 0o500)
+	if err := s.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(w, "keep.txt")); string(data) != "original" {
+		t.Errorf("keep.txt %q", data)
+	}
+	if _, err := os.Stat(filepath.Join(w, "sub/x.txt")); err != nil {
+		t.Error("deleted file not restored")
+	}
+	if _, err := os.Stat(filepath.Join(w, "new.txt")); err == nil {
+		t.Error("new file survived the reset")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(w)); !os.IsNotExist(err) {
+		t.Errorf("session directory left behind: %v", err)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	r := New(Options{BaseDir: t.TempDir()})
+	missing := filepath.Join(t.TempDir(), "nope")
+	if _, err := r.Open(context.Background(), runtime.SessionSpec{Submission: missing}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing submission: %v", err)
+	}
+	f := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(f, nil, 0o644)
+	if _, err := r.Open(context.Background(), runtime.SessionSpec{Submission: f}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("file as submission: %v", err)
+	}
+}

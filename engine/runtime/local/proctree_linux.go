@@ -1,0 +1,125 @@
+package local
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// killTree kills a process, its process group and every descendant,
+// including those that left the group (setsid) and those orphaned and
+// reparented (found by the session marker in their environment). It
+// repeats a few rounds because a dying tree can still fork.
+func killTree(pid int, token string) {
+	for round := 0; round < 4; round++ {
+		victims := descendants(pid)
+		victims = append(victims, marked(token)...)
+		syscall.Kill(-pid, syscall.SIGKILL)
+		syscall.Kill(pid, syscall.SIGKILL)
+		for _, v := range victims {
+			syscall.Kill(v, syscall.SIGKILL)
+		}
+		if len(victims) == 0 {
+			return
+		}
+	}
+}
+
+// killSession kills every process still carrying the session's marker.
+func killSession(token string) {
+	for round := 0; round < 4; round++ {
+		victims := marked(token)
+		if len(victims) == 0 {
+			return
+		}
+		for _, v := range victims {
+			syscall.Kill(v, syscall.SIGKILL)
+		}
+	}
+}
+
+// descendants walks /proc parent links from root.
+func descendants(root int) []int {
+	children := map[int][]int{}
+	for _, pid := range procPIDs() {
+		if ppid, ok := parentOf(pid); ok {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// marked lists live processes whose environment holds the session marker.
+func marked(token string) []int {
+	needle := []byte(SessionEnv + "=" + token + "\x00")
+	self := os.Getpid()
+	var out []int
+	for _, pid := range procPIDs() {
+		if pid == self {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err != nil {
+			continue
+		}
+		if bytes.Contains(append(env, 0), needle) && !isZombie(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+func procPIDs() []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := make([]int, 0, len(ents))
+	for _, e := range ents {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// statFields returns the fields of /proc/PID/stat after the command name
+// (which may itself contain spaces and parentheses).
+func statFields(pid int) []string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(s[i+1:])
+}
+
+func parentOf(pid int) (int, bool) {
+	f := statFields(pid)
+	if len(f) < 2 {
+		return 0, false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return ppid, err == nil
+}
+
+func isZombie(pid int) bool {
+	f := statFields(pid)
+	return len(f) > 0 && f[0] == "Z"
+}
