@@ -9,7 +9,8 @@ import (
 )
 
 // Copy copies the directory tree src into dst (created if missing),
-// keeping file modes so scripts stay executable. Symlinks are recreated
+// keeping file modes exactly so scripts stay executable (directories get
+// at least owner rwx, so the copy can be filled and later removed). Symlinks are recreated
 // when they point inside src and refused when they point outside, since a
 // copy that followed them would hand the submission files it does not own.
 func Copy(dst, src string) error {
@@ -23,6 +24,12 @@ func Copy(dst, src string) error {
 	realSrc, err := filepath.EvalSymlinks(src)
 	if err != nil {
 		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	// A destination inside the source would be copied into itself forever.
+	if absDst, err := filepath.Abs(dst); err == nil {
+		if realDst, err := evalExisting(absDst); err == nil && within(realSrc, realDst) {
+			return fmt.Errorf("copy %s: the destination %s is inside it", src, dst)
+		}
 	}
 	return filepath.WalkDir(realSrc, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -42,7 +49,7 @@ func Copy(dst, src string) error {
 		case info.Mode().IsRegular():
 			return copyFile(target, p, info.Mode().Perm())
 		}
-		return nil // sockets, devices, pipes: not part of a submission
+		return nil // sockets, devices, pipes: cannot be copied, and never part of a submission's source
 	})
 }
 
@@ -51,14 +58,36 @@ func copyLink(root, link, target string) error {
 	if err != nil {
 		return err
 	}
-	resolved := dest
-	if !filepath.IsAbs(dest) {
-		resolved = filepath.Join(filepath.Dir(link), dest)
+	// Resolve the whole chain (a link may point at another link, or climb
+	// out through "..": only where it finally lands counts); a dangling
+	// link is judged by its text.
+	resolved, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		resolved = dest
+		if !filepath.IsAbs(dest) {
+			resolved = filepath.Join(filepath.Dir(link), dest)
+		}
 	}
 	if !within(root, filepath.Clean(resolved)) {
 		return fmt.Errorf("copy %s: symlink points outside the submission (to %s)", link, dest)
 	}
 	return os.Symlink(dest, target)
+}
+
+// evalExisting resolves symlinks in the longest existing prefix of p.
+func evalExisting(p string) (string, error) {
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", fmt.Errorf("cannot resolve %s", p)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 func copyFile(dst, src string, mode fs.FileMode) error {
@@ -75,5 +104,9 @@ func copyFile(dst, src string, mode fs.FileMode) error {
 		out.Close()
 		return fmt.Errorf("copy %s: %w", src, err)
 	}
-	return out.Close()
+	if err := out.Close(); err != nil {
+		return err
+	}
+	// Exactly the source's mode, whatever the umask.
+	return os.Chmod(dst, mode)
 }

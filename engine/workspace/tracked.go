@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"unicode/utf8"
@@ -31,6 +32,9 @@ func ReadTracked(root string, patterns []string, maxBytes int64) (map[string]any
 	fsys := os.DirFS(realRoot)
 	paths := map[string]bool{}
 	for _, pat := range patterns {
+		if pat != "" {
+			pat = path.Clean(pat) // "out/" and "./out" mean "out"
+		}
 		if pat == "" || !filepath.IsLocal(filepath.FromSlash(pat)) {
 			return nil, fmt.Errorf("tracked file pattern %q escapes the workspace", pat)
 		}

@@ -61,11 +61,32 @@ func TestCopyKeepsModesAndInnerLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(filepath.Join(dst, "run.sh"))
-	if err != nil || st.Mode().Perm()&0o100 == 0 {
-		t.Fatalf("executable bit lost: %v %v", st, err)
+	if err != nil || st.Mode().Perm() != 0o755 {
+		t.Fatalf("mode not kept: %v %v", st, err)
 	}
 	if data, _ := os.ReadFile(filepath.Join(dst, "link")); string(data) != "data" {
 		t.Errorf("inner symlink: %q", data)
+	}
+	os.Chmod(filepath.Join(src, "lib/data.txt"), 0o444)
+	w2 := filepath.Join(t.TempDir(), "w2")
+	if err := Copy(w2, src); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(w2, "lib/data.txt")); err != nil || st.Mode().Perm() != 0o444 {
+		t.Errorf("read-only file mode: %v %v", st, err)
+	}
+	if err := Copy(filepath.Join(src, "lib", "copy"), src); err == nil || !strings.Contains(err.Error(), "is inside it") {
+		t.Errorf("copy into itself: %v", err)
+	}
+	// A chain of links that climbs out through ".." is judged by where it
+	// lands, not by its text.
+	chain := t.TempDir()
+	os.Symlink(".", filepath.Join(chain, "b"))
+	os.Symlink("b/..", filepath.Join(chain, "c"))
+	os.Symlink("c/..", filepath.Join(chain, "d"))
+	err = Copy(filepath.Join(t.TempDir(), "w"), chain)
+	if err == nil || !strings.Contains(err.Error(), "points outside the submission") {
+		t.Errorf("link chain escaping the submission: %v", err)
 	}
 	os.Symlink("/etc/passwd", filepath.Join(src, "evil"))
 	err = Copy(filepath.Join(t.TempDir(), "w"), src)
@@ -115,7 +136,7 @@ func TestReadTracked(t *testing.T) {
 	mustWrite(t, secret, "host secret", 0o644)
 	os.Symlink(secret, filepath.Join(root, "out/leak.txt"))
 
-	got, err := ReadTracked(root, []string{"out", "logs/**/*.log", "none/*.txt"}, 1<<20)
+	got, err := ReadTracked(root, []string{"./out/", "logs/**/*.log", "none/*.txt"}, 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package local
 
 import (
@@ -42,9 +44,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	cmd := &exec.Cmd{
 		Path: path, Args: req.Argv, Dir: s.work, Env: s.environ(req.Env),
 		Stdin: bytes.NewReader(req.Stdin), Stdout: stdout, Stderr: stderr,
-		// Its own process group, so the whole tree can be signalled at
-		// once; killed with the engine if the engine dies.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		SysProcAttr: sysProcAttr(),
 		WaitDelay:   waitDelay,
 	}
 	start := time.Now()
@@ -52,8 +52,16 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		return res, fmt.Errorf("start %s: %w", req.Argv[0], err)
 	}
 	pid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	// Wait for the process itself to exit, not for its output pipes: a
+	// background child that inherited stdout must neither stretch the
+	// case's time nor make it look timed out. The exit status is collected
+	// only later (cmd.Wait), so the pid cannot be reused while the group is
+	// being killed.
+	exited := make(chan struct{})
+	go func() {
+		waitExit(pid)
+		close(exited)
+	}()
 
 	var timeout <-chan time.Time
 	if req.Timeout > 0 {
@@ -61,22 +69,23 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		defer t.Stop()
 		timeout = t.C
 	}
-	var waitErr error
 	canceled := false
 	select {
-	case waitErr = <-done:
+	case <-exited:
 	case <-timeout:
 		res.TimedOut = true
 		killTree(pid, s.token)
-		waitErr = <-done
+		<-exited
 	case <-ctx.Done():
 		canceled = true
 		killTree(pid, s.token)
-		waitErr = <-done
+		<-exited
 	}
 	res.Elapsed = time.Since(start)
-	// Background children still in the group must not outlive the case.
+	// Background children still in the group must not outlive the case
+	// (and are what may still hold the output pipes open).
 	syscall.Kill(-pid, syscall.SIGKILL)
+	waitErr := cmd.Wait()
 
 	res.Stdout, res.StdoutDropped = stdout.buf.Bytes(), stdout.dropped
 	res.Stderr, res.StderrDropped = stderr.buf.Bytes(), stderr.dropped

@@ -64,15 +64,12 @@ func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.S
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
-	s := &session{
-		dir: dir, work: filepath.Join(dir, "work"), submission: spec.Submission,
-		assets: spec.StaticAssets, token: newToken(),
-	}
-	if err := workspace.Copy(s.work, spec.Submission); err != nil {
+	work := filepath.Join(dir, "work")
+	if err := workspace.Copy(work, spec.Submission); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("copy submission into workspace: %w", err)
 	}
-	return s, nil
+	return newSession(dir, work, spec)
 }
 
 func newToken() string {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package local
 
 import (
@@ -148,6 +150,15 @@ func TestBackgroundChildrenDoNotOutliveTheCase(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	waitGone(t, "sleep 312.1")
+	// A background child that keeps stdout open: the case ends when the
+	// process it ran exits, not when the pipe closes, so it is not a timeout.
+	req := sh("sleep 312.3 & echo done")
+	req.Timeout = 3 * time.Second
+	res, err = s.Exec(context.Background(), req)
+	if err != nil || res.TimedOut || res.ExitCode != 0 || string(res.Stdout) != "done\n" || res.Elapsed >= req.Timeout {
+		t.Fatalf("background child holding stdout: %+v %v", res, err)
+	}
+	waitGone(t, "sleep 312.3")
 	// One that escaped the group is found at the latest when the session
 	// resets or closes.
 	if _, err := s.Exec(context.Background(), sh("setsid sleep 312.2 >/dev/null 2>&1 < /dev/null & echo ok")); err != nil {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package local
 
 import (
@@ -7,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
@@ -31,6 +34,10 @@ func (s *session) Workdir() string { return s.work }
 func (s *session) StaticPath(name string) (string, bool) {
 	p, ok := s.assets[name]
 	return p, ok
+}
+
+func newSession(dir, work string, spec runtime.SessionSpec) (runtime.Session, error) {
+	return &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken()}, nil
 }
 
 // Reset kills whatever the previous case left running and restores a fresh

@@ -1,0 +1,19 @@
+//go:build !linux
+
+package local
+
+import (
+	"fmt"
+	"os"
+	goruntime "runtime"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
+)
+
+// The local runtime finds and kills whole process trees through /proc and
+// waitid(WNOWAIT); without them a timeout could leave processes behind, so
+// it refuses to run rather than run unsafely.
+func newSession(dir, _ string, _ runtime.SessionSpec) (runtime.Session, error) {
+	os.RemoveAll(dir)
+	return nil, fmt.Errorf("the local runtime needs Linux (this is %s); use the Docker runtime", goruntime.GOOS)
+}
