@@ -312,3 +312,33 @@ checkpoints:
 		t.Fatalf("got %v", list)
 	}
 }
+
+// Both spellings of SlopCodeBench's mapping loader form load: the legacy
+// {type: script, path, entrypoint} and {script, entrypoint}; an unknown
+// type is reported at its key.
+func TestLegacyLoaderForms(t *testing.T) {
+	for _, form := range []string{
+		"loader: {type: script, path: loader.py, entrypoint: Loader}",
+		"loader: {script: loader.py, entrypoint: Loader}",
+		"loader: loader.py",
+	} {
+		dir := writeTree(t, map[string]string{
+			"config.yaml": "name: p\nentry_file: main.py\n" + form + "\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
+			"c1/g/a/case.yaml": "{}\n",
+		})
+		p, err := Load(dir, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", form, err)
+		}
+		if l := p.Checkpoints[0].Groups[0].Loader; l != "auto" {
+			t.Errorf("%s: loader %q, want auto", form, l)
+		}
+	}
+	dir := writeTree(t, map[string]string{
+		"config.yaml": "name: p\nentry_file: main.py\nloader: {type: python, path: loader.py}\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
+		"c1/g/a/case.yaml": "{}\n",
+	})
+	if _, err := Load(dir, testOpts); err == nil || !strings.Contains(err.Error(), `config.yaml:3: loader.type: unknown loader type "python"`) {
+		t.Errorf("unknown loader type: %v", err)
+	}
+}

@@ -32,7 +32,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	if len(req.Argv) == 0 {
 		return res, errors.New("empty command")
 	}
-	path, err := lookPath(req.Argv[0], req.Env["PATH"], s.work)
+	path, err := s.lookPath(req.Argv[0], req.Env["PATH"])
 	if err != nil {
 		return res, err
 	}
@@ -43,10 +43,13 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	stdout, stderr := &cappedBuffer{max: outCap}, &cappedBuffer{max: outCap}
 	cmd := &exec.Cmd{
 		Path: path, Args: req.Argv, Dir: s.work, Env: s.environ(req.Env),
-		Stdin: bytes.NewReader(req.Stdin), Stdout: stdout, Stderr: stderr,
+		Stdout: stdout, Stderr: stderr,
 		SysProcAttr: sysProcAttr(),
 		WaitDelay:   waitDelay,
 	}
+	if len(req.Stdin) > 0 {
+		cmd.Stdin = bytes.NewReader(req.Stdin)
+	} // else /dev/null: the same empty input, without a pipe and a copier
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return res, fmt.Errorf("start %s: %w", req.Argv[0], err)
@@ -118,6 +121,26 @@ func (s *session) environ(env map[string]string) []string {
 	}
 	sort.Strings(out)
 	return append(out, SessionEnv+"="+s.token)
+}
+
+// lookPath resolves a program, caching PATH lookups for the session: every
+// case of a group usually starts the same interpreter.
+func (s *session) lookPath(name, pathEnv string) (string, error) {
+	if strings.Contains(name, "/") { // relative to the workspace, which changes
+		return lookPath(name, pathEnv, s.work)
+	}
+	key := name + "\x00" + pathEnv
+	if p, ok := s.paths[key]; ok {
+		return p, nil
+	}
+	p, err := lookPath(name, pathEnv, s.work)
+	if err == nil {
+		if s.paths == nil {
+			s.paths = map[string]string{}
+		}
+		s.paths[key] = p
+	}
+	return p, err
 }
 
 // lookPath resolves the program like a shell would, but with the PATH the

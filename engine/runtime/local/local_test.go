@@ -160,11 +160,11 @@ func TestBackgroundChildrenDoNotOutliveTheCase(t *testing.T) {
 	}
 	waitGone(t, "sleep 312.3")
 	// One that escaped the group is found at the latest when the session
-	// resets or closes.
+	// closes.
 	if _, err := s.Exec(context.Background(), sh("setsid sleep 312.2 >/dev/null 2>&1 < /dev/null & echo ok")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Reset(context.Background()); err != nil {
+	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, "sleep 312.2")

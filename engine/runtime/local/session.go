@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/workspace"
@@ -26,6 +27,16 @@ type session struct {
 	submission string
 	assets     map[string]string
 	token      string
+	paths      map[string]string // lookPath cache
+
+	// An isolated group resets before every case. The next fresh copy is
+	// prepared in the background while a case runs, and the used one is
+	// removed in the background, so a reset on the critical path is two
+	// renames instead of a delete and a copy.
+	resets int
+	spare  string
+	ready  chan error // result of preparing spare; nil when none is pending
+	bg     sync.WaitGroup
 }
 
 func (s *session) Workdir() string { return s.work }
@@ -40,23 +51,54 @@ func newSession(dir, work string, spec runtime.SessionSpec) (runtime.Session, er
 	return &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken()}, nil
 }
 
-// Reset kills whatever the previous case left running and restores a fresh
-// copy of the submission.
+// Reset restores a fresh copy of the submission. Processes of earlier cases
+// are already gone: each case's process group is killed when it ends, and
+// the rarer ones that left the group are found by Close (scanning for them
+// costs more than a trivial case, so it is done once per group).
 func (s *session) Reset(ctx context.Context) error {
-	killSession(s.token)
-	if err := removeAll(s.work); err != nil {
+	s.resets++
+	trash := filepath.Join(s.dir, fmt.Sprintf("used-%d", s.resets))
+	if err := os.Rename(s.work, trash); err != nil {
 		return fmt.Errorf("reset workspace: %w", err)
 	}
-	if err := workspace.Copy(s.work, s.submission); err != nil {
-		return fmt.Errorf("reset workspace: %w", err)
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		removeAll(trash)
+	}()
+	if s.ready != nil && <-s.ready == nil {
+		s.ready = nil
+		if err := os.Rename(s.spare, s.work); err != nil {
+			return fmt.Errorf("reset workspace: %w", err)
+		}
+	} else {
+		s.ready = nil
+		if err := workspace.Copy(s.work, s.submission); err != nil {
+			return fmt.Errorf("reset workspace: %w", err)
+		}
 	}
+	s.prepareSpare()
 	return nil
+}
+
+// prepareSpare starts copying the submission for the next reset.
+func (s *session) prepareSpare() {
+	s.spare = filepath.Join(s.dir, fmt.Sprintf("spare-%d", s.resets))
+	ready := make(chan error, 1)
+	s.ready = ready
+	spare := s.spare
+	go func() { ready <- workspace.Copy(spare, s.submission) }()
 }
 
 // Close kills anything still running from this session and removes the
 // workspace.
 func (s *session) Close() error {
 	killSession(s.token)
+	if s.ready != nil {
+		<-s.ready
+		s.ready = nil
+	}
+	s.bg.Wait()
 	return removeAll(s.dir)
 }
 
