@@ -323,7 +323,7 @@ func TestLegacyLoaderForms(t *testing.T) {
 		"loader: loader.py",
 	} {
 		dir := writeTree(t, map[string]string{
-			"config.yaml": "name: p\nentry_file: main.py\n" + form + "\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
+			"config.yaml":      "name: p\nentry_file: main.py\n" + form + "\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
 			"c1/g/a/case.yaml": "{}\n",
 		})
 		p, err := Load(dir, testOpts)
@@ -335,7 +335,7 @@ func TestLegacyLoaderForms(t *testing.T) {
 		}
 	}
 	dir := writeTree(t, map[string]string{
-		"config.yaml": "name: p\nentry_file: main.py\nloader: {type: python, path: loader.py}\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
+		"config.yaml":      "name: p\nentry_file: main.py\nloader: {type: python, path: loader.py}\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
 		"c1/g/a/case.yaml": "{}\n",
 	})
 	if _, err := Load(dir, testOpts); err == nil || !strings.Contains(err.Error(), `config.yaml:3: loader.type: unknown loader type "python"`) {
