@@ -1,0 +1,219 @@
+// Package abi defines the wasmeval plugin ABI: the exports each plugin kind
+// provides and the JSON envelopes that cross the boundary. The normative
+// description is docs/plugin-abi.md; the JSON Schemas in schema/ are what
+// the host validates plugin output against.
+//
+// The package holds plain types only, so plugins written in Go (GOOS=wasip1)
+// can import it too.
+package abi
+
+import "encoding/json"
+
+// Version is the ABI version this package describes.
+const Version = 1
+
+// SupportedVersions are the ABI versions the host speaks.
+var SupportedVersions = []int{1}
+
+// Kinds of plugin and the export each provides.
+const (
+	KindVerifier  = "verifier"
+	KindLoader    = "loader"
+	KindEvaluator = "evaluator"
+	KindTest      = "test"
+)
+
+// Exports maps a kind to its export.
+var Exports = map[string]string{
+	KindVerifier:  "verify",
+	KindLoader:    "load_cases",
+	KindEvaluator: "evaluate",
+	KindTest:      "test",
+}
+
+// DescribeExport is the export every plugin provides.
+const DescribeExport = "describe"
+
+// Describe is what `describe` returns.
+type Describe struct {
+	ABIVersion int      `json:"abi_version"`
+	Name       string   `json:"name"`
+	Version    string   `json:"version"`
+	Kinds      []string `json:"kinds"`
+	// Functions lists the evaluator functions the plugin dispatches.
+	Functions []string `json:"functions,omitempty"`
+	// Stateful loaders compute cases from earlier results and are called
+	// again, with the history, after every batch.
+	Stateful bool `json:"stateful,omitempty"`
+	// ConfigSchema is a JSON Schema for the `config` object.
+	ConfigSchema json.RawMessage `json:"config_schema,omitempty"`
+	Description  string          `json:"description,omitempty"`
+}
+
+// Case is a test case as plugins see it.
+type Case struct {
+	ID           string            `json:"id"`
+	Checkpoint   string            `json:"checkpoint,omitempty"`
+	Group        string            `json:"group,omitempty"`
+	GroupType    string            `json:"group_type,omitempty"`
+	Arguments    []string          `json:"arguments"`
+	Stdin        *string           `json:"stdin,omitempty"`
+	Env          map[string]string `json:"env,omitempty"`
+	InputFiles   []InputFile       `json:"input_files,omitempty"`
+	TrackedFiles []string          `json:"tracked_files,omitempty"`
+	Expected     map[string]any    `json:"expected,omitempty"`
+	TimeoutS     float64           `json:"timeout_s,omitempty"`
+	Reset        bool              `json:"reset,omitempty"`
+	Extra        map[string]any    `json:"extra,omitempty"`
+}
+
+// InputFile is a file written before a case runs. Content is text, or
+// base64 when Encoding is "base64".
+type InputFile struct {
+	Path     string `json:"path"`
+	Content  string `json:"content"`
+	Encoding string `json:"encoding,omitempty"`
+}
+
+// Actual is what a case produced.
+type Actual struct {
+	StatusCode int            `json:"status_code"`
+	Output     string         `json:"output"`
+	Stderr     string         `json:"stderr"`
+	Files      map[string]any `json:"files,omitempty"`
+	TimedOut   bool           `json:"timed_out"`
+}
+
+// VerifyInput is the input of `verify`.
+type VerifyInput struct {
+	ABIVersion int            `json:"abi_version"`
+	Config     map[string]any `json:"config"`
+	Case       Case           `json:"case"`
+	Actual     Actual         `json:"actual"`
+	Expected   map[string]any `json:"expected"`
+}
+
+// Attribute is one attribute verdict, the same shape built-in checks give.
+type Attribute struct {
+	Attribute string  `json:"attribute"`
+	Actual    any     `json:"actual"`
+	Expected  any     `json:"expected"`
+	Diff      *Diff   `json:"diff,omitempty"`
+	IsCorrect bool    `json:"is_correct"`
+	Weight    float64 `json:"weight"`
+}
+
+// Diff is a structured difference.
+type Diff struct {
+	Summary   string      `json:"summary"`
+	Entries   []DiffEntry `json:"entries,omitempty"`
+	Unified   string      `json:"unified,omitempty"`
+	Truncated bool        `json:"truncated,omitempty"`
+}
+
+// DiffEntry is one difference at one path.
+type DiffEntry struct {
+	Path     string `json:"path"`
+	Op       string `json:"op"`
+	Expected any    `json:"expected,omitempty"`
+	Actual   any    `json:"actual,omitempty"`
+}
+
+// VerifyOutput is the output of `verify`. Error, when set, is a verdict the
+// plugin reached deliberately ("cannot verify: output is not a table"): the
+// case fails with that message; it is not a plugin fault.
+type VerifyOutput struct {
+	Attributes []Attribute `json:"attributes"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// GroupInfo describes the group a loader is asked for.
+type GroupInfo struct {
+	Checkpoint string   `json:"checkpoint"`
+	Group      string   `json:"group"`
+	GroupType  string   `json:"group_type"`
+	CaseGroup  string   `json:"case_group"`
+	CaseOrder  []string `json:"case_order,omitempty"`
+	TimeoutS   float64  `json:"timeout_s"`
+}
+
+// Outcome is an earlier case with its actual result.
+type Outcome struct {
+	Case   Case   `json:"case"`
+	Actual Actual `json:"actual"`
+}
+
+// LoadInput is the input of `load_cases`.
+type LoadInput struct {
+	ABIVersion int            `json:"abi_version"`
+	Config     map[string]any `json:"config"`
+	Group      GroupInfo      `json:"group"`
+	// History holds every case of the group run so far, in order.
+	History []Outcome `json:"history"`
+}
+
+// LoadOutput is the output of `load_cases`: the next cases, and whether the
+// group is complete. A stateless loader returns every case with done=true.
+type LoadOutput struct {
+	Cases []Case `json:"cases"`
+	Done  bool   `json:"done"`
+	Error string `json:"error,omitempty"`
+}
+
+// EvaluateInput is the input of `evaluate`: a named function with its
+// arguments, plus the case context it is evaluated in.
+type EvaluateInput struct {
+	ABIVersion int            `json:"abi_version"`
+	Config     map[string]any `json:"config"`
+	Function   string         `json:"function"`
+	Arguments  map[string]any `json:"arguments"`
+	Case       *Case          `json:"case,omitempty"`
+	Actual     *Actual        `json:"actual,omitempty"`
+	Expected   map[string]any `json:"expected,omitempty"`
+}
+
+// EvaluateOutput is the output of `evaluate`: a score in [0,1].
+type EvaluateOutput struct {
+	Score   float64 `json:"score"`
+	Details any     `json:"details,omitempty"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// Message is one turn of an agent's conversation.
+type Message struct {
+	Role      string     `json:"role"`
+	Content   string     `json:"content"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	Name      string     `json:"name,omitempty"`
+}
+
+// ToolCall is a tool invocation inside a message.
+type ToolCall struct {
+	Name      string `json:"name"`
+	Arguments any    `json:"arguments"`
+}
+
+// AgentRun is the result of an agent run that a test function judges.
+type AgentRun struct {
+	TaskResult     any       `json:"task_result"`
+	Conversation   []Message `json:"conversation"`
+	ExecutionTrace []any     `json:"execution_trace"`
+	Status         string    `json:"status"`
+	Instruction    string    `json:"instruction"`
+	Iterations     int       `json:"iterations"`
+	Sandbox        any       `json:"sandbox,omitempty"`
+}
+
+// TestInput is the input of `test`.
+type TestInput struct {
+	ABIVersion int            `json:"abi_version"`
+	Config     map[string]any `json:"config"`
+	Result     AgentRun       `json:"result"`
+}
+
+// TestOutput is the output of `test`.
+type TestOutput struct {
+	Passed   bool   `json:"passed"`
+	Feedback string `json:"feedback"`
+	Details  any    `json:"details,omitempty"`
+}

@@ -1,0 +1,145 @@
+// Package host loads and runs wasmeval plugins: WebAssembly modules that
+// speak the Extism ABI (see docs/plugin-abi.md), compiled by wazero.
+//
+// A Host compiles each distinct module once per process (and once per
+// machine, through wazero's on-disk compilation cache), keeps a pool of
+// instances per plugin so concurrent groups never share one, and runs every
+// call in a sandbox: no network, no filesystem, no environment, a fake
+// clock and a deterministic random source, a per-call timeout and a memory
+// cap. An instance that trapped or timed out is discarded.
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+)
+
+// Defaults for the sandbox limits.
+const (
+	DefaultTimeout     = 10 * time.Second
+	DefaultMemoryBytes = 256 << 20
+	DefaultAssetBytes  = 16 << 20
+)
+
+// Options configures a Host.
+type Options struct {
+	// CacheDir holds wazero's compilation cache. Empty means
+	// <user cache dir>/wasmeval/wazero; "-" disables the on-disk cache.
+	CacheDir string
+	// Timeout bounds each call (default DefaultTimeout).
+	Timeout time.Duration
+	// MemoryBytes caps a plugin instance's linear memory (default
+	// DefaultMemoryBytes).
+	MemoryBytes uint64
+	// AssetBytes caps a file read through read_asset (default
+	// DefaultAssetBytes).
+	AssetBytes int64
+	// Log receives plugin log lines (nil: discarded).
+	Log func(plugin, level, msg string)
+}
+
+// Host loads plugins and runs calls into them. It is safe for concurrent
+// use.
+type Host struct {
+	opts  Options
+	cache wazero.CompilationCache
+
+	mu      sync.Mutex
+	plugins map[string]*loadEntry // by digest and limits
+}
+
+type loadEntry struct {
+	once sync.Once
+	p    *Plugin
+	err  error
+}
+
+// New returns a Host. Close it to release compiled modules.
+func New(opts Options) (*Host, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MemoryBytes == 0 {
+		opts.MemoryBytes = DefaultMemoryBytes
+	}
+	if opts.AssetBytes <= 0 {
+		opts.AssetBytes = DefaultAssetBytes
+	}
+	h := &Host{opts: opts, plugins: map[string]*loadEntry{}}
+	if opts.CacheDir != "-" {
+		dir := opts.CacheDir
+		if dir == "" {
+			base, err := os.UserCacheDir()
+			if err != nil {
+				base = os.TempDir()
+			}
+			dir = filepath.Join(base, "wasmeval", "wazero")
+		}
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("plugin compilation cache %s: %w", dir, err)
+		}
+		h.cache = cache
+	}
+	extism.SetLogLevel(extism.LogLevelInfo)
+	return h, nil
+}
+
+// Close releases every compiled plugin.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, e := range h.plugins {
+		if e.p != nil {
+			e.p.close()
+		}
+	}
+	h.plugins = map[string]*loadEntry{}
+	if h.cache != nil {
+		return h.cache.Close(context.Background())
+	}
+	return nil
+}
+
+// Digest returns the sha256 of a file as lowercase hex.
+func Digest(path string) (string, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", nil, err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), data, nil
+}
+
+// Load compiles (once per process) the plugin in file and checks it: its
+// digest must equal wantSHA256 when given, it must be a Wasm module, its
+// describe export must answer with an ABI version the host speaks, and it
+// must have the export of every kind it claims.
+func (h *Host) Load(ctx context.Context, file, wantSHA256 string) (*Plugin, error) {
+	digest, data, err := Digest(file)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %s: %w", file, err)
+	}
+	if wantSHA256 != "" && wantSHA256 != digest {
+		return nil, &Error{Plugin: file, Fault: FaultDigest,
+			Detail: fmt.Sprintf("config pins sha256 %s but the file has %s; refusing to run it", wantSHA256, digest)}
+	}
+	h.mu.Lock()
+	e, ok := h.plugins[digest]
+	if !ok {
+		e = &loadEntry{}
+		h.plugins[digest] = e
+	}
+	h.mu.Unlock()
+	e.once.Do(func() { e.p, e.err = h.compile(ctx, file, digest, data) })
+	return e.p, e.err
+}

@@ -1,0 +1,288 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
+)
+
+var (
+	buildOnce sync.Once
+	built     map[string]string
+	buildErr  error
+)
+
+// plugins builds the test plugins from source once per test binary.
+func plugins(t testing.TB) map[string]string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "wasmeval-host-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = map[string]string{
+			"misbehave": filepath.Join(dir, "misbehave.wasm"),
+			"abi99":     filepath.Join(dir, "abi99.wasm"),
+		}
+		if buildErr = pluginbuild.Build("./testdata/misbehave", built["misbehave"]); buildErr != nil {
+			return
+		}
+		buildErr = pluginbuild.Build("./testdata/misbehave", built["abi99"], "-ldflags=-X main.abiOverride=99")
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return built
+}
+
+func newHost(t testing.TB, opts Options) *Host {
+	t.Helper()
+	if opts.CacheDir == "" {
+		opts.CacheDir = filepath.Join(os.TempDir(), "wasmeval-host-test-cache")
+	}
+	h, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+func load(t testing.TB, h *Host, name string) *Plugin {
+	t.Helper()
+	p, err := h.Load(context.Background(), plugins(t)[name], "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+var testCase = &cases.Case{ID: "c1", Arguments: []string{"a"}, Expected: map[string]any{"output": "hi\n"}}
+
+func verifyMode(p *Plugin, mode string, extra map[string]any) ([]verify.AttributeResult, error) {
+	cfg := map[string]any{"mode": mode}
+	for k, v := range extra {
+		cfg[k] = v
+	}
+	return p.Verify(context.Background(), testCase, verify.Actual{Output: "hi\n"}, cfg, CallOptions{})
+}
+
+func TestLoadDescribeAndVerify(t *testing.T) {
+	h := newHost(t, Options{})
+	p := load(t, h, "misbehave")
+	d := p.Describe()
+	if d.Name != "misbehave" || d.ABIVersion != abi.Version || !p.HasKind(abi.KindVerifier) || len(p.Digest()) != 64 {
+		t.Fatalf("describe %+v digest %s", d, p.Digest())
+	}
+	if got := strings.Join(p.Exports(), ","); got != "describe,verify,load_cases,evaluate,test" {
+		t.Errorf("exports %s", got)
+	}
+	attrs, err := verifyMode(p, "ok", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(attrs) != 1 || attrs[0].Attribute != "output" || !attrs[0].IsCorrect || attrs[0].Check != p.Label() {
+		t.Fatalf("attrs %+v", attrs)
+	}
+	// Loading the same file again returns the same compiled plugin.
+	if again := load(t, h, "misbehave"); again != p {
+		t.Error("a module must be compiled once per host")
+	}
+}
+
+func TestLoadRefusals(t *testing.T) {
+	h := newHost(t, Options{})
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.wasm")
+	os.WriteFile(text, []byte("this is not wasm at all"), 0o644)
+	empty := filepath.Join(dir, "empty.wasm")
+	os.WriteFile(empty, []byte("\x00asm\x01\x00\x00\x00"), 0o644)
+	cases := []struct {
+		file, sha, fault, detail string
+	}{
+		{text, "", FaultNotWasm, "magic number"},
+		{empty, "", FaultMissingExport, "every wasmeval plugin exports describe"},
+		{plugins(t)["misbehave"], strings.Repeat("0", 64), FaultDigest, "refusing to run it"},
+		{plugins(t)["abi99"], "", FaultABI, "the plugin speaks ABI 99; this wasmeval speaks 1"},
+	}
+	for _, c := range cases {
+		_, err := h.Load(context.Background(), c.file, c.sha)
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Fault != c.fault || !strings.Contains(pe.Error(), c.detail) {
+			t.Errorf("%s: got %v, want fault %q with %q", filepath.Base(c.file), err, c.fault, c.detail)
+		}
+	}
+	digest, _, _ := Digest(plugins(t)["misbehave"])
+	if _, err := h.Load(context.Background(), plugins(t)["misbehave"], digest); err != nil {
+		t.Errorf("matching digest: %v", err)
+	}
+}
+
+// Every kind of misbehaviour is contained: a clear fault naming the plugin
+// and export, the faulty instance discarded, and the next call fine.
+func TestFaultIsolation(t *testing.T) {
+	h := newHost(t, Options{Timeout: 3 * time.Second, MemoryBytes: 64 << 20})
+	p := load(t, h, "misbehave")
+	for _, tc := range []struct{ mode, fault, detail string }{
+		{"trap", FaultTrap, "nil map"},
+		{"loop", FaultTimeout, "no answer within 3s"},
+		{"oom", FaultMemory, "64 MiB cap"},
+		{"badjson", FaultInvalidJSON, `output starts "{not json"`},
+		{"badenvelope", FaultEnvelope, "verify_output"},
+		{"fail", FaultFailed, "refusing on purpose"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			_, err := verifyMode(p, tc.mode, nil)
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Fault != tc.fault || pe.Export != "verify" || !strings.Contains(pe.Error(), tc.detail) {
+				t.Fatalf("got %v, want fault %q containing %q", err, tc.fault, tc.detail)
+			}
+			if !strings.HasPrefix(pe.Error(), "plugin misbehave@") {
+				t.Errorf("the message names the plugin: %s", pe.Error())
+			}
+			attrs, err := verifyMode(p, "ok", nil)
+			if err != nil || !attrs[0].IsCorrect {
+				t.Fatalf("the next call must work: %v %+v", err, attrs)
+			}
+		})
+	}
+	if p.discarded.Load() < 3 {
+		t.Errorf("trapped and timed-out instances are discarded (discarded %d)", p.discarded.Load())
+	}
+}
+
+func TestVerdictErrorIsNotAFault(t *testing.T) {
+	p := load(t, newHost(t, Options{}), "misbehave")
+	attrs, err := verifyMode(p, "verdict", nil)
+	if err != nil || len(attrs) != 1 || attrs[0].IsCorrect || attrs[0].Diff.Summary != "cannot verify this output" {
+		t.Fatalf("%v %+v", err, attrs)
+	}
+}
+
+// Wall clock and randomness cannot change a verdict: two hosts (fresh
+// instances, fresh runtimes) give byte-identical answers.
+func TestDeterministicSandbox(t *testing.T) {
+	var outs []string
+	for i := 0; i < 2; i++ {
+		p := load(t, newHost(t, Options{CacheDir: "-"}), "misbehave")
+		for j := 0; j < 2; j++ {
+			attrs, err := verifyMode(p, "clock", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outs = append(outs, fmt.Sprint(attrs[0].Actual))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, o := range outs[1:] {
+		if o != outs[0] {
+			t.Fatalf("clock/random differ between calls: %q", outs)
+		}
+	}
+}
+
+func TestReadAsset(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "golden.txt"), []byte("golden"), 0o644)
+	os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 2048), 0o644)
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("secret"), 0o644)
+	os.Symlink(secret, filepath.Join(root, "link"))
+	var logs []string
+	var mu sync.Mutex
+	h := newHost(t, Options{AssetBytes: 1024, Log: func(plugin, level, msg string) {
+		mu.Lock()
+		logs = append(logs, level+" "+msg)
+		mu.Unlock()
+	}})
+	p := load(t, h, "misbehave")
+	for path, want := range map[string]string{"golden.txt": "golden", "../secret": "refused", "/etc/passwd": "refused", "link": "refused", "big.bin": "refused"} {
+		attrs, err := p.Verify(context.Background(), testCase, verify.Actual{}, map[string]any{"mode": "asset", "path": path}, CallOptions{AssetRoot: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if attrs[0].Actual != want {
+			t.Errorf("read_asset(%q) = %v, want %q", path, attrs[0].Actual, want)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !strings.Contains(strings.Join(logs, "\n"), `read_asset "big.bin" refused: big.bin is 2048 bytes, over the 1024 byte cap`) {
+		t.Errorf("refusals are logged: %v", logs)
+	}
+}
+
+func TestLogRouting(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	h := newHost(t, Options{Log: func(plugin, level, msg string) {
+		mu.Lock()
+		got = append(got, plugin+" "+level+" "+msg)
+		mu.Unlock()
+	}})
+	p := load(t, h, "misbehave")
+	if _, err := verifyMode(p, "log", nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != "misbehave info checked case c1" {
+		t.Fatalf("logs %q", got)
+	}
+}
+
+func TestOtherKinds(t *testing.T) {
+	p := load(t, newHost(t, Options{}), "misbehave")
+	ev, err := p.Evaluate(context.Background(), abi.EvaluateInput{Function: "echo", Arguments: map[string]any{"score": 0.25}}, CallOptions{})
+	if err != nil || ev.Score != 0.25 {
+		t.Fatalf("evaluate %+v %v", ev, err)
+	}
+	tr, err := p.Test(context.Background(), abi.AgentRun{Status: "completed"}, nil, CallOptions{})
+	if err != nil || !tr.Passed || tr.Feedback != "status completed" {
+		t.Fatalf("test %+v %v", tr, err)
+	}
+	lo, err := p.LoadCases(context.Background(), abi.LoadInput{Group: abi.GroupInfo{Checkpoint: "c", Group: "g"}}, CallOptions{})
+	if err != nil || len(lo.Cases) != 1 || lo.Cases[0].ID != "c0" || lo.Done {
+		t.Fatalf("load %+v %v", lo, err)
+	}
+}
+
+// Concurrent calls never share an instance (the race detector would see
+// it) and all get their own answer.
+func TestConcurrentCalls(t *testing.T) {
+	p := load(t, newHost(t, Options{}), "misbehave")
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				out := fmt.Sprintf("%d-%d", g, i)
+				c := &cases.Case{ID: out, Arguments: []string{}, Expected: map[string]any{"output": out}}
+				attrs, err := p.Verify(context.Background(), c, verify.Actual{Output: out}, map[string]any{"mode": "ok"}, CallOptions{})
+				if err != nil || !attrs[0].IsCorrect || attrs[0].Actual != out {
+					errs <- fmt.Errorf("%s: %v %+v", out, err, attrs)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,142 @@
+package host
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// call marshals in, runs export and decodes the output after checking it
+// against the ABI schema.
+func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts CallOptions) error {
+	export := abi.Exports[kind]
+	if !p.HasKind(kind) {
+		return &Error{Plugin: p.Label(), Export: export, Fault: FaultMissingExport,
+			Detail: fmt.Sprintf("the plugin is not a %s (its kinds: %v)", kind, p.describe.Kinds)}
+	}
+	data, err := json.Marshal(in)
+	if err != nil {
+		return fmt.Errorf("encode %s input: %w", export, err)
+	}
+	raw, err := p.Call(ctx, export, data, opts)
+	if err != nil {
+		return err
+	}
+	schema := map[string]string{abi.KindVerifier: "verify_output", abi.KindLoader: "load_output",
+		abi.KindEvaluator: "evaluate_output", abi.KindTest: "test_output"}[kind]
+	return checkEnvelope(p.Label(), export, schema, raw, out)
+}
+
+// Verify runs a verifier plugin on one case. The attributes it returns are
+// indistinguishable from built-in checks' (Check names the plugin). An
+// error the plugin reports in its envelope is a verdict: one incorrect
+// attribute carrying the message.
+func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual, config map[string]any, opts CallOptions) ([]verify.AttributeResult, error) {
+	in := abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: ToABICase(c),
+		Actual: ToABIActual(actual), Expected: nonNilMap(c.Expected)}
+	var out abi.VerifyOutput
+	if err := p.call(ctx, abi.KindVerifier, in, &out, opts); err != nil {
+		return nil, err
+	}
+	if out.Error != "" {
+		return []verify.AttributeResult{{Attribute: "plugin:" + p.describe.Name, Weight: 1, Check: p.Label(),
+			Diff: &verify.Diff{Summary: out.Error}}}, nil
+	}
+	res := make([]verify.AttributeResult, 0, len(out.Attributes))
+	for _, a := range out.Attributes {
+		r := verify.AttributeResult{Attribute: a.Attribute, Actual: a.Actual, Expected: a.Expected,
+			IsCorrect: a.IsCorrect, Weight: a.Weight, Check: p.Label()}
+		if a.Diff != nil {
+			d := &verify.Diff{Summary: a.Diff.Summary, Unified: a.Diff.Unified, Truncated: a.Diff.Truncated}
+			for _, e := range a.Diff.Entries {
+				d.Entries = append(d.Entries, verify.DiffEntry{Path: e.Path, Op: e.Op, Expected: e.Expected, Actual: e.Actual})
+			}
+			r.Diff = d
+		}
+		res = append(res, r)
+	}
+	return res, nil
+}
+
+// Evaluate calls a named evaluator function.
+func (p *Plugin) Evaluate(ctx context.Context, in abi.EvaluateInput, opts CallOptions) (abi.EvaluateOutput, error) {
+	in.ABIVersion = abi.Version
+	in.Config = nonNil(in.Config)
+	in.Arguments = nonNil(in.Arguments)
+	var out abi.EvaluateOutput
+	err := p.call(ctx, abi.KindEvaluator, in, &out, opts)
+	return out, err
+}
+
+// Test runs a test function on an agent run.
+func (p *Plugin) Test(ctx context.Context, run abi.AgentRun, config map[string]any, opts CallOptions) (abi.TestOutput, error) {
+	in := abi.TestInput{ABIVersion: abi.Version, Config: nonNil(config), Result: run}
+	if in.Result.Conversation == nil {
+		in.Result.Conversation = []abi.Message{}
+	}
+	var out abi.TestOutput
+	err := p.call(ctx, abi.KindTest, in, &out, opts)
+	return out, err
+}
+
+// LoadCases asks a loader plugin for the next cases of a group.
+func (p *Plugin) LoadCases(ctx context.Context, in abi.LoadInput, opts CallOptions) (abi.LoadOutput, error) {
+	in.ABIVersion = abi.Version
+	in.Config = nonNil(in.Config)
+	if in.History == nil {
+		in.History = []abi.Outcome{}
+	}
+	var out abi.LoadOutput
+	err := p.call(ctx, abi.KindLoader, in, &out, opts)
+	return out, err
+}
+
+// ToABICase converts an engine case to its envelope form.
+func ToABICase(c *cases.Case) abi.Case {
+	out := abi.Case{ID: c.ID, Checkpoint: c.Checkpoint, Group: c.Group, GroupType: string(c.GroupType),
+		Arguments: c.Arguments, Stdin: c.Stdin, Env: c.Env, TrackedFiles: c.TrackedFiles,
+		Expected: c.Expected, TimeoutS: c.Timeout.Seconds(), Reset: c.Reset, Extra: c.Extra}
+	if out.Arguments == nil {
+		out.Arguments = []string{}
+	}
+	for _, f := range c.InputFiles {
+		if utf8.Valid(f.Content) {
+			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: string(f.Content)})
+		} else {
+			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: base64.StdEncoding.EncodeToString(f.Content), Encoding: "base64"})
+		}
+	}
+	return out
+}
+
+// ToABIActual converts an actual result; binary tracked files travel as
+// base64 strings.
+func ToABIActual(a verify.Actual) abi.Actual {
+	out := abi.Actual{StatusCode: a.StatusCode, Output: a.Output, Stderr: a.Stderr, TimedOut: a.TimedOut}
+	if len(a.Files) > 0 {
+		out.Files = make(map[string]any, len(a.Files))
+		for k, v := range a.Files {
+			if b, ok := v.([]byte); ok {
+				out.Files[k] = base64.StdEncoding.EncodeToString(b)
+			} else {
+				out.Files[k] = v
+			}
+		}
+	}
+	return out
+}
+
+func nonNil(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func nonNilMap(m map[string]any) map[string]any { return nonNil(m) }

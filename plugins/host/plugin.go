@@ -1,0 +1,358 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	goruntime "runtime"
+	"strings"
+	"sync/atomic"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// Plugin is a compiled, checked plugin. It is safe for concurrent use:
+// every call takes an instance from the pool and returns it afterwards.
+type Plugin struct {
+	host     *Host
+	file     string
+	digest   string
+	size     int
+	compiled *extism.CompiledPlugin
+	pool     chan *instance
+	describe abi.Describe
+	exports  []string
+
+	created   atomic.Int64 // instances created, for tests and inspection
+	discarded atomic.Int64
+}
+
+// File, Digest, Size and Describe identify the plugin.
+func (p *Plugin) File() string            { return p.file }
+func (p *Plugin) Digest() string          { return p.digest }
+func (p *Plugin) Size() int               { return p.size }
+func (p *Plugin) Describe() abi.Describe  { return p.describe }
+func (p *Plugin) Exports() []string       { return p.exports }
+func (p *Plugin) InstancesCreated() int64 { return p.created.Load() }
+
+// Label names the plugin in messages: its name and digest prefix.
+func (p *Plugin) Label() string {
+	name := p.describe.Name
+	if name == "" {
+		name = filepath.Base(p.file)
+	}
+	return name + "@" + p.digest[:12]
+}
+
+// HasKind reports whether the plugin declares a kind.
+func (p *Plugin) HasKind(kind string) bool {
+	for _, k := range p.describe.Kinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// instance is one instantiated module with its own memory.
+type instance struct {
+	p      *extism.Plugin
+	stderr *capBuffer
+	clock  *callClock
+}
+
+func (h *Host) compile(ctx context.Context, file, digest string, data []byte) (*Plugin, error) {
+	p := &Plugin{host: h, file: file, digest: digest, size: len(data),
+		pool: make(chan *instance, 2*goruntime.GOMAXPROCS(0))}
+	label := filepath.Base(file) + "@" + digest[:12]
+	if len(data) < 8 || !bytes.Equal(data[:4], []byte("\x00asm")) {
+		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: "the file does not start with the Wasm magic number"}
+	}
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	if h.cache != nil {
+		rc = rc.WithCompilationCache(h.cache)
+	}
+	pages := uint32(h.opts.MemoryBytes / 65536)
+	manifest := extism.Manifest{
+		Wasm: []extism.Wasm{extism.WasmData{Data: data}},
+		// No allowed hosts and no paths: no network, no filesystem.
+		Memory:  &extism.ManifestMemory{MaxPages: pages, MaxVarBytes: 1 << 20},
+		Timeout: uint64(h.opts.Timeout.Milliseconds()),
+	}
+	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
+		RuntimeConfig: rc, EnableWasi: true,
+	}, h.hostFunctions())
+	if err != nil {
+		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: err.Error()}
+	}
+	p.compiled = compiled
+	inst, err := p.newInstance(ctx)
+	if err != nil {
+		compiled.Close(ctx)
+		return nil, &Error{Plugin: label, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
+	}
+	for _, name := range []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test"} {
+		if inst.p.FunctionExists(name) {
+			p.exports = append(p.exports, name)
+		}
+	}
+	if !inst.p.FunctionExists(abi.DescribeExport) {
+		compiled.Close(ctx)
+		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultMissingExport,
+			Detail: "every wasmeval plugin exports describe (see docs/plugin-abi.md)"}
+	}
+	p.pool <- inst
+	out, err := p.Call(ctx, abi.DescribeExport, nil, CallOptions{})
+	if err != nil {
+		compiled.Close(ctx)
+		return nil, err
+	}
+	if err := checkEnvelope(label, abi.DescribeExport, "describe", out, &p.describe); err != nil {
+		compiled.Close(ctx)
+		return nil, err
+	}
+	if !supported(p.describe.ABIVersion) {
+		compiled.Close(ctx)
+		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultABI,
+			Detail: fmt.Sprintf("the plugin speaks ABI %d; this wasmeval speaks %s", p.describe.ABIVersion, versions())}
+	}
+	for _, k := range p.describe.Kinds {
+		if exp := abi.Exports[k]; !inst.p.FunctionExists(exp) {
+			compiled.Close(ctx)
+			return nil, &Error{Plugin: p.Label(), Export: exp, Fault: FaultMissingExport,
+				Detail: fmt.Sprintf("describe claims kind %s, which needs export %s", k, exp)}
+		}
+	}
+	return p, nil
+}
+
+func supported(v int) bool {
+	for _, s := range abi.SupportedVersions {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+func versions() string {
+	var s []string
+	for _, v := range abi.SupportedVersions {
+		s = append(s, fmt.Sprint(v))
+	}
+	return strings.Join(s, ", ")
+}
+
+// newInstance instantiates the module in the sandbox. wazero's defaults are
+// the sandbox: no filesystem, no environment, no arguments, a fixed wall
+// clock, a fake monotonic clock and a deterministic random source, so the
+// same input always gives the same output.
+func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
+	stderr := &capBuffer{max: 64 << 10}
+	clock := &callClock{}
+	clock.reset()
+	mc := wazero.NewModuleConfig().WithStdout(stderr).WithStderr(stderr).
+		WithWalltime(clock.walltime, sys.ClockResolution(1)).
+		WithNanotime(clock.nanotime, sys.ClockResolution(1)).
+		WithRandSource(clock)
+	ep, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	if err != nil {
+		return nil, err
+	}
+	p.created.Add(1)
+	// Run the guest's initialisation now (Extism does it lazily on the
+	// first call), so the first real call starts from the same state as
+	// every later one.
+	if ep.FunctionExists(abi.DescribeExport) {
+		if _, _, err := ep.CallWithContext(ctx, abi.DescribeExport, nil); err != nil {
+			ep.Close(ctx)
+			return nil, err
+		}
+	}
+	label := filepath.Base(p.file)
+	ep.SetLogger(func(level extism.LogLevel, msg string) {
+		if log := p.host.opts.Log; log != nil {
+			if p.describe.Name != "" {
+				label = p.describe.Name
+			}
+			log(label, strings.ToLower(level.String()), msg)
+		}
+	})
+	return &instance{p: ep, stderr: stderr, clock: clock}, nil
+}
+
+// CallOptions scope one call.
+type CallOptions struct {
+	// AssetRoot is the directory read_asset reads from (the problem
+	// directory); empty means the plugin can read no assets.
+	AssetRoot string
+}
+
+// Call runs one export with input and returns its output. Faults come back
+// as *Error; the instance that hit one is discarded.
+func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts CallOptions) ([]byte, error) {
+	var inst *instance
+	select {
+	case inst = <-p.pool:
+	default:
+		var err error
+		if inst, err = p.newInstance(ctx); err != nil {
+			return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
+		}
+	}
+	inst.stderr.Reset()
+	inst.clock.reset()
+	// Extism vars would let one call leak state into the next call that
+	// happens to get this instance; a verdict must not depend on that.
+	inst.p.Var = map[string][]byte{}
+	callCtx := context.WithValue(ctx, assetRootKey{}, assetScope{root: opts.AssetRoot, max: p.host.opts.AssetBytes, plugin: p})
+	rc, out, err := inst.p.CallWithContext(callCtx, export, input)
+	if err != nil || rc != 0 {
+		fault := p.classify(inst, err, rc)
+		fault.Export = export
+		if fault.Fault != FaultFailed {
+			p.discard(inst)
+		} else {
+			p.release(inst)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fault
+	}
+	p.release(inst)
+	return out, nil
+}
+
+// classify turns a failed call into a fault that says what happened.
+func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
+	e := &Error{Plugin: p.Label()}
+	var exit *sys.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded:
+		e.Fault, e.Detail = FaultTimeout, fmt.Sprintf("no answer within %v", p.host.opts.Timeout)
+		return e
+	case errors.Is(err, context.DeadlineExceeded):
+		e.Fault, e.Detail = FaultTimeout, fmt.Sprintf("no answer within %v", p.host.opts.Timeout)
+		return e
+	case err != nil && strings.Contains(err.Error(), "wasm error"):
+		e.Fault, e.Detail = FaultTrap, firstLine(err.Error())
+		out := inst.stderr.String()
+		mem := inst.p.Memory()
+		// A guest that cannot grow its memory aborts (Go: "fatal error:
+		// out of memory"); say so rather than just "trapped".
+		if strings.Contains(out, "out of memory") || (mem != nil && uint64(mem.Size())+(8<<20) >= p.host.opts.MemoryBytes) {
+			e.Fault = FaultMemory
+			e.Detail = fmt.Sprintf("linear memory reached the %d MiB cap (%s)", p.host.opts.MemoryBytes>>20, e.Detail)
+		}
+	case err != nil:
+		e.Fault, e.Detail = FaultFailed, err.Error()
+		if rc == 0 {
+			e.Fault = FaultTrap
+		}
+	default:
+		e.Fault, e.Detail = FaultFailed, fmt.Sprintf("returned status %d", rc)
+	}
+	if msg := stderrHead(inst.stderr.String()); msg != "" {
+		e.Detail += "; plugin stderr: " + msg
+	}
+	return e
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// stderrHead keeps what a reader needs from a guest's stderr — the panic
+// message, not the goroutine dump after it.
+func stderrHead(s string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l == "" || strings.HasPrefix(l, "goroutine ") || strings.HasPrefix(l, "[signal") {
+			break
+		}
+		lines = append(lines, l)
+		if len(lines) == 3 {
+			break
+		}
+	}
+	return strings.Join(lines, " / ")
+}
+
+func (p *Plugin) release(inst *instance) {
+	select {
+	case p.pool <- inst:
+	default:
+		inst.p.Close(context.Background())
+	}
+}
+
+func (p *Plugin) discard(inst *instance) {
+	p.discarded.Add(1)
+	inst.p.Close(context.Background())
+}
+
+func (p *Plugin) close() {
+	for {
+		select {
+		case inst := <-p.pool:
+			inst.p.Close(context.Background())
+		default:
+			p.compiled.Close(context.Background())
+			return
+		}
+	}
+}
+
+// checkEnvelope parses out into v after validating it against the ABI
+// schema named schema.
+func checkEnvelope(plugin, export, schema string, out []byte, v any) error {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return &Error{Plugin: plugin, Export: export, Fault: FaultInvalidJSON, Detail: fmt.Sprintf("%v (output starts %q)", err, head(out))}
+	}
+	if err := validateEnvelope(schema, doc); err != nil {
+		return &Error{Plugin: plugin, Export: export, Fault: FaultEnvelope, Detail: err.Error()}
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		return &Error{Plugin: plugin, Export: export, Fault: FaultEnvelope, Detail: err.Error()}
+	}
+	return nil
+}
+
+func head(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "…"
+	}
+	return string(b)
+}
+
+// capBuffer keeps the first max bytes a plugin writes to stdout/stderr, for
+// fault messages (a Go panic prints there).
+type capBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (c *capBuffer) Write(b []byte) (int, error) {
+	if room := c.max - c.Len(); room > 0 {
+		if len(b) > room {
+			c.Buffer.Write(b[:room])
+		} else {
+			c.Buffer.Write(b)
+		}
+	}
+	return len(b), nil
+}

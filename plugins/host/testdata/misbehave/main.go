@@ -1,0 +1,136 @@
+//go:build wasip1
+
+// Command misbehave is a plugin that does whatever its config asks —
+// answer correctly, trap, loop forever, eat memory, return garbage — so the
+// host's fault isolation can be tested against a real module.
+package main
+
+import (
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	pdk "github.com/extism/go-pdk"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+//go:wasmimport extism:host/user read_asset
+func readAsset(uint64) uint64
+
+var sink [][]byte
+
+// abiOverride is set with -ldflags "-X main.abiOverride=99" to build a
+// plugin that claims an ABI version the host does not speak.
+var abiOverride string
+
+func main() {}
+
+//go:wasmexport describe
+func describe() int32 {
+	kinds := []string{abi.KindVerifier, abi.KindEvaluator, abi.KindTest, abi.KindLoader}
+	version := abi.Version
+	if abiOverride != "" {
+		fmt.Sscan(abiOverride, &version)
+	}
+	pdk.OutputJSON(abi.Describe{ABIVersion: version, Name: "misbehave", Version: "1.0.0", Kinds: kinds, Functions: []string{"echo"}})
+	return 0
+}
+
+//go:wasmexport verify
+func verify() int32 {
+	var in abi.VerifyInput
+	if err := pdk.InputJSON(&in); err != nil {
+		pdk.SetError(err)
+		return 1
+	}
+	mode, _ := in.Config["mode"].(string)
+	switch mode {
+	case "trap":
+		var m map[string]int
+		m["boom"] = 1 // nil map write: a Go panic, a Wasm trap
+	case "loop":
+		for {
+		}
+	case "oom":
+		for {
+			sink = append(sink, make([]byte, 1<<20))
+		}
+	case "badjson":
+		pdk.OutputString("{not json")
+		return 0
+	case "badenvelope":
+		pdk.OutputString(`{"attributes": [{"attribute": "", "is_correct": "yes"}]}`)
+		return 0
+	case "fail":
+		pdk.SetErrorString("refusing on purpose")
+		return 1
+	case "verdict":
+		pdk.OutputJSON(abi.VerifyOutput{Error: "cannot verify this output"})
+		return 0
+	case "log":
+		pdk.Log(pdk.LogInfo, "checked case "+in.Case.ID)
+	case "clock":
+		b := make([]byte, 8)
+		rand.Read(b)
+		t0 := time.Now()
+		pdk.OutputJSON(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "clock", IsCorrect: true, Weight: 1,
+			Actual: fmt.Sprintf("%d %x %d", t0.UnixNano(), b, time.Since(t0).Nanoseconds())}}})
+		return 0
+	case "asset":
+		path, _ := in.Config["path"].(string)
+		mem := pdk.AllocateString(path)
+		off := readAsset(mem.Offset())
+		got := "refused"
+		if off != 0 {
+			m := pdk.FindMemory(off)
+			got = string(m.ReadBytes())
+		}
+		pdk.OutputJSON(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "asset", IsCorrect: off != 0, Weight: 1, Actual: got}}})
+		return 0
+	}
+	pdk.OutputJSON(abi.VerifyOutput{Attributes: []abi.Attribute{{
+		Attribute: "output", Actual: in.Actual.Output, Expected: in.Expected["output"],
+		IsCorrect: in.Actual.Output == in.Expected["output"], Weight: 1,
+	}}})
+	return 0
+}
+
+//go:wasmexport evaluate
+func evaluate() int32 {
+	var in abi.EvaluateInput
+	if err := pdk.InputJSON(&in); err != nil {
+		pdk.SetError(err)
+		return 1
+	}
+	score, _ := in.Arguments["score"].(float64)
+	pdk.OutputJSON(abi.EvaluateOutput{Score: score, Details: map[string]any{"function": in.Function}})
+	return 0
+}
+
+//go:wasmexport test
+func test() int32 {
+	var in abi.TestInput
+	if err := pdk.InputJSON(&in); err != nil {
+		pdk.SetError(err)
+		return 1
+	}
+	pdk.OutputJSON(abi.TestOutput{Passed: in.Result.Status == "completed", Feedback: "status " + in.Result.Status})
+	return 0
+}
+
+//go:wasmexport load_cases
+func loadCases() int32 {
+	var in abi.LoadInput
+	if err := pdk.InputJSON(&in); err != nil {
+		pdk.SetError(err)
+		return 1
+	}
+	n := len(in.History)
+	if n == 3 {
+		pdk.OutputJSON(abi.LoadOutput{Cases: []abi.Case{}, Done: true})
+		return 0
+	}
+	pdk.OutputJSON(abi.LoadOutput{Cases: []abi.Case{{ID: fmt.Sprintf("c%d", n), Arguments: []string{fmt.Sprint(n)}}}})
+	return 0
+}

@@ -1,0 +1,57 @@
+// Package pluginbuild compiles Go plugins (standard Go, GOOS=wasip1) from
+// source, the same way the Taskfile does, so tests always run plugins built
+// from the code in this repository.
+package pluginbuild
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+)
+
+// Flags are the build flags for reproducible plugins: the same source and
+// toolchain give the same bytes (and so the same sha256) on every machine.
+var Flags = []string{"-buildmode=c-shared", "-trimpath", "-buildvcs=false"}
+
+// Build compiles the Go package at pkg (a path like ./examples/x or an
+// import path) into out. extra are further go build flags.
+func Build(pkg, out string, extra ...string) error {
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		goBin = "go"
+	}
+	args := append([]string{"build"}, Flags...)
+	args = append(args, extra...)
+	args = append(args, "-o", out, pkg)
+	cmd := exec.Command(goBin, args...)
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("build plugin %s: %v\n%s", pkg, err, stderr.String())
+	}
+	return nil
+}
+
+// ModuleRoot finds the directory holding go.mod, from the working
+// directory up, so tests in any package can name plugin sources by their
+// path in the repository.
+func ModuleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
