@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,10 @@ func TestMain(m *testing.M) {
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		panic("build wasmeval: " + err.Error())
+	}
+	// The example problem verifies with plugins built from this repository.
+	if err := pluginbuild.BuildExamples(); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -114,7 +119,7 @@ func TestRunExampleExitCodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(data, &sum); err != nil || !sum.Passed || sum.Cases != 8 {
+	if err := json.Unmarshal(data, &sum); err != nil || !sum.Passed || sum.Cases != 12 {
 		t.Errorf("checkpoint_2 summary: %+v (%v)", sum, err)
 	}
 

@@ -24,6 +24,7 @@ type runFlags struct {
 	policy      string
 	command     string
 	progress    string
+	plugins     pluginFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -49,6 +50,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.policy, "pass-policy", string(result.DefaultPolicy), "pass policy: any, any-case, all-cases, all-non-error-cases, core-cases, any-core-cases, all-core-cases")
 	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
+	f.plugins.register(fl)
 	return cmd
 }
 
@@ -63,20 +65,37 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("run: --pass-policy: %w", err))
 	}
-	p, err := run.LoadProblem(problemPath)
+	p, err := run.LoadProblem(problemPath, f.plugins.dirs...)
 	if err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}
 	ctx := cmd.Context()
-	// Bad case files are configuration errors: report them all before any
-	// case runs rather than failing half-way through.
-	if err := run.Validate(ctx, p, run.BuiltinLoader); err != nil {
+	// Plugin logs go to stderr until the run log exists: nothing is
+	// written to the output directory for a run that never starts.
+	logw := &switchWriter{w: cmd.ErrOrStderr()}
+	plugins, err := f.plugins.newHost(logw)
+	if err != nil {
+		return err
+	}
+	defer plugins.Close()
+	// Bad case files and broken plugins are configuration errors: report
+	// them all before any case runs rather than failing half-way through.
+	if err := run.Validate(ctx, p, run.BuiltinLoader, plugins); err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}
 	out := f.out
 	if out == "" {
 		out = filepath.Join("wasmeval-out", fmt.Sprintf("%s-%s", p.Name, time.Now().Format("20060102-150405")))
 	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("create output directory: %w", err)
+	}
+	runLog, err := os.OpenFile(filepath.Join(out, "run.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open run log: %w", err)
+	}
+	defer runLog.Close()
+	logw.set(runLog)
 	work, err := os.MkdirTemp("", "wasmeval-work-")
 	if err != nil {
 		return fmt.Errorf("create work directory: %w", err)
@@ -89,6 +108,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		Jobs: f.jobs, Policy: policy, Command: f.command,
 		Runtime:  local.New(local.Options{BaseDir: work}),
 		Loader:   run.BuiltinLoader,
+		Plugins:  plugins,
 		Progress: prog,
 	})
 	prog.Stop()

@@ -9,16 +9,22 @@ import (
 )
 
 func newValidateCmd() *cobra.Command {
-	return &cobra.Command{
+	var pf pluginFlags
+	cmd := &cobra.Command{
 		Use:   "validate PROBLEM",
 		Short: "Check a problem's configuration and every case file, reporting all problems at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := run.LoadProblem(args[0])
+			p, err := run.LoadProblem(args[0], pf.dirs...)
 			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
-			if err := run.Validate(cmd.Context(), p, run.BuiltinLoader); err != nil {
+			plugins, err := pf.newHost(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer plugins.Close()
+			if err := run.Validate(cmd.Context(), p, run.BuiltinLoader, plugins); err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
 			n := 0
@@ -29,4 +35,6 @@ func newValidateCmd() *cobra.Command {
 			return nil
 		},
 	}
+	pf.register(cmd.Flags())
+	return cmd
 }

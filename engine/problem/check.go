@@ -39,6 +39,14 @@ type CheckSpec struct {
 	// case's expected files or from ExpectedFile (relative to the problem).
 	Path         string `yaml:"path,omitempty" json:"path,omitempty"`
 	ExpectedFile string `yaml:"expected_file,omitempty" json:"expected_file,omitempty"`
+
+	// evaluator: a named function of an evaluator plugin, called with the
+	// arguments (plus the case, its actual result and expected values);
+	// the attribute is correct when the score reaches pass_score (default 1).
+	Plugin    *PluginRef     `yaml:"plugin,omitempty" json:"plugin,omitempty"`
+	Function  string         `yaml:"function,omitempty" json:"function,omitempty"`
+	Arguments map[string]any `yaml:"arguments,omitempty" json:"arguments,omitempty"`
+	PassScore *float64       `yaml:"pass_score,omitempty" json:"pass_score,omitempty"`
 }
 
 // WeightOr returns the declared weight or def.
@@ -50,4 +58,4 @@ func (c CheckSpec) WeightOr(def float64) float64 {
 }
 
 // CheckKinds lists the built-in check kinds.
-var CheckKinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file"}
+var CheckKinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator"}

@@ -31,6 +31,8 @@ type Options struct {
 	Loaders []string
 	// ValidateCheck returns messages for a bad check spec.
 	ValidateCheck func(CheckSpec) []string
+	// PluginDirs are searched for plugins referenced by name.
+	PluginDirs []string
 }
 
 // Load reads and resolves the problem at path (a directory holding
@@ -50,6 +52,7 @@ type loader struct {
 	opts   Options
 	errs   diag.List
 	digest hash.Hash
+	dir    string // the problem directory
 }
 
 func (l *loader) parse(file string) (*yaml.Node, bool) {
@@ -126,13 +129,13 @@ func (l *loader) load(path string) *Problem {
 
 	p.StaticAssets = l.staticAssets(file, dir, raw.StaticAssets)
 
-	problemLoader := l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
-	if raw.Verifier != nil && raw.Verifier.name() != "" && raw.Verifier.name() != "checks" {
-		l.errs.Add(file, "verifier", raw.Verifier.line, "verifier %q is not available: the built-in verifier is \"checks\" (declare checks under `checks:`)", raw.Verifier.name())
-	}
+	l.dir = dir
+	base := scope{env: raw.Env, checks: raw.Checks, timeout: DefaultTimeout}
+	base.loader, base.loaderRef = l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
+	base.verifier = l.verifierRef(file, "", raw.Verifier, nil)
 	raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
+	l.checkRefs(file, &raw.Checks)
 
-	base := scope{env: raw.Env, checks: raw.Checks, loader: problemLoader, timeout: DefaultTimeout}
 	if raw.Timeout != nil {
 		base.timeout = l.seconds(file, "timeout", keyLine(root, "timeout"), *raw.Timeout)
 	}
@@ -146,10 +149,48 @@ func (l *loader) load(path string) *Problem {
 
 // scope carries the inheritable settings from a parent level.
 type scope struct {
-	env     map[string]string
-	timeout time.Duration
-	checks  rawChecks
-	loader  string
+	env       map[string]string
+	timeout   time.Duration
+	checks    rawChecks
+	loader    string
+	loaderRef *PluginRef
+	verifier  *PluginRef
+}
+
+// verifierRef resolves a `verifier:` key: a plugin, or SlopCodeBench's
+// built-in names ("checks", a verifier.py), which mean the declared checks.
+func (l *loader) verifierRef(file, path string, m *rawLoader, inherited *PluginRef) *PluginRef {
+	if m == nil {
+		return inherited
+	}
+	key := diag.JoinPath(path, "verifier")
+	if m.name() == "" && m.Name == "" && m.SHA256 == "" && m.Config != nil {
+		// Only a config: the enclosing level's verifier plugin, configured
+		// for this level.
+		if inherited == nil {
+			l.errs.Add(file, key, m.line, "a verifier config without a plugin: name the plugin here or at an enclosing level")
+			return nil
+		}
+		ref := *inherited
+		ref.Config = m.Config
+		return &ref
+	}
+	if m.isPlugin() {
+		return l.pluginRef(file, key, m)
+	}
+	if n := m.name(); n != "" && n != "checks" && n != "verifier.py" && n != "verifier" {
+		l.errs.Add(file, key, m.line, "verifier %q is not available: name a plugin ({type: plugin, path: ..., sha256: ...}) or use the built-in checks", n)
+	}
+	return nil
+}
+
+// checkRefs resolves plugin references inside a checks list.
+func (l *loader) checkRefs(file string, c *rawChecks) {
+	for i := range c.items {
+		if ref := c.items[i].Plugin; ref != nil {
+			l.resolveRef(file, c.paths[i]+".plugin", c.lines[i], ref)
+		}
+	}
 }
 
 func (l *loader) staticAssets(file, dir string, raw map[string]rawStaticAsset) map[string]StaticAsset {
@@ -177,7 +218,7 @@ func (l *loader) staticAssets(file, dir string, raw map[string]rawStaticAsset) m
 	return out
 }
 
-func (l *loader) loaderName(file, path string, node *yaml.Node, script string, m *rawLoader) string {
+func (l *loader) loaderName(file, path string, node *yaml.Node, script string, m *rawLoader) (string, *PluginRef) {
 	name := script
 	line := keyLine(node, "loader_script")
 	key := diag.JoinPath(path, "loader_script")
@@ -189,9 +230,12 @@ func (l *loader) loaderName(file, path string, node *yaml.Node, script string, m
 		if m.Type != "" && m.Type != "script" && m.Type != "builtin" && m.Type != "plugin" {
 			l.errs.Add(file, diag.JoinPath(key, "type"), m.line, "unknown loader type %q (expected script, builtin or plugin)", m.Type)
 		}
+		if m.isPlugin() {
+			return LoaderPlugin, l.pluginRef(file, key, m)
+		}
 	}
 	if name == "" {
-		return ""
+		return "", nil
 	}
 	// A SlopCodeBench problem names loader.py; the built-in "auto" loader
 	// reads the same case layouts without any code.
@@ -201,12 +245,16 @@ func (l *loader) loaderName(file, path string, node *yaml.Node, script string, m
 	}
 	for _, known := range l.opts.Loaders {
 		if known == name {
-			return name
+			return name, nil
 		}
 	}
-	l.errs.Add(file, key, line, "unknown loader %q (built-in loaders: %s)", name, strings.Join(l.opts.Loaders, ", "))
-	return ""
+	l.errs.Add(file, key, line, "unknown loader %q (built-in loaders: %s, or a plugin)", name, strings.Join(l.opts.Loaders, ", "))
+	return "", nil
 }
+
+// LoaderPlugin is the loader name of a group whose cases come from a
+// loader plugin (Group.LoaderRef).
+const LoaderPlugin = "plugin"
 
 func (l *loader) seconds(file, path string, line int, s float64) time.Duration {
 	if s <= 0 {
@@ -318,16 +366,18 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 		l.errs.Add(file, diag.JoinPath(path, "path"), keyLine(node, "path"), "checkpoint directory %s does not exist", relTo(dir, cp.Dir))
 	}
 
-	sc := scope{env: mergeEnv(base.env, raw.Env), timeout: base.timeout, checks: base.checks, loader: base.loader}
+	sc := scope{env: mergeEnv(base.env, raw.Env), timeout: base.timeout, checks: base.checks, loader: base.loader, loaderRef: base.loaderRef}
+	sc.verifier = l.verifierRef(file, path, raw.Verifier, base.verifier)
 	if raw.Timeout != nil {
 		sc.timeout = l.seconds(file, diag.JoinPath(path, "timeout"), keyLine(node, "timeout"), *raw.Timeout)
 	}
 	if raw.Checks.set {
 		raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
+		l.checkRefs(file, &raw.Checks)
 		sc.checks = raw.Checks
 	}
-	if ln := l.loaderName(file, path, node, raw.LoaderScript, raw.Loader); ln != "" {
-		sc.loader = ln
+	if ln, ref := l.loaderName(file, path, node, raw.LoaderScript, raw.Loader); ln != "" {
+		sc.loader, sc.loaderRef = ln, ref
 	}
 	cp.Env, cp.Timeout = sc.env, sc.timeout
 
@@ -367,7 +417,8 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name string, rg *rawGroup, sc scope, byName map[string]*resolvedCheckpoint) *Group {
 	g := &Group{
 		Name: name, Type: GroupType(rg.Type), CaseOrder: rg.CaseOrder, CaseDefaults: rg.CaseDefaults,
-		Isolated: true, Timeout: sc.timeout, Env: mergeEnv(sc.env, rg.Env), Loader: sc.loader,
+		Isolated: true, Timeout: sc.timeout, Env: mergeEnv(sc.env, rg.Env), Loader: sc.loader, LoaderRef: sc.loaderRef,
+		Verifier: l.verifierRef(file, path, rg.Verifier, sc.verifier),
 		CasesDir: cp.Dir, CaseGroup: name, File: file, Path: path,
 	}
 	if rg.Name != "" && rg.Name != name {
@@ -388,12 +439,13 @@ func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name 
 	checks := sc.checks
 	if rg.Checks.set {
 		rg.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
+		l.checkRefs(file, &rg.Checks)
 		checks = rg.Checks
 	}
 	g.Checks = checks.items
 	if rg.Loader != nil {
-		if ln := l.loaderName(file, path, node, "", rg.Loader); ln != "" {
-			g.Loader = ln
+		if ln, ref := l.loaderName(file, path, node, "", rg.Loader); ln != "" {
+			g.Loader, g.LoaderRef = ln, ref
 		}
 	}
 	for i, f := range rg.GroupFiles {

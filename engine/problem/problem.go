@@ -69,6 +69,11 @@ type Group struct {
 	GroupFiles   []string
 	Checks       []CheckSpec
 	Loader       string
+	// LoaderRef is the loader plugin when Loader is LoaderPlugin.
+	LoaderRef *PluginRef
+	// Verifier is a verifier plugin run on every case in addition to
+	// Checks (the most specific level that names one wins).
+	Verifier *PluginRef
 
 	// For regression groups, where the cases come from.
 	OriginalCheckpoint string

@@ -46,11 +46,17 @@ type rawProblem struct {
 //
 // Both SlopCodeBench spellings are accepted: `{script, entrypoint}` and the
 // legacy `{type: script, path, entrypoint}`, where path names the script.
+//
+// A plugin is named with type: plugin (or a .wasm path, or name:), its
+// sha256 and an optional config object.
 type rawLoader struct {
-	Type       string `yaml:"type"`
-	Script     string `yaml:"script"`
-	Path       string `yaml:"path"`
-	Entrypoint string `yaml:"entrypoint"`
+	Type       string         `yaml:"type"`
+	Script     string         `yaml:"script"`
+	Path       string         `yaml:"path"`
+	Entrypoint string         `yaml:"entrypoint"`
+	Name       string         `yaml:"name"`
+	SHA256     string         `yaml:"sha256"`
+	Config     map[string]any `yaml:"config"`
 	line       int
 }
 
@@ -180,6 +186,7 @@ type rawCheckpoint struct {
 	LoaderScript     string     `yaml:"loader_script"`
 	LoaderEntrypoint string     `yaml:"loader_entrypoint"`
 	Loader           *rawLoader `yaml:"loader"`
+	Verifier         *rawLoader `yaml:"verifier"`
 	Checks           rawChecks  `yaml:"checks"`
 }
 
@@ -219,10 +226,11 @@ type rawGroup struct {
 	CaseDefaults       map[string]any `yaml:"case_defaults"`
 	Isolated           *bool          `yaml:"isolated"`
 	// wasmeval additions.
-	Env    map[string]string `yaml:"env"`
-	Checks rawChecks         `yaml:"checks"`
-	Loader *rawLoader        `yaml:"loader"`
-	line   int
+	Env      map[string]string `yaml:"env"`
+	Checks   rawChecks         `yaml:"checks"`
+	Loader   *rawLoader        `yaml:"loader"`
+	Verifier *rawLoader        `yaml:"verifier"`
+	line     int
 }
 
 type rawRegression struct {

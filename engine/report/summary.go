@@ -35,6 +35,8 @@ type CheckpointSummary struct {
 	MeanScore     float64 `json:"mean_score"`
 	AdapterErrors int     `json:"adapter_errors"`
 	TimedOut      int     `json:"timed_out"`
+	// PluginErrors counts cases on which a plugin faulted.
+	PluginErrors int `json:"plugin_errors"`
 
 	PassCounts  map[problem.GroupType]int `json:"pass_counts"`
 	TotalCounts map[problem.GroupType]int `json:"total_counts"`
@@ -119,6 +121,9 @@ func (b *Builder) Add(r *result.CaseRecord) {
 	}
 	if r.Result.AdapterError {
 		s.AdapterErrors++
+	}
+	if r.Result.PluginError != "" {
+		s.PluginErrors++
 	}
 	if r.Result.TimedOut {
 		s.TimedOut++

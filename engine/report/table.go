@@ -38,6 +38,9 @@ func PrintTable(w io.Writer, sums []*CheckpointSummary) {
 		if s.AdapterErrors > 0 {
 			extra += fmt.Sprintf(" adapter errors: %d", s.AdapterErrors)
 		}
+		if s.PluginErrors > 0 {
+			extra += fmt.Sprintf(" plugin errors: %d", s.PluginErrors)
+		}
 		if s.TimedOut > 0 {
 			extra += fmt.Sprintf(" timed out: %d", s.TimedOut)
 		}

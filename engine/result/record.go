@@ -52,6 +52,9 @@ type Outcome struct {
 	// the submission, could not write an input file…); Error says why.
 	AdapterError bool   `json:"adapter_error"`
 	Error        string `json:"error,omitempty"`
+	// PluginError says which plugin failed on this case and how (trap,
+	// timeout, bad envelope…); the case fails, the run goes on.
+	PluginError string `json:"plugin_error,omitempty"`
 }
 
 // Key identifies the case within a run.

@@ -23,6 +23,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/engine/workspace"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
 // Options configures a run.
@@ -42,8 +43,11 @@ type Options struct {
 	// Command overrides the problem's command template.
 	Command string
 	Runtime runtime.Runtime
-	// Loader returns the loader for a name (built-ins, later plugins).
+	// Loader returns a built-in loader by name.
 	Loader func(name string) (cases.Loader, bool)
+	// Plugins runs the problem's plugins (verifiers, loaders, evaluators);
+	// nil is fine for problems that reference none.
+	Plugins *host.Host
 	// Progress receives events; nil means none.
 	Progress Progress
 }
@@ -98,6 +102,10 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 			jobs = append(jobs, &groupJob{cp: cp, group: g, index: i, command: argv, subDir: sub})
 		}
 	}
+	plugins := newPluginSet(opts.Plugins, p)
+	if err := plugins.preloadFor(ctx, p); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
@@ -141,7 +149,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				r := &groupRunner{opts: &opts, job: j, record: record}
+				r := &groupRunner{opts: &opts, job: j, record: record, plugins: plugins}
 				if err := r.run(ctx); err != nil && ctx.Err() == nil {
 					groupErr(j, err.Error())
 				}
@@ -215,17 +223,18 @@ func submissionFor(dir, checkpoint string) string {
 
 // groupRunner runs one group's cases in order in one session.
 type groupRunner struct {
-	opts   *Options
-	job    *groupJob
-	record func(*result.CaseRecord)
+	opts    *Options
+	job     *groupJob
+	record  func(*result.CaseRecord)
+	plugins *pluginSet
 }
 
 func (r *groupRunner) run(ctx context.Context) error {
 	j, p := r.job, r.opts.Problem
 	g := j.group
-	loader, ok := r.opts.Loader(g.Loader)
-	if !ok {
-		return fmt.Errorf("loader %q is not available", g.Loader)
+	loader, err := r.plugins.loaderFor(ctx, g, r.opts.Loader)
+	if err != nil {
+		return err
 	}
 	stream, err := loader.Open(ctx, GroupInput(p, j.cp, g))
 	if err != nil {
@@ -299,10 +308,6 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 		return nil, verify.Actual{}, err
 	}
 	actual := verify.Actual{StatusCode: out.StatusCode, Output: out.Output, Stderr: out.Stderr, Files: out.Files, TimedOut: out.TimedOut}
-	checks := c.Checks
-	if len(checks) == 0 {
-		checks = verify.DefaultChecks(c.Expected)
-	}
 	env := verify.Env{ReadProblemFile: func(rel string) ([]byte, error) {
 		path, err := workspace.SafeJoin(p.Dir, rel)
 		if err != nil {
@@ -310,10 +315,11 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 		}
 		return os.ReadFile(path)
 	}}
-	attrs := make([]verify.AttributeResult, 0, len(checks))
-	for _, spec := range checks {
-		attrs = append(attrs, verify.Run(spec, actual, c.Expected, env))
+	attrs, pluginFault := r.plugins.verifyCase(ctx, j.group, c, actual, env)
+	if ctx.Err() != nil {
+		return nil, verify.Actual{}, ctx.Err()
 	}
+	out.PluginError = pluginFault
 	score, passed := result.Score(attrs)
 	// A case whose run did not complete normally cannot pass, whatever its
 	// output happened to match.

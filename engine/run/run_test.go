@@ -33,14 +33,15 @@ func runExample(t *testing.T, submission string, jobs int) (*Outcome, []*result.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Validate(context.Background(), p, BuiltinLoader); err != nil {
+	h := testHost(t)
+	if err := Validate(context.Background(), p, BuiltinLoader, h); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
 	res, err := Run(context.Background(), Options{
 		Problem: p, Submission: filepath.Join(exampleDir, "submissions", submission),
 		OutDir: out, Jobs: jobs, Runtime: local.New(local.Options{BaseDir: t.TempDir()}),
-		Loader: BuiltinLoader,
+		Loader: BuiltinLoader, Plugins: h,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +63,8 @@ var expectedOrder = []string{
 	"checkpoint_1/errors/missing_file", "checkpoint_1/errors/bad_count", "checkpoint_1/errors/unknown_command",
 	"checkpoint_2/category/none", "checkpoint_2/category/catalog_tools", "checkpoint_2/category/office",
 	"checkpoint_2/export/sorted", "checkpoint_2/export/unsorted",
+	"checkpoint_2/by_category/category_tools", "checkpoint_2/by_category/category_home",
+	"checkpoint_2/by_category/category_office", "checkpoint_2/by_category/category_missing",
 	"checkpoint_2/checkpoint_1_summary/empty", "checkpoint_2/checkpoint_1_summary/basic", "checkpoint_2/checkpoint_1_summary/static_catalog",
 }
 
@@ -78,6 +81,9 @@ var brokenFails = map[string]struct {
 	"checkpoint_2/category/office":                     {[]string{"output"}, 0.2},
 	"checkpoint_2/export/unsorted":                     {[]string{"files-out/items.csv"}, 0.5},
 	"checkpoint_2/checkpoint_1_summary/basic":          {[]string{"output"}, 0.2},
+	"checkpoint_2/by_category/category_tools":          {[]string{"output"}, 0.2},
+	"checkpoint_2/by_category/category_home":           {[]string{"output"}, 0.2},
+	"checkpoint_2/by_category/category_office":         {[]string{"output"}, 0.2},
 	"checkpoint_2/checkpoint_1_summary/static_catalog": {[]string{"output"}, 0.2},
 }
 
@@ -102,7 +108,7 @@ func groupOrder(recs []*result.CaseRecord) []string {
 }
 
 func groupRank(g string) int {
-	for i, name := range []string{"summary", "top", "errors", "category", "export", "checkpoint_1_summary"} {
+	for i, name := range []string{"summary", "top", "errors", "category", "export", "by_category", "checkpoint_1_summary"} {
 		if g == name {
 			return i
 		}

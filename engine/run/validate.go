@@ -10,13 +10,16 @@ import (
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
-// LoadProblem loads a problem with the engine's built-in loaders and checks.
-func LoadProblem(path string) (*problem.Problem, error) {
+// LoadProblem loads a problem with the engine's built-in loaders and checks;
+// plugins referenced by name are looked up in pluginDirs.
+func LoadProblem(path string, pluginDirs ...string) (*problem.Problem, error) {
 	return problem.Load(path, problem.Options{
 		Loaders:       cases.BuiltinNames(),
 		ValidateCheck: verify.Validate,
+		PluginDirs:    pluginDirs,
 	})
 }
 
@@ -31,22 +34,29 @@ func BuiltinLoader(name string) (cases.Loader, bool) {
 // Validate loads every case of every group (without running anything) and
 // returns all problems found: unreadable or malformed case files, dangling
 // case_order entries, bad checks on cases, unknown static assets.
-func Validate(ctx context.Context, p *problem.Problem, loaderFor func(string) (cases.Loader, bool)) error {
+//
+// Plugins are loaded through h (compiled and checked: digest, ABI, kinds);
+// h may be nil when the problem references none.
+func Validate(ctx context.Context, p *problem.Problem, loaderFor func(string) (cases.Loader, bool), h *host.Host) error {
+	plugins := newPluginSet(h, p)
+	if err := plugins.preload(ctx, p); err != nil {
+		return err
+	}
 	var errs diag.List
 	for _, cp := range p.Checkpoints {
 		for _, g := range cp.Groups {
-			errs = append(errs, validateGroup(ctx, p, cp, g, loaderFor)...)
+			errs = append(errs, validateGroup(ctx, p, cp, g, plugins, loaderFor)...)
 		}
 	}
 	return errs.Err()
 }
 
-func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoint, g *problem.Group, loaderFor func(string) (cases.Loader, bool)) diag.List {
+func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoint, g *problem.Group, plugins *pluginSet, loaderFor func(string) (cases.Loader, bool)) diag.List {
 	var errs diag.List
 	where := fmt.Sprintf("checkpoint %s, group %s", cp.Name, g.Name)
-	loader, ok := loaderFor(g.Loader)
-	if !ok {
-		errs.Add(p.File, "", 0, "%s: loader %q is not available", where, g.Loader)
+	loader, err := plugins.loaderFor(ctx, g, loaderFor)
+	if err != nil {
+		errs.Add(p.File, "", 0, "%s: %v", where, err)
 		return errs
 	}
 	stream, err := loader.Open(ctx, GroupInput(p, cp, g))

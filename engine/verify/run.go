@@ -40,6 +40,8 @@ func Run(spec problem.CheckSpec, actual Actual, expected map[string]any, env Env
 		checkSchema(&res, spec, actual, env)
 	case "file":
 		checkFile(&res, spec, actual, expected, env)
+	case "evaluator":
+		fail(&res, "evaluator checks run in the plugin host, not here")
 	default:
 		fail(&res, "unknown check kind %q", spec.Kind)
 	}

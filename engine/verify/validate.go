@@ -34,13 +34,14 @@ func Validate(spec problem.CheckSpec) []string {
 	// Options that belong to another kind are almost always a typo for the
 	// kind the author meant, so they are errors rather than silently unused.
 	allowed := map[string][]string{
-		"status": {"nonzero"},
-		"text":   {"ignore_whitespace", "ignore_case"},
-		"json":   {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
-		"jsonl":  {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
-		"regex":  {"pattern"},
-		"schema": {"schema", "schema_file"},
-		"file":   {"path", "expected_file", "ignore_whitespace", "ignore_case"},
+		"status":    {"nonzero"},
+		"text":      {"ignore_whitespace", "ignore_case"},
+		"json":      {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
+		"jsonl":     {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
+		"regex":     {"pattern"},
+		"schema":    {"schema", "schema_file"},
+		"file":      {"path", "expected_file", "ignore_whitespace", "ignore_case"},
+		"evaluator": {"plugin", "function", "arguments", "pass_score"},
 	}[spec.Kind]
 	for _, opt := range setOptions(spec) {
 		if !contains(allowed, opt) {
@@ -73,6 +74,16 @@ func Validate(spec problem.CheckSpec) []string {
 			} else if _, err := CompileSchema(text); err != nil {
 				bad("schema: invalid JSON Schema: %v", err)
 			}
+		}
+	case "evaluator":
+		if spec.Plugin == nil {
+			bad("plugin: the evaluator check needs the evaluator plugin ({path, sha256})")
+		}
+		if spec.Function == "" {
+			bad("function: the evaluator check needs the name of the function to call")
+		}
+		if spec.PassScore != nil && (*spec.PassScore < 0 || *spec.PassScore > 1) {
+			bad("pass_score: must be between 0 and 1, got %v", *spec.PassScore)
 		}
 	case "file":
 		if spec.Path == "" {
@@ -116,6 +127,10 @@ func setOptions(s problem.CheckSpec) []string {
 	add(s.SchemaFile != "", "schema_file")
 	add(s.Path != "", "path")
 	add(s.ExpectedFile != "", "expected_file")
+	add(s.Plugin != nil, "plugin")
+	add(s.Function != "", "function")
+	add(len(s.Arguments) > 0, "arguments")
+	add(s.PassScore != nil, "pass_score")
 	return out
 }
 

@@ -19,6 +19,10 @@ var Flags = []string{"-buildmode=c-shared", "-trimpath", "-buildvcs=false"}
 // Build compiles the Go package at pkg (a path like ./examples/x or an
 // import path) into out. extra are further go build flags.
 func Build(pkg, out string, extra ...string) error {
+	return buildIn("", pkg, out, extra...)
+}
+
+func buildIn(dir, pkg, out string, extra ...string) error {
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	if _, err := os.Stat(goBin); err != nil {
 		goBin = "go"
@@ -27,6 +31,7 @@ func Build(pkg, out string, extra ...string) error {
 	args = append(args, extra...)
 	args = append(args, "-o", out, pkg)
 	cmd := exec.Command(goBin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -54,4 +59,45 @@ func ModuleRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// Example is a plugin of the examples: its source package and the file the
+// example problem's config.yaml names (and pins by digest).
+type Example struct {
+	Package string // relative to the module root
+	Output  string // relative to the module root
+}
+
+// Examples lists the example plugins the build produces.
+var Examples = []Example{
+	{"./examples/inventory/plugins/verifier", "examples/inventory/plugins/inventory-verifier.wasm"},
+	{"./examples/inventory/plugins/loader", "examples/inventory/plugins/inventory-loader.wasm"},
+	{"./examples/inventory/plugins/evaluator", "examples/inventory/plugins/inventory-evaluator.wasm"},
+}
+
+// BuildExamples compiles every example plugin in place. Each is written to a
+// temporary file and renamed, so concurrent builds (test packages run in
+// parallel) never leave a half-written module behind.
+func BuildExamples() error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	for _, ex := range Examples {
+		out := filepath.Join(root, ex.Output)
+		tmp, err := os.CreateTemp(filepath.Dir(out), ".build-*.wasm")
+		if err != nil {
+			return err
+		}
+		tmp.Close()
+		cmdErr := buildIn(root, ex.Package, tmp.Name())
+		if cmdErr != nil {
+			os.Remove(tmp.Name())
+			return cmdErr
+		}
+		if err := os.Rename(tmp.Name(), out); err != nil {
+			return err
+		}
+	}
+	return nil
 }

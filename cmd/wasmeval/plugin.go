@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wasmeval/wasmeval/plugins/host"
+)
+
+func newPluginCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plugin",
+		Short: "Inspect and call Wasm plugins (for plugin authors)",
+	}
+	cmd.AddCommand(newPluginInspectCmd(), newPluginCallCmd())
+	return cmd
+}
+
+func newPluginInspectCmd() *cobra.Command {
+	var pf pluginFlags
+	cmd := &cobra.Command{
+		Use:   "inspect FILE",
+		Short: "Show a plugin's digest, size, exports, kinds, ABI version and describe output",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := pf.newHost(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			p, err := h.Load(cmd.Context(), args[0], "")
+			if err != nil {
+				return usageErr(err)
+			}
+			d := p.Describe()
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "file:     %s\n", p.File())
+			fmt.Fprintf(w, "sha256:   %s\n", p.Digest())
+			fmt.Fprintf(w, "size:     %d bytes\n", p.Size())
+			fmt.Fprintf(w, "name:     %s %s\n", d.Name, d.Version)
+			fmt.Fprintf(w, "abi:      %d\n", d.ABIVersion)
+			fmt.Fprintf(w, "kinds:    %s\n", strings.Join(d.Kinds, ", "))
+			fmt.Fprintf(w, "exports:  %s\n", strings.Join(p.Exports(), ", "))
+			if len(d.Functions) > 0 {
+				fmt.Fprintf(w, "functions: %s\n", strings.Join(d.Functions, ", "))
+			}
+			desc, _ := json.MarshalIndent(d, "", "  ")
+			fmt.Fprintf(w, "describe: %s\n", desc)
+			return nil
+		},
+	}
+	pf.register(cmd.Flags())
+	return cmd
+}
+
+func newPluginCallCmd() *cobra.Command {
+	var pf pluginFlags
+	var input, assets string
+	cmd := &cobra.Command{
+		Use:   "call FILE EXPORT",
+		Short: "Call one export of a plugin with a JSON input and print its output",
+		Long: `Call one export of a plugin with a JSON input (--input '{...}' or
+--input @file.json) and print the output. The plugin runs in the same sandbox
+as during an evaluation; --assets names the directory read_asset reads from.
+Faults (trap, timeout, memory cap, invalid output) are reported as errors.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data := []byte(input)
+			if strings.HasPrefix(input, "@") {
+				var err error
+				if data, err = os.ReadFile(input[1:]); err != nil {
+					return usageErr(fmt.Errorf("--input: %w", err))
+				}
+			}
+			if input != "" && !json.Valid(data) {
+				return usageErr(fmt.Errorf("--input is not valid JSON"))
+			}
+			h, err := pf.newHost(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer h.Close()
+			p, err := h.Load(cmd.Context(), args[0], "")
+			if err != nil {
+				return usageErr(err)
+			}
+			if assets != "" {
+				if assets, err = filepath.Abs(assets); err != nil {
+					return usageErr(err)
+				}
+			}
+			out, err := p.Call(cmd.Context(), args[1], data, host.CallOptions{AssetRoot: assets})
+			if err != nil {
+				return &exitError{code: exitFail, err: err}
+			}
+			w := cmd.OutOrStdout()
+			w.Write(out)
+			if len(out) > 0 && out[len(out)-1] != '\n' {
+				fmt.Fprintln(w)
+			}
+			// Say (on stderr) when an output does not match its envelope.
+			schema := map[string]string{"describe": "describe", "verify": "verify_output", "load_cases": "load_output",
+				"evaluate": "evaluate_output", "test": "test_output"}[args[1]]
+			if schema != "" {
+				if err := host.ValidateEnvelope(schema, out); err != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: the output %v\n", err)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&input, "input", "", "input JSON, or @FILE")
+	cmd.Flags().StringVar(&assets, "assets", "", "directory read_asset reads from (e.g. the problem directory)")
+	pf.register(cmd.Flags())
+	return cmd
+}

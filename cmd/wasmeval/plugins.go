@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wasmeval/wasmeval/plugins/host"
+)
+
+// pluginFlags are the plugin settings shared by run, validate and plugin.
+type pluginFlags struct {
+	dirs     []string
+	timeout  time.Duration
+	memoryMB int
+	cacheDir string
+}
+
+func (f *pluginFlags) register(fl *pflag.FlagSet) {
+	fl.StringArrayVar(&f.dirs, "plugin-dir", nil, "directory searched for plugins named by name (repeatable; also $WASMEVAL_PLUGIN_PATH)")
+	fl.DurationVar(&f.timeout, "plugin-timeout", host.DefaultTimeout, "time limit of one plugin call")
+	fl.IntVar(&f.memoryMB, "plugin-memory", host.DefaultMemoryBytes>>20, "memory cap of a plugin instance, in MiB")
+	fl.StringVar(&f.cacheDir, "plugin-cache", "", `compilation cache directory (default: the user cache dir; "-" disables it)`)
+}
+
+// newHost starts a plugin host whose plugin logs go to logw.
+func (f *pluginFlags) newHost(logw io.Writer) (*host.Host, error) {
+	if f.timeout <= 0 {
+		return nil, usageErr(fmt.Errorf("--plugin-timeout must be positive"))
+	}
+	if f.memoryMB < 1 {
+		return nil, usageErr(fmt.Errorf("--plugin-memory must be at least 1 MiB"))
+	}
+	var mu sync.Mutex
+	return host.New(host.Options{
+		CacheDir: f.cacheDir, Timeout: f.timeout, MemoryBytes: uint64(f.memoryMB) << 20,
+		Log: func(plugin, level, msg string) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(logw, "%s plugin %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), plugin, level, msg)
+		},
+	})
+}
+
+// switchWriter is a writer whose destination can change (safely while
+// plugins log from other goroutines).
+type switchWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *switchWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
+
+func (s *switchWriter) set(w io.Writer) {
+	s.mu.Lock()
+	s.w = w
+	s.mu.Unlock()
+}

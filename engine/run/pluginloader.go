@@ -1,0 +1,125 @@
+package run
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/host"
+)
+
+// pluginLoader is a cases.Loader backed by a loader plugin. A stateless
+// plugin returns every case at once; a stateful one is called again after
+// each batch with the group's history, so expected values can come from
+// earlier actual results.
+type pluginLoader struct {
+	p   *host.Plugin
+	ref *problem.PluginRef
+	dir string
+}
+
+func (l *pluginLoader) Open(ctx context.Context, g cases.GroupInput) (cases.Stream, error) {
+	return &pluginStream{l: l, g: g}, nil
+}
+
+type pluginStream struct {
+	l       *pluginLoader
+	g       cases.GroupInput
+	pending []abi.Case
+	done    bool
+	n       int
+	seen    map[string]bool
+}
+
+func (s *pluginStream) NeedsHistory() bool { return s.l.p.Describe().Stateful }
+func (s *pluginStream) Len() int           { return -1 }
+func (s *pluginStream) Close() error       { return nil }
+
+func (s *pluginStream) Next(ctx context.Context, history []cases.Outcome) (*cases.Case, error) {
+	for len(s.pending) == 0 {
+		if s.done {
+			return nil, io.EOF
+		}
+		in := abi.LoadInput{Config: s.l.ref.Config, Group: abi.GroupInfo{
+			Checkpoint: s.g.Checkpoint, Group: s.g.Group, GroupType: string(s.g.GroupType),
+			CaseGroup: s.g.CaseGroup, CaseOrder: s.g.CaseOrder, TimeoutS: s.g.Timeout.Seconds()}}
+		for _, h := range history {
+			in.History = append(in.History, abi.Outcome{Case: host.ToABICase(h.Case), Actual: host.ToABIActual(h.Actual)})
+		}
+		out, err := s.l.p.LoadCases(ctx, in, host.CallOptions{AssetRoot: s.l.dir})
+		if err != nil {
+			return nil, fmt.Errorf("loader plugin: %w", err)
+		}
+		if out.Error != "" {
+			return nil, fmt.Errorf("loader plugin %s: %s", s.l.p.Label(), out.Error)
+		}
+		if len(out.Cases) == 0 && !out.Done {
+			return nil, fmt.Errorf("loader plugin %s returned no cases and did not say done", s.l.p.Label())
+		}
+		s.pending, s.done = out.Cases, out.Done || !s.NeedsHistory()
+	}
+	ac := s.pending[0]
+	s.pending = s.pending[1:]
+	c, err := s.fromABI(ac)
+	if err != nil {
+		return nil, &cases.CaseError{ID: ac.ID, Err: err}
+	}
+	c.Order = s.n
+	s.n++
+	return c, nil
+}
+
+// fromABI turns a plugin's case into an engine case, inheriting the
+// group's environment, timeout and checks, and checking its paths.
+func (s *pluginStream) fromABI(ac abi.Case) (*cases.Case, error) {
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	if s.seen[ac.ID] {
+		return nil, fmt.Errorf("loader plugin %s returned case %q twice", s.l.p.Label(), ac.ID)
+	}
+	s.seen[ac.ID] = true
+	g := s.g
+	c := &cases.Case{ID: ac.ID, Checkpoint: g.Checkpoint, Group: g.Group, GroupType: g.GroupType,
+		OriginalCheckpoint: g.OriginalCheckpoint, OriginalGroup: g.OriginalGroup,
+		Arguments: ac.Arguments, Stdin: ac.Stdin, Env: map[string]string{}, Timeout: g.Timeout,
+		Expected: ac.Expected, Checks: g.Checks, Reset: ac.Reset, Extra: ac.Extra,
+		Source: s.l.p.File()}
+	if c.Arguments == nil {
+		c.Arguments = []string{}
+	}
+	for k, v := range g.Env {
+		c.Env[k] = v
+	}
+	for k, v := range ac.Env {
+		c.Env[k] = v
+	}
+	if ac.TimeoutS > 0 {
+		c.Timeout = time.Duration(ac.TimeoutS * float64(time.Second))
+	}
+	for i, f := range ac.InputFiles {
+		if err := cases.CheckRelPath(f.Path); err != nil {
+			return nil, fmt.Errorf("input_files[%d].path: %v", i, err)
+		}
+		content := []byte(f.Content)
+		if f.Encoding == "base64" {
+			var err error
+			if content, err = base64.StdEncoding.DecodeString(f.Content); err != nil {
+				return nil, fmt.Errorf("input_files[%d].content: %v", i, err)
+			}
+		}
+		c.InputFiles = append(c.InputFiles, cases.InputFile{Path: f.Path, Content: content})
+	}
+	c.TrackedFiles = append(append([]string{}, g.TrackedFiles...), ac.TrackedFiles...)
+	for i, t := range ac.TrackedFiles {
+		if err := cases.CheckRelPath(t); err != nil {
+			return nil, fmt.Errorf("tracked_files[%d]: %v", i, err)
+		}
+	}
+	return c, nil
+}

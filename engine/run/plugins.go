@@ -1,0 +1,195 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/host"
+)
+
+// pluginSet holds the plugins a problem references, loaded (compiled and
+// checked) before any case runs, so a missing, changed or broken plugin is
+// a configuration error rather than a run full of failures.
+type pluginSet struct {
+	h   *host.Host
+	dir string // the problem directory: plugins read their assets here
+
+	mu     sync.Mutex
+	byPath map[string]*host.Plugin
+}
+
+func newPluginSet(h *host.Host, p *problem.Problem) *pluginSet {
+	return &pluginSet{h: h, dir: p.Dir, byPath: map[string]*host.Plugin{}}
+}
+
+// get loads (once) the plugin a reference names and checks it has kind.
+func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string) (*host.Plugin, error) {
+	if s == nil || s.h == nil {
+		return nil, fmt.Errorf("this run has no plugin host")
+	}
+	path := ref.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(s.dir, filepath.FromSlash(path))
+	}
+	s.mu.Lock()
+	p, ok := s.byPath[path]
+	s.mu.Unlock()
+	if !ok {
+		var err error
+		if p, err = s.h.Load(ctx, path, ref.SHA256); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.byPath[path] = p
+		s.mu.Unlock()
+	}
+	if !p.HasKind(kind) {
+		return nil, fmt.Errorf("plugin %s is not a %s (it declares %v)", p.Label(), kind, p.Describe().Kinds)
+	}
+	return p, nil
+}
+
+// preloadFor loads every plugin the problem references, or says why it
+// cannot when the run has no plugin host.
+func (s *pluginSet) preloadFor(ctx context.Context, p *problem.Problem) error {
+	return s.preload(ctx, p)
+}
+
+// loaderFor picks a group's loader: its loader plugin, or a built-in.
+func (s *pluginSet) loaderFor(ctx context.Context, g *problem.Group, builtin func(string) (cases.Loader, bool)) (cases.Loader, error) {
+	if g.Loader == problem.LoaderPlugin && g.LoaderRef != nil {
+		p, err := s.get(ctx, g.LoaderRef, abi.KindLoader)
+		if err != nil {
+			return nil, err
+		}
+		return &pluginLoader{p: p, ref: g.LoaderRef, dir: s.dir}, nil
+	}
+	l, ok := builtin(g.Loader)
+	if !ok {
+		return nil, fmt.Errorf("loader %q is not available", g.Loader)
+	}
+	return l, nil
+}
+
+// preload loads every plugin the problem's groups reference.
+func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
+	var errs diag.List
+	seen := map[*problem.Group]bool{}
+	for _, cp := range p.Checkpoints {
+		for _, g := range cp.Groups {
+			if seen[g] {
+				continue
+			}
+			seen[g] = true
+			at := func(key string) string { return diag.JoinPath(g.Path, key) }
+			if g.Verifier != nil {
+				if _, err := s.get(ctx, g.Verifier, abi.KindVerifier); err != nil {
+					errs.Add(g.File, at("verifier"), 0, "%v", err)
+				}
+			}
+			if g.LoaderRef != nil {
+				if _, err := s.get(ctx, g.LoaderRef, abi.KindLoader); err != nil {
+					errs.Add(g.File, at("loader"), 0, "%v", err)
+				}
+			}
+			for i, c := range g.Checks {
+				if c.Plugin != nil {
+					if _, err := s.get(ctx, c.Plugin, abi.KindEvaluator); err != nil {
+						errs.Add(g.File, diag.IndexPath(at("checks"), i)+".plugin", 0, "%v", err)
+					}
+				}
+			}
+		}
+	}
+	return errs.Err()
+}
+
+// verifyCase runs a case's checks and the group's verifier plugin. A plugin
+// fault becomes an incorrect attribute naming the plugin and what went
+// wrong, and is returned so the record can flag it; other cases are not
+// affected.
+func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.Case, actual verify.Actual, env verify.Env) ([]verify.AttributeResult, string) {
+	checks := c.Checks
+	if len(checks) == 0 && g.Verifier == nil {
+		checks = verify.DefaultChecks(c.Expected)
+	}
+	var faults []string
+	fault := func(attr string, err error) verify.AttributeResult {
+		faults = append(faults, err.Error())
+		return verify.AttributeResult{Attribute: attr, Weight: 1, Check: "plugin",
+			Diff: &verify.Diff{Summary: err.Error()}}
+	}
+	opts := host.CallOptions{AssetRoot: s.dir}
+	attrs := make([]verify.AttributeResult, 0, len(checks)+1)
+	for _, spec := range checks {
+		if spec.Kind != "evaluator" {
+			attrs = append(attrs, verify.Run(spec, actual, c.Expected, env))
+			continue
+		}
+		attr := spec.Attribute
+		if attr == "" {
+			attr = "evaluator:" + spec.Function
+		}
+		p, err := s.get(ctx, spec.Plugin, abi.KindEvaluator)
+		if err != nil {
+			attrs = append(attrs, fault(attr, err))
+			continue
+		}
+		ac, aa := host.ToABICase(c), host.ToABIActual(actual)
+		out, err := p.Evaluate(ctx, abi.EvaluateInput{Config: spec.Plugin.Config, Function: spec.Function,
+			Arguments: spec.Arguments, Case: &ac, Actual: &aa, Expected: c.Expected}, opts)
+		if err != nil {
+			attrs = append(attrs, fault(attr, err))
+			continue
+		}
+		attrs = append(attrs, evaluatorVerdict(attr, spec, p.Label(), out))
+	}
+	if g.Verifier != nil {
+		p, err := s.get(ctx, g.Verifier, abi.KindVerifier)
+		if err == nil {
+			var got []verify.AttributeResult
+			if got, err = p.Verify(ctx, c, actual, g.Verifier.Config, opts); err == nil {
+				attrs = append(attrs, got...)
+			}
+		}
+		if err != nil {
+			attrs = append(attrs, fault("plugin:verifier", err))
+		}
+	}
+	return attrs, joinFaults(faults)
+}
+
+// evaluatorVerdict turns a score into an attribute verdict.
+func evaluatorVerdict(attr string, spec problem.CheckSpec, label string, out abi.EvaluateOutput) verify.AttributeResult {
+	pass := 1.0
+	if spec.PassScore != nil {
+		pass = *spec.PassScore
+	}
+	res := verify.AttributeResult{Attribute: attr, Actual: out.Score, Expected: pass, Weight: spec.WeightOr(1),
+		Check: label, IsCorrect: out.Error == "" && out.Score >= pass}
+	if !res.IsCorrect {
+		summary := fmt.Sprintf("%s scored %.4g, needs %.4g", spec.Function, out.Score, pass)
+		if out.Error != "" {
+			summary = spec.Function + ": " + out.Error
+		}
+		res.Diff = &verify.Diff{Summary: summary, Entries: []verify.DiffEntry{{Path: attr, Op: "mismatch", Expected: pass, Actual: out.Details}}}
+	}
+	return res
+}
+
+func joinFaults(f []string) string {
+	switch len(f) {
+	case 0:
+		return ""
+	case 1:
+		return f[0]
+	}
+	return fmt.Sprintf("%s (and %d more)", f[0], len(f)-1)
+}
