@@ -73,6 +73,7 @@ var Examples = []Example{
 	{"./examples/inventory/plugins/verifier", "examples/inventory/plugins/inventory-verifier.wasm"},
 	{"./examples/inventory/plugins/loader", "examples/inventory/plugins/inventory-loader.wasm"},
 	{"./examples/inventory/plugins/evaluator", "examples/inventory/plugins/inventory-evaluator.wasm"},
+	{"./examples/answers/plugins/answercheck", "examples/answers/plugins/answercheck.wasm"},
 }
 
 // BuildExamples compiles every example plugin in place. Each is written to a

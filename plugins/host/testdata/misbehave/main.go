@@ -45,6 +45,9 @@ func verify() int32 {
 		return 1
 	}
 	mode, _ := in.Config["mode"].(string)
+	if m, ok := in.Case.Extra["mode"].(string); ok {
+		mode = m // a case can pick its own misbehaviour
+	}
 	switch mode {
 	case "trap":
 		var m map[string]int
