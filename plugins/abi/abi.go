@@ -48,7 +48,18 @@ type Describe struct {
 	// ConfigSchema is a JSON Schema for the `config` object.
 	ConfigSchema json.RawMessage `json:"config_schema,omitempty"`
 	Description  string          `json:"description,omitempty"`
+	// Transport says how the kind exports exchange their envelopes:
+	// "extism" (default: Extism input and output) or "stdio" (the input on
+	// WASI stdin, the output on stdout — one bulk copy each way, much
+	// faster for large envelopes). describe always uses Extism.
+	Transport string `json:"transport,omitempty"`
 }
+
+// Transports.
+const (
+	TransportExtism = "extism"
+	TransportStdio  = "stdio"
+)
 
 // Case is a test case as plugins see it.
 type Case struct {

@@ -11,21 +11,30 @@ import (
 // and advances 1 ms per reading (so elapsed-time loops still end), and
 // random bytes come from the same seeded stream.
 type callClock struct {
-	ticks int64
-	rng   *rand.ChaCha8
+	now int64 // virtual nanoseconds since the call started
+	rng *rand.ChaCha8
 }
 
 // epoch is 2022-01-01T00:00:00Z, the instant every call starts at.
 const epoch = 1640995200
 
 func (c *callClock) reset() {
-	c.ticks = 0
+	c.now = 0
 	c.rng = rand.NewChaCha8([32]byte{'w', 'a', 's', 'm', 'e', 'v', 'a', 'l'})
 }
 
 func (c *callClock) tick() int64 {
-	c.ticks++
-	return c.ticks * 1_000_000
+	c.now += 1_000_000
+	return c.now
+}
+
+// nanosleep advances virtual time instead of sleeping: a guest runtime
+// waiting for a timer (Go's scheduler does, when idle) gets there at once
+// instead of spinning on the clock.
+func (c *callClock) nanosleep(ns int64) {
+	if ns > 0 {
+		c.now += ns
+	}
 }
 
 func (c *callClock) walltime() (int64, int32) { return epoch, 0 }

@@ -25,13 +25,28 @@ type Plugin struct {
 	file     string
 	digest   string
 	size     int
-	compiled *extism.CompiledPlugin
-	pool     chan *instance
+	data     []byte
 	describe abi.Describe
 	exports  []string
 
+	// v is the compiled module. It is compiled with termination checks
+	// (a check at every loop header) so a runaway call can be stopped at
+	// its timeout. That costs Go guests an order of magnitude in speed
+	// (every Go function has a dispatch loop), but there is no safe
+	// alternative in process: a call left running unchecked can never be
+	// preempted and stalls the Go runtime's garbage collector. See
+	// docs/plugin-abi.md, "Limits".
+	v *variant
+
 	created   atomic.Int64 // instances created, for tests and inspection
 	discarded atomic.Int64
+}
+
+// variant is one compilation of the module with its instance pool.
+type variant struct {
+	compiled *extism.CompiledPlugin
+	pool     chan *instance
+	checked  bool
 }
 
 // File, Digest, Size and Describe identify the plugin.
@@ -63,37 +78,28 @@ func (p *Plugin) HasKind(kind string) bool {
 
 // instance is one instantiated module with its own memory.
 type instance struct {
+	v      *variant
 	p      *extism.Plugin
 	stderr *capBuffer
 	clock  *callClock
+	// stdin and stdout carry envelopes for plugins on the stdio transport.
+	stdin  *bytes.Reader
+	stdout *capBuffer
 }
 
 func (h *Host) compile(ctx context.Context, file, digest string, data []byte) (*Plugin, error) {
-	p := &Plugin{host: h, file: file, digest: digest, size: len(data),
-		pool: make(chan *instance, 2*goruntime.GOMAXPROCS(0))}
+	p := &Plugin{host: h, file: file, digest: digest, size: len(data), data: data}
 	label := filepath.Base(file) + "@" + digest[:12]
 	if len(data) < 8 || !bytes.Equal(data[:4], []byte("\x00asm")) {
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: "the file does not start with the Wasm magic number"}
 	}
-	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
-	if h.cache != nil {
-		rc = rc.WithCompilationCache(h.cache)
-	}
-	pages := uint32(h.opts.MemoryBytes / 65536)
-	manifest := extism.Manifest{
-		Wasm: []extism.Wasm{extism.WasmData{Data: data}},
-		// No allowed hosts and no paths: no network, no filesystem.
-		Memory:  &extism.ManifestMemory{MaxPages: pages, MaxVarBytes: 1 << 20},
-		Timeout: uint64(h.opts.Timeout.Milliseconds()),
-	}
-	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
-		RuntimeConfig: rc, EnableWasi: true,
-	}, h.hostFunctions())
+	v, err := p.compileVariant(ctx, true)
 	if err != nil {
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: err.Error()}
 	}
-	p.compiled = compiled
-	inst, err := p.newInstance(ctx)
+	p.v = v
+	compiled := v.compiled
+	inst, err := p.newInstance(ctx, v)
 	if err != nil {
 		compiled.Close(ctx)
 		return nil, &Error{Plugin: label, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
@@ -108,7 +114,7 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte) (*
 		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultMissingExport,
 			Detail: "every wasmeval plugin exports describe (see docs/plugin-abi.md)"}
 	}
-	p.pool <- inst
+	v.pool <- inst
 	out, err := p.Call(ctx, abi.DescribeExport, nil, CallOptions{})
 	if err != nil {
 		compiled.Close(ctx)
@@ -133,6 +139,32 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte) (*
 	return p, nil
 }
 
+// compileVariant compiles the module, with termination checks or without.
+func (p *Plugin) compileVariant(ctx context.Context, checked bool) (*variant, error) {
+	h := p.host
+	rc := wazero.NewRuntimeConfig()
+	if h.cache != nil {
+		rc = rc.WithCompilationCache(h.cache)
+	}
+	manifest := extism.Manifest{
+		Wasm: []extism.Wasm{extism.WasmData{Data: p.data}},
+		// No allowed hosts and no paths: no network, no filesystem.
+		Memory: &extism.ManifestMemory{MaxPages: uint32(h.opts.MemoryBytes / 65536), MaxVarBytes: 1 << 20},
+	}
+	if checked {
+		// A timeout makes Extism compile with termination checks and
+		// close the module when the call's context ends.
+		manifest.Timeout = uint64(h.opts.Timeout.Milliseconds())
+	}
+	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
+		RuntimeConfig: rc, EnableWasi: true,
+	}, h.hostFunctions())
+	if err != nil {
+		return nil, err
+	}
+	return &variant{compiled: compiled, pool: make(chan *instance, 2*goruntime.GOMAXPROCS(0)), checked: checked}, nil
+}
+
 func supported(v int) bool {
 	for _, s := range abi.SupportedVersions {
 		if s == v {
@@ -154,15 +186,18 @@ func versions() string {
 // the sandbox: no filesystem, no environment, no arguments, a fixed wall
 // clock, a fake monotonic clock and a deterministic random source, so the
 // same input always gives the same output.
-func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
+func (p *Plugin) newInstance(ctx context.Context, v *variant) (*instance, error) {
 	stderr := &capBuffer{max: 64 << 10}
+	stdout := &capBuffer{max: MaxOutputBytes + 1}
+	stdin := bytes.NewReader(nil)
 	clock := &callClock{}
 	clock.reset()
-	mc := wazero.NewModuleConfig().WithStdout(stderr).WithStderr(stderr).
+	mc := wazero.NewModuleConfig().WithStdin(stdin).WithStdout(stdout).WithStderr(stderr).
 		WithWalltime(clock.walltime, sys.ClockResolution(1)).
 		WithNanotime(clock.nanotime, sys.ClockResolution(1)).
+		WithNanosleep(clock.nanosleep).
 		WithRandSource(clock)
-	ep, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	ep, err := v.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +220,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 			log(label, strings.ToLower(level.String()), msg)
 		}
 	})
-	return &instance{p: ep, stderr: stderr, clock: clock}, nil
+	return &instance{v: v, p: ep, stderr: stderr, clock: clock, stdin: stdin, stdout: stdout}, nil
 }
 
 // CallOptions scope one call.
@@ -198,24 +233,35 @@ type CallOptions struct {
 // Call runs one export with input and returns its output. Faults come back
 // as *Error; the instance that hit one is discarded.
 func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts CallOptions) ([]byte, error) {
+	v := p.v
 	var inst *instance
 	select {
-	case inst = <-p.pool:
+	case inst = <-v.pool:
 	default:
 		var err error
-		if inst, err = p.newInstance(ctx); err != nil {
+		if inst, err = p.newInstance(ctx, v); err != nil {
 			return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
 		}
 	}
 	inst.stderr.Reset()
+	inst.stdout.Reset()
 	inst.clock.reset()
+	stdio := export != abi.DescribeExport && p.describe.Transport == abi.TransportStdio
+	if stdio {
+		inst.stdin.Reset(input)
+		input = nil
+	} else {
+		inst.stdin.Reset(nil)
+	}
 	// Extism vars would let one call leak state into the next call that
 	// happens to get this instance; a verdict must not depend on that.
 	inst.p.Var = map[string][]byte{}
 	callCtx := context.WithValue(ctx, assetRootKey{}, assetScope{root: opts.AssetRoot, max: p.host.opts.AssetBytes, plugin: p})
-	rc, out, err := inst.p.CallWithContext(callCtx, export, input)
-	if err != nil || rc != 0 {
-		fault := p.classify(inst, err, rc)
+
+	var r callResult
+	r.rc, r.out, r.err = inst.p.CallWithContext(callCtx, export, input)
+	if r.err != nil || r.rc != 0 {
+		fault := p.classify(inst, r.err, r.rc)
 		fault.Export = export
 		if fault.Fault != FaultFailed {
 			p.discard(inst)
@@ -227,9 +273,27 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 		}
 		return nil, fault
 	}
+	out := r.out
+	if stdio {
+		if inst.stdout.Len() > MaxOutputBytes {
+			p.discard(inst)
+			return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultEnvelope,
+				Detail: fmt.Sprintf("output larger than %d MiB", MaxOutputBytes>>20)}
+		}
+		out = bytes.Clone(inst.stdout.Bytes())
+	}
 	p.release(inst)
 	return out, nil
 }
+
+type callResult struct {
+	rc  uint32
+	out []byte
+	err error
+}
+
+// MaxOutputBytes caps a stdio-transport plugin's output.
+const MaxOutputBytes = 64 << 20
 
 // classify turns a failed call into a fault that says what happened.
 func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
@@ -244,11 +308,11 @@ func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
 		return e
 	case err != nil && strings.Contains(err.Error(), "wasm error"):
 		e.Fault, e.Detail = FaultTrap, firstLine(err.Error())
+		// A guest that cannot grow its memory aborts (Go prints "fatal
+		// error: out of memory", Rust "memory allocation ... failed"); say
+		// so rather than just "trapped".
 		out := inst.stderr.String()
-		mem := inst.p.Memory()
-		// A guest that cannot grow its memory aborts (Go: "fatal error:
-		// out of memory"); say so rather than just "trapped".
-		if strings.Contains(out, "out of memory") || (mem != nil && uint64(mem.Size())+(8<<20) >= p.host.opts.MemoryBytes) {
+		if strings.Contains(out, "out of memory") || strings.Contains(out, "memory allocation") {
 			e.Fault = FaultMemory
 			e.Detail = fmt.Sprintf("linear memory reached the %d MiB cap (%s)", p.host.opts.MemoryBytes>>20, e.Detail)
 		}
@@ -291,7 +355,7 @@ func stderrHead(s string) string {
 
 func (p *Plugin) release(inst *instance) {
 	select {
-	case p.pool <- inst:
+	case inst.v.pool <- inst:
 	default:
 		inst.p.Close(context.Background())
 	}
@@ -303,14 +367,17 @@ func (p *Plugin) discard(inst *instance) {
 }
 
 func (p *Plugin) close() {
-	for {
-		select {
-		case inst := <-p.pool:
-			inst.p.Close(context.Background())
-		default:
-			p.compiled.Close(context.Background())
-			return
+	for _, v := range []*variant{p.v} {
+	drain:
+		for {
+			select {
+			case inst := <-v.pool:
+				inst.p.Close(context.Background())
+			default:
+				break drain
+			}
 		}
+		v.compiled.Close(context.Background())
 	}
 }
 

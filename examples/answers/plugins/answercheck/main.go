@@ -22,13 +22,14 @@ import (
 	pdk "github.com/extism/go-pdk"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
 )
 
 func main() {}
 
 //go:wasmexport describe
 func describe() int32 {
-	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "answercheck", Version: "1.0.0",
+	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "answercheck", Version: "1.0.0", Transport: abi.TransportStdio,
 		Kinds:        []string{abi.KindTest},
 		ConfigSchema: json.RawMessage(`{"type":"object","required":["expected"],"properties":{"expected":{"type":"string"},"match":{"enum":["exact","contains","number"]},"tolerance":{"type":"number","minimum":0}}}`),
 		Description:  "Passes an agent run when its final answer matches the expected one."})
@@ -90,7 +91,7 @@ func scalar(v any) string {
 //go:wasmexport test
 func test() int32 {
 	var in abi.TestInput
-	if err := pdk.InputJSON(&in); err != nil {
+	if err := wasmeval.ReadInput(&in); err != nil {
 		pdk.SetError(err)
 		return 1
 	}
@@ -100,7 +101,7 @@ func test() int32 {
 	answer, source, ok := extract(in.Result)
 	details := map[string]any{"answer": answer, "source": source, "expected": expected}
 	if !ok {
-		pdk.OutputJSON(abi.TestOutput{Passed: false, Feedback: "no answer found in task_result or the conversation", Details: details})
+		wasmeval.WriteOutput(abi.TestOutput{Passed: false, Feedback: "no answer found in task_result or the conversation", Details: details})
 		return 0
 	}
 	var passed bool
@@ -118,6 +119,6 @@ func test() int32 {
 	if !passed {
 		feedback = fmt.Sprintf("answer %q (from %s) does not match %q", answer, source, expected)
 	}
-	pdk.OutputJSON(abi.TestOutput{Passed: passed, Feedback: feedback, Details: details})
+	wasmeval.WriteOutput(abi.TestOutput{Passed: passed, Feedback: feedback, Details: details})
 	return 0
 }

@@ -19,13 +19,14 @@ import (
 	pdk "github.com/extism/go-pdk"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
 )
 
 func main() {}
 
 //go:wasmexport describe
 func describe() int32 {
-	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "inventory-evaluator", Version: "1.0.0",
+	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "inventory-evaluator", Version: "1.0.0", Transport: abi.TransportStdio,
 		Kinds: []string{abi.KindEvaluator}, Functions: []string{"compare_csv", "row_count"},
 		Description: "CSV comparisons for files the inventory CLI writes."})
 	return 0
@@ -34,7 +35,7 @@ func describe() int32 {
 //go:wasmexport evaluate
 func evaluate() int32 {
 	var in abi.EvaluateInput
-	if err := pdk.InputJSON(&in); err != nil {
+	if err := wasmeval.ReadInput(&in); err != nil {
 		pdk.SetError(err)
 		return 1
 	}
@@ -47,7 +48,7 @@ func evaluate() int32 {
 	default:
 		out.Error = fmt.Sprintf("unknown function %q (this plugin has compare_csv, row_count)", in.Function)
 	}
-	pdk.OutputJSON(out)
+	wasmeval.WriteOutput(out)
 	return 0
 }
 

@@ -18,6 +18,7 @@ import (
 	pdk "github.com/extism/go-pdk"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
 )
 
 //go:wasmimport extism:host/user read_asset
@@ -27,7 +28,7 @@ func main() {}
 
 //go:wasmexport describe
 func describe() int32 {
-	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "inventory-loader", Version: "1.0.0",
+	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "inventory-loader", Version: "1.0.0", Transport: abi.TransportStdio,
 		Kinds:        []string{abi.KindLoader},
 		ConfigSchema: []byte(`{"type":"object","required":["catalog","asset"],"properties":{"catalog":{"type":"string"},"asset":{"type":"string"},"currency":{"type":"string"}}}`),
 		Description:  "One summary case per catalog category, expected values computed from the catalog."})
@@ -53,7 +54,7 @@ type totals struct {
 //go:wasmexport load_cases
 func loadCases() int32 {
 	var in abi.LoadInput
-	if err := pdk.InputJSON(&in); err != nil {
+	if err := wasmeval.ReadInput(&in); err != nil {
 		pdk.SetError(err)
 		return 1
 	}
@@ -65,12 +66,12 @@ func loadCases() int32 {
 	}
 	text, err := asset(catalog)
 	if err != nil {
-		pdk.OutputJSON(abi.LoadOutput{Error: err.Error()})
+		wasmeval.WriteOutput(abi.LoadOutput{Error: err.Error()})
 		return 0
 	}
 	rows, err := csv.NewReader(strings.NewReader(text)).ReadAll()
 	if err != nil || len(rows) < 1 {
-		pdk.OutputJSON(abi.LoadOutput{Error: fmt.Sprintf("%s is not a CSV catalog: %v", catalog, err)})
+		wasmeval.WriteOutput(abi.LoadOutput{Error: fmt.Sprintf("%s is not a CSV catalog: %v", catalog, err)})
 		return 0
 	}
 	col := map[string]int{}
@@ -108,6 +109,6 @@ func loadCases() int32 {
 			},
 		})
 	}
-	pdk.OutputJSON(out)
+	wasmeval.WriteOutput(out)
 	return 0
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
 )
 
 func main() {}
@@ -44,7 +45,7 @@ type config struct {
 //go:wasmexport describe
 func describe() int32 {
 	schema := json.RawMessage(`{"type":"object","properties":{"output":{"enum":["json","text","auto"]},"tolerance":{"type":"number","minimum":0},"ignore_whitespace":{"type":"boolean"},"stderr_pattern":{"type":"string"},"attributes":{"type":"array","items":{"type":"string"}},"weights":{"type":"object","additionalProperties":{"type":"number"}}},"additionalProperties":false}`)
-	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "inventory-verifier", Version: "1.0.0",
+	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "inventory-verifier", Version: "1.0.0", Transport: abi.TransportStdio,
 		Kinds: []string{abi.KindVerifier}, ConfigSchema: schema,
 		Description: "Verifies the inventory CLI: exit status, JSON or text output, error messages."})
 	return 0
@@ -53,14 +54,14 @@ func describe() int32 {
 //go:wasmexport verify
 func verifyCase() int32 {
 	var in abi.VerifyInput
-	if err := pdk.InputJSON(&in); err != nil {
+	if err := wasmeval.ReadInput(&in); err != nil {
 		pdk.SetError(err)
 		return 1
 	}
 	var cfg config
 	raw, _ := json.Marshal(in.Config)
 	if err := json.Unmarshal(raw, &cfg); err != nil {
-		pdk.OutputJSON(abi.VerifyOutput{Error: "bad config: " + err.Error()})
+		wasmeval.WriteOutput(abi.VerifyOutput{Error: "bad config: " + err.Error()})
 		return 0
 	}
 	actual := verify.Actual{StatusCode: in.Actual.StatusCode, Output: in.Actual.Output, Stderr: in.Actual.Stderr}
@@ -89,7 +90,7 @@ func verifyCase() int32 {
 	}
 	if cfg.StderrPattern != "" && wanted(cfg, "stderr") {
 		if _, err := regexp.Compile(cfg.StderrPattern); err != nil {
-			pdk.OutputJSON(abi.VerifyOutput{Error: fmt.Sprintf("bad stderr_pattern: %v", err)})
+			wasmeval.WriteOutput(abi.VerifyOutput{Error: fmt.Sprintf("bad stderr_pattern: %v", err)})
 			return 0
 		}
 		s := spec("regex", "stderr", cfg)
@@ -101,6 +102,6 @@ func verifyCase() int32 {
 	if out.Attributes == nil {
 		out.Attributes = []abi.Attribute{}
 	}
-	pdk.OutputJSON(out)
+	wasmeval.WriteOutput(out)
 	return 0
 }

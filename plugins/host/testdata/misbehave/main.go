@@ -8,11 +8,14 @@ package main
 import (
 	"crypto/rand"
 	"fmt"
+	"io"
+	"os"
 	"time"
 
 	pdk "github.com/extism/go-pdk"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
 )
 
 //go:wasmimport extism:host/user read_asset
@@ -33,14 +36,14 @@ func describe() int32 {
 	if abiOverride != "" {
 		fmt.Sscan(abiOverride, &version)
 	}
-	pdk.OutputJSON(abi.Describe{ABIVersion: version, Name: "misbehave", Version: "1.0.0", Kinds: kinds, Functions: []string{"echo"}})
+	pdk.OutputJSON(abi.Describe{ABIVersion: version, Name: "misbehave", Version: "1.0.0", Transport: abi.TransportStdio, Kinds: kinds, Functions: []string{"echo"}})
 	return 0
 }
 
 //go:wasmexport verify
 func verify() int32 {
 	var in abi.VerifyInput
-	if err := pdk.InputJSON(&in); err != nil {
+	if err := wasmeval.ReadInput(&in); err != nil {
 		pdk.SetError(err)
 		return 1
 	}
@@ -60,16 +63,16 @@ func verify() int32 {
 			sink = append(sink, make([]byte, 1<<20))
 		}
 	case "badjson":
-		pdk.OutputString("{not json")
+		os.Stdout.WriteString("{not json")
 		return 0
 	case "badenvelope":
-		pdk.OutputString(`{"attributes": [{"attribute": "", "is_correct": "yes"}]}`)
+		os.Stdout.WriteString(`{"attributes": [{"attribute": "", "is_correct": "yes"}]}`)
 		return 0
 	case "fail":
 		pdk.SetErrorString("refusing on purpose")
 		return 1
 	case "verdict":
-		pdk.OutputJSON(abi.VerifyOutput{Error: "cannot verify this output"})
+		wasmeval.WriteOutput(abi.VerifyOutput{Error: "cannot verify this output"})
 		return 0
 	case "log":
 		pdk.Log(pdk.LogInfo, "checked case "+in.Case.ID)
@@ -77,7 +80,7 @@ func verify() int32 {
 		b := make([]byte, 8)
 		rand.Read(b)
 		t0 := time.Now()
-		pdk.OutputJSON(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "clock", IsCorrect: true, Weight: 1,
+		wasmeval.WriteOutput(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "clock", IsCorrect: true, Weight: 1,
 			Actual: fmt.Sprintf("%d %x %d", t0.UnixNano(), b, time.Since(t0).Nanoseconds())}}})
 		return 0
 	case "asset":
@@ -89,10 +92,10 @@ func verify() int32 {
 			m := pdk.FindMemory(off)
 			got = string(m.ReadBytes())
 		}
-		pdk.OutputJSON(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "asset", IsCorrect: off != 0, Weight: 1, Actual: got}}})
+		wasmeval.WriteOutput(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "asset", IsCorrect: off != 0, Weight: 1, Actual: got}}})
 		return 0
 	}
-	pdk.OutputJSON(abi.VerifyOutput{Attributes: []abi.Attribute{{
+	wasmeval.WriteOutput(abi.VerifyOutput{Attributes: []abi.Attribute{{
 		Attribute: "output", Actual: in.Actual.Output, Expected: in.Expected["output"],
 		IsCorrect: in.Actual.Output == in.Expected["output"], Weight: 1,
 	}}})
@@ -102,38 +105,47 @@ func verify() int32 {
 //go:wasmexport evaluate
 func evaluate() int32 {
 	var in abi.EvaluateInput
-	if err := pdk.InputJSON(&in); err != nil {
+	if err := wasmeval.ReadInput(&in); err != nil {
 		pdk.SetError(err)
 		return 1
 	}
 	score, _ := in.Arguments["score"].(float64)
-	pdk.OutputJSON(abi.EvaluateOutput{Score: score, Details: map[string]any{"function": in.Function}})
+	wasmeval.WriteOutput(abi.EvaluateOutput{Score: score, Details: map[string]any{"function": in.Function}})
 	return 0
 }
 
 //go:wasmexport test
 func test() int32 {
 	var in abi.TestInput
-	if err := pdk.InputJSON(&in); err != nil {
+	if err := wasmeval.ReadInput(&in); err != nil {
 		pdk.SetError(err)
 		return 1
 	}
-	pdk.OutputJSON(abi.TestOutput{Passed: in.Result.Status == "completed", Feedback: "status " + in.Result.Status})
+	wasmeval.WriteOutput(abi.TestOutput{Passed: in.Result.Status == "completed", Feedback: "status " + in.Result.Status})
 	return 0
 }
 
 //go:wasmexport load_cases
 func loadCases() int32 {
 	var in abi.LoadInput
-	if err := pdk.InputJSON(&in); err != nil {
+	if err := wasmeval.ReadInput(&in); err != nil {
 		pdk.SetError(err)
 		return 1
 	}
 	n := len(in.History)
 	if n == 3 {
-		pdk.OutputJSON(abi.LoadOutput{Cases: []abi.Case{}, Done: true})
+		wasmeval.WriteOutput(abi.LoadOutput{Cases: []abi.Case{}, Done: true})
 		return 0
 	}
-	pdk.OutputJSON(abi.LoadOutput{Cases: []abi.Case{{ID: fmt.Sprintf("c%d", n), Arguments: []string{fmt.Sprint(n)}}}})
+	wasmeval.WriteOutput(abi.LoadOutput{Cases: []abi.Case{{ID: fmt.Sprintf("c%d", n), Arguments: []string{fmt.Sprint(n)}}}})
+	return 0
+}
+
+// echo copies its input to its output untouched: the transport's cost alone.
+//
+//go:wasmexport echo
+func echo() int32 {
+	data, _ := io.ReadAll(os.Stdin)
+	os.Stdout.Write(data)
 	return 0
 }

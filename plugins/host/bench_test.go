@@ -1,0 +1,162 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
+)
+
+var (
+	verifierOnce sync.Once
+	verifierWasm string
+	verifierErr  error
+)
+
+// exampleVerifier builds the inventory example's verifier plugin.
+func exampleVerifier(b testing.TB) string {
+	verifierOnce.Do(func() {
+		verifierWasm = filepath.Join(os.TempDir(), fmt.Sprintf("wasmeval-bench-verifier-%d.wasm", os.Getpid()))
+		verifierErr = pluginbuild.Build("../../examples/inventory/plugins/verifier", verifierWasm)
+	})
+	if verifierErr != nil {
+		b.Fatal(verifierErr)
+	}
+	return verifierWasm
+}
+
+// benchCase is a realistic ~2 KB case result: a JSON summary with line items.
+func benchCase() (*cases.Case, verify.Actual) {
+	var items []string
+	for i := 0; i < 20; i++ {
+		items = append(items, fmt.Sprintf(`{"sku":"SKU-%03d","name":"item %d","qty":%d,"price":%.2f,"tags":["a","b"]}`, i, i, i%7, 1.25*float64(i+1)))
+	}
+	out := `{"currency":"EUR","total":1234.5,"items":[` + strings.Join(items, ",") + `]}`
+	c := &cases.Case{ID: "bench", Arguments: []string{"summary", "items.csv"}, Expected: map[string]any{"status_code": 0, "output": out}}
+	return c, verify.Actual{StatusCode: 0, Output: out}
+}
+
+var benchConfig = map[string]any{"output": "json", "tolerance": 0.001}
+
+// BenchmarkVerifier compares, in one run, verification of the same case by
+// the built-in checks and by the example verifier plugin (pooled instances,
+// all cores), and reports calls per second for both.
+//
+//	go test -run '^$' -bench Verifier -benchtime 3s ./plugins/host/
+func BenchmarkVerifier(b *testing.B) {
+	c, actual := benchCase()
+	b.Run("builtin", func(b *testing.B) {
+		specs := []problem.CheckSpec{{Kind: "status"}, {Kind: "json", Tolerance: 0.001}}
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				for _, s := range specs {
+					if r := verify.Run(s, actual, c.Expected, verify.Env{}); !r.IsCorrect {
+						b.Error("wrong verdict")
+					}
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	})
+	b.Run("plugin", func(b *testing.B) {
+		h := newHost(b, Options{})
+		p, err := h.Load(context.Background(), exampleVerifier(b), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				attrs, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{})
+				if err != nil || len(attrs) != 2 || !attrs[0].IsCorrect || !attrs[1].IsCorrect {
+					b.Errorf("verdict %v %+v", err, attrs)
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	})
+}
+
+// BenchmarkFirstCall measures loading a plugin and getting its first
+// verdict in a fresh host: with wazero's compilation cache warm, and with
+// no cache at all.
+//
+//	go test -run '^$' -bench FirstCall -benchtime 5x ./plugins/host/
+func BenchmarkFirstCall(b *testing.B) {
+	c, actual := benchCase()
+	wasm := exampleVerifier(b)
+	warm := b.TempDir()
+	for _, tc := range []struct{ name, cache string }{{"warm-cache", warm}, {"no-cache", "-"}} {
+		if tc.cache != "-" { // fill the cache once
+			h, _ := New(Options{CacheDir: tc.cache})
+			if _, err := h.Load(context.Background(), wasm, ""); err != nil {
+				b.Fatal(err)
+			}
+			h.Close()
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				h, err := New(Options{CacheDir: tc.cache})
+				if err != nil {
+					b.Fatal(err)
+				}
+				p, err := h.Load(context.Background(), wasm, "")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(t0)
+				h.Close()
+			}
+			b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/first-call")
+		})
+	}
+}
+
+// BenchmarkRoundTrip1MB sends a 1 MB output into a plugin that returns it
+// in its verdict (1 MB in, 1 MB back).
+//
+//	go test -run '^$' -bench RoundTrip -benchtime 20x ./plugins/host/
+func BenchmarkRoundTrip1MB(b *testing.B) {
+	p := load(b, newHost(b, Options{}), "misbehave")
+	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	c := &cases.Case{ID: "big", Arguments: []string{}, Expected: map[string]any{"output": big}}
+	b.SetBytes(2 << 20)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		attrs, err := p.Verify(context.Background(), c, verify.Actual{Output: big}, map[string]any{"mode": "ok"}, CallOptions{})
+		if err != nil || !attrs[0].IsCorrect || len(attrs[0].Actual.(string)) != len(big) {
+			b.Fatalf("%v", err)
+		}
+	}
+}
+
+// BenchmarkTransport1MB moves 1 MB into a plugin and back with no decoding
+// on either side: the cost of the stdio transport itself.
+//
+//	go test -run '^$' -bench Transport -benchtime 20x ./plugins/host/
+func BenchmarkTransport1MB(b *testing.B) {
+	p := load(b, newHost(b, Options{}), "misbehave")
+	big := []byte(strings.Repeat("0123456789abcdef", 1<<16))
+	b.SetBytes(2 << 20)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, err := p.Call(context.Background(), "echo", big, CallOptions{})
+		if err != nil || len(out) != len(big) {
+			b.Fatalf("%v (%d bytes back)", err, len(out))
+		}
+	}
+}
