@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -284,5 +287,32 @@ func TestConcurrentCalls(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// No network, no filesystem, no environment: a plugin that tries gets
+// nothing, and a server it aims at never hears from it.
+func TestSandboxRefusesNetworkFilesystemEnvironment(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	os.Setenv("WASMEVAL_SECRET", "leak")
+	defer os.Unsetenv("WASMEVAL_SECRET")
+	p := load(t, newHost(t, Options{}), "misbehave")
+	if attrs, err := verifyMode(p, "http", map[string]any{"url": srv.URL}); err == nil {
+		t.Errorf("an HTTP request must be refused, got %+v", attrs)
+	} else if !strings.Contains(err.Error(), "not allowed") {
+		t.Errorf("refusal should say why: %v", err)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the server received %d requests", hits.Load())
+	}
+	attrs, err := verifyMode(p, "env", nil)
+	if err != nil || attrs[0].Actual != "[] 0" {
+		t.Errorf("environment and arguments must be empty: %v %+v", err, attrs)
+	}
+	attrs, err = verifyMode(p, "fs", nil)
+	if err != nil || attrs[0].Actual == "<nil>" {
+		t.Errorf("the host filesystem must be unreachable: %v %+v", err, attrs)
 	}
 }

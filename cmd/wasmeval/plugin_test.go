@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPluginInspectAndCall(t *testing.T) {
+	wasm := filepath.Join(example, "plugins", "inventory-evaluator.wasm")
+	r := wasmeval(t, "plugin", "inspect", wasm)
+	if r.code != 0 {
+		t.Fatalf("inspect: %d %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"sha256:   ", "name:     inventory-evaluator 1.0.0", "abi:      1", "kinds:    evaluator",
+		"exports:  describe, evaluate", "functions: compare_csv, row_count", `"transport": "stdio"`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	in := `{"abi_version":1,"config":{},"function":"compare_csv","arguments":{"path":"a.csv"},` +
+		`"actual":{"status_code":0,"output":"","stderr":"","files":{"a.csv":"x,y\n1,2\n"}},"expected":{"files":{"a.csv":"x,y\n1,3\n"}}}`
+	r = wasmeval(t, "plugin", "call", wasm, "evaluate", "--input", in)
+	if r.code != 0 || !strings.Contains(r.stdout, `"score":0.5`) || !strings.Contains(r.stdout, `"mismatched_rows":[2]`) {
+		t.Fatalf("call: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	f := filepath.Join(t.TempDir(), "in.json")
+	os.WriteFile(f, []byte(strings.Replace(in, "compare_csv", "nope", 1)), 0o644)
+	r = wasmeval(t, "plugin", "call", wasm, "evaluate", "--input", "@"+f)
+	if r.code != 0 || !strings.Contains(r.stdout, `unknown function \"nope\"`) {
+		t.Fatalf("call @file: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// Bad input is a usage error, not a stack trace.
+	for _, args := range [][]string{
+		{"plugin", "call", wasm, "evaluate", "--input", "{not json"},
+		{"plugin", "inspect", filepath.Join(example, "config.yaml")},
+		{"plugin", "inspect", "/no/such.wasm"},
+	} {
+		r = wasmeval(t, args...)
+		if r.code != 2 || strings.Contains(r.stderr, "goroutine") {
+			t.Errorf("%v: exit %d, stderr %s", args, r.code, r.stderr)
+		}
+	}
+	if r := wasmeval(t, "plugin", "inspect", filepath.Join(example, "config.yaml")); !strings.Contains(r.stderr, "not a Wasm module") {
+		t.Errorf("a YAML file as plugin: %s", r.stderr)
+	}
+}
+
+// A problem whose plugin changed since it was pinned is refused before
+// anything runs, naming the file, the key and both digests.
+func TestChangedPluginIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := `name: p
+command: "true"
+verifier: {type: plugin, path: v.wasm, sha256: 0000000000000000000000000000000000000000000000000000000000000000}
+checkpoints:
+  c1:
+    groups: {g: {type: Core}}
+`
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644)
+	data, err := os.ReadFile(filepath.Join(example, "plugins", "inventory-verifier.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "v.wasm"), data, 0o644)
+	os.MkdirAll(filepath.Join(dir, "c1", "g", "a"), 0o755)
+	os.WriteFile(filepath.Join(dir, "c1", "g", "a", "case.yaml"), []byte("{}\n"), 0o644)
+	r := wasmeval(t, "validate", dir)
+	if r.code != 2 || !strings.Contains(r.stderr, "config.yaml:3: verifier.sha256: plugin") || !strings.Contains(r.stderr, "refusing to run it") {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
