@@ -62,18 +62,27 @@ func TestLoadExampleProblem(t *testing.T) {
 	if got := strings.Join(names(cp1), ","); got != "summary:Core,top:Functionality,errors:Error" {
 		t.Errorf("checkpoint_1 groups: %s", got)
 	}
-	if got := strings.Join(names(cp2), ","); got != "category:Core,export:Functionality,checkpoint_1_summary:Regression" {
+	if got := strings.Join(names(cp2), ","); got != "category:Core,export:Functionality,by_category:Functionality,checkpoint_1_summary:Regression" {
 		t.Errorf("checkpoint_2 groups: %s", got)
 	}
-	reg := cp2.Groups[2]
+	reg := cp2.Groups[3]
 	if reg.OriginalCheckpoint != "checkpoint_1" || reg.OriginalGroup != "summary" || reg.CasesDir != cp1.Dir || reg.CaseGroup != "summary" {
 		t.Errorf("regression group not pointing at its source: %+v", reg)
 	}
 	if reg.Timeout != 10*time.Second {
 		t.Errorf("regression group keeps its source timeout, got %v", reg.Timeout)
 	}
-	if len(reg.Checks) != 2 || reg.Checks[1].Kind != "json" {
-		t.Errorf("regression group keeps its source checks, got %+v", reg.Checks)
+	if v := reg.Verifier; v == nil || v.Config["output"] != "json" || !strings.HasSuffix(v.Path, "plugins/inventory-verifier.wasm") || len(v.SHA256) != 64 {
+		t.Errorf("regression group keeps its source verifier and its config, got %+v", reg.Verifier)
+	}
+	if v := cp1.Groups[2].Verifier; v == nil || v.Config["stderr_pattern"] != "^error: " || v.SHA256 != reg.Verifier.SHA256 {
+		t.Errorf("a config-only verifier reconfigures the inherited plugin: %+v", v)
+	}
+	if by := cp2.Groups[2]; by.Loader != LoaderPlugin || by.LoaderRef == nil || by.LoaderRef.Config["asset"] != "catalog" {
+		t.Errorf("loader plugin binding: %+v", by)
+	}
+	if ev := cp2.Groups[1].Checks[0]; ev.Kind != "evaluator" || ev.Plugin == nil || ev.Function != "compare_csv" {
+		t.Errorf("evaluator check: %+v", ev)
 	}
 	if g := cp1.Groups[2]; g.Timeout != 5*time.Second {
 		t.Errorf("group timeout wins over problem: %v", g.Timeout)

@@ -52,7 +52,7 @@ checkpoints:
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.New(host.Options{CacheDir: filepath.Join(os.TempDir(), "wasmeval-test-cache"), Timeout: 2e9, MemoryBytes: 64 << 20})
+	h, err := host.New(host.Options{CacheDir: filepath.Join(os.TempDir(), "wasmeval-test-cache"), Timeout: 4e9, MemoryBytes: 32 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,12 +136,12 @@ func TestLoadRefusals(t *testing.T) {
 // Every kind of misbehaviour is contained: a clear fault naming the plugin
 // and export, the faulty instance discarded, and the next call fine.
 func TestFaultIsolation(t *testing.T) {
-	h := newHost(t, Options{Timeout: 3 * time.Second, MemoryBytes: 64 << 20})
+	h := newHost(t, Options{Timeout: 3 * time.Second, MemoryBytes: 32 << 20})
 	p := load(t, h, "misbehave")
 	for _, tc := range []struct{ mode, fault, detail string }{
 		{"trap", FaultTrap, "nil map"},
 		{"loop", FaultTimeout, "no answer within 3s"},
-		{"oom", FaultMemory, "64 MiB cap"},
+		{"oom", FaultMemory, "32 MiB cap"},
 		{"badjson", FaultInvalidJSON, `output starts "{not json"`},
 		{"badenvelope", FaultEnvelope, "verify_output"},
 		{"fail", FaultFailed, "refusing on purpose"},

@@ -60,7 +60,7 @@ func verify() int32 {
 		}
 	case "oom":
 		for {
-			sink = append(sink, make([]byte, 1<<20))
+			sink = append(sink, make([]byte, 8<<20))
 		}
 	case "badjson":
 		os.Stdout.WriteString("{not json")
