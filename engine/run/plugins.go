@@ -34,6 +34,11 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 	if s == nil || s.h == nil {
 		return nil, fmt.Errorf("this run has no plugin host")
 	}
+	if ref.SHA256 == "" {
+		// Problem-level references are checked when the problem loads;
+		// this catches references written in case files.
+		return nil, fmt.Errorf("plugin %s is not pinned: add its sha256", ref.Path)
+	}
 	path := ref.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(s.dir, filepath.FromSlash(path))

@@ -84,11 +84,13 @@ func New(opts Options) (*Host, error) {
 			}
 			dir = filepath.Join(base, "wasmeval", "wazero")
 		}
-		cache, err := wazero.NewCompilationCacheWithDir(dir)
-		if err != nil {
-			return nil, fmt.Errorf("plugin compilation cache %s: %w", dir, err)
+		// Without a usable cache directory plugins still run, only compile
+		// more slowly; that is not worth failing a run over.
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			if cache, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+				h.cache = cache
+			}
 		}
-		h.cache = cache
 	}
 	extism.SetLogLevel(extism.LogLevelInfo)
 	return h, nil
