@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wasmeval/wasmeval/plugins/host"
 	"os"
 	"os/signal"
 	"syscall"
@@ -40,6 +41,9 @@ func (e *exitError) Error() string {
 func usageErr(err error) error { return &exitError{code: exitUsage, err: err} }
 
 func main() {
+	// A plugin worker is this binary started by the plugin host; it serves
+	// plugin calls and never returns from here.
+	host.ServeWorker()
 	os.Exit(execute(os.Args[1:]))
 }
 

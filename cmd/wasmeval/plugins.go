@@ -13,10 +13,11 @@ import (
 
 // pluginFlags are the plugin settings shared by run, validate and plugin.
 type pluginFlags struct {
-	dirs     []string
-	timeout  time.Duration
-	memoryMB int
-	cacheDir string
+	dirs      []string
+	timeout   time.Duration
+	memoryMB  int
+	cacheDir  string
+	isolation string
 }
 
 func (f *pluginFlags) register(fl *pflag.FlagSet) {
@@ -24,6 +25,7 @@ func (f *pluginFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.timeout, "plugin-timeout", host.DefaultTimeout, "time limit of one plugin call")
 	fl.IntVar(&f.memoryMB, "plugin-memory", host.DefaultMemoryBytes>>20, "memory cap of a plugin instance, in MiB")
 	fl.StringVar(&f.cacheDir, "plugin-cache", "", `compilation cache directory (default: the user cache dir; "-" disables it)`)
+	fl.StringVar(&f.isolation, "plugin-isolation", host.Process, `where plugin code runs: "process" (worker processes, killed at the timeout) or "inprocess" (in wasmeval, with termination checks; slower)`)
 }
 
 // newHost starts a plugin host whose plugin logs go to logw.
@@ -31,12 +33,15 @@ func (f *pluginFlags) newHost(logw io.Writer) (*host.Host, error) {
 	if f.timeout <= 0 {
 		return nil, usageErr(fmt.Errorf("--plugin-timeout must be positive"))
 	}
+	if f.isolation != host.Process && f.isolation != host.InProcess {
+		return nil, usageErr(fmt.Errorf("--plugin-isolation must be %s or %s", host.Process, host.InProcess))
+	}
 	if f.memoryMB < 1 {
 		return nil, usageErr(fmt.Errorf("--plugin-memory must be at least 1 MiB"))
 	}
 	var mu sync.Mutex
 	return host.New(host.Options{
-		CacheDir: f.cacheDir, Timeout: f.timeout, MemoryBytes: uint64(f.memoryMB) << 20,
+		CacheDir: f.cacheDir, Timeout: f.timeout, MemoryBytes: uint64(f.memoryMB) << 20, Isolation: f.isolation,
 		Log: func(plugin, level, msg string) {
 			mu.Lock()
 			defer mu.Unlock()

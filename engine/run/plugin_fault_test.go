@@ -52,7 +52,7 @@ checkpoints:
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.New(host.Options{CacheDir: filepath.Join(os.TempDir(), "wasmeval-test-cache"), Timeout: 4e9, MemoryBytes: 32 << 20})
+	h, err := host.New(host.Options{CacheDir: filepath.Join(os.TempDir(), "wasmeval-test-cache"), Timeout: 4e9, MemoryBytes: 32 << 20, Isolation: host.Process})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,23 +67,25 @@ func BenchmarkVerifier(b *testing.B) {
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 	})
-	b.Run("plugin", func(b *testing.B) {
-		h := newHost(b, Options{})
-		p, err := h.Load(context.Background(), exampleVerifier(b), "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				attrs, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{})
-				if err != nil || len(attrs) != 2 || !attrs[0].IsCorrect || !attrs[1].IsCorrect {
-					b.Errorf("verdict %v %+v", err, attrs)
-				}
+	for _, iso := range []string{InProcess, Process} {
+		b.Run("plugin-"+iso, func(b *testing.B) {
+			h := newHost(b, Options{Isolation: iso})
+			p, err := h.Load(context.Background(), exampleVerifier(b), "")
+			if err != nil {
+				b.Fatal(err)
 			}
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					attrs, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{})
+					if err != nil || len(attrs) != 2 || !attrs[0].IsCorrect || !attrs[1].IsCorrect {
+						b.Errorf("verdict %v %+v", err, attrs)
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 		})
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-	})
+	}
 }
 
 // BenchmarkFirstCall measures loading a plugin and getting its first
@@ -95,9 +97,12 @@ func BenchmarkFirstCall(b *testing.B) {
 	c, actual := benchCase()
 	wasm := exampleVerifier(b)
 	warm := b.TempDir()
-	for _, tc := range []struct{ name, cache string }{{"warm-cache", warm}, {"no-cache", "-"}} {
-		if tc.cache != "-" { // fill the cache once
-			h, _ := New(Options{CacheDir: tc.cache})
+	for _, tc := range []struct{ name, cache, iso string }{
+		{"warm-cache", warm, InProcess}, {"no-cache", "-", InProcess},
+		{"process-warm-cache", warm, Process}, {"process-no-cache", "-", Process},
+	} {
+		if tc.cache != "-" { // fill the cache once (per compilation mode)
+			h, _ := New(Options{CacheDir: tc.cache, Isolation: tc.iso})
 			if _, err := h.Load(context.Background(), wasm, ""); err != nil {
 				b.Fatal(err)
 			}
@@ -107,7 +112,7 @@ func BenchmarkFirstCall(b *testing.B) {
 			var total time.Duration
 			for i := 0; i < b.N; i++ {
 				t0 := time.Now()
-				h, err := New(Options{CacheDir: tc.cache})
+				h, err := New(Options{CacheDir: tc.cache, Isolation: tc.iso})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -131,7 +136,7 @@ func BenchmarkFirstCall(b *testing.B) {
 //
 //	go test -run '^$' -bench RoundTrip -benchtime 20x ./plugins/host/
 func BenchmarkRoundTrip1MB(b *testing.B) {
-	p := load(b, newHost(b, Options{}), "misbehave")
+	p := load(b, newHost(b, Options{Isolation: Process}), "misbehave")
 	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
 	c := &cases.Case{ID: "big", Arguments: []string{}, Expected: map[string]any{"output": big}}
 	b.SetBytes(2 << 20)
@@ -149,7 +154,7 @@ func BenchmarkRoundTrip1MB(b *testing.B) {
 //
 //	go test -run '^$' -bench Transport -benchtime 20x ./plugins/host/
 func BenchmarkTransport1MB(b *testing.B) {
-	p := load(b, newHost(b, Options{}), "misbehave")
+	p := load(b, newHost(b, Options{Isolation: Process}), "misbehave")
 	big := []byte(strings.Repeat("0123456789abcdef", 1<<16))
 	b.SetBytes(2 << 20)
 	b.ResetTimer()

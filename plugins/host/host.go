@@ -45,13 +45,29 @@ type Options struct {
 	AssetBytes int64
 	// Log receives plugin log lines (nil: discarded).
 	Log func(plugin, level, msg string)
+	// Isolation is where plugin code runs:
+	//
+	//   - "inprocess" (default): in this process, compiled with
+	//     termination checks so a runaway call can be stopped (slow for Go
+	//     guests, see docs/plugin-abi.md);
+	//   - "process": in worker processes running this same executable,
+	//     compiled without checks and killed at the timeout. The program
+	//     must call ServeWorker first thing in main (wasmeval does).
+	Isolation string
 }
+
+// Isolation modes.
+const (
+	InProcess = "inprocess"
+	Process   = "process"
+)
 
 // Host loads plugins and runs calls into them. It is safe for concurrent
 // use.
 type Host struct {
-	opts  Options
-	cache wazero.CompilationCache
+	opts     Options
+	cache    wazero.CompilationCache
+	cacheDir string // resolved, "" when there is no cache
 
 	mu      sync.Mutex
 	plugins map[string]*loadEntry // by digest and limits
@@ -74,6 +90,13 @@ func New(opts Options) (*Host, error) {
 	if opts.AssetBytes <= 0 {
 		opts.AssetBytes = DefaultAssetBytes
 	}
+	switch opts.Isolation {
+	case "":
+		opts.Isolation = InProcess
+	case InProcess, Process:
+	default:
+		return nil, fmt.Errorf("plugin isolation %q: expected %s or %s", opts.Isolation, InProcess, Process)
+	}
 	h := &Host{opts: opts, plugins: map[string]*loadEntry{}}
 	if opts.CacheDir != "-" {
 		dir := opts.CacheDir
@@ -88,7 +111,7 @@ func New(opts Options) (*Host, error) {
 		// more slowly; that is not worth failing a run over.
 		if err := os.MkdirAll(dir, 0o755); err == nil {
 			if cache, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
-				h.cache = cache
+				h.cache, h.cacheDir = cache, dir
 			}
 		}
 	}
@@ -142,6 +165,12 @@ func (h *Host) Load(ctx context.Context, file, wantSHA256 string) (*Plugin, erro
 		h.plugins[digest] = e
 	}
 	h.mu.Unlock()
-	e.once.Do(func() { e.p, e.err = h.compile(ctx, file, digest, data) })
+	e.once.Do(func() {
+		if h.opts.Isolation == Process {
+			e.p, e.err = h.startRemote(ctx, file, digest, data)
+		} else {
+			e.p, e.err = h.compile(ctx, file, digest, data, true)
+		}
+	})
 	return e.p, e.err
 }

@@ -50,6 +50,12 @@ func plugins(t testing.TB) map[string]string {
 	return built
 }
 
+// TestMain lets this test binary serve as a plugin worker.
+func TestMain(m *testing.M) {
+	ServeWorker()
+	os.Exit(m.Run())
+}
+
 func newHost(t testing.TB, opts Options) *Host {
 	t.Helper()
 	if opts.CacheDir == "" {
@@ -136,7 +142,13 @@ func TestLoadRefusals(t *testing.T) {
 // Every kind of misbehaviour is contained: a clear fault naming the plugin
 // and export, the faulty instance discarded, and the next call fine.
 func TestFaultIsolation(t *testing.T) {
-	h := newHost(t, Options{Timeout: 3 * time.Second, MemoryBytes: 32 << 20})
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) { testFaultIsolation(t, iso) })
+	}
+}
+
+func testFaultIsolation(t *testing.T, isolation string) {
+	h := newHost(t, Options{Timeout: 3 * time.Second, MemoryBytes: 32 << 20, Isolation: isolation})
 	p := load(t, h, "misbehave")
 	for _, tc := range []struct{ mode, fault, detail string }{
 		{"trap", FaultTrap, "nil map"},
@@ -161,8 +173,11 @@ func TestFaultIsolation(t *testing.T) {
 			}
 		})
 	}
-	if p.discarded.Load() < 3 {
-		t.Errorf("trapped and timed-out instances are discarded (discarded %d)", p.discarded.Load())
+	// In process, trapped and timed-out instances are discarded; with
+	// workers, traps are handled inside the worker and a timed-out worker
+	// is killed.
+	if want := map[string]int64{InProcess: 3, Process: 1}[isolation]; p.discarded.Load() < want {
+		t.Errorf("discarded %d, want at least %d", p.discarded.Load(), want)
 	}
 }
 
@@ -178,8 +193,9 @@ func TestVerdictErrorIsNotAFault(t *testing.T) {
 // instances, fresh runtimes) give byte-identical answers.
 func TestDeterministicSandbox(t *testing.T) {
 	var outs []string
-	for i := 0; i < 2; i++ {
-		p := load(t, newHost(t, Options{CacheDir: "-"}), "misbehave")
+	for i, iso := range []string{InProcess, Process} {
+		_ = i
+		p := load(t, newHost(t, Options{CacheDir: "-", Isolation: iso}), "misbehave")
 		for j := 0; j < 2; j++ {
 			attrs, err := verifyMode(p, "clock", nil)
 			if err != nil {
@@ -228,9 +244,15 @@ func TestReadAsset(t *testing.T) {
 }
 
 func TestLogRouting(t *testing.T) {
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) { testLogRouting(t, iso) })
+	}
+}
+
+func testLogRouting(t *testing.T, isolation string) {
 	var got []string
 	var mu sync.Mutex
-	h := newHost(t, Options{Log: func(plugin, level, msg string) {
+	h := newHost(t, Options{Isolation: isolation, Log: func(plugin, level, msg string) {
 		mu.Lock()
 		got = append(got, plugin+" "+level+" "+msg)
 		mu.Unlock()
@@ -265,7 +287,13 @@ func TestOtherKinds(t *testing.T) {
 // Concurrent calls never share an instance (the race detector would see
 // it) and all get their own answer.
 func TestConcurrentCalls(t *testing.T) {
-	p := load(t, newHost(t, Options{}), "misbehave")
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) { testConcurrentCalls(t, iso) })
+	}
+}
+
+func testConcurrentCalls(t *testing.T, isolation string) {
+	p := load(t, newHost(t, Options{Isolation: isolation}), "misbehave")
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := 0; g < 8; g++ {

@@ -37,6 +37,9 @@ type Plugin struct {
 	// preempted and stalls the Go runtime's garbage collector. See
 	// docs/plugin-abi.md, "Limits".
 	v *variant
+	// workers run the plugin in child processes instead (Isolation
+	// "process"); v is nil then.
+	workers chan *worker
 
 	created   atomic.Int64 // instances created, for tests and inspection
 	discarded atomic.Int64
@@ -87,13 +90,13 @@ type instance struct {
 	stdout *capBuffer
 }
 
-func (h *Host) compile(ctx context.Context, file, digest string, data []byte) (*Plugin, error) {
+func (h *Host) compile(ctx context.Context, file, digest string, data []byte, checked bool) (*Plugin, error) {
 	p := &Plugin{host: h, file: file, digest: digest, size: len(data), data: data}
 	label := filepath.Base(file) + "@" + digest[:12]
 	if len(data) < 8 || !bytes.Equal(data[:4], []byte("\x00asm")) {
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: "the file does not start with the Wasm magic number"}
 	}
-	v, err := p.compileVariant(ctx, true)
+	v, err := p.compileVariant(ctx, checked)
 	if err != nil {
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: err.Error()}
 	}
@@ -233,6 +236,9 @@ type CallOptions struct {
 // Call runs one export with input and returns its output. Faults come back
 // as *Error; the instance that hit one is discarded.
 func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts CallOptions) ([]byte, error) {
+	if p.workers != nil {
+		return p.callWorker(ctx, export, input, opts)
+	}
 	v := p.v
 	var inst *instance
 	select {
@@ -367,6 +373,10 @@ func (p *Plugin) discard(inst *instance) {
 }
 
 func (p *Plugin) close() {
+	if p.workers != nil {
+		p.closeWorkers()
+		return
+	}
 	for _, v := range []*variant{p.v} {
 	drain:
 		for {

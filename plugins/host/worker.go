@@ -1,0 +1,348 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	goruntime "runtime"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// Worker processes run plugin code compiled without termination checks —
+// an order of magnitude faster for Go guests — and are killed when a call
+// outlives its timeout, which is how a runaway plugin is stopped. A worker
+// is this same executable started with workerEnv set; ServeWorker makes it
+// serve instead of doing its usual job.
+
+const workerEnv = "WASMEVAL_PLUGIN_WORKER"
+
+// workerSpec is what a worker is told at start.
+type workerSpec struct {
+	File        string `json:"file"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+	AssetBytes  int64  `json:"asset_bytes"`
+	CacheDir    string `json:"cache_dir"`
+}
+
+type wireError struct {
+	Plugin string `json:"plugin"`
+	Export string `json:"export"`
+	Fault  string `json:"fault"`
+	Detail string `json:"detail"`
+}
+
+type wireLog struct {
+	Level string `json:"level"`
+	Msg   string `json:"msg"`
+}
+
+// hello is the worker's first frame: what it loaded.
+type hello struct {
+	Describe abi.Describe `json:"describe"`
+	Exports  []string     `json:"exports"`
+	Error    *wireError   `json:"error,omitempty"`
+}
+
+type request struct {
+	Export    string `json:"export"`
+	AssetRoot string `json:"asset_root"`
+}
+
+type response struct {
+	Error *wireError `json:"error,omitempty"`
+	Logs  []wireLog  `json:"logs,omitempty"`
+	Other string     `json:"other,omitempty"` // a non-plugin error
+}
+
+// ServeWorker turns this process into a plugin worker when it was started
+// as one, and never returns then; otherwise it returns at once. Programs
+// that use Isolation "process" call it first thing in main (and TestMain).
+func ServeWorker() {
+	raw := os.Getenv(workerEnv)
+	if raw == "" {
+		return
+	}
+	os.Unsetenv(workerEnv)
+	var spec workerSpec
+	if err := json.Unmarshal([]byte(raw), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, "plugin worker:", err)
+		os.Exit(2)
+	}
+	os.Exit(serveWorker(spec, os.Stdin, os.Stdout))
+}
+
+func serveWorker(spec workerSpec, in io.Reader, out io.Writer) int {
+	r, w := bufio.NewReaderSize(in, 1<<16), bufio.NewWriterSize(out, 1<<16)
+	var logs []wireLog
+	cache := spec.CacheDir
+	if cache == "" {
+		cache = "-"
+	}
+	h, err := New(Options{CacheDir: cache, MemoryBytes: spec.MemoryBytes, AssetBytes: spec.AssetBytes,
+		Timeout: 24 * time.Hour, // the parent enforces the real timeout
+		Log:     func(_, level, msg string) { logs = append(logs, wireLog{level, msg}) }})
+	if err != nil {
+		return 2
+	}
+	ctx := context.Background()
+	digest, data, err := Digest(spec.File)
+	var p *Plugin
+	var hi hello
+	if err == nil {
+		p, err = h.compile(ctx, spec.File, digest, data, false)
+	}
+	if err != nil {
+		hi.Error = toWire(err)
+	} else {
+		hi.Describe, hi.Exports = p.describe, p.exports
+	}
+	if writeFrame(w, hi, nil) != nil || hi.Error != nil {
+		return 0
+	}
+	for {
+		var req request
+		input, err := readFrame(r, &req)
+		if err != nil {
+			return 0 // the parent closed the pipe: done
+		}
+		logs = nil
+		output, err := p.Call(ctx, req.Export, input, CallOptions{AssetRoot: req.AssetRoot})
+		resp := response{Logs: logs}
+		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) {
+				resp.Error = toWire(pe)
+			} else {
+				resp.Other = err.Error()
+			}
+		}
+		if writeFrame(w, resp, output) != nil {
+			return 0
+		}
+	}
+}
+
+func toWire(err error) *wireError {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return &wireError{Plugin: pe.Plugin, Export: pe.Export, Fault: pe.Fault, Detail: pe.Detail}
+	}
+	return &wireError{Fault: FaultNotWasm, Detail: err.Error()}
+}
+
+func (e *wireError) toError() *Error {
+	return &Error{Plugin: e.Plugin, Export: e.Export, Fault: e.Fault, Detail: e.Detail}
+}
+
+// A frame is a length-prefixed JSON header and a length-prefixed payload.
+func writeFrame(w *bufio.Writer, header any, payload []byte) error {
+	hdr, err := json.Marshal(header)
+	if err != nil {
+		return err
+	}
+	var n [4]byte
+	binary.BigEndian.PutUint32(n[:], uint32(len(hdr)))
+	w.Write(n[:])
+	w.Write(hdr)
+	binary.BigEndian.PutUint32(n[:], uint32(len(payload)))
+	w.Write(n[:])
+	w.Write(payload)
+	return w.Flush()
+}
+
+func readFrame(r *bufio.Reader, header any) ([]byte, error) {
+	var n [4]byte
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, err
+	}
+	hdr := make([]byte, binary.BigEndian.Uint32(n[:]))
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(hdr, header); err != nil {
+		return nil, err
+	}
+	if _, err := io.ReadFull(r, n[:]); err != nil {
+		return nil, err
+	}
+	payload := make([]byte, binary.BigEndian.Uint32(n[:]))
+	if _, err := io.ReadFull(r, payload); err != nil {
+		return nil, err
+	}
+	return payload, nil
+}
+
+// worker is one child process serving one plugin.
+type worker struct {
+	cmd  *exec.Cmd
+	in   *bufio.Writer
+	out  *bufio.Reader
+	done chan struct{}
+}
+
+// startWorker starts a worker and reads its hello.
+func (h *Host) startWorker(ctx context.Context, file string) (*worker, hello, error) {
+	var hi hello
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, hi, fmt.Errorf("plugin worker: %w", err)
+	}
+	spec, _ := json.Marshal(workerSpec{File: file, MemoryBytes: h.opts.MemoryBytes, AssetBytes: h.opts.AssetBytes, CacheDir: h.cacheDir})
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), workerEnv+"="+string(spec))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, hi, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, hi, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, hi, fmt.Errorf("start plugin worker: %w", err)
+	}
+	wk := &worker{cmd: cmd, in: bufio.NewWriterSize(stdin, 1<<16), out: bufio.NewReaderSize(stdout, 1<<16), done: make(chan struct{})}
+	go func() { cmd.Wait(); close(wk.done) }()
+	// Compiling an uncached module can take seconds; allow for it.
+	got := make(chan error, 1)
+	go func() { _, err := readFrame(wk.out, &hi); got <- err }()
+	select {
+	case err = <-got:
+	case <-time.After(h.opts.Timeout + time.Minute):
+		err = errors.New("no answer")
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		wk.kill()
+		return nil, hi, fmt.Errorf("plugin worker for %s: %w", file, err)
+	}
+	if hi.Error != nil {
+		wk.kill()
+		return nil, hi, hi.Error.toError()
+	}
+	return wk, hi, nil
+}
+
+func (wk *worker) kill() {
+	wk.cmd.Process.Kill()
+	<-wk.done
+}
+
+// startRemote loads a plugin into a first worker process.
+func (h *Host) startRemote(ctx context.Context, file, digest string, data []byte) (*Plugin, error) {
+	p := &Plugin{host: h, file: file, digest: digest, size: len(data),
+		workers: make(chan *worker, 2*goruntime.GOMAXPROCS(0))}
+	if len(data) < 8 || string(data[:4]) != "\x00asm" {
+		return nil, &Error{Plugin: file, Fault: FaultNotWasm, Detail: "the file does not start with the Wasm magic number"}
+	}
+	wk, hi, err := h.startWorker(ctx, file)
+	if err != nil {
+		return nil, err
+	}
+	p.describe, p.exports = hi.Describe, hi.Exports
+	p.created.Add(1)
+	p.workers <- wk
+	return p, nil
+}
+
+// callWorker runs one call in a worker, killing it at the timeout.
+func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, opts CallOptions) ([]byte, error) {
+	var wk *worker
+	select {
+	case wk = <-p.workers:
+	default:
+		var err error
+		if wk, _, err = p.host.startWorker(ctx, p.file); err != nil {
+			return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: err.Error()}
+		}
+		p.created.Add(1)
+	}
+	type result struct {
+		resp response
+		out  []byte
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		var r result
+		if r.err = writeFrame(wk.in, request{Export: export, AssetRoot: opts.AssetRoot}, input); r.err == nil {
+			r.out, r.err = readFrame(wk.out, &r.resp)
+		}
+		got <- r
+	}()
+	timer := time.NewTimer(p.host.opts.Timeout)
+	defer timer.Stop()
+	var r result
+	select {
+	case r = <-got:
+	case <-timer.C:
+		p.discardWorker(wk)
+		return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTimeout,
+			Detail: fmt.Sprintf("no answer within %v", p.host.opts.Timeout)}
+	case <-ctx.Done():
+		p.discardWorker(wk)
+		return nil, ctx.Err()
+	}
+	if r.err != nil { // the worker died mid-call (killed, crashed)
+		p.discardWorker(wk)
+		return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: "plugin worker exited: " + r.err.Error()}
+	}
+	if log := p.host.opts.Log; log != nil {
+		for _, l := range r.resp.Logs {
+			log(p.logName(), l.Level, l.Msg)
+		}
+	}
+	select {
+	case p.workers <- wk:
+	default: // more workers than the pool keeps
+		wk.kill()
+	}
+	switch {
+	case r.resp.Error != nil:
+		e := r.resp.Error.toError()
+		e.Plugin = p.Label()
+		return nil, e
+	case r.resp.Other != "":
+		return nil, errors.New(r.resp.Other)
+	}
+	return r.out, nil
+}
+
+func (p *Plugin) logName() string {
+	if p.describe.Name != "" {
+		return p.describe.Name
+	}
+	return p.file
+}
+
+func (p *Plugin) discardWorker(wk *worker) {
+	p.discarded.Add(1)
+	wk.kill()
+}
+
+var closeMu sync.Mutex
+
+func (p *Plugin) closeWorkers() {
+	closeMu.Lock()
+	defer closeMu.Unlock()
+	for {
+		select {
+		case wk := <-p.workers:
+			wk.in.Flush()
+			wk.kill()
+		default:
+			return
+		}
+	}
+}
