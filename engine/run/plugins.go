@@ -148,6 +148,7 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 			continue
 		}
 		ac, aa := host.ToABICase(c), host.ToABIActual(actual)
+		ac.Expected = nil // sent once, as expected
 		out, err := p.Evaluate(ctx, abi.EvaluateInput{Config: spec.Plugin.Config, Function: spec.Function,
 			Arguments: spec.Arguments, Case: &ac, Actual: &aa, Expected: c.Expected}, opts)
 		if err != nil {

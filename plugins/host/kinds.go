@@ -38,7 +38,12 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 // error the plugin reports in its envelope is a verdict: one incorrect
 // attribute carrying the message.
 func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual, config map[string]any, opts CallOptions) ([]verify.AttributeResult, error) {
-	in := abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: ToABICase(c),
+	// The expected values travel once, at the top level, not again inside
+	// the case: envelopes are decoded inside the sandbox, where every byte
+	// costs.
+	ac := ToABICase(c)
+	ac.Expected = nil
+	in := abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: ac,
 		Actual: ToABIActual(actual), Expected: nonNilMap(c.Expected)}
 	var out abi.VerifyOutput
 	if err := p.call(ctx, abi.KindVerifier, in, &out, opts); err != nil {
