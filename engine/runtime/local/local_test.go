@@ -246,3 +246,48 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("file as submission: %v", err)
 	}
 }
+
+// A reset skips the copy when no case touched the workspace, and copies
+// when anything did — even a file merely opened for writing.
+func TestResetSkipsUntouchedWorkspace(t *testing.T) {
+	s := openSession(t, map[string]string{"keep.txt": "original", "sub/x.txt": "x"})
+	w := s.Workdir()
+	stat := func() os.FileInfo {
+		st, err := os.Stat(filepath.Join(w, "keep.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	before := stat()
+	if _, err := s.Exec(context.Background(), sh("cat keep.txt sub/x.txt >/dev/null")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, stat()) {
+		t.Error("an untouched workspace must not be copied again")
+	}
+	for _, script := range []string{"echo more >> keep.txt", ": >> sub/x.txt", "touch new.txt", "rm sub/x.txt", "chmod 600 keep.txt", "mkdir d"} {
+		before := stat()
+		if _, err := s.Exec(context.Background(), sh(script)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Reset(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		after := stat()
+		if os.SameFile(before, after) {
+			t.Errorf("%q: the workspace was not restored", script)
+		}
+		if data, _ := os.ReadFile(filepath.Join(w, "keep.txt")); string(data) != "original" || after.Mode().Perm() != 0o755 {
+			t.Errorf("%q: keep.txt is %q %v", script, data, after.Mode())
+		}
+		for _, gone := range []string{"new.txt", "d"} {
+			if _, err := os.Stat(filepath.Join(w, gone)); err == nil {
+				t.Errorf("%q: %s survived the reset", script, gone)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -35,8 +36,17 @@ type session struct {
 	// renames instead of a delete and a copy.
 	resets int
 	spare  string
-	ready  chan error // result of preparing spare; nil when none is pending
+	ready  chan spareResult // result of preparing spare; nil when none is pending
 	bg     sync.WaitGroup
+	// watch tracks changes to the workspace since its fresh copy; nil when
+	// inotify is unavailable (then every reset copies).
+	watch *changeWatch
+}
+
+// spareResult is a prepared spare copy and the watch on it.
+type spareResult struct {
+	err   error
+	watch *changeWatch
 }
 
 func (s *session) Workdir() string { return s.work }
@@ -48,7 +58,9 @@ func (s *session) StaticPath(name string) (string, bool) {
 }
 
 func newSession(dir, work string, spec runtime.SessionSpec) (runtime.Session, error) {
-	return &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken()}, nil
+	s := &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken()}
+	s.watch, _ = newChangeWatch(work)
+	return s, nil
 }
 
 // Reset restores a fresh copy of the submission. Processes of earlier cases
@@ -56,6 +68,9 @@ func newSession(dir, work string, spec runtime.SessionSpec) (runtime.Session, er
 // the rarer ones that left the group are found by Close (scanning for them
 // costs more than a trivial case, so it is done once per group).
 func (s *session) Reset(ctx context.Context) error {
+	if s.watch != nil && !s.watch.changed() {
+		return nil // nothing touched the fresh copy: it is still fresh
+	}
 	s.resets++
 	trash := filepath.Join(s.dir, fmt.Sprintf("used-%d", s.resets))
 	if err := os.Rename(s.work, trash); err != nil {
@@ -66,16 +81,32 @@ func (s *session) Reset(ctx context.Context) error {
 		defer s.bg.Done()
 		removeAll(trash)
 	}()
-	if s.ready != nil && <-s.ready == nil {
+	s.watch.close()
+	s.watch = nil
+	var spare spareResult
+	if s.ready != nil {
+		spare = <-s.ready
 		s.ready = nil
+	} else {
+		spare.err = errors.New("no spare copy yet")
+	}
+	if spare.err == nil {
 		if err := os.Rename(s.spare, s.work); err != nil {
+			spare.watch.close()
 			return fmt.Errorf("reset workspace: %w", err)
 		}
+		// The spare was watched since it was copied; its own rename is
+		// the one event to forget.
+		s.watch = spare.watch
+		if s.watch != nil {
+			s.watch.changed()
+		}
 	} else {
-		s.ready = nil
+		spare.watch.close()
 		if err := workspace.Copy(s.work, s.submission); err != nil {
 			return fmt.Errorf("reset workspace: %w", err)
 		}
+		s.watch, _ = newChangeWatch(s.work)
 	}
 	s.prepareSpare()
 	return nil
@@ -84,10 +115,18 @@ func (s *session) Reset(ctx context.Context) error {
 // prepareSpare starts copying the submission for the next reset.
 func (s *session) prepareSpare() {
 	s.spare = filepath.Join(s.dir, fmt.Sprintf("spare-%d", s.resets))
-	ready := make(chan error, 1)
+	ready := make(chan spareResult, 1)
 	s.ready = ready
 	spare := s.spare
-	go func() { ready <- workspace.Copy(spare, s.submission) }()
+	go func() {
+		var r spareResult
+		if r.err = workspace.Copy(spare, s.submission); r.err == nil {
+			// Watched from the moment it is complete, so a later reset can
+			// trust it without walking it again.
+			r.watch, _ = newChangeWatch(spare)
+		}
+		ready <- r
+	}()
 }
 
 // Close kills anything still running from this session and removes the
@@ -95,9 +134,11 @@ func (s *session) prepareSpare() {
 func (s *session) Close() error {
 	killSession(s.token)
 	if s.ready != nil {
-		<-s.ready
+		r := <-s.ready
+		r.watch.close()
 		s.ready = nil
 	}
+	s.watch.close()
 	s.bg.Wait()
 	return removeAll(s.dir)
 }
