@@ -200,6 +200,7 @@ func (h *Host) startWorker(ctx context.Context, file string) (*worker, hello, er
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), workerEnv+"="+string(spec))
 	cmd.Stderr = os.Stderr
+	bindToParent(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, hi, err
