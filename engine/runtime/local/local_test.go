@@ -125,7 +125,7 @@ func TestTimeoutKillsWholeTreeIncludingEscapees(t *testing.T) {
 	// A child, a grandchild in a new session (out of the process group)
 	// and a double-forked orphan, all sleeping far past the timeout.
 	req := sh("sleep 311.1 & setsid sleep 311.2 & (sh -c 'sleep 311.3 &') ; echo started; sleep 311.4")
-	req.Timeout = 500 * time.Millisecond
+	req.Timeout = 2 * time.Second
 	start := time.Now()
 	res, err := s.Exec(context.Background(), req)
 	if err != nil {
