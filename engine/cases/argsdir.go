@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
+	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // loadArgsDir loads an ARGS/EXPECTED case directory: ARGS holds the
@@ -44,7 +45,7 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 	fromFiles := map[string]any{}
 	expFile := filepath.Join(dir, "EXPECTED")
 	if data, err := os.ReadFile(expFile); err == nil {
-		fromFiles["output"] = fileValue(data)
+		fromFiles["output"] = verify.FileValue(data)
 	} else if !os.IsNotExist(err) {
 		errs.Add(expFile, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
 	}

@@ -9,6 +9,7 @@ import (
 	"mvdan.cc/sh/v3/shell"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
@@ -39,7 +40,7 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	c := &Case{
 		ID: src.id, Checkpoint: g.Checkpoint, Group: g.Group, GroupType: g.GroupType,
 		OriginalCheckpoint: g.OriginalCheckpoint, OriginalGroup: g.OriginalGroup,
-		Stdin: rc.Stdin, Env: mergeStrings(g.Env, rc.Env), Timeout: g.Timeout,
+		Stdin: rc.Stdin, Env: problem.MergeEnv(g.Env, rc.Env), Timeout: g.Timeout,
 		Expected: rc.Expected, Checks: g.Checks, Source: src.file,
 	}
 	at := func(key string) string { return diag.JoinPath(src.path, key) }

@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
+	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // dirContents sorts the files of a case directory into expected values
@@ -39,7 +39,7 @@ func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyam
 		case name == "expected_files" && e.IsDir():
 			files := map[string]any{}
 			for _, f := range readTree(full, d) {
-				files[f.Path] = fileValue(f.Content)
+				files[f.Path] = verify.FileValue(f.Content)
 			}
 			out.expected["files"] = files
 		case strings.HasPrefix(name, "expected_output") && !e.IsDir():
@@ -102,7 +102,7 @@ func setExpected(expected map[string]any, key, file string, d *strictyaml.Decode
 		}
 		expected[key] = strictyaml.Normalize(v)
 	default:
-		expected[key] = fileValue(data)
+		expected[key] = verify.FileValue(data)
 	}
 }
 
@@ -129,15 +129,6 @@ func readTree(root string, d *strictyaml.Decoder) []InputFile {
 		d.Errs.Add(root, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
 	}
 	return out
-}
-
-// fileValue is text when the bytes are UTF-8, else the bytes, matching how
-// tracked files are read back.
-func fileValue(data []byte) any {
-	if utf8.Valid(data) {
-		return string(data)
-	}
-	return data
 }
 
 // mergeExpected adds values found in files to the expected block, refusing

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/dsnet/compress/bzip2"
@@ -96,7 +97,7 @@ func (rf *rawInputFile) materialise(d *strictyaml.Decoder) (InputFile, bool) {
 	if ft == "" {
 		ft = inferType(rf.Path, rf.Content.node)
 	}
-	if !oneOf(ft, FileTypes) {
+	if !slices.Contains(FileTypes, ft) {
 		d.Errorf(rf.node, rf.keyPath+".file_type", "unsupported file_type %q (expected one of %s)", ft, strings.Join(FileTypes, ", "))
 		return InputFile{}, false
 	}
@@ -104,7 +105,7 @@ func (rf *rawInputFile) materialise(d *strictyaml.Decoder) (InputFile, bool) {
 	if comp == "" {
 		comp = "none"
 	}
-	if !oneOf(comp, Compressions) {
+	if !slices.Contains(Compressions, comp) {
 		d.Errorf(rf.node, rf.keyPath+".compression", "unsupported compression %q (expected one of %s)", comp, strings.Join(Compressions, ", "))
 		return InputFile{}, false
 	}
@@ -265,7 +266,7 @@ func writeTable(n *yaml.Node, tabs bool) ([]byte, error) {
 		if row.Kind == yaml.MappingNode {
 			records = true
 			for _, kv := range strictyaml.MappingPairs(row) {
-				if !oneOf(kv[0].Value, header) {
+				if !slices.Contains(header, kv[0].Value) {
 					header = append(header, kv[0].Value)
 				}
 			}
@@ -329,13 +330,4 @@ func compress(data []byte, how string) ([]byte, error) {
 		}
 	}
 	return buf.Bytes(), nil
-}
-
-func oneOf(s string, list []string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

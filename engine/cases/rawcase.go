@@ -1,6 +1,8 @@
 package cases
 
 import (
+	"reflect"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
@@ -30,9 +32,6 @@ type rawCase struct {
 	Description string         `yaml:"description"`
 	Tags        []string       `yaml:"tags"`
 	Extra       map[string]any `yaml:"extra"`
-
-	// Where each list lives, for diagnostics after decoding.
-	inputPath string
 }
 
 // rawArgs is `arguments`: a list of words or one string split shell-style.
@@ -72,124 +71,61 @@ func (c *rawCase) absorb(d *strictyaml.Decoder, node *yaml.Node, path string) {
 	conflict := func(key string) {
 		d.Errorf(node, path+".input."+key, "%s is given both at the top level and under input; keep one", key)
 	}
-	if in.Order != nil {
-		if c.Order != nil {
-			conflict("order")
-		}
-		c.Order = in.Order
-	}
-	if in.Arguments != nil {
-		if c.Arguments != nil {
-			conflict("arguments")
-		}
-		c.Arguments = in.Arguments
-	}
-	if in.Stdin != nil {
-		if c.Stdin != nil {
-			conflict("stdin")
-		}
-		c.Stdin = in.Stdin
-	}
-	if in.Env != nil {
-		if c.Env != nil {
-			conflict("env")
-		}
-		c.Env = in.Env
-	}
-	if in.InputFiles != nil {
-		if c.InputFiles != nil {
-			conflict("input_files")
-		}
-		c.InputFiles = in.InputFiles
-		c.inputPath = ".input"
-	}
-	if in.TrackedFiles != nil {
-		if c.TrackedFiles != nil {
-			conflict("tracked_files")
-		}
-		c.TrackedFiles = in.TrackedFiles
-	}
-	if in.Expected != nil {
-		if c.Expected != nil {
-			conflict("expected")
-		}
-		c.Expected = in.Expected
-	}
-	if in.Timeout != nil {
-		if c.Timeout != nil {
-			conflict("timeout")
-		}
-		c.Timeout = in.Timeout
-	}
-	if in.Reset != nil {
-		if c.Reset != nil {
-			conflict("reset")
-		}
-		c.Reset = in.Reset
-	}
-	if in.Checks != nil {
-		if c.Checks != nil {
-			conflict("checks")
-		}
-		c.Checks = in.Checks
-	}
-	if in.InputFilesFromDir != nil {
-		c.InputFilesFromDir = in.InputFilesFromDir
-	}
+	take(&c.Order, in.Order, "order", conflict)
+	take(&c.Arguments, in.Arguments, "arguments", conflict)
+	take(&c.Stdin, in.Stdin, "stdin", conflict)
+	take(&c.Env, in.Env, "env", conflict)
+	take(&c.InputFiles, in.InputFiles, "input_files", conflict)
+	take(&c.TrackedFiles, in.TrackedFiles, "tracked_files", conflict)
+	take(&c.Expected, in.Expected, "expected", conflict)
+	take(&c.Timeout, in.Timeout, "timeout", conflict)
+	take(&c.Reset, in.Reset, "reset", conflict)
+	take(&c.Checks, in.Checks, "checks", conflict)
+	take(&c.InputFilesFromDir, in.InputFilesFromDir, "input_files_from_dir", conflict)
 }
 
 // withDefaults fills what the case leaves unset from the group's
-// case_defaults; env and expected merge key by key (nested maps too), the
-// case winning.
+// case_defaults; env, expected and extra merge key by key (nested maps
+// too), the case winning.
 func (c *rawCase) withDefaults(def *rawCase) {
 	if def == nil {
 		return
 	}
-	if c.Order == nil {
-		c.Order = def.Order
-	}
-	if c.Arguments == nil {
-		c.Arguments = def.Arguments
-	}
-	if c.Stdin == nil {
-		c.Stdin = def.Stdin
-	}
-	c.Env = mergeStrings(def.Env, c.Env)
-	if c.InputFiles == nil {
-		c.InputFiles = def.InputFiles
-	}
-	if c.TrackedFiles == nil {
-		c.TrackedFiles = def.TrackedFiles
-	}
+	fill(&c.Order, def.Order)
+	fill(&c.Arguments, def.Arguments)
+	fill(&c.Stdin, def.Stdin)
+	fill(&c.InputFiles, def.InputFiles)
+	fill(&c.TrackedFiles, def.TrackedFiles)
+	fill(&c.Timeout, def.Timeout)
+	fill(&c.Reset, def.Reset)
+	fill(&c.Checks, def.Checks)
+	fill(&c.InputFilesFromDir, def.InputFilesFromDir)
+	c.Env = problem.MergeEnv(def.Env, c.Env)
 	c.Expected = mergeMaps(def.Expected, c.Expected)
-	if c.Timeout == nil {
-		c.Timeout = def.Timeout
-	}
-	if c.Reset == nil {
-		c.Reset = def.Reset
-	}
-	if c.Checks == nil {
-		c.Checks = def.Checks
-	}
-	if c.InputFilesFromDir == nil {
-		c.InputFilesFromDir = def.InputFilesFromDir
-	}
 	c.Extra = mergeMaps(def.Extra, c.Extra)
 }
 
-func mergeStrings(base, over map[string]string) map[string]string {
-	if len(base) == 0 {
-		return over
+// take sets *dst from src when src was given, reporting key when *dst was
+// given too. "Given" is non-nil: every rawCase field is a pointer, a map or
+// a slice, nil when the key is absent.
+func take[T any](dst *T, src T, key string, conflict func(string)) {
+	if absent(src) {
+		return
 	}
-	out := make(map[string]string, len(base)+len(over))
-	for k, v := range base {
-		out[k] = v
+	if !absent(*dst) {
+		conflict(key)
 	}
-	for k, v := range over {
-		out[k] = v
-	}
-	return out
+	*dst = src
 }
+
+// fill sets *dst to def when *dst was not given.
+func fill[T any](dst *T, def T) {
+	if absent(*dst) {
+		*dst = def
+	}
+}
+
+func absent[T any](v T) bool { return reflect.ValueOf(&v).Elem().IsZero() }
 
 // mergeMaps merges over onto base recursively; a copy is returned so
 // defaults shared by many cases are never modified.

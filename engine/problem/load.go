@@ -366,7 +366,7 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 		l.errs.Add(file, diag.JoinPath(path, "path"), keyLine(node, "path"), "checkpoint directory %s does not exist", relTo(dir, cp.Dir))
 	}
 
-	sc := scope{env: mergeEnv(base.env, raw.Env), timeout: base.timeout, checks: base.checks, loader: base.loader, loaderRef: base.loaderRef}
+	sc := scope{env: MergeEnv(base.env, raw.Env), timeout: base.timeout, checks: base.checks, loader: base.loader, loaderRef: base.loaderRef}
 	sc.verifier = l.verifierRef(file, path, raw.Verifier, base.verifier)
 	if raw.Timeout != nil {
 		sc.timeout = l.seconds(file, diag.JoinPath(path, "timeout"), keyLine(node, "timeout"), *raw.Timeout)
@@ -417,7 +417,7 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name string, rg *rawGroup, sc scope, byName map[string]*resolvedCheckpoint) *Group {
 	g := &Group{
 		Name: name, Type: GroupType(rg.Type), CaseOrder: rg.CaseOrder, CaseDefaults: rg.CaseDefaults,
-		Isolated: true, Timeout: sc.timeout, Env: mergeEnv(sc.env, rg.Env), Loader: sc.loader, LoaderRef: sc.loaderRef,
+		Isolated: true, Timeout: sc.timeout, Env: MergeEnv(sc.env, rg.Env), Loader: sc.loader, LoaderRef: sc.loaderRef,
 		Verifier: l.verifierRef(file, path, rg.Verifier, sc.verifier),
 		CasesDir: cp.Dir, CaseGroup: name, File: file, Path: path,
 	}
@@ -498,7 +498,8 @@ func (l *loader) groupFile(file, path string, line int, cpDir, rel string) strin
 	return abs
 }
 
-func mergeEnv(parent, child map[string]string) map[string]string {
+// MergeEnv returns parent's variables overridden by child's, in a new map.
+func MergeEnv(parent, child map[string]string) map[string]string {
 	out := make(map[string]string, len(parent)+len(child))
 	for k, v := range parent {
 		out[k] = v

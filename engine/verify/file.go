@@ -24,7 +24,7 @@ func checkFile(res *AttributeResult, spec problem.CheckSpec, actual Actual, expe
 			fail(res, "expected_file: %v", err)
 			return
 		}
-		want = fileContent(data)
+		want = FileValue(data)
 	} else {
 		v, ok := expectedValue(expected, res.Attribute)
 		if !ok {
@@ -66,8 +66,10 @@ func checkFile(res *AttributeResult, spec problem.CheckSpec, actual Actual, expe
 	}
 }
 
-// fileContent is text when the bytes are UTF-8, else the bytes.
-func fileContent(data []byte) any {
+// FileValue is how file content appears in expected and actual values:
+// text when the bytes are UTF-8, else the bytes (as tracked files are read
+// back).
+func FileValue(data []byte) any {
 	if utf8.Valid(data) {
 		return string(data)
 	}

@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 )
 
@@ -77,7 +78,7 @@ func (c *jsonComparer) compare(path string, want, got any) {
 			c.typeMismatch(path, want, got)
 			return
 		}
-		for _, k := range sortedKeys(w) {
+		for _, k := range slices.Sorted(maps.Keys(w)) {
 			if c.ignore[k] {
 				continue
 			}
@@ -88,7 +89,7 @@ func (c *jsonComparer) compare(path string, want, got any) {
 				c.diff.add(DiffEntry{Path: p, Op: "missing", Expected: w[k]})
 			}
 		}
-		for _, k := range sortedKeys(g) {
+		for _, k := range slices.Sorted(maps.Keys(g)) {
 			if _, ok := w[k]; !ok && !c.ignore[k] {
 				c.diff.add(DiffEntry{Path: childPath(path, k), Op: "extra", Actual: g[k]})
 			}
@@ -220,15 +221,6 @@ func jsonType(v any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
@@ -13,11 +14,7 @@ import (
 func Validate(spec problem.CheckSpec) []string {
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-	known := false
-	for _, k := range problem.CheckKinds {
-		known = known || k == spec.Kind
-	}
-	if !known {
+	if !slices.Contains(problem.CheckKinds, spec.Kind) {
 		if spec.Kind == "" {
 			bad("kind: missing (expected one of %s)", strings.Join(problem.CheckKinds, ", "))
 		} else {
@@ -44,7 +41,7 @@ func Validate(spec problem.CheckSpec) []string {
 		"evaluator": {"plugin", "function", "arguments", "pass_score"},
 	}[spec.Kind]
 	for _, opt := range setOptions(spec) {
-		if !contains(allowed, opt) {
+		if !slices.Contains(allowed, opt) {
 			bad("%s: not an option of the %s check (its options: %s)", opt, spec.Kind, strings.Join(allowed, ", "))
 		}
 	}
@@ -132,13 +129,4 @@ func setOptions(s problem.CheckSpec) []string {
 	add(len(s.Arguments) > 0, "arguments")
 	add(s.PassScore != nil, "pass_score")
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
