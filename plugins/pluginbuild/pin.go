@@ -1,0 +1,72 @@
+package pluginbuild
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// pinRef matches a plugin reference's path and the sha256 that follows it
+// (block or flow style).
+var pinRef = regexp.MustCompile(`(path:\s*([^\s,}]+\.wasm)[\s,]+sha256:\s*)([0-9a-f]{64})`)
+
+// PinExamples rewrites the sha256 of every plugin reference in the
+// examples' config files to the digest of the file it names, so that after
+// changing a plugin's source (or code it imports) the examples pin what the
+// build now produces. It returns the config files it changed.
+func PinExamples() ([]string, error) {
+	root, err := ModuleRoot()
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	err = filepath.WalkDir(filepath.Join(root, "examples"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "config.yaml" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := pinRef.ReplaceAllFunc(data, func(m []byte) []byte {
+			sub := pinRef.FindSubmatch(m)
+			file := findUp(filepath.Dir(p), root, string(sub[2]))
+			if file == "" {
+				return m
+			}
+			module, err := os.ReadFile(file)
+			if err != nil {
+				return m
+			}
+			return append(append([]byte{}, sub[1]...), abi.Digest(module)...)
+		})
+		if string(out) != string(data) {
+			changed = append(changed, p)
+			return os.WriteFile(p, out, 0o644)
+		}
+		return nil
+	})
+	return changed, err
+}
+
+// findUp resolves a path written relative to the problem directory from a
+// config file that may sit in a checkpoint directory below it.
+func findUp(dir, stop, rel string) string {
+	for {
+		if p := filepath.Join(dir, filepath.FromSlash(rel)); fileExists(p) {
+			return p
+		}
+		if dir == stop || dir == filepath.Dir(dir) {
+			return ""
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
