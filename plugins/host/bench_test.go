@@ -165,3 +165,22 @@ func BenchmarkTransport1MB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGuestLoop runs a Go guest's tight 10⁶-iteration loop in process
+// (compiled with termination checks) and in a worker (compiled without):
+// what the checks cost a Go plugin.
+//
+//	go test -run '^$' -bench GuestLoop -benchtime 20x ./plugins/host/
+func BenchmarkGuestLoop(b *testing.B) {
+	for _, iso := range []string{InProcess, Process} {
+		b.Run(iso, func(b *testing.B) {
+			p := load(b, newHost(b, Options{Isolation: iso}), "misbehave")
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := p.Call(context.Background(), "spin", nil, CallOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

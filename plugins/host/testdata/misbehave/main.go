@@ -161,3 +161,17 @@ func echo() int32 {
 	os.Stdout.Write(data)
 	return 0
 }
+
+var spinSink int
+
+// spin runs a tight loop of 10⁶ iterations: the cost of termination checks.
+//
+//go:wasmexport spin
+func spin() int32 {
+	s := 0
+	for i := 0; i < 1000000; i++ {
+		s += i * i % 7
+	}
+	spinSink = s
+	return 0
+}
