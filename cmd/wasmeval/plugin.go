@@ -28,15 +28,11 @@ func newPluginInspectCmd() *cobra.Command {
 		Short: "Show a plugin's digest, size, exports, kinds, ABI version and describe output",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := pf.newHost(cmd.ErrOrStderr())
+			p, closeHost, err := pf.load(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			defer h.Close()
-			p, err := h.Load(cmd.Context(), args[0], "")
-			if err != nil {
-				return usageErr(err)
-			}
+			defer closeHost()
 			d := p.Describe()
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "file:     %s\n", p.File())
@@ -80,15 +76,11 @@ Faults (trap, timeout, memory cap, invalid output) are reported as errors.`,
 			if input != "" && !json.Valid(data) {
 				return usageErr(fmt.Errorf("--input is not valid JSON"))
 			}
-			h, err := pf.newHost(cmd.ErrOrStderr())
+			p, closeHost, err := pf.load(cmd, args[0])
 			if err != nil {
 				return err
 			}
-			defer h.Close()
-			p, err := h.Load(cmd.Context(), args[0], "")
-			if err != nil {
-				return usageErr(err)
-			}
+			defer closeHost()
 			if assets != "" {
 				if assets, err = filepath.Abs(assets); err != nil {
 					return usageErr(err)
@@ -118,4 +110,18 @@ Faults (trap, timeout, memory cap, invalid output) are reported as errors.`,
 	cmd.Flags().StringVar(&assets, "assets", "", "directory read_asset reads from (e.g. the problem directory)")
 	pf.register(cmd.Flags())
 	return cmd
+}
+
+// load starts a host and loads one plugin file for the plugin commands; a
+// file that is not a usable plugin is a usage error. closeHost releases it.
+func (f *pluginFlags) load(cmd *cobra.Command, file string) (p *host.Plugin, closeHost func(), err error) {
+	h, err := f.newHost(cmd.ErrOrStderr())
+	if err != nil {
+		return nil, nil, err
+	}
+	if p, err = h.Load(cmd.Context(), file, ""); err != nil {
+		h.Close()
+		return nil, nil, usageErr(err)
+	}
+	return p, func() { h.Close() }, nil
 }

@@ -1,14 +1,13 @@
 package problem
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
 // PluginRef binds a Wasm plugin: a file (by path relative to the problem, or
@@ -72,8 +71,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 		l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file %s: %v (plugins in this repository are built with `task plugins`)", ref.Path, strictyaml.UnwrapPathError(err))
 		return
 	}
-	sum := sha256.Sum256(data)
-	digest := hex.EncodeToString(sum[:])
+	digest := abi.Digest(data)
 	switch {
 	case ref.SHA256 == "":
 		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "required: plugins are pinned by digest; this file's is %s", digest)

@@ -49,7 +49,7 @@ func (s *pluginStream) Next(ctx context.Context, history []cases.Outcome) (*case
 			Checkpoint: s.g.Checkpoint, Group: s.g.Group, GroupType: string(s.g.GroupType),
 			CaseGroup: s.g.CaseGroup, CaseOrder: s.g.CaseOrder, TimeoutS: s.g.Timeout.Seconds()}}
 		for _, h := range history {
-			in.History = append(in.History, abi.Outcome{Case: host.ToABICase(h.Case), Actual: host.ToABIActual(h.Actual)})
+			in.History = append(in.History, abi.Outcome{Case: host.ToABICase(h.Case), Actual: h.Actual})
 		}
 		out, err := s.l.p.LoadCases(ctx, in, host.CallOptions{AssetRoot: s.l.dir})
 		if err != nil {

@@ -61,12 +61,6 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 	return p, nil
 }
 
-// preloadFor loads every plugin the problem references, or says why it
-// cannot when the run has no plugin host.
-func (s *pluginSet) preloadFor(ctx context.Context, p *problem.Problem) error {
-	return s.preload(ctx, p)
-}
-
 // loaderFor picks a group's loader: its loader plugin, or a built-in.
 func (s *pluginSet) loaderFor(ctx context.Context, g *problem.Group, builtin func(string) (cases.Loader, bool)) (cases.Loader, error) {
 	if g.Loader == problem.LoaderPlugin && g.LoaderRef != nil {
@@ -147,10 +141,9 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 			attrs = append(attrs, fault(attr, err))
 			continue
 		}
-		ac, aa := host.ToABICase(c), host.ToABIActual(actual)
-		ac.Expected = nil // sent once, as expected
+		ac := host.CallCase(c)
 		out, err := p.Evaluate(ctx, abi.EvaluateInput{Config: spec.Plugin.Config, Function: spec.Function,
-			Arguments: spec.Arguments, Case: &ac, Actual: &aa, Expected: c.Expected}, opts)
+			Arguments: spec.Arguments, Case: &ac, Actual: &actual, Expected: c.Expected}, opts)
 		if err != nil {
 			attrs = append(attrs, fault(attr, err))
 			continue

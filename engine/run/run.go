@@ -103,7 +103,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		}
 	}
 	plugins := newPluginSet(opts.Plugins, p)
-	if err := plugins.preloadFor(ctx, p); err != nil {
+	if err := plugins.preload(ctx, p); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
@@ -309,11 +309,7 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	}
 	actual := verify.Actual{StatusCode: out.StatusCode, Output: out.Output, Stderr: out.Stderr, Files: out.Files, TimedOut: out.TimedOut}
 	env := verify.Env{ReadProblemFile: func(rel string) ([]byte, error) {
-		path, err := workspace.SafeJoin(p.Dir, rel)
-		if err != nil {
-			return nil, err
-		}
-		return os.ReadFile(path)
+		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
 	}}
 	attrs, pluginFault := r.plugins.verifyCase(ctx, j.group, c, actual, env)
 	if ctx.Err() != nil {

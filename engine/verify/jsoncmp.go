@@ -86,12 +86,12 @@ func (c *jsonComparer) compare(path string, want, got any) {
 			if gv, ok := g[k]; ok {
 				c.compare(p, w[k], gv)
 			} else {
-				c.diff.add(DiffEntry{Path: p, Op: "missing", Expected: w[k]})
+				addEntry(&c.diff, DiffEntry{Path: p, Op: "missing", Expected: w[k]})
 			}
 		}
 		for _, k := range slices.Sorted(maps.Keys(g)) {
 			if _, ok := w[k]; !ok && !c.ignore[k] {
-				c.diff.add(DiffEntry{Path: childPath(path, k), Op: "extra", Actual: g[k]})
+				addEntry(&c.diff, DiffEntry{Path: childPath(path, k), Op: "extra", Actual: g[k]})
 			}
 		}
 	case []any:
@@ -108,9 +108,9 @@ func (c *jsonComparer) compare(path string, want, got any) {
 			p := path + "[" + strconv.Itoa(i) + "]"
 			switch {
 			case i >= len(g):
-				c.diff.add(DiffEntry{Path: p, Op: "missing", Expected: w[i]})
+				addEntry(&c.diff, DiffEntry{Path: p, Op: "missing", Expected: w[i]})
 			case i >= len(w):
-				c.diff.add(DiffEntry{Path: p, Op: "extra", Actual: g[i]})
+				addEntry(&c.diff, DiffEntry{Path: p, Op: "extra", Actual: g[i]})
 			default:
 				c.compare(p, w[i], g[i])
 			}
@@ -122,7 +122,7 @@ func (c *jsonComparer) compare(path string, want, got any) {
 			return
 		}
 		if !c.numbersEqual(w, g) {
-			c.diff.add(DiffEntry{Path: path, Op: "changed", Expected: w, Actual: g})
+			addEntry(&c.diff, DiffEntry{Path: path, Op: "changed", Expected: w, Actual: g})
 		}
 	default: // string, bool, nil
 		if jsonType(want) != jsonType(got) {
@@ -130,7 +130,7 @@ func (c *jsonComparer) compare(path string, want, got any) {
 			return
 		}
 		if want != got {
-			c.diff.add(DiffEntry{Path: path, Op: "changed", Expected: want, Actual: got})
+			addEntry(&c.diff, DiffEntry{Path: path, Op: "changed", Expected: want, Actual: got})
 		}
 	}
 }
@@ -153,11 +153,11 @@ func (c *jsonComparer) compareUnordered(path string, want, got []any) {
 		}
 	}
 	for _, i := range missing {
-		c.diff.add(DiffEntry{Path: path + "[" + strconv.Itoa(i) + "]", Op: "missing", Expected: want[i]})
+		addEntry(&c.diff, DiffEntry{Path: path + "[" + strconv.Itoa(i) + "]", Op: "missing", Expected: want[i]})
 	}
 	for j, g := range got {
 		if !used[j] {
-			c.diff.add(DiffEntry{Path: path + "[" + strconv.Itoa(j) + "]", Op: "extra", Actual: g})
+			addEntry(&c.diff, DiffEntry{Path: path + "[" + strconv.Itoa(j) + "]", Op: "extra", Actual: g})
 		}
 	}
 }
@@ -170,7 +170,7 @@ func (c *jsonComparer) equal(want, got any) bool {
 }
 
 func (c *jsonComparer) typeMismatch(path string, want, got any) {
-	c.diff.add(DiffEntry{Path: path, Op: "type", Expected: want, Actual: got})
+	addEntry(&c.diff, DiffEntry{Path: path, Op: "type", Expected: want, Actual: got})
 }
 
 // numbersEqual compares integers exactly (no float rounding for large

@@ -104,7 +104,7 @@ func checkSchema(res *AttributeResult, spec problem.CheckSpec, actual Actual, en
 	}
 	d := &Diff{}
 	for _, leaf := range schemaLeaves(ve) {
-		d.add(DiffEntry{Path: instancePath(leaf.InstanceLocation), Op: "mismatch",
+		addEntry(d, DiffEntry{Path: instancePath(leaf.InstanceLocation), Op: "mismatch",
 			Expected: "/" + strings.Join(leaf.ErrorKind.KeywordPath(), "/"), Actual: leaf.ErrorKind.LocalizedString(printer)})
 	}
 	sort.SliceStable(d.Entries, func(i, j int) bool { return d.Entries[i].Path < d.Entries[j].Path })

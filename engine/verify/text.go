@@ -95,7 +95,7 @@ func TextDiff(want, got string) *Diff {
 				default:
 					e.Op, e.Actual = "extra", ins[i]
 				}
-				d.add(e)
+				addEntry(d, e)
 			}
 		}
 		full, _ := udiff.ToUnified("expected", "actual", wantNL, edits, 3)
@@ -124,8 +124,8 @@ func withNewline(s string) string {
 	return s + "\n"
 }
 
-// add appends an entry unless the cap is reached.
-func (d *Diff) add(e DiffEntry) {
+// addEntry appends an entry unless the cap is reached.
+func addEntry(d *Diff, e DiffEntry) {
 	if len(d.Entries) >= MaxDiffEntries {
 		d.Truncated = true
 		return

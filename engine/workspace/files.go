@@ -2,6 +2,7 @@ package workspace
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -28,4 +29,30 @@ func WriteFiles(root string, files []cases.InputFile) error {
 		}
 	}
 	return nil
+}
+
+// ReadFile reads a file below root by relative path, read-only: escapes are
+// refused (as by SafeJoin), so are non-regular files and files over max
+// bytes. Problem files that checks and plugins read go through it.
+func ReadFile(root, rel string, max int64) ([]byte, error) {
+	path, err := SafeJoin(root, rel)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d byte cap", rel, st.Size(), max)
+	}
+	return io.ReadAll(io.LimitReader(f, max))
 }

@@ -117,10 +117,11 @@ func TestWriteFilesRefusesEscapes(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "victim")
 	mustWrite(t, target, "safe", 0o644)
 	os.Symlink(target, filepath.Join(root, "planted"))
-	if err := WriteFiles(root, []cases.InputFile{{Path: "planted", Content: []byte("owned")}}); err == nil {
-		if data, _ := os.ReadFile(target); string(data) != "safe" {
-			t.Errorf("wrote through a symlink: %q", data)
-		}
+	if err := WriteFiles(root, []cases.InputFile{{Path: "planted", Content: []byte("owned")}}); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("a symlink planted out of the workspace must be refused, got %v", err)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "safe" {
+		t.Errorf("wrote through a symlink: %q", data)
 	}
 }
 

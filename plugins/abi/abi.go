@@ -88,11 +88,14 @@ type InputFile struct {
 
 // Actual is what a case produced.
 type Actual struct {
-	StatusCode int            `json:"status_code"`
-	Output     string         `json:"output"`
-	Stderr     string         `json:"stderr"`
-	Files      map[string]any `json:"files,omitempty"`
-	TimedOut   bool           `json:"timed_out"`
+	StatusCode int `json:"status_code"`
+	// Output is stdout (CLI) or the response body (API).
+	Output string `json:"output"`
+	Stderr string `json:"stderr"`
+	// Files maps tracked file path → content: a string when the file is
+	// UTF-8, bytes otherwise (base64 in JSON).
+	Files    map[string]any `json:"files,omitempty"`
+	TimedOut bool           `json:"timed_out"`
 }
 
 // VerifyInput is the input of `verify`.
@@ -114,17 +117,25 @@ type Attribute struct {
 	Weight    float64 `json:"weight"`
 }
 
-// Diff is a structured difference.
+// Diff is a structured, readable difference: a one-line summary plus the
+// individual differences, each with a path and the two values.
 type Diff struct {
-	Summary   string      `json:"summary"`
-	Entries   []DiffEntry `json:"entries,omitempty"`
-	Unified   string      `json:"unified,omitempty"`
-	Truncated bool        `json:"truncated,omitempty"`
+	Summary string      `json:"summary"`
+	Entries []DiffEntry `json:"entries,omitempty"`
+	// Unified is a unified text diff for text comparisons, empty otherwise.
+	Unified string `json:"unified,omitempty"`
+	// Truncated is set when more entries existed than were kept.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
-// DiffEntry is one difference at one path.
+// DiffEntry is one difference at one location.
 type DiffEntry struct {
-	Path     string `json:"path"`
+	// Path locates the difference: a JSON path like "$.items[2].name", a
+	// line like "line 3" (of the expected text), or "$[4].id" for record 4
+	// of JSON Lines.
+	Path string `json:"path"`
+	// Op is "changed", "missing" (expected but absent), "extra" (present but
+	// not expected), "type" (different JSON types) or "mismatch".
 	Op       string `json:"op"`
 	Expected any    `json:"expected,omitempty"`
 	Actual   any    `json:"actual,omitempty"`

@@ -11,8 +11,6 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +19,8 @@ import (
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
 // Defaults for the sandbox limits.
@@ -70,7 +70,16 @@ type Host struct {
 	cacheDir string // resolved, "" when there is no cache
 
 	mu      sync.Mutex
-	plugins map[string]*loadEntry // by digest and limits
+	plugins map[string]*loadEntry // by digest
+	// loaded remembers which file (as last seen by stat) gave which plugin,
+	// so loading the same unchanged file again — validation, then the run —
+	// does not read and hash megabytes twice.
+	loaded map[string]loadedFile
+}
+
+type loadedFile struct {
+	info os.FileInfo
+	p    *Plugin
 }
 
 type loadEntry struct {
@@ -97,7 +106,7 @@ func New(opts Options) (*Host, error) {
 	default:
 		return nil, fmt.Errorf("plugin isolation %q: expected %s or %s", opts.Isolation, InProcess, Process)
 	}
-	h := &Host{opts: opts, plugins: map[string]*loadEntry{}}
+	h := &Host{opts: opts, plugins: map[string]*loadEntry{}, loaded: map[string]loadedFile{}}
 	if opts.CacheDir != "-" {
 		dir := opts.CacheDir
 		if dir == "" {
@@ -129,6 +138,7 @@ func (h *Host) Close() error {
 		}
 	}
 	h.plugins = map[string]*loadEntry{}
+	h.loaded = map[string]loadedFile{}
 	if h.cache != nil {
 		return h.cache.Close(context.Background())
 	}
@@ -141,8 +151,7 @@ func Digest(path string) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), data, nil
+	return abi.Digest(data), data, nil
 }
 
 // Load compiles (once per process) the plugin in file and checks it: its
@@ -150,6 +159,16 @@ func Digest(path string) (string, []byte, error) {
 // describe export must answer with an ABI version the host speaks, and it
 // must have the export of every kind it claims.
 func (h *Host) Load(ctx context.Context, file, wantSHA256 string) (*Plugin, error) {
+	info, statErr := os.Stat(file)
+	if statErr == nil {
+		h.mu.Lock()
+		lf, ok := h.loaded[file]
+		h.mu.Unlock()
+		if ok && os.SameFile(lf.info, info) && lf.info.Size() == info.Size() && lf.info.ModTime().Equal(info.ModTime()) &&
+			(wantSHA256 == "" || wantSHA256 == lf.p.digest) {
+			return lf.p, nil
+		}
+	}
 	digest, data, err := Digest(file)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: %w", file, err)
@@ -172,5 +191,10 @@ func (h *Host) Load(ctx context.Context, file, wantSHA256 string) (*Plugin, erro
 			e.p, e.err = h.compile(ctx, file, digest, data, true)
 		}
 	})
+	if e.p != nil && statErr == nil {
+		h.mu.Lock()
+		h.loaded[file] = loadedFile{info: info, p: e.p}
+		h.mu.Unlock()
+	}
 	return e.p, e.err
 }

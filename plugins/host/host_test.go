@@ -193,8 +193,7 @@ func TestVerdictErrorIsNotAFault(t *testing.T) {
 // instances, fresh runtimes) give byte-identical answers.
 func TestDeterministicSandbox(t *testing.T) {
 	var outs []string
-	for i, iso := range []string{InProcess, Process} {
-		_ = i
+	for _, iso := range []string{InProcess, Process} {
 		p := load(t, newHost(t, Options{CacheDir: "-", Isolation: iso}), "misbehave")
 		for j := 0; j < 2; j++ {
 			attrs, err := verifyMode(p, "clock", nil)
@@ -342,5 +341,30 @@ func TestSandboxRefusesNetworkFilesystemEnvironment(t *testing.T) {
 	attrs, err = verifyMode(p, "fs", nil)
 	if err != nil || attrs[0].Actual == "<nil>" {
 		t.Errorf("the host filesystem must be unreachable: %v %+v", err, attrs)
+	}
+}
+
+// A plugin file changed after it was loaded is read again, not served from
+// the earlier load: the pin still decides.
+func TestChangedFileIsReloaded(t *testing.T) {
+	h := newHost(t, Options{})
+	data, err := os.ReadFile(plugins(t)["misbehave"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "p.wasm")
+	os.WriteFile(file, data, 0o644)
+	digest, _, _ := Digest(file)
+	p, err := h.Load(context.Background(), file, digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := h.Load(context.Background(), file, digest); err != nil || again != p {
+		t.Fatalf("unchanged file: %v %v", again == p, err)
+	}
+	os.WriteFile(file, append(data, 0), 0o644)
+	var pe *Error
+	if _, err := h.Load(context.Background(), file, digest); !errors.As(err, &pe) || pe.Fault != FaultDigest {
+		t.Fatalf("changed file must be refused, got %v", err)
 	}
 }

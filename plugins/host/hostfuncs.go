@@ -3,8 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 
 	extism "github.com/extism/go-sdk"
 
@@ -57,24 +55,5 @@ func readAsset(scope assetScope, rel string) ([]byte, error) {
 	if scope.root == "" {
 		return nil, fmt.Errorf("no problem directory is in scope for this call")
 	}
-	path, err := workspace.SafeJoin(scope.root, rel)
-	if err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	if st.Size() > scope.max {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d byte cap", rel, st.Size(), scope.max)
-	}
-	return io.ReadAll(io.LimitReader(f, scope.max))
+	return workspace.ReadFile(scope.root, rel, scope.max)
 }

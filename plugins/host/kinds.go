@@ -38,13 +38,8 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 // error the plugin reports in its envelope is a verdict: one incorrect
 // attribute carrying the message.
 func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual, config map[string]any, opts CallOptions) ([]verify.AttributeResult, error) {
-	// The expected values travel once, at the top level, not again inside
-	// the case: envelopes are decoded inside the sandbox, where every byte
-	// costs.
-	ac := ToABICase(c)
-	ac.Expected = nil
-	in := abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: ac,
-		Actual: ToABIActual(actual), Expected: nonNilMap(c.Expected)}
+	in := abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: CallCase(c),
+		Actual: actual, Expected: nonNil(c.Expected)}
 	var out abi.VerifyOutput
 	if err := p.call(ctx, abi.KindVerifier, in, &out, opts); err != nil {
 		return nil, err
@@ -56,14 +51,7 @@ func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual
 	res := make([]verify.AttributeResult, 0, len(out.Attributes))
 	for _, a := range out.Attributes {
 		r := verify.AttributeResult{Attribute: a.Attribute, Actual: a.Actual, Expected: a.Expected,
-			IsCorrect: a.IsCorrect, Weight: a.Weight, Check: p.Label()}
-		if a.Diff != nil {
-			d := &verify.Diff{Summary: a.Diff.Summary, Unified: a.Diff.Unified, Truncated: a.Diff.Truncated}
-			for _, e := range a.Diff.Entries {
-				d.Entries = append(d.Entries, verify.DiffEntry{Path: e.Path, Op: e.Op, Expected: e.Expected, Actual: e.Actual})
-			}
-			r.Diff = d
-		}
+			Diff: a.Diff, IsCorrect: a.IsCorrect, Weight: a.Weight, Check: p.Label()}
 		res = append(res, r)
 	}
 	return res, nil
@@ -102,6 +90,15 @@ func (p *Plugin) LoadCases(ctx context.Context, in abi.LoadInput, opts CallOptio
 	return out, err
 }
 
+// CallCase is a case as a verify or evaluate call carries it: its expected
+// values travel once, as the envelope's top-level `expected`, since every
+// byte is decoded again inside the sandbox.
+func CallCase(c *cases.Case) abi.Case {
+	ac := ToABICase(c)
+	ac.Expected = nil
+	return ac
+}
+
 // ToABICase converts an engine case to its envelope form.
 func ToABICase(c *cases.Case) abi.Case {
 	out := abi.Case{ID: c.ID, Checkpoint: c.Checkpoint, Group: c.Group, GroupType: string(c.GroupType),
@@ -120,28 +117,9 @@ func ToABICase(c *cases.Case) abi.Case {
 	return out
 }
 
-// ToABIActual converts an actual result; binary tracked files travel as
-// base64 strings.
-func ToABIActual(a verify.Actual) abi.Actual {
-	out := abi.Actual{StatusCode: a.StatusCode, Output: a.Output, Stderr: a.Stderr, TimedOut: a.TimedOut}
-	if len(a.Files) > 0 {
-		out.Files = make(map[string]any, len(a.Files))
-		for k, v := range a.Files {
-			if b, ok := v.([]byte); ok {
-				out.Files[k] = base64.StdEncoding.EncodeToString(b)
-			} else {
-				out.Files[k] = v
-			}
-		}
-	}
-	return out
-}
-
 func nonNil(m map[string]any) map[string]any {
 	if m == nil {
 		return map[string]any{}
 	}
 	return m
 }
-
-func nonNilMap(m map[string]any) map[string]any { return nonNil(m) }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -29,27 +30,20 @@ type Plugin struct {
 	describe abi.Describe
 	exports  []string
 
-	// v is the compiled module. It is compiled with termination checks
-	// (a check at every loop header) so a runaway call can be stopped at
-	// its timeout. That costs Go guests an order of magnitude in speed
-	// (every Go function has a dispatch loop), but there is no safe
-	// alternative in process: a call left running unchecked can never be
-	// preempted and stalls the Go runtime's garbage collector. See
-	// docs/plugin-abi.md, "Limits".
-	v *variant
+	// compiled is the module and pool its instances. In process the module
+	// is compiled with termination checks (a check at every loop header)
+	// so a runaway call can be stopped at its timeout: a call left running
+	// unchecked could never be preempted and would stall the Go runtime's
+	// garbage collector. A worker process compiles it without (see
+	// worker.go and docs/plugin-abi.md, "Isolation").
+	compiled *extism.CompiledPlugin
+	pool     chan *instance
 	// workers run the plugin in child processes instead (Isolation
-	// "process"); v is nil then.
+	// "process"); compiled and pool are nil then.
 	workers chan *worker
 
 	created   atomic.Int64 // instances created, for tests and inspection
 	discarded atomic.Int64
-}
-
-// variant is one compilation of the module with its instance pool.
-type variant struct {
-	compiled *extism.CompiledPlugin
-	pool     chan *instance
-	checked  bool
 }
 
 // File, Digest, Size and Describe identify the plugin.
@@ -70,18 +64,10 @@ func (p *Plugin) Label() string {
 }
 
 // HasKind reports whether the plugin declares a kind.
-func (p *Plugin) HasKind(kind string) bool {
-	for _, k := range p.describe.Kinds {
-		if k == kind {
-			return true
-		}
-	}
-	return false
-}
+func (p *Plugin) HasKind(kind string) bool { return slices.Contains(p.describe.Kinds, kind) }
 
 // instance is one instantiated module with its own memory.
 type instance struct {
-	v      *variant
 	p      *extism.Plugin
 	stderr *capBuffer
 	clock  *callClock
@@ -96,13 +82,12 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 	if len(data) < 8 || !bytes.Equal(data[:4], []byte("\x00asm")) {
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: "the file does not start with the Wasm magic number"}
 	}
-	v, err := p.compileVariant(ctx, checked)
+	compiled, err := p.compileModule(ctx, checked)
 	if err != nil {
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: err.Error()}
 	}
-	p.v = v
-	compiled := v.compiled
-	inst, err := p.newInstance(ctx, v)
+	p.compiled, p.pool = compiled, make(chan *instance, 2*goruntime.GOMAXPROCS(0))
+	inst, err := p.newInstance(ctx)
 	if err != nil {
 		compiled.Close(ctx)
 		return nil, &Error{Plugin: label, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
@@ -117,7 +102,7 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultMissingExport,
 			Detail: "every wasmeval plugin exports describe (see docs/plugin-abi.md)"}
 	}
-	v.pool <- inst
+	p.pool <- inst
 	out, err := p.Call(ctx, abi.DescribeExport, nil, CallOptions{})
 	if err != nil {
 		compiled.Close(ctx)
@@ -127,7 +112,7 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		compiled.Close(ctx)
 		return nil, err
 	}
-	if !supported(p.describe.ABIVersion) {
+	if !slices.Contains(abi.SupportedVersions, p.describe.ABIVersion) {
 		compiled.Close(ctx)
 		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultABI,
 			Detail: fmt.Sprintf("the plugin speaks ABI %d; this wasmeval speaks %s", p.describe.ABIVersion, versions())}
@@ -142,8 +127,8 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 	return p, nil
 }
 
-// compileVariant compiles the module, with termination checks or without.
-func (p *Plugin) compileVariant(ctx context.Context, checked bool) (*variant, error) {
+// compileModule compiles the module, with termination checks or without.
+func (p *Plugin) compileModule(ctx context.Context, checked bool) (*extism.CompiledPlugin, error) {
 	h := p.host
 	rc := wazero.NewRuntimeConfig()
 	if h.cache != nil {
@@ -159,22 +144,9 @@ func (p *Plugin) compileVariant(ctx context.Context, checked bool) (*variant, er
 		// close the module when the call's context ends.
 		manifest.Timeout = uint64(h.opts.Timeout.Milliseconds())
 	}
-	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
+	return extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
 		RuntimeConfig: rc, EnableWasi: true,
 	}, h.hostFunctions())
-	if err != nil {
-		return nil, err
-	}
-	return &variant{compiled: compiled, pool: make(chan *instance, 2*goruntime.GOMAXPROCS(0)), checked: checked}, nil
-}
-
-func supported(v int) bool {
-	for _, s := range abi.SupportedVersions {
-		if s == v {
-			return true
-		}
-	}
-	return false
 }
 
 func versions() string {
@@ -189,7 +161,7 @@ func versions() string {
 // the sandbox: no filesystem, no environment, no arguments, a fixed wall
 // clock, a fake monotonic clock and a deterministic random source, so the
 // same input always gives the same output.
-func (p *Plugin) newInstance(ctx context.Context, v *variant) (*instance, error) {
+func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	stderr := &capBuffer{max: 64 << 10}
 	stdout := &capBuffer{max: MaxOutputBytes + 1}
 	stdin := bytes.NewReader(nil)
@@ -200,7 +172,7 @@ func (p *Plugin) newInstance(ctx context.Context, v *variant) (*instance, error)
 		WithNanotime(clock.nanotime, sys.ClockResolution(1)).
 		WithNanosleep(clock.nanosleep).
 		WithRandSource(clock)
-	ep, err := v.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	ep, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +195,7 @@ func (p *Plugin) newInstance(ctx context.Context, v *variant) (*instance, error)
 			log(label, strings.ToLower(level.String()), msg)
 		}
 	})
-	return &instance{v: v, p: ep, stderr: stderr, clock: clock, stdin: stdin, stdout: stdout}, nil
+	return &instance{p: ep, stderr: stderr, clock: clock, stdin: stdin, stdout: stdout}, nil
 }
 
 // CallOptions scope one call.
@@ -239,13 +211,12 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 	if p.workers != nil {
 		return p.callWorker(ctx, export, input, opts)
 	}
-	v := p.v
 	var inst *instance
 	select {
-	case inst = <-v.pool:
+	case inst = <-p.pool:
 	default:
 		var err error
-		if inst, err = p.newInstance(ctx, v); err != nil {
+		if inst, err = p.newInstance(ctx); err != nil {
 			return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
 		}
 	}
@@ -361,7 +332,7 @@ func stderrHead(s string) string {
 
 func (p *Plugin) release(inst *instance) {
 	select {
-	case inst.v.pool <- inst:
+	case p.pool <- inst:
 	default:
 		inst.p.Close(context.Background())
 	}
@@ -377,17 +348,14 @@ func (p *Plugin) close() {
 		p.closeWorkers()
 		return
 	}
-	for _, v := range []*variant{p.v} {
-	drain:
-		for {
-			select {
-			case inst := <-v.pool:
-				inst.p.Close(context.Background())
-			default:
-				break drain
-			}
+	for {
+		select {
+		case inst := <-p.pool:
+			inst.p.Close(context.Background())
+		default:
+			p.compiled.Close(context.Background())
+			return
 		}
-		v.compiled.Close(context.Background())
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	goruntime "runtime"
-	"sync"
 	"time"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
@@ -332,15 +331,10 @@ func (p *Plugin) discardWorker(wk *worker) {
 	wk.kill()
 }
 
-var closeMu sync.Mutex
-
 func (p *Plugin) closeWorkers() {
-	closeMu.Lock()
-	defer closeMu.Unlock()
 	for {
 		select {
 		case wk := <-p.workers:
-			wk.in.Flush()
 			wk.kill()
 		default:
 			return

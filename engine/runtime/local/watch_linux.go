@@ -21,7 +21,8 @@ import (
 // counts as a change, so the watch can only ever cause an extra reset,
 // never a missed one.
 type changeWatch struct {
-	fd int
+	fd  int
+	buf []byte // event buffer, reused: changed runs before every case
 }
 
 const watchMask = unix.IN_MODIFY | unix.IN_ATTRIB | unix.IN_CLOSE_WRITE | unix.IN_CREATE | unix.IN_DELETE |
@@ -33,7 +34,7 @@ func newChangeWatch(root string) (*changeWatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &changeWatch{fd: fd}
+	w := &changeWatch{fd: fd, buf: make([]byte, 4096)}
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -52,10 +53,9 @@ func newChangeWatch(root string) (*changeWatch, error) {
 
 // changed drains the queued events and reports whether there were any.
 func (w *changeWatch) changed() bool {
-	buf := make([]byte, 64<<10)
 	any := false
 	for {
-		n, err := unix.Read(w.fd, buf)
+		n, err := unix.Read(w.fd, w.buf)
 		switch {
 		case n > 0:
 			any = true

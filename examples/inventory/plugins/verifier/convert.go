@@ -40,13 +40,6 @@ func weight(cfg config, attribute string) float64 {
 
 // toABI converts a verdict to its envelope form.
 func toABI(r verify.AttributeResult) abi.Attribute {
-	a := abi.Attribute{Attribute: r.Attribute, Actual: r.Actual, Expected: r.Expected, IsCorrect: r.IsCorrect, Weight: r.Weight}
-	if r.Diff != nil {
-		d := &abi.Diff{Summary: r.Diff.Summary, Unified: r.Diff.Unified, Truncated: r.Diff.Truncated}
-		for _, e := range r.Diff.Entries {
-			d.Entries = append(d.Entries, abi.DiffEntry{Path: e.Path, Op: e.Op, Expected: e.Expected, Actual: e.Actual})
-		}
-		a.Diff = d
-	}
-	return a
+	return abi.Attribute{Attribute: r.Attribute, Actual: r.Actual, Expected: r.Expected, Diff: r.Diff,
+		IsCorrect: r.IsCorrect, Weight: r.Weight}
 }

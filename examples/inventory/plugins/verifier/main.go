@@ -64,7 +64,7 @@ func verifyCase() int32 {
 		wasmeval.WriteOutput(abi.VerifyOutput{Error: "bad config: " + err.Error()})
 		return 0
 	}
-	actual := verify.Actual{StatusCode: in.Actual.StatusCode, Output: in.Actual.Output, Stderr: in.Actual.Stderr}
+	actual := in.Actual
 	var out abi.VerifyOutput
 	add := func(r verify.AttributeResult) {
 		r.Weight = weight(cfg, r.Attribute)
