@@ -6,6 +6,7 @@ package runtime
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -40,6 +41,15 @@ type Session interface {
 	Reset(ctx context.Context) error
 	// Exec runs one command to completion (or timeout).
 	Exec(ctx context.Context, req ExecRequest) (ExecResult, error)
+	// Endpoint picks the address a server started in this session listens
+	// on, and the address the engine reaches it at. Each call may return a
+	// different port.
+	Endpoint(ctx context.Context) (Endpoint, error)
+	// Start launches a long-running process (a submission's server) and
+	// returns once it has started, without waiting for it to exit. It is
+	// stopped by Process.Stop, or at the latest by Close. Timeouts of Exec
+	// calls in the same session never touch it.
+	Start(ctx context.Context, req StartRequest) (Process, error)
 	// Close removes the workspace and anything still running.
 	Close() error
 }
@@ -69,5 +79,47 @@ type ExecResult struct {
 	Elapsed       time.Duration
 	TimedOut      bool
 	// Signal is set when the process was killed by a signal (e.g. "killed").
+	Signal string
+}
+
+// Endpoint is where a server in a session listens and how the engine reaches
+// it. On the local runtime both are the loopback interface; in a container
+// the server binds inside the container and the engine dials the container.
+type Endpoint struct {
+	// Host and Port are what the server binds: substituted into its command
+	// as {{host}} and {{port}}.
+	Host string
+	Port int
+	// Dial is the host:port the engine connects to.
+	Dial string
+}
+
+// StartRequest is a long-running process to start inside a session.
+type StartRequest struct {
+	Argv []string
+	// Env is the complete environment for the process.
+	Env map[string]string
+	// Stdout and Stderr receive the process's output as it is written; the
+	// caller decides what to keep (the API adapter keeps logs as artifacts
+	// and a tail for error messages). Nil discards. Writes come from one
+	// goroutine per stream.
+	Stdout, Stderr io.Writer
+}
+
+// Process is a running long-lived process.
+type Process interface {
+	// Exited is closed when the process has exited (by itself or by Stop).
+	Exited() <-chan struct{}
+	// State reports how the process ended; valid once Exited is closed.
+	State() ExitState
+	// Stop kills the process and everything it started, and waits for it.
+	// Stopping an exited process is a no-op.
+	Stop() error
+}
+
+// ExitState is how a process ended.
+type ExitState struct {
+	ExitCode int
+	// Signal is set when the process was killed by a signal.
 	Signal string
 }

@@ -42,7 +42,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	}
 	stdout, stderr := &cappedBuffer{max: outCap}, &cappedBuffer{max: outCap}
 	cmd := &exec.Cmd{
-		Path: path, Args: req.Argv, Dir: s.work, Env: s.environ(req.Env),
+		Path: path, Args: req.Argv, Dir: s.work, Env: environ(req.Env, s.token),
 		Stdout: stdout, Stderr: stderr,
 		SysProcAttr: sysProcAttr(),
 		WaitDelay:   waitDelay,
@@ -99,20 +99,24 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return res, fmt.Errorf("wait for %s: %w", req.Argv[0], waitErr)
 	}
-	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	switch {
-	case ws.Signaled():
-		res.ExitCode = 128 + int(ws.Signal())
-		res.Signal = ws.Signal().String()
-	default:
-		res.ExitCode = ws.ExitStatus()
-	}
+	st := exitState(cmd.ProcessState)
+	res.ExitCode, res.Signal = st.ExitCode, st.Signal
 	return res, nil
 }
 
+// exitState reads the exit code, or the signal that killed the process
+// (exit code 128+n, as a shell reports it).
+func exitState(ps *os.ProcessState) runtime.ExitState {
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		return runtime.ExitState{ExitCode: 128 + int(ws.Signal()), Signal: ws.Signal().String()}
+	}
+	return runtime.ExitState{ExitCode: ws.ExitStatus()}
+}
+
 // environ renders the environment sorted, so the process sees the same
-// environment whatever the map order.
-func (s *session) environ(env map[string]string) []string {
+// environment whatever the map order, plus the marker token.
+func environ(env map[string]string, token string) []string {
 	out := make([]string, 0, len(env)+1)
 	for k, v := range env {
 		if k != SessionEnv {
@@ -120,7 +124,7 @@ func (s *session) environ(env map[string]string) []string {
 		}
 	}
 	sort.Strings(out)
-	return append(out, SessionEnv+"="+s.token)
+	return append(out, SessionEnv+"="+token)
 }
 
 // lookPath resolves a program, caching PATH lookups for the session: every

@@ -29,6 +29,8 @@ type session struct {
 	assets     map[string]string
 	token      string
 	paths      map[string]string // lookPath cache
+	started    int               // processes launched by Start
+	procs      []*process
 
 	// An isolated group resets before every case. The next fresh copy is
 	// prepared in the background while a case runs, and the used one is
@@ -132,6 +134,7 @@ func (s *session) prepareSpare() {
 // Close kills anything still running from this session and removes the
 // workspace.
 func (s *session) Close() error {
+	s.stopAll()
 	killSession(s.token)
 	if s.ready != nil {
 		r := <-s.ready
