@@ -29,6 +29,9 @@ type JSONOptions struct {
 // ParseJSON decodes one JSON document keeping numbers exact (json.Number),
 // and refuses trailing data.
 func ParseJSON(data string) (any, error) {
+	if v, ok := parseJSONFast(data); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(data)))
 	dec.UseNumber()
 	var v any
@@ -71,6 +74,11 @@ type jsonComparer struct {
 }
 
 func (c *jsonComparer) compare(path string, want, got any) {
+	// Most compared values are equal; confirming that needs no sorted keys
+	// and no paths, which are built only where something differs.
+	if c.same(want, got) {
+		return
+	}
 	switch w := want.(type) {
 	case map[string]any:
 		g, ok := got.(map[string]any)
@@ -135,6 +143,65 @@ func (c *jsonComparer) compare(path string, want, got any) {
 	}
 }
 
+// same reports whether two values match under the options, without
+// recording anything.
+func (c *jsonComparer) same(want, got any) bool {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, wv := range w {
+			if c.ignore[k] {
+				continue
+			}
+			gv, ok := g[k]
+			if !ok || !c.same(wv, gv) {
+				return false
+			}
+		}
+		for k := range g {
+			if _, ok := w[k]; !ok && !c.ignore[k] {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		if c.opts.UnorderedLists {
+			// The same greedy matching as compareUnordered.
+			used := make([]bool, len(g))
+		next:
+			for _, wv := range w {
+				for j, gv := range g {
+					if !used[j] && c.same(wv, gv) {
+						used[j] = true
+						continue next
+					}
+				}
+				return false
+			}
+			return true
+		}
+		for i := range w {
+			if !c.same(w[i], g[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		g, ok := got.(json.Number)
+		return ok && c.numbersEqual(w, g)
+	case string, bool, nil:
+		return want == got
+	}
+	return false
+}
+
 // compareUnordered matches every expected element with an equal, unused
 // actual element; what is left over on either side is reported.
 func (c *jsonComparer) compareUnordered(path string, want, got []any) {
@@ -143,7 +210,7 @@ func (c *jsonComparer) compareUnordered(path string, want, got []any) {
 	for i, w := range want {
 		found := false
 		for j, g := range got {
-			if !used[j] && c.equal(w, g) {
+			if !used[j] && c.same(w, g) {
 				used[j], found = true, true
 				break
 			}
@@ -160,13 +227,6 @@ func (c *jsonComparer) compareUnordered(path string, want, got []any) {
 			addEntry(&c.diff, DiffEntry{Path: path + "[" + strconv.Itoa(j) + "]", Op: "extra", Actual: g})
 		}
 	}
-}
-
-// equal reports whether two values match under the same options.
-func (c *jsonComparer) equal(want, got any) bool {
-	sub := &jsonComparer{opts: c.opts, ignore: c.ignore}
-	sub.compare("$", want, got)
-	return len(sub.diff.Entries) == 0 && !sub.diff.Truncated
 }
 
 func (c *jsonComparer) typeMismatch(path string, want, got any) {

@@ -1,0 +1,232 @@
+package verify
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// maxJSONDepth matches encoding/json's nesting limit, so both parsers
+// accept the same documents.
+const maxJSONDepth = 10000
+
+// parseJSONFast decodes the common case of a JSON document directly into
+// the canonical form (map[string]any, []any, json.Number, string, bool,
+// nil) without reflection. It is several times faster than encoding/json
+// with UseNumber — which matters most inside Wasm plugins, where every
+// allocation and reflective call costs an order of magnitude more than
+// natively. It reports ok=false for anything it does not handle itself;
+// ParseJSON then defers to encoding/json, which gives the exact value or
+// the standard error message, so results never depend on which parser ran.
+func parseJSONFast(data string) (v any, ok bool) {
+	p := jsonParser{s: data}
+	p.space()
+	v, ok = p.value(0)
+	if !ok {
+		return nil, false
+	}
+	p.space()
+	return v, p.i == len(p.s)
+}
+
+type jsonParser struct {
+	s string
+	i int
+}
+
+func (p *jsonParser) space() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) value(depth int) (any, bool) {
+	if p.i >= len(p.s) {
+		return nil, false
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.object(depth + 1)
+	case c == '[':
+		return p.array(depth + 1)
+	case c == '"':
+		return p.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	default:
+		for _, lit := range [...]struct {
+			text string
+			v    any
+		}{{"true", true}, {"false", false}, {"null", nil}} {
+			if len(p.s)-p.i >= len(lit.text) && p.s[p.i:p.i+len(lit.text)] == lit.text {
+				p.i += len(lit.text)
+				return lit.v, true
+			}
+		}
+		return nil, false
+	}
+}
+
+func (p *jsonParser) object(depth int) (any, bool) {
+	if depth > maxJSONDepth {
+		return nil, false
+	}
+	p.i++ // {
+	m := map[string]any{}
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return m, true
+	}
+	for {
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return nil, false
+		}
+		k, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return nil, false
+		}
+		p.i++
+		p.space()
+		v, ok := p.value(depth)
+		if !ok {
+			return nil, false
+		}
+		m[k.(string)] = v // a repeated key: the last one wins, as in encoding/json
+		p.space()
+		if p.i >= len(p.s) {
+			return nil, false
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.space()
+		case '}':
+			p.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (p *jsonParser) array(depth int) (any, bool) {
+	if depth > maxJSONDepth {
+		return nil, false
+	}
+	p.i++ // [
+	l := []any{}
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return l, true
+	}
+	for {
+		v, ok := p.value(depth)
+		if !ok {
+			return nil, false
+		}
+		l = append(l, v)
+		p.space()
+		if p.i >= len(p.s) {
+			return nil, false
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+			p.space()
+		case ']':
+			p.i++
+			return l, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// str decodes a string. Strings with escapes or invalid UTF-8 (rare in
+// program output) go through encoding/json, whose replacement rules
+// (U+FFFD for bad bytes and lone surrogates) are then applied exactly.
+func (p *jsonParser) str() (any, bool) {
+	start := p.i
+	p.i++ // opening quote
+	simple := true
+	for p.i < len(p.s) {
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			if simple {
+				return p.s[start+1 : p.i-1], true
+			}
+			var out string
+			if err := json.Unmarshal([]byte(p.s[start:p.i]), &out); err != nil {
+				return nil, false
+			}
+			return out, true
+		case c == '\\':
+			simple = false
+			p.i += 2 // the escaped byte cannot end the string
+		case c < 0x20:
+			return nil, false
+		case c < utf8.RuneSelf:
+			p.i++
+		default:
+			r, size := utf8.DecodeRuneInString(p.s[p.i:])
+			if r == utf8.RuneError && size == 1 {
+				simple = false
+			}
+			p.i += size
+		}
+	}
+	return nil, false
+}
+
+// number checks the JSON number grammar and keeps the literal text.
+func (p *jsonParser) number() (any, bool) {
+	start := p.i
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.s) && p.s[p.i] == '0':
+		p.i++
+	case p.i < len(p.s) && p.s[p.i] >= '1' && p.s[p.i] <= '9':
+		p.digits()
+	default:
+		return nil, false
+	}
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		if !p.digits() {
+			return nil, false
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		if !p.digits() {
+			return nil, false
+		}
+	}
+	return json.Number(p.s[start:p.i]), true
+}
+
+// digits consumes one or more decimal digits.
+func (p *jsonParser) digits() bool {
+	start := p.i
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		p.i++
+	}
+	return p.i > start
+}

@@ -1,0 +1,201 @@
+package abi
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MarshalJSON encodes an attribute verdict. The actual and expected values
+// are usually whole decoded documents (maps, lists, json.Number), which
+// encoding/json walks by reflection — slow natively and far slower inside a
+// Wasm plugin, where a verifier spends much of its time encoding them. The
+// bytes are exactly what encoding/json produces for the same struct.
+func (a Attribute) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"attribute":`...)
+	b = appendString(b, a.Attribute)
+	var err error
+	b = append(b, `,"actual":`...)
+	if b, err = appendValue(b, a.Actual); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"expected":`...)
+	if b, err = appendValue(b, a.Expected); err != nil {
+		return nil, err
+	}
+	if a.Diff != nil {
+		d, err := json.Marshal(a.Diff)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"diff":`...)
+		b = append(b, d...)
+	}
+	b = append(b, `,"is_correct":`...)
+	b = strconv.AppendBool(b, a.IsCorrect)
+	b = append(b, `,"weight":`...)
+	if b, err = appendFloat(b, a.Weight); err != nil {
+		return nil, err
+	}
+	return append(b, '}'), nil
+}
+
+// appendValue encodes the JSON value shapes decoding produces directly and
+// hands anything else to encoding/json.
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return appendString(b, v), nil
+	case bool:
+		return strconv.AppendBool(b, v), nil
+	case json.Number:
+		if validNumber(string(v)) {
+			return append(b, v...), nil
+		}
+	case float64:
+		return appendFloat(b, v)
+	case map[string]any:
+		b = append(b, '{')
+		for i, k := range slices.Sorted(mapKeys(v)) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			var err error
+			if b, err = appendValue(b, v[k]); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, '}'), nil
+	case []any:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = appendValue(b, e); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	data, err := json.Marshal(v)
+	return append(b, data...), err
+}
+
+func mapKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// appendString writes s quoted. Strings that encoding/json would escape
+// beyond the quote (control characters, <, >, &, U+2028/9, invalid
+// UTF-8) are left to it, so the bytes stay identical.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			if c >= utf8.RuneSelf && plainUTF8(s[i:]) {
+				break
+			}
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// plainUTF8 reports whether s needs no escaping: valid UTF-8 without
+// U+2028, U+2029 and without ASCII bytes that need it.
+func plainUTF8(s string) bool {
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError, r == '\u2028', r == '\u2029':
+			return false
+		case r < utf8.RuneSelf && (r < 0x20 || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&'):
+			return false
+		}
+	}
+	return true
+}
+
+// appendFloat formats like encoding/json: the shortest representation,
+// exponent form outside [1e-6, 1e21).
+func appendFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		_, err := json.Marshal(f) // the standard error
+		return nil, err
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+// validNumber checks the JSON number grammar (what encoding/json requires
+// of a json.Number it writes).
+func validNumber(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case i < len(s) && s[i] >= '1' && s[i] <= '9':
+		digits()
+	default:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == len(s)
+}
