@@ -74,6 +74,13 @@ type instance struct {
 	// stdin and stdout carry envelopes for plugins on the stdio transport.
 	stdin  *bytes.Reader
 	stdout *capBuffer
+	mem    *instanceMemory
+}
+
+// close closes the module instance and releases its linear memory.
+func (inst *instance) close() {
+	inst.p.Close(context.Background())
+	inst.mem.free()
 }
 
 func (h *Host) compile(ctx context.Context, file, digest string, data []byte, checked bool) (*Plugin, error) {
@@ -98,6 +105,7 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		}
 	}
 	if !inst.p.FunctionExists(abi.DescribeExport) {
+		inst.close()
 		compiled.Close(ctx)
 		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultMissingExport,
 			Detail: "every wasmeval plugin exports describe (see docs/plugin-abi.md)"}
@@ -105,21 +113,21 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 	p.pool <- inst
 	out, err := p.Call(ctx, abi.DescribeExport, nil, CallOptions{})
 	if err != nil {
-		compiled.Close(ctx)
+		p.close()
 		return nil, err
 	}
 	if err := checkEnvelope(label, abi.DescribeExport, "describe", out, &p.describe); err != nil {
-		compiled.Close(ctx)
+		p.close()
 		return nil, err
 	}
 	if !slices.Contains(abi.SupportedVersions, p.describe.ABIVersion) {
-		compiled.Close(ctx)
+		p.close()
 		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultABI,
 			Detail: fmt.Sprintf("the plugin speaks ABI %d; this wasmeval speaks %s", p.describe.ABIVersion, versions())}
 	}
 	for _, k := range p.describe.Kinds {
 		if exp := abi.Exports[k]; !inst.p.FunctionExists(exp) {
-			compiled.Close(ctx)
+			p.close()
 			return nil, &Error{Plugin: p.Label(), Export: exp, Fault: FaultMissingExport,
 				Detail: fmt.Sprintf("describe claims kind %s, which needs export %s", k, exp)}
 		}
@@ -172,8 +180,10 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		WithNanotime(clock.nanotime, sys.ClockResolution(1)).
 		WithNanosleep(clock.nanosleep).
 		WithRandSource(clock)
-	ep, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	mem := &instanceMemory{}
+	ep, err := p.compiled.Instance(mem.context(ctx), extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
+		mem.free()
 		return nil, err
 	}
 	p.created.Add(1)
@@ -183,6 +193,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	if ep.FunctionExists(abi.DescribeExport) {
 		if _, _, err := ep.CallWithContext(ctx, abi.DescribeExport, nil); err != nil {
 			ep.Close(ctx)
+			mem.free()
 			return nil, err
 		}
 	}
@@ -195,7 +206,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 			log(label, strings.ToLower(level.String()), msg)
 		}
 	})
-	return &instance{p: ep, stderr: stderr, clock: clock, stdin: stdin, stdout: stdout}, nil
+	return &instance{p: ep, stderr: stderr, clock: clock, stdin: stdin, stdout: stdout, mem: mem}, nil
 }
 
 // CallOptions scope one call.
@@ -334,13 +345,13 @@ func (p *Plugin) release(inst *instance) {
 	select {
 	case p.pool <- inst:
 	default:
-		inst.p.Close(context.Background())
+		inst.close()
 	}
 }
 
 func (p *Plugin) discard(inst *instance) {
 	p.discarded.Add(1)
-	inst.p.Close(context.Background())
+	inst.close()
 }
 
 func (p *Plugin) close() {
@@ -351,7 +362,7 @@ func (p *Plugin) close() {
 	for {
 		select {
 		case inst := <-p.pool:
-			inst.p.Close(context.Background())
+			inst.close()
 		default:
 			p.compiled.Close(context.Background())
 			return
