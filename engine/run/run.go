@@ -327,7 +327,7 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 		Group: j.group.Name, GroupType: j.group.Type, ID: c.ID, Index: idx,
 		OriginalCheckpoint: c.OriginalCheckpoint, OriginalGroup: c.OriginalGroup,
 		StartedAt: started.UTC(), Duration: time.Since(started).Seconds(),
-		Result: out, Attributes: attrs, Score: score, Passed: passed,
+		Case: caseInfo(c), Result: out, Attributes: attrs, Score: score, Passed: passed,
 	}
 	return rec, actual, nil
 }
