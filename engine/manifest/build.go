@@ -53,6 +53,9 @@ func New(in Input) (*Manifest, error) {
 	if abs, err := filepath.Abs(in.Submission); err == nil {
 		m.Submission.Path = abs
 	}
+	if abs, err := filepath.Abs(p.Dir); err == nil {
+		m.Problem.Path = abs
+	}
 	return m, nil
 }
 

@@ -55,6 +55,7 @@ func Create(path, runID, submission string) (*Writer, error) {
 		pq.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
 		pq.CreatedBy("wasmeval", "", ""),
 		pq.KeyValueMetadata("wasmeval.run_id", runID),
+		pq.KeyValueMetadata("wasmeval.manifest", "manifest.json"),
 	)
 	return &Writer{f: f, buf: buf, w: w, path: path, tmp: f.Name(), runID: runID, sub: submission}, nil
 }
