@@ -18,11 +18,13 @@ import (
 type Input struct {
 	Problem    *problem.Problem
 	Submission string
-	// EngineVersion is the binary's version string (set at build time).
-	EngineVersion string
-	Flags         Flags
-	RuntimeName   string
-	Start         time.Time
+	// EngineVersion and EngineCommit are the binary's version and commit
+	// as set at build time; the commit Go stamps into binaries built in a
+	// git checkout is used when EngineCommit is empty.
+	EngineVersion, EngineCommit string
+	Flags                       Flags
+	RuntimeName                 string
+	Start                       time.Time
 }
 
 // New builds a manifest for a run that starts now: it hashes the problem
@@ -40,7 +42,7 @@ func New(in Input) (*Manifest, error) {
 	host, _ := os.Hostname()
 	m := &Manifest{
 		Schema: SchemaVersion, RunID: NewRunID(in.Start), Status: StatusRunning,
-		Engine: EngineInfo(in.EngineVersion),
+		Engine: EngineInfo(in.EngineVersion, in.EngineCommit),
 		Problem: Problem{Name: p.Name, Version: p.Version, Path: p.Dir, ConfigDigest: p.Digest, Digest: pd,
 			Checkpoints: checkpointNames(p)},
 		Submission: Submission{Path: in.Submission, Digest: sd, Files: files},
@@ -68,13 +70,15 @@ func NewRunID(t time.Time) string {
 
 // EngineInfo reads the commit the binary was built from (Go stamps it
 // into binaries built inside a git checkout).
-func EngineInfo(version string) Engine {
-	e := Engine{Version: version, GoVersion: runtime.Version()}
+func EngineInfo(version, commit string) Engine {
+	e := Engine{Version: version, Commit: commit, GoVersion: runtime.Version()}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				e.Commit = s.Value
+				if e.Commit == "" {
+					e.Commit = s.Value
+				}
 			case "vcs.modified":
 				e.Modified = s.Value == "true"
 			}

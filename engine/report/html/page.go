@@ -78,6 +78,12 @@ var tail = template.Must(template.New("tail").Parse(`</div>{{if .More}}<p id="mo
     shown.textContent=n+' of '+rows.length+' cases shown';
   }
   input.addEventListener('input',apply); only.addEventListener('change',apply); apply();
+  // A link from the table opens the failing case's details.
+  function openTarget(){
+    var id=decodeURIComponent(location.hash.slice(1)), d=id&&document.getElementById(id);
+    if(d&&d.tagName==='DETAILS'){d.open=true;d.scrollIntoView();}
+  }
+  window.addEventListener('hashchange',openTarget); openTarget();
 })();
 </script>
 </body></html>
