@@ -23,6 +23,9 @@ import (
 type Finished struct {
 	path  string
 	cases map[string]finishedCase
+	// groups counts finished cases per checkpoint/group: a shared-workspace
+	// group whose every case finished need not run again at all.
+	groups map[string]int
 }
 
 type finishedCase struct {
@@ -33,8 +36,11 @@ type finishedCase struct {
 
 // LoadFinished indexes the journal at path.
 func LoadFinished(path string) (*Finished, error) {
-	f := &Finished{path: path, cases: map[string]finishedCase{}}
+	f := &Finished{path: path, cases: map[string]finishedCase{}, groups: map[string]int{}}
 	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
+		if _, dup := f.cases[r.Key()]; !dup {
+			f.groups[r.Checkpoint+"/"+r.Group]++
+		}
 		f.cases[r.Key()] = finishedCase{offset: off, passed: r.Passed, score: r.Score}
 		return nil
 	})
@@ -58,6 +64,12 @@ func (f *Finished) has(key string) bool {
 	}
 	_, ok := f.cases[key]
 	return ok
+}
+
+// groupDone says whether every case of a group (of n, -1 when unknown)
+// finished.
+func (f *Finished) groupDone(checkpoint, group string, n int) bool {
+	return f != nil && n >= 0 && f.groups[checkpoint+"/"+group] >= n
 }
 
 // addTo counts the finished cases of the selected checkpoints into the

@@ -262,6 +262,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 	}
 	defer stream.Close()
 	r.opts.Progress.GroupStarted(j.cp.Name, g.Name, stream.Len())
+	groupDone := r.opts.Resume.groupDone(j.cp.Name, g.Name, stream.Len())
 	defer r.opts.Progress.GroupFinished(j.cp.Name, g.Name)
 
 	assets := map[string]string{}
@@ -303,7 +304,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 			return fmt.Errorf("load case %d: %w", idx+1, err)
 		}
 		finished := r.opts.Resume.has(c.Key())
-		if finished && g.Isolated {
+		if finished && (g.Isolated || groupDone) {
 			if err := r.replay(c, &history, keepHistory); err != nil {
 				return err
 			}
