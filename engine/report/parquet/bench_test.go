@@ -32,13 +32,17 @@ func BenchmarkParquet(b *testing.B) {
 	peaks := map[int]float64{}
 	for _, n := range sizes {
 		b.Run("decode-only/rows="+strconv.Itoa(n), func(b *testing.B) {
+			var peak float64
 			start := time.Now()
 			for range b.N {
+				h := synth.StartHeapPeak()
 				if err := journal.Read(journals[n], func(*result.CaseRecord) error { return nil }); err != nil {
 					b.Fatal(err)
 				}
+				peak = max(peak, h.Stop())
 			}
 			b.ReportMetric(float64(n*b.N)/time.Since(start).Seconds(), "rows/s")
+			b.ReportMetric(peak, "peak-heap-MiB")
 		})
 		b.Run("parquet/rows="+strconv.Itoa(n), func(b *testing.B) {
 			out := filepath.Join(dir, "out.parquet")

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 
 	pq "github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -25,8 +24,8 @@ const FileName = "results.parquet"
 // buffers) until their group is flushed; flushing by bytes as well as rows
 // bounds memory when cases carry large outputs.
 const (
-	maxGroupRows  = 10_000
-	maxGroupBytes = 32 << 20
+	maxGroupRows  = 4096
+	maxGroupBytes = 8 << 20
 )
 
 // Writer streams rows into a Parquet file.
@@ -52,7 +51,7 @@ func Create(path, runID, submission string) (*Writer, error) {
 	}
 	buf := bufio.NewWriterSize(f, 1<<20)
 	w := pq.NewGenericWriter[Row](buf,
-		pq.Compression(&zstd.Codec{Level: zstd.SpeedDefault}),
+		pq.Compression(&zstdCodec{}),
 		pq.CreatedBy("wasmeval", "", ""),
 		pq.KeyValueMetadata("wasmeval.run_id", runID),
 		pq.KeyValueMetadata("wasmeval.manifest", "manifest.json"),
