@@ -134,6 +134,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	})
 	prog.Stop()
 	if err != nil {
+		failRun(man, out)
 		return usageErr(err)
 	}
 	htmlPath, err := finishRun(man, out, res)

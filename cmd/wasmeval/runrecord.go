@@ -127,3 +127,10 @@ func finishRun(m *manifest.Manifest, out string, res *run.Outcome) (string, erro
 	}
 	return filepath.Join(out, "report.html"), nil
 }
+
+// failRun records in the manifest that the run stopped on its own error.
+func failRun(m *manifest.Manifest, out string) {
+	m.EndedAt = time.Now().UTC()
+	m.Status = manifest.StatusFailed
+	_ = manifest.Write(out, m) // the run's own error is the one to report
+}

@@ -25,14 +25,17 @@ const (
 	StatusRunning     = "running"
 	StatusComplete    = "complete"
 	StatusInterrupted = "interrupted"
+	// StatusFailed: the run stopped on an error of its own (not a case's).
+	StatusFailed = "failed"
 )
 
 // Manifest describes one run.
 type Manifest struct {
 	Schema int    `json:"schema"`
 	RunID  string `json:"run_id"`
-	// Status is running until the run ends; a manifest still saying
-	// running belongs to a run that crashed.
+	// Status is running until the run ends (complete, interrupted or
+	// failed); a manifest still saying running belongs to a run that
+	// crashed.
 	Status string `json:"status"`
 
 	Engine     Engine     `json:"engine"`
