@@ -2,8 +2,8 @@
 // inline CSS, inline SVG charts and a few lines of inline script for the
 // case filter — nothing fetched over the network, so it opens from a CI
 // artifact or an email attachment alike. It is streamed from the journal:
-// summaries first, then one pass writing the case table and one writing
-// the failing cases' diffs.
+// summaries first, then one pass writing the case table (and spooling the
+// failing cases' diffs, which follow it).
 package html
 
 import (
@@ -65,17 +65,18 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 	if err := head.Execute(bw, data); err != nil {
 		return fmt.Errorf("write HTML report: %w", err)
 	}
-	err := report.EachCase(dir, func(r *result.CaseRecord) error {
-		return row.Execute(bw, rowOf(r))
-	})
+	// One pass over the journal: rows go out directly, failure details to a
+	// spool appended after the table.
+	details, err := report.NewSpool()
 	if err != nil {
 		return err
 	}
-	if err := mid.Execute(bw, nil); err != nil {
-		return err
-	}
+	defer details.Close()
 	detailed, failed := 0, 0
 	err = report.EachCase(dir, func(r *result.CaseRecord) error {
+		if err := row.Execute(bw, rowOf(r)); err != nil {
+			return err
+		}
 		if r.Passed {
 			return nil
 		}
@@ -84,9 +85,15 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 			return nil
 		}
 		detailed++
-		return failure.Execute(bw, failureOf(r))
+		return failure.Execute(details, failureOf(r))
 	})
 	if err != nil {
+		return err
+	}
+	if err := mid.Execute(bw, nil); err != nil {
+		return err
+	}
+	if err := details.CopyTo(bw); err != nil {
 		return err
 	}
 	if err := tail.Execute(bw, struct{ More int }{failed - detailed}); err != nil {

@@ -47,30 +47,47 @@ func isError(r *result.CaseRecord) bool {
 	return r.Result.AdapterError || r.Result.TimedOut || r.Result.PluginError != ""
 }
 
-// Write streams the run in dir as JUnit XML: one pass over the journal to
-// count, then one per checkpoint to write its cases, so memory holds one
-// record at a time.
+// Write streams the run in dir as JUnit XML. Suite headers carry counts,
+// so each checkpoint's test cases are spooled to a temporary file during a
+// single pass over the journal and copied out after their header: memory
+// holds one record at a time.
 func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.CheckpointSummary) error {
-	per := map[string]*counts{}
+	type suite struct {
+		counts
+		spool *report.Spool
+		enc   *xml.Encoder
+	}
+	suites := map[string]*suite{}
+	defer func() {
+		for _, s := range suites {
+			s.spool.Close()
+		}
+	}()
 	var total counts
 	err := report.EachCase(dir, func(r *result.CaseRecord) error {
-		c := per[r.Checkpoint]
-		if c == nil {
-			c = &counts{}
-			per[r.Checkpoint] = c
+		s := suites[r.Checkpoint]
+		if s == nil {
+			sp, err := report.NewSpool()
+			if err != nil {
+				return err
+			}
+			s = &suite{spool: sp, enc: xml.NewEncoder(sp)}
+			s.enc.Indent("    ", "  ")
+			sp.WriteString("\n") // the encoder starts a line before every element but the first
+			suites[r.Checkpoint] = s
 		}
-		c.tests++
+		s.tests++
 		total.tests++
 		switch {
 		case r.Passed:
 		case isError(r):
-			c.errors++
+			s.errors++
 			total.errors++
 		default:
-			c.failures++
+			s.failures++
 			total.failures++
 		}
-		return nil
+		return s.enc.Encode(caseOf(run.Problem, r))
 	})
 	if err != nil {
 		return err
@@ -85,36 +102,41 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 	if err := enc.EncodeToken(root); err != nil {
 		return fmt.Errorf("write JUnit report: %w", err)
 	}
-	for _, s := range sums {
-		c := per[s.Name]
-		if c == nil {
-			c = &counts{}
+	for _, sum := range sums {
+		s := suites[sum.Name]
+		c := counts{}
+		if s != nil {
+			c = s.counts
 		}
-		suite := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
-			attr("name", run.Problem+"."+s.Name), attr("tests", fmt.Sprint(c.tests)), attr("failures", fmt.Sprint(c.failures)),
-			attr("errors", fmt.Sprint(c.errors)), attr("time", seconds(s.Duration)),
-			attr("timestamp", s.Timestamp.UTC().Format("2006-01-02T15:04:05"))}}
-		if err := enc.EncodeToken(suite); err != nil {
+		start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+			attr("name", run.Problem+"."+sum.Name), attr("tests", fmt.Sprint(c.tests)), attr("failures", fmt.Sprint(c.failures)),
+			attr("errors", fmt.Sprint(c.errors)), attr("time", seconds(sum.Duration)),
+			attr("timestamp", sum.Timestamp.UTC().Format("2006-01-02T15:04:05"))}}
+		if err := enc.EncodeToken(start); err != nil {
 			return err
 		}
 		props := struct {
 			XMLName xml.Name   `xml:"properties"`
 			P       []property `xml:"property"`
-		}{P: []property{{"run_id", run.RunID}, {"manifest", run.ManifestLink}, {"pass_policy", string(s.Policy)},
-			{"checkpoint_passed", fmt.Sprint(s.Passed)}, {"complete", fmt.Sprint(s.Complete)}}}
+		}{P: []property{{"run_id", run.RunID}, {"manifest", run.ManifestLink}, {"pass_policy", string(sum.Policy)},
+			{"checkpoint_passed", fmt.Sprint(sum.Passed)}, {"complete", fmt.Sprint(sum.Complete)}}}
 		if err := enc.Encode(props); err != nil {
 			return err
 		}
-		err := report.EachCase(dir, func(r *result.CaseRecord) error {
-			if r.Checkpoint != s.Name {
-				return nil
+		if s != nil {
+			// The spooled cases are complete elements; splice them in
+			// between the encoder's own tokens.
+			if err := enc.Flush(); err != nil {
+				return err
 			}
-			return enc.Encode(caseOf(run.Problem, r))
-		})
-		if err != nil {
-			return err
+			if err := s.enc.Flush(); err != nil {
+				return err
+			}
+			if err := s.spool.CopyTo(w); err != nil {
+				return err
+			}
 		}
-		if err := enc.EncodeToken(suite.End()); err != nil {
+		if err := enc.EncodeToken(start.End()); err != nil {
 			return err
 		}
 	}
