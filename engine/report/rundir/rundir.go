@@ -63,7 +63,9 @@ func Open(dir string, policy result.Policy) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m != nil && m.Status == manifest.StatusRunning || m != nil && m.Status == manifest.StatusInterrupted {
+	// A run that did not end normally (interrupted, failed, or crashed
+	// while still "running") cannot have passed.
+	if m != nil && m.Status != manifest.StatusComplete {
 		for _, s := range sums {
 			s.Complete, s.Passed = false, false
 		}
