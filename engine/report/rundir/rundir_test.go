@@ -27,7 +27,7 @@ func TestOpenCrashedRun(t *testing.T) {
 	f.WriteString(`{"checkpoint":"checkpoint_1","id":"torn`)
 	f.Close()
 	m := &manifest.Manifest{Schema: manifest.SchemaVersion, RunID: "r-crash", Status: manifest.StatusRunning,
-		Problem: manifest.Problem{Name: "synthetic", Checkpoints: []string{"checkpoint_1", "checkpoint_2", "checkpoint_3", "checkpoint_4", "checkpoint_5"}},
+		Problem:    manifest.Problem{Name: "synthetic", Checkpoints: []string{"checkpoint_1", "checkpoint_2", "checkpoint_3", "checkpoint_4", "checkpoint_5"}},
 		Submission: manifest.Submission{Path: "/sub"}, Flags: manifest.Flags{PassPolicy: string(result.PolicyAny)}, StartedAt: time.Now()}
 	if err := manifest.Write(dir, m); err != nil {
 		t.Fatal(err)
