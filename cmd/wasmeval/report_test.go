@@ -380,4 +380,11 @@ esac
 	if r := wasmeval(t, "report", out, "--format", "json"); !strings.Contains(r.stdout, `"cases": 4`) || !strings.Contains(r.stdout, `"status": "complete"`) {
 		t.Errorf("report after resume:\n%s", r.stdout)
 	}
+	// A new run into the same directory would mix two runs: refused.
+	if r := wasmeval(t, "run", prob, "--submission", sub, "--out", out); r.code != 2 || !strings.Contains(r.stderr, "already holds the results of a run") {
+		t.Errorf("new run into a used directory: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := len(readJournal(t, out)); n != 4 {
+		t.Errorf("journal has %d records after the refused run", n)
+	}
 }

@@ -102,6 +102,9 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if out == "" {
 		out = filepath.Join("wasmeval-out", fmt.Sprintf("%s-%s", p.Name, time.Now().Format("20060102-150405")))
 	}
+	if err := checkFreshOut(out, f); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}

@@ -134,3 +134,17 @@ func failRun(m *manifest.Manifest, out string) {
 	m.Status = manifest.StatusFailed
 	_ = manifest.Write(out, m) // the run's own error is the one to report
 }
+
+// checkFreshOut refuses to start a new run in a directory that holds an
+// earlier run's results: appending would mix two runs in one journal, and
+// replacing would lose results.
+func checkFreshOut(out string, f runFlags) error {
+	if f.resume != "" {
+		return nil
+	}
+	st, err := os.Stat(filepath.Join(out, journal.FileName))
+	if err != nil || st.Size() == 0 {
+		return nil
+	}
+	return usageErr(fmt.Errorf("run: %s already holds the results of a run; continue it with --resume %s, or choose another --out", out, out))
+}
