@@ -25,7 +25,7 @@ h1{font-size:1.5em;margin-bottom:.2em}.meta{color:#555}.meta code{background:#f4
 .chart .label,.chart .value{font-size:12px;fill:#333}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.25em .5em;text-align:left}
 th{background:#fafafa;position:sticky;top:0}tr.failed td.status{color:#c62828}tr.passed td.status{color:#2e7d32}
-#controls{margin:.5em 0}#filter{width:24em;padding:.3em}
+#controls{margin:.5em 0}#filter{width:24em;padding:.3em}#shown{margin-left:1em;color:#555}tr.failed td.status a{color:#c62828}
 details.failure{border:1px solid #e0e0e0;border-radius:4px;margin:.5em 0;padding:.3em .6em}
 details.failure summary{cursor:pointer;font-family:monospace}
 pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pre-wrap}
