@@ -80,9 +80,13 @@ Exit codes: 0 pass, 1 fail, 2 usage or configuration error, 130 interrupted.`,
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newRunCmd(), newValidateCmd(), newPluginCmd())
+	root.AddCommand(newRunCmd(), newValidateCmd(), newPluginCmd(), newReportCmd())
 	return root
 }
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
+
+// commit is set at build time with -ldflags "-X main.commit=$(git rev-parse HEAD)"
+// (Go's own VCS stamp is used when it is empty); run manifests record it.
+var commit = ""

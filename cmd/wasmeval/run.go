@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/wasmeval/wasmeval/engine/manifest"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
@@ -25,6 +26,9 @@ type runFlags struct {
 	command     string
 	progress    string
 	plugins     pluginFlags
+	resume      string
+	// previous is the manifest of the run being resumed.
+	previous *manifest.Manifest
 }
 
 func newRunCmd() *cobra.Command {
@@ -37,8 +41,18 @@ submission in DIR and write the results journal and a summary per checkpoint.
 
 When DIR holds one directory per checkpoint (named like the checkpoints),
 each checkpoint is evaluated against its own snapshot.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.resume != "" {
+				problemPath, err := resumeDefaults(cmd, args, &f)
+				if err != nil {
+					return err
+				}
+				return runRun(cmd, problemPath, f)
+			}
+			if len(args) != 1 {
+				return usageErr(errors.New("run: PROBLEM is required (or --resume RUN_DIR)"))
+			}
 			return runRun(cmd, args[0], f)
 		},
 	}
@@ -50,6 +64,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.policy, "pass-policy", string(result.DefaultPolicy), "pass policy: any, any-case, all-cases, all-non-error-cases, core-cases, any-core-cases, all-core-cases")
 	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
+	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this directory, running only unfinished cases")
 	f.plugins.register(fl)
 	return cmd
 }
@@ -87,6 +102,9 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if out == "" {
 		out = filepath.Join("wasmeval-out", fmt.Sprintf("%s-%s", p.Name, time.Now().Format("20060102-150405")))
 	}
+	if err := checkFreshOut(out, f); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
@@ -101,6 +119,10 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		return fmt.Errorf("create work directory: %w", err)
 	}
 	defer os.RemoveAll(work)
+	man, finished, err := startManifest(p, f, out, givenArgs(cmd, problemPath))
+	if err != nil {
+		return err
+	}
 
 	prog := newProgress(f.progress, cmd.ErrOrStderr())
 	res, err := run.Run(ctx, run.Options{
@@ -110,15 +132,22 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		Loader:   run.BuiltinLoader,
 		Plugins:  plugins,
 		Progress: prog,
+		RunID:    man.RunID,
+		Resume:   finished,
 	})
 	prog.Stop()
 	if err != nil {
+		failRun(man, out)
 		return usageErr(err)
+	}
+	htmlPath, err := finishRun(man, out, res)
+	if err != nil {
+		return err
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintln(w)
 	report.PrintTable(w, res.Summaries)
-	fmt.Fprintf(w, "\nresults: %s\n", out)
+	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\n", out, htmlPath)
 	switch {
 	case res.Interrupted:
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: finished cases are in " + res.JournalPath)}

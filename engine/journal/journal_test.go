@@ -70,3 +70,49 @@ func TestCorruptMiddleLineIsAnError(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestOffsetsAndRepair(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		if err := w.Append(&result.CaseRecord{Checkpoint: "cp", Group: "g", ID: id, Result: result.Outcome{Output: "out " + id}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	// A torn last write, as after a crash.
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"checkpoint":"cp","group":"g","id":"d","res`)
+	f.Close()
+
+	offsets := map[string]int64{}
+	if err := ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
+		offsets[r.ID] = off
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(offsets) != 3 {
+		t.Fatalf("offsets: %v", offsets)
+	}
+	rec, err := ReadAt(path, offsets["b"])
+	if err != nil || rec.ID != "b" || rec.Result.Output != "out b" {
+		t.Fatalf("ReadAt: %+v %v", rec, err)
+	}
+	if err := Repair(path); err != nil {
+		t.Fatal(err)
+	}
+	w, _ = Create(path)
+	w.Append(&result.CaseRecord{Checkpoint: "cp", Group: "g", ID: "e"})
+	w.Close()
+	var ids []string
+	if err := Read(path, func(r *result.CaseRecord) error { ids = append(ids, r.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(ids, ",") != "a,b,c,e" {
+		t.Fatalf("after repair and append: %v", ids)
+	}
+}

@@ -17,6 +17,10 @@ import (
 // CheckpointSummary is written as <out>/<checkpoint>/evaluation.json. Field
 // names follow SlopCodeBench's evaluation.json where they overlap.
 type CheckpointSummary struct {
+	// RunID and Manifest link the summary to the run's manifest (a path
+	// relative to this file).
+	RunID          string    `json:"run_id,omitempty"`
+	Manifest       string    `json:"manifest,omitempty"`
 	ProblemName    string    `json:"problem_name"`
 	ProblemVersion int       `json:"problem_version"`
 	Name           string    `json:"name"`
@@ -71,6 +75,10 @@ type Builder struct {
 	order  []string
 	scores map[string]float64 // sum of case scores per checkpoint
 	start  time.Time
+	// open: checkpoints and groups are created as records name them (a
+	// report rebuilt from a journal, without the problem at hand).
+	open  bool
+	runID string
 }
 
 // NewBuilder prepares summaries for the given checkpoints in run order.
@@ -96,6 +104,9 @@ func NewBuilder(p *problem.Problem, cps []*problem.Checkpoint, policy result.Pol
 
 // Add counts one finished case.
 func (b *Builder) Add(r *result.CaseRecord) {
+	if b.open {
+		b.ensure(r)
+	}
 	s, ok := b.cps[r.Checkpoint]
 	if !ok {
 		return
@@ -155,6 +166,9 @@ func (b *Builder) Summaries() []*CheckpointSummary {
 		s := b.cps[name]
 		if s.Cases > 0 {
 			s.MeanScore = b.scores[name] / float64(s.Cases)
+		}
+		if b.runID != "" {
+			s.RunID, s.Manifest = b.runID, "../manifest.json"
 		}
 		counts := result.Counts{Passed: s.PassCounts, Total: s.TotalCounts}
 		s.Passed = s.Complete && b.policy.Check(counts)

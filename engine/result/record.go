@@ -28,6 +28,10 @@ type CaseRecord struct {
 	StartedAt time.Time `json:"started_at"`
 	Duration  float64   `json:"duration_s"`
 
+	// Case is what the case gave the submission; nil for a case that
+	// could not be loaded.
+	Case *CaseInfo `json:"case,omitempty"`
+
 	Result Outcome `json:"result"`
 
 	Attributes []verify.AttributeResult `json:"attributes"`

@@ -50,6 +50,11 @@ type Options struct {
 	Plugins *host.Host
 	// Progress receives events; nil means none.
 	Progress Progress
+	// RunID links the summaries to the run's manifest.
+	RunID string
+	// Resume continues the run whose journal is in OutDir: finished cases
+	// are not recorded again (see Finished).
+	Resume *Finished
 }
 
 // Outcome is what a run produced.
@@ -110,6 +115,11 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
 	jpath := filepath.Join(opts.OutDir, journal.FileName)
+	if opts.Resume != nil {
+		if err := journal.Repair(jpath); err != nil {
+			return nil, err
+		}
+	}
 	jw, err := journal.Create(jpath)
 	if err != nil {
 		return nil, err
@@ -118,6 +128,16 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 
 	start := time.Now()
 	builder := report.NewBuilder(p, cps, opts.Policy, start)
+	builder.SetRunID(opts.RunID)
+	if opts.Resume != nil {
+		selected := map[string]bool{}
+		for _, cp := range cps {
+			selected[cp.Name] = true
+		}
+		if err := opts.Resume.addTo(builder, selected); err != nil {
+			return nil, err
+		}
+	}
 	var mu sync.Mutex // guards builder and the first journal error
 	var journalErr error
 	record := func(rec *result.CaseRecord) {
@@ -242,6 +262,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 	}
 	defer stream.Close()
 	r.opts.Progress.GroupStarted(j.cp.Name, g.Name, stream.Len())
+	groupDone := r.opts.Resume.groupDone(j.cp.Name, g.Name, stream.Len())
 	defer r.opts.Progress.GroupFinished(j.cp.Name, g.Name)
 
 	assets := map[string]string{}
@@ -274,11 +295,20 @@ func (r *groupRunner) run(ctx context.Context) error {
 		var caseErr *cases.CaseError
 		if errors.As(err, &caseErr) && ctx.Err() == nil {
 			// One unreadable case fails alone; the group goes on.
-			r.record(r.unloadable(caseErr, idx))
+			if rec := r.unloadable(caseErr, idx); !r.opts.Resume.has(rec.Key()) {
+				r.record(rec)
+			}
 			continue
 		}
 		if err != nil {
 			return fmt.Errorf("load case %d: %w", idx+1, err)
+		}
+		finished := r.opts.Resume.has(c.Key())
+		if finished && (g.Isolated || groupDone) {
+			if err := r.replay(c, &history, keepHistory); err != nil {
+				return err
+			}
+			continue
 		}
 		if !fresh && (g.Isolated || c.Reset) {
 			if err := sess.Reset(ctx); err != nil {
@@ -292,6 +322,12 @@ func (r *groupRunner) run(ctx context.Context) error {
 		rec, actual, err := r.runCase(ctx, sess, ad, c, idx)
 		if err != nil {
 			return err // canceled: the case did not finish and is not recorded
+		}
+		if finished { // ran again only to rebuild the shared workspace
+			if err := r.replay(c, &history, keepHistory); err != nil {
+				return err
+			}
+			continue
 		}
 		r.record(rec)
 		if keepHistory {
@@ -327,7 +363,7 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 		Group: j.group.Name, GroupType: j.group.Type, ID: c.ID, Index: idx,
 		OriginalCheckpoint: c.OriginalCheckpoint, OriginalGroup: c.OriginalGroup,
 		StartedAt: started.UTC(), Duration: time.Since(started).Seconds(),
-		Result: out, Attributes: attrs, Score: score, Passed: passed,
+		Case: caseInfo(c), Result: out, Attributes: attrs, Score: score, Passed: passed,
 	}
 	return rec, actual, nil
 }

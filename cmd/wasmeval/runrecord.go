@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/manifest"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/report/rundir"
+	"github.com/wasmeval/wasmeval/engine/run"
+)
+
+// resumeDefaults fills what --resume DIR implies from the run's manifest:
+// the problem, the submission, the output directory and the flags the run
+// was started with (a flag given now wins, but the digests must match).
+func resumeDefaults(cmd *cobra.Command, args []string, f *runFlags) (string, error) {
+	m, err := manifest.Read(f.resume)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", usageErr(fmt.Errorf("run --resume %s: no %s there: not a run directory, or written by a wasmeval without manifests", f.resume, manifest.FileName))
+	}
+	if err != nil {
+		return "", usageErr(fmt.Errorf("run --resume: %w", err))
+	}
+	if _, err := os.Stat(filepath.Join(f.resume, journal.FileName)); err != nil {
+		return "", usageErr(fmt.Errorf("run --resume %s: no results journal: %w", f.resume, err))
+	}
+	if f.out != "" && filepath.Clean(f.out) != filepath.Clean(f.resume) {
+		return "", usageErr(fmt.Errorf("run --resume %s: --out %s differs; a resumed run continues in its own directory", f.resume, f.out))
+	}
+	f.out = f.resume
+	problemPath := m.Problem.Path
+	if len(args) == 1 {
+		problemPath = args[0]
+	}
+	fl := cmd.Flags()
+	if f.submission == "" {
+		f.submission = m.Submission.Path
+	}
+	if !fl.Changed("checkpoint") {
+		f.checkpoints = m.Flags.Checkpoints
+	}
+	if !fl.Changed("jobs") && m.Flags.Jobs > 0 {
+		f.jobs = m.Flags.Jobs
+	}
+	if !fl.Changed("pass-policy") && m.Flags.PassPolicy != "" {
+		f.policy = m.Flags.PassPolicy
+	}
+	if !fl.Changed("command") {
+		f.command = m.Flags.Command
+	}
+	f.previous = m
+	return problemPath, nil
+}
+
+// givenArgs is the command line as given (flags explicitly set), for the
+// manifest.
+func givenArgs(cmd *cobra.Command, problemPath string) []string {
+	args := []string{cmd.Name(), problemPath}
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if sv, ok := fl.Value.(pflag.SliceValue); ok {
+			for _, v := range sv.GetSlice() {
+				args = append(args, "--"+fl.Name+"="+v)
+			}
+			return
+		}
+		args = append(args, "--"+fl.Name+"="+fl.Value.String())
+	})
+	return args
+}
+
+// startManifest writes the run's manifest before any case runs, so even a
+// crashed run says what produced it. A resumed run keeps its id and start
+// time, and is refused when what its results depend on has changed.
+func startManifest(p *problem.Problem, f runFlags, out string, args []string) (*manifest.Manifest, *run.Finished, error) {
+	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
+		Flags:       manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, Command: f.command},
+		RuntimeName: "local", Start: time.Now()})
+	if err != nil {
+		return nil, nil, err
+	}
+	var finished *run.Finished
+	if prev := f.previous; prev != nil {
+		if changes := manifest.Changes(prev, m); len(changes) > 0 {
+			return nil, nil, usageErr(fmt.Errorf("run --resume %s: refusing to resume: results already in the journal would not be comparable with new ones:\n  %s\nstart a new run instead",
+				out, strings.Join(changes, "\n  ")))
+		}
+		finished, err = run.LoadFinished(filepath.Join(out, journal.FileName))
+		if err != nil {
+			return nil, nil, usageErr(fmt.Errorf("run --resume: %w", err))
+		}
+		m.RunID, m.StartedAt = prev.RunID, prev.StartedAt
+		m.Resumes = append(prev.Resumes, time.Now().UTC())
+	}
+	if err := manifest.Write(out, m); err != nil {
+		return nil, nil, err
+	}
+	return m, finished, nil
+}
+
+// finishRun records the run's end in the manifest and writes the reports
+// derived from the journal (Parquet, HTML) — also for an interrupted run,
+// covering what finished.
+func finishRun(m *manifest.Manifest, out string, res *run.Outcome) (string, error) {
+	m.EndedAt = time.Now().UTC()
+	m.Status = manifest.StatusComplete
+	if res == nil || res.Interrupted {
+		m.Status = manifest.StatusInterrupted
+	}
+	if err := manifest.Write(out, m); err != nil {
+		return "", err
+	}
+	rd, err := rundir.Open(out, "")
+	if err != nil {
+		return "", err
+	}
+	if err := rd.WriteFiles(); err != nil {
+		return "", err
+	}
+	return filepath.Join(out, "report.html"), nil
+}
+
+// failRun records in the manifest that the run stopped on its own error.
+func failRun(m *manifest.Manifest, out string) {
+	m.EndedAt = time.Now().UTC()
+	m.Status = manifest.StatusFailed
+	_ = manifest.Write(out, m) // the run's own error is the one to report
+}
+
+// checkFreshOut refuses to start a new run in a directory that holds an
+// earlier run's results: appending would mix two runs in one journal, and
+// replacing would lose results.
+func checkFreshOut(out string, f runFlags) error {
+	if f.resume != "" {
+		return nil
+	}
+	st, err := os.Stat(filepath.Join(out, journal.FileName))
+	if err != nil || st.Size() == 0 {
+		return nil
+	}
+	return usageErr(fmt.Errorf("run: %s already holds the results of a run; continue it with --resume %s, or choose another --out", out, out))
+}

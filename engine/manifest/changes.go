@@ -1,0 +1,51 @@
+package manifest
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// Changes lists, in words, what differs between the setup a run was started
+// with (old) and the present one (cur) in ways that make its finished
+// results incomparable with new ones: the problem, its config, its plugins
+// or the submission. Host, flags and engine differences are not listed:
+// they do not change what a case checks.
+func Changes(old, cur *Manifest) []string {
+	var out []string
+	diff := func(what, a, b string) {
+		if a != b {
+			out = append(out, fmt.Sprintf("%s changed (was %s, now %s)", what, short(a), short(b)))
+		}
+	}
+	if old.Problem.Name != cur.Problem.Name {
+		out = append(out, fmt.Sprintf("problem changed (was %q, now %q)", old.Problem.Name, cur.Problem.Name))
+	}
+	diff("problem config digest", old.Problem.ConfigDigest, cur.Problem.ConfigDigest)
+	diff("problem digest (cases, static assets, group files)", old.Problem.Digest, cur.Problem.Digest)
+	for _, name := range slices.Sorted(maps.Keys(old.Plugins)) {
+		now, ok := cur.Plugins[name]
+		if !ok {
+			out = append(out, fmt.Sprintf("plugin %s is no longer used", name))
+			continue
+		}
+		diff("plugin "+name+" digest", old.Plugins[name], now)
+	}
+	for _, name := range slices.Sorted(maps.Keys(cur.Plugins)) {
+		if _, ok := old.Plugins[name]; !ok {
+			out = append(out, fmt.Sprintf("plugin %s was added", name))
+		}
+	}
+	diff("submission digest", old.Submission.Digest, cur.Submission.Digest)
+	return out
+}
+
+func short(d string) string {
+	if len(d) > 12 {
+		return d[:12]
+	}
+	if d == "" {
+		return "none"
+	}
+	return d
+}

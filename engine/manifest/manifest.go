@@ -1,0 +1,152 @@
+// Package manifest records what produced a run: the engine's version and
+// commit, digests of the problem, its config, its plugins and the
+// submission, the flags, the host and the start and end times. It is
+// written as <run>/manifest.json when the run starts (so an interrupted run
+// still has one) and rewritten when it ends; every report links to it, and
+// `run --resume` compares it with the present to refuse a changed setup.
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// FileName is the manifest's name inside a run directory.
+const FileName = "manifest.json"
+
+// SchemaVersion changes when a field changes meaning.
+const SchemaVersion = 1
+
+// Status values.
+const (
+	StatusRunning     = "running"
+	StatusComplete    = "complete"
+	StatusInterrupted = "interrupted"
+	// StatusFailed: the run stopped on an error of its own (not a case's).
+	StatusFailed = "failed"
+)
+
+// Manifest describes one run.
+type Manifest struct {
+	Schema int    `json:"schema"`
+	RunID  string `json:"run_id"`
+	// Status is running until the run ends (complete, interrupted or
+	// failed); a manifest still saying running belongs to a run that
+	// crashed.
+	Status string `json:"status"`
+
+	Engine     Engine     `json:"engine"`
+	Problem    Problem    `json:"problem"`
+	Submission Submission `json:"submission"`
+	// Plugins maps each plugin file the problem binds (relative to the
+	// problem directory when inside it) to its sha256.
+	Plugins map[string]string `json:"plugins"`
+	Runtime Runtime           `json:"runtime"`
+	Flags   Flags             `json:"flags"`
+	Host    Host              `json:"host"`
+
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+	// Resumes lists when the run was resumed, oldest first.
+	Resumes []time.Time `json:"resumes,omitempty"`
+}
+
+// Engine identifies the wasmeval build.
+type Engine struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	Modified  bool   `json:"modified,omitempty"`
+	GoVersion string `json:"go_version"`
+}
+
+// Problem identifies the problem definition.
+type Problem struct {
+	Name    string `json:"name"`
+	Version int    `json:"version"`
+	Path    string `json:"path"`
+	// ConfigDigest covers every config file read (config.yaml of the
+	// problem and its checkpoints).
+	ConfigDigest string `json:"config_digest"`
+	// Digest covers the config digest plus every file of the checkpoint
+	// directories, the static assets and the group files: whatever a case
+	// can be built from.
+	Digest      string   `json:"digest"`
+	Checkpoints []string `json:"checkpoints"`
+}
+
+// Submission identifies what was evaluated.
+type Submission struct {
+	Path   string `json:"path"`
+	Digest string `json:"digest"`
+	Files  int    `json:"files"`
+}
+
+// Runtime describes where cases ran. Runtimes fill it in: Images maps an
+// image reference to the digest it resolved to when containers ran.
+type Runtime struct {
+	Name   string            `json:"name"`
+	Images map[string]string `json:"images,omitempty"`
+	Info   map[string]string `json:"info,omitempty"`
+}
+
+// Flags are the run's settings as given.
+type Flags struct {
+	Args        []string `json:"args,omitempty"`
+	Checkpoints []string `json:"checkpoints"`
+	Jobs        int      `json:"jobs"`
+	PassPolicy  string   `json:"pass_policy"`
+	Command     string   `json:"command,omitempty"`
+}
+
+// Host describes the machine.
+type Host struct {
+	Hostname string `json:"hostname"`
+	OS       string `json:"os"`
+	Arch     string `json:"arch"`
+	CPUs     int    `json:"cpus"`
+}
+
+// Write stores m as <dir>/manifest.json atomically (write, then rename), so
+// a crash never leaves half a manifest.
+func Write(dir string, m *Manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".manifest-*.json")
+	if err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	return nil
+}
+
+// Read loads <dir>/manifest.json.
+func Read(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, FileName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read run manifest: %w", err)
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: not a run manifest: %w", path, err)
+	}
+	if m.Schema != SchemaVersion {
+		return nil, fmt.Errorf("%s: schema: expected %d, found %d", path, SchemaVersion, m.Schema)
+	}
+	return &m, nil
+}

@@ -1,0 +1,82 @@
+package report
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// EachCase streams the run's records in journal order. Reports that list
+// cases read the journal this way, one record at a time, so a long run's
+// outputs and diffs are never all in memory.
+func EachCase(dir string, fn func(*result.CaseRecord) error) error {
+	return journal.Read(filepath.Join(dir, journal.FileName), fn)
+}
+
+// FailureText describes why a case failed in plain text: run errors first,
+// then each incorrect attribute with its diff (or expected and actual).
+func FailureText(r *result.CaseRecord, limit int) string {
+	var b strings.Builder
+	o := r.Result
+	switch {
+	case o.TimedOut:
+		b.WriteString("timed out\n")
+	case o.AdapterError:
+		b.WriteString("could not run: " + o.Error + "\n")
+	}
+	if o.PluginError != "" {
+		b.WriteString("plugin error: " + o.PluginError + "\n")
+	}
+	for _, a := range r.Attributes {
+		if a.IsCorrect {
+			continue
+		}
+		b.WriteString(a.Attribute + ": ")
+		if a.Diff != nil && a.Diff.Summary != "" {
+			b.WriteString(a.Diff.Summary)
+		} else {
+			b.WriteString("incorrect")
+		}
+		b.WriteString("\n")
+		if a.Diff != nil {
+			for _, e := range a.Diff.Entries {
+				b.WriteString("  " + e.Path + " " + e.Op + ": expected " + Compact(e.Expected, 200) + ", got " + Compact(e.Actual, 200) + "\n")
+			}
+		}
+		if a.Diff != nil && a.Diff.Unified != "" {
+			b.WriteString(a.Diff.Unified)
+			if !strings.HasSuffix(a.Diff.Unified, "\n") {
+				b.WriteString("\n")
+			}
+		} else if a.Diff == nil || len(a.Diff.Entries) == 0 {
+			b.WriteString("  expected: " + Compact(a.Expected, 2000) + "\n  actual:   " + Compact(a.Actual, 2000) + "\n")
+		}
+	}
+	return Truncate(b.String(), limit)
+}
+
+// Truncate cuts s to limit bytes (on a rune boundary) and says so.
+func Truncate(s string, limit int) string {
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	cut := limit
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "\n[... truncated]"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// Compact renders a value as one-line JSON, cut at limit bytes.
+func Compact(v any, limit int) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "<unprintable>"
+	}
+	return Truncate(string(data), limit)
+}

@@ -1,0 +1,224 @@
+// Package html writes a run's report as one self-contained HTML file:
+// inline CSS, inline SVG charts and a few lines of inline script for the
+// case filter — nothing fetched over the network, so it opens from a CI
+// artifact or an email attachment alike. It is streamed from the journal:
+// summaries first, then one pass writing the case table (and spooling the
+// failing cases' diffs, which follow it).
+package html
+
+import (
+	"bufio"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// FileName is the report's name inside a run directory.
+const FileName = "report.html"
+
+// Limits that keep the page openable for very large runs; the Parquet file
+// has everything.
+const (
+	MaxFailureDetails = 2000
+	maxValueBytes     = 8 << 10
+)
+
+// Options for one report.
+type Options struct {
+	Run    report.RunInfo
+	Engine string
+}
+
+// Write renders the report of the run in dir to w.
+func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSummary) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	t := report.Sum(sums)
+	type groupChart struct {
+		Name  string
+		Chart template.HTML
+	}
+	data := struct {
+		Run             report.RunInfo
+		Engine          string
+		Cases, Passed   int
+		Checkpoints     []*report.CheckpointSummary
+		CheckpointChart template.HTML
+		Groups          []groupChart
+	}{Run: opts.Run, Engine: opts.Engine, Cases: t.Cases, Passed: t.Passed, Checkpoints: sums}
+	var cpBars []bar
+	for _, s := range sums {
+		cpBars = append(cpBars, bar{Label: s.Name, Passed: s.CasesPassed, Total: s.Cases})
+		var gb []bar
+		for _, g := range s.Groups {
+			o := s.GroupOutcomes[g]
+			gb = append(gb, bar{Label: g, Passed: o.Passed, Total: o.Total})
+		}
+		data.Groups = append(data.Groups, groupChart{Name: s.Name, Chart: barChart(s.Name+" groups", gb)})
+	}
+	data.CheckpointChart = barChart("checkpoints", cpBars)
+	if err := head.Execute(bw, data); err != nil {
+		return fmt.Errorf("write HTML report: %w", err)
+	}
+	// One pass over the journal: rows go out directly, failure details to a
+	// spool appended after the table.
+	details, err := report.NewSpool()
+	if err != nil {
+		return err
+	}
+	defer details.Close()
+	detailed, failed := 0, 0
+	err = report.EachCase(dir, func(r *result.CaseRecord) error {
+		if err := row.Execute(bw, rowOf(r)); err != nil {
+			return err
+		}
+		if r.Passed {
+			return nil
+		}
+		failed++
+		if detailed >= MaxFailureDetails {
+			return nil
+		}
+		detailed++
+		return failure.Execute(details, failureOf(r))
+	})
+	if err != nil {
+		return err
+	}
+	if err := mid.Execute(bw, nil); err != nil {
+		return err
+	}
+	if err := details.CopyTo(bw); err != nil {
+		return err
+	}
+	if err := tail.Execute(bw, struct{ More int }{failed - detailed}); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// WriteFile writes <dir>/report.html (atomically).
+func WriteFile(dir string, opts Options, sums []*report.CheckpointSummary) error {
+	f, err := os.CreateTemp(dir, ".report-*.html")
+	if err != nil {
+		return fmt.Errorf("write HTML report: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if err := Write(f, dir, opts, sums); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write HTML report: %w", err)
+	}
+	return os.Rename(f.Name(), filepath.Join(dir, FileName))
+}
+
+type rowData struct {
+	*result.CaseRecord
+	Key, Type, Anchor, Status string
+}
+
+func rowOf(r *result.CaseRecord) rowData {
+	status := "fail"
+	switch {
+	case r.Result.TimedOut:
+		status = "timed out"
+	case r.Result.AdapterError:
+		status = "error"
+	case r.Result.PluginError != "":
+		status = "plugin error"
+	}
+	return rowData{CaseRecord: r, Key: r.Key(), Type: string(r.GroupType), Anchor: anchor(r.Key()), Status: status}
+}
+
+// anchor turns a case key into an HTML id.
+func anchor(key string) string {
+	var b strings.Builder
+	b.WriteString("case-")
+	for _, c := range key {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			b.WriteRune(c)
+		} else {
+			fmt.Fprintf(&b, ".%x.", c)
+		}
+	}
+	return b.String()
+}
+
+type line struct{ Class, Text string }
+
+type entry struct{ Path, Op, Expected, Actual string }
+
+type attrData struct {
+	Name, Summary    string
+	Unified          bool
+	Lines            []line
+	Entries          []entry
+	ShowValues       bool
+	Expected, Actual string
+}
+
+type failureData struct {
+	Key, Anchor, Problem string
+	Score                float64
+	Attrs                []attrData
+}
+
+func failureOf(r *result.CaseRecord) failureData {
+	fd := failureData{Key: r.Key(), Anchor: anchor(r.Key()), Score: r.Score}
+	switch {
+	case r.Result.TimedOut:
+		fd.Problem = "timed out"
+	case r.Result.AdapterError:
+		fd.Problem = "could not run: " + r.Result.Error
+	case r.Result.PluginError != "":
+		fd.Problem = "plugin error: " + r.Result.PluginError
+	}
+	for _, a := range r.Attributes {
+		if a.IsCorrect {
+			continue
+		}
+		ad := attrData{Name: a.Attribute}
+		if a.Diff != nil {
+			ad.Summary = a.Diff.Summary
+			if a.Diff.Unified != "" {
+				ad.Unified = true
+				for _, l := range strings.Split(strings.TrimRight(report.Truncate(a.Diff.Unified, maxValueBytes), "\n"), "\n") {
+					cls := "ctx"
+					switch {
+					case strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++"):
+						cls = "add"
+					case strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---"):
+						cls = "del"
+					}
+					ad.Lines = append(ad.Lines, line{cls, l})
+				}
+			}
+			for _, e := range a.Diff.Entries {
+				ad.Entries = append(ad.Entries, entry{e.Path, e.Op, report.Compact(e.Expected, 500), report.Compact(e.Actual, 500)})
+			}
+		}
+		if !ad.Unified {
+			ad.ShowValues = true
+			ad.Expected, ad.Actual = value(a.Expected), value(a.Actual)
+		}
+		fd.Attrs = append(fd.Attrs, ad)
+	}
+	return fd
+}
+
+// value shows strings as text and anything else as JSON.
+func value(v any) string {
+	if s, ok := v.(string); ok {
+		return report.Truncate(s, maxValueBytes)
+	}
+	return report.Compact(v, maxValueBytes)
+}
+
+func fmtPct(p, t int) string { return fmt.Sprintf("%.1f%%", 100*float64(p)/float64(t)) }

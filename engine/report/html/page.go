@@ -1,0 +1,90 @@
+package html
+
+import "html/template"
+
+// The page is written in three parts so the case table and the failure
+// details can be streamed between them.
+
+var funcs = template.FuncMap{
+	"pct": func(p, t int) string {
+		if t == 0 {
+			return "-"
+		}
+		return template.HTMLEscapeString(fmtPct(p, t))
+	},
+}
+
+var head = template.Must(template.New("head").Funcs(funcs).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Run.Problem}} — wasmeval report</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:1200px;color:#222;padding:0 1em}
+h1{font-size:1.5em;margin-bottom:.2em}.meta{color:#555}.meta code{background:#f4f4f4;padding:0 .3em}
+.pass{color:#2e7d32;font-weight:600}.fail{color:#c62828;font-weight:600}
+.chart .label,.chart .value{font-size:12px;fill:#333}
+table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.25em .5em;text-align:left}
+th{background:#fafafa;position:sticky;top:0}tr.failed td.status{color:#c62828}tr.passed td.status{color:#2e7d32}
+#controls{margin:.5em 0}#filter{width:24em;padding:.3em}#shown{margin-left:1em;color:#555}tr.failed td.status a{color:#c62828}
+details.failure{border:1px solid #e0e0e0;border-radius:4px;margin:.5em 0;padding:.3em .6em}
+details.failure summary{cursor:pointer;font-family:monospace}
+pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pre-wrap}
+.diff .add{color:#1b5e20;background:#e8f5e9;display:block}.diff .del{color:#b71c1c;background:#ffebee;display:block}
+.attr h4{margin:.6em 0 .2em}
+</style></head><body>
+<h1>{{.Run.Problem}}</h1>
+<p class="meta">run <code>{{.Run.RunID}}</code>{{if .Run.Status}} · {{.Run.Status}}{{end}} ·
+<span id="total">{{.Passed}}/{{.Cases}} cases passed ({{pct .Passed .Cases}})</span> ·
+<a id="manifest-link" href="{{.Run.ManifestLink}}">manifest</a>{{if .Engine}} · wasmeval {{.Engine}}{{end}}</p>
+<h2>Checkpoints</h2>
+<div id="chart-checkpoints">{{.CheckpointChart}}</div>
+<ul>{{range .Checkpoints}}<li>{{.Name}}: <span class="{{if .Passed}}pass{{else}}fail{{end}}">{{.Verdict}}</span> (policy {{.Policy}})</li>{{end}}</ul>
+{{range .Groups}}<h2>{{.Name}}: groups</h2>
+<div class="group-chart" data-checkpoint="{{.Name}}">{{.Chart}}</div>
+{{end}}
+<h2>Cases</h2>
+<div id="controls"><input id="filter" type="search" placeholder="filter cases (id, group, checkpoint, status)" autocomplete="off">
+<label><input id="failing-only" type="checkbox"> failing only</label> <span id="shown"></span></div>
+<table id="cases"><thead><tr><th>checkpoint</th><th>group</th><th>type</th><th>case</th><th>score</th><th>status</th><th>duration</th></tr></thead><tbody>
+`))
+
+var row = template.Must(template.New("row").Parse(`<tr class="{{if .Passed}}passed{{else}}failed{{end}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.ID}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if .Passed}}pass{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
+`))
+
+var mid = template.Must(template.New("mid").Parse(`</tbody></table>
+<h2>Failing cases</h2>
+<div id="failures">
+`))
+
+var failure = template.Must(template.New("failure").Parse(`<details class="failure" id="{{.Anchor}}" data-key="{{.Key}}"><summary>{{.Key}} — score {{printf "%.2f" .Score}}{{if .Problem}} — {{.Problem}}{{end}}</summary>
+{{range .Attrs}}<div class="attr" data-attribute="{{.Name}}"><h4>{{.Name}}{{if .Summary}}: {{.Summary}}{{end}}</h4>
+{{if .Unified}}<pre class="diff">{{range .Lines}}<span class="{{.Class}}">{{.Text}}</span>
+{{end}}</pre>{{end}}{{if .Entries}}<table class="entries"><tr><th>where</th><th>what</th><th>expected</th><th>actual</th></tr>{{range .Entries}}<tr><td>{{.Path}}</td><td>{{.Op}}</td><td><code>{{.Expected}}</code></td><td><code>{{.Actual}}</code></td></tr>{{end}}</table>{{end}}
+{{if .ShowValues}}<p>expected</p><pre class="expected">{{.Expected}}</pre><p>actual</p><pre class="actual">{{.Actual}}</pre>{{end}}</div>
+{{end}}</details>
+`))
+
+var tail = template.Must(template.New("tail").Parse(`</div>{{if .More}}<p id="more-failures">{{.More}} more failing cases are not detailed here; results.parquet has every diff.</p>{{end}}
+<script>
+(function(){
+  var input=document.getElementById('filter'), only=document.getElementById('failing-only'),
+      rows=document.querySelectorAll('#cases tbody tr'), shown=document.getElementById('shown');
+  function apply(){
+    var q=input.value.toLowerCase(), n=0;
+    for(var i=0;i<rows.length;i++){
+      var r=rows[i], ok=(!q||r.textContent.toLowerCase().indexOf(q)>=0)&&(!only.checked||r.classList.contains('failed'));
+      r.style.display=ok?'':'none'; if(ok)n++;
+    }
+    shown.textContent=n+' of '+rows.length+' cases shown';
+  }
+  input.addEventListener('input',apply); only.addEventListener('change',apply); apply();
+  // A link from the table opens the failing case's details.
+  function openTarget(){
+    var id=decodeURIComponent(location.hash.slice(1)), d=id&&document.getElementById(id);
+    if(d&&d.tagName==='DETAILS'){d.open=true;d.scrollIntoView();}
+  }
+  window.addEventListener('hashchange',openTarget); openTarget();
+})();
+</script>
+</body></html>
+`))

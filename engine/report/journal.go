@@ -1,0 +1,135 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// SetRunID links every summary to the run's manifest.
+func (b *Builder) SetRunID(id string) { b.runID = id }
+
+// NewOpenBuilder builds summaries without the problem: checkpoints and
+// groups appear in the order the records first name them, and checkpoints
+// listed in order come first, in that order.
+func NewOpenBuilder(problemName string, order []string, policy result.Policy) *Builder {
+	b := &Builder{prob: &problem.Problem{Name: problemName}, policy: policy, cps: map[string]*CheckpointSummary{},
+		scores: map[string]float64{}, open: true}
+	for _, name := range order {
+		b.addCheckpoint(name, 0)
+	}
+	return b
+}
+
+func (b *Builder) addCheckpoint(name string, version int) *CheckpointSummary {
+	s := &CheckpointSummary{ProblemName: b.prob.Name, ProblemVersion: b.prob.Version, Name: name, Version: version,
+		Policy: b.policy, Complete: true, PassCounts: map[problem.GroupType]int{}, TotalCounts: map[problem.GroupType]int{},
+		GroupOutcomes: map[string]*GroupOutcome{}}
+	b.cps[name] = s
+	b.order = append(b.order, name)
+	return s
+}
+
+// ensure creates the checkpoint and group a record names.
+func (b *Builder) ensure(r *result.CaseRecord) {
+	s := b.cps[r.Checkpoint]
+	if s == nil {
+		s = b.addCheckpoint(r.Checkpoint, r.Version)
+	}
+	if s.Version == 0 {
+		s.Version = r.Version
+	}
+	if s.ProblemName == "" || s.ProblemVersion == 0 {
+		s.ProblemName, s.ProblemVersion = r.Problem, r.ProblemVersion
+	}
+	if s.Timestamp.IsZero() || r.StartedAt.Before(s.Timestamp) {
+		s.Timestamp = r.StartedAt
+	}
+	if s.GroupOutcomes[r.Group] == nil {
+		s.Groups = append(s.Groups, r.Group)
+		s.GroupOutcomes[r.Group] = &GroupOutcome{Type: r.GroupType, OriginalCheckpoint: r.OriginalCheckpoint,
+			OriginalGroup: r.OriginalGroup, Results: map[string]float64{}, Failed: []string{}}
+	}
+}
+
+// FromRun rebuilds a run's summaries from its journal, streaming it (only
+// counts and per-case scores are kept). What the journal cannot tell — a
+// group that stopped early, an interrupted checkpoint — comes from the
+// evaluation.json files the run wrote, when present.
+func FromRun(dir string, order []string, policy result.Policy, runID string) ([]*CheckpointSummary, error) {
+	b := NewOpenBuilder("", order, policy)
+	b.SetRunID(runID)
+	if err := journal.Read(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
+		b.Add(r)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for _, name := range b.order {
+		prev, err := ReadSummary(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		if prev == nil {
+			continue
+		}
+		if !prev.Complete {
+			b.Incomplete(name)
+		}
+		for g, o := range prev.GroupOutcomes {
+			if o.Error != "" {
+				b.GroupError(name, g, o.Error)
+			}
+		}
+	}
+	// Checkpoints listed in order but never reached have no cases.
+	sums := b.Summaries()
+	for _, s := range sums {
+		if s.Cases == 0 {
+			s.Complete = false
+			s.Passed = false
+		}
+	}
+	return sums, nil
+}
+
+// ReadSummary reads <dir>/<checkpoint>/evaluation.json; nil when absent.
+func ReadSummary(dir, checkpoint string) (*CheckpointSummary, error) {
+	path := filepath.Join(dir, checkpoint, "evaluation.json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read summary: %w", err)
+	}
+	var s CheckpointSummary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: not a checkpoint summary: %w", path, err)
+	}
+	return &s, nil
+}
+
+// Totals sums summaries across checkpoints.
+type Totals struct {
+	Cases, Passed int
+	Duration      float64
+}
+
+// Sum totals the summaries.
+func Sum(sums []*CheckpointSummary) Totals {
+	var t Totals
+	for _, s := range sums {
+		t.Cases += s.Cases
+		t.Passed += s.CasesPassed
+		t.Duration += s.Duration
+	}
+	return t
+}

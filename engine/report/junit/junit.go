@@ -1,0 +1,202 @@
+// Package junit writes a run as JUnit XML, the format CI systems (GitLab,
+// Jenkins, GitHub test reporters) render as test results: one testsuite per
+// checkpoint, one testcase per case (classname checkpoint.group), failing
+// cases with their attribute diffs, cases that could not run or timed out
+// as errors.
+package junit
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// FailureTextLimit caps the diff text of one failing case.
+const FailureTextLimit = 16 << 10
+
+type property struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type message struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+type testcase struct {
+	XMLName   xml.Name `xml:"testcase"`
+	Classname string   `xml:"classname,attr"`
+	Name      string   `xml:"name,attr"`
+	Time      string   `xml:"time,attr"`
+	Failure   *message `xml:"failure,omitempty"`
+	Error     *message `xml:"error,omitempty"`
+	SystemErr string   `xml:"system-err,omitempty"`
+}
+
+type counts struct{ tests, failures, errors int }
+
+// isError says whether a case failed to run rather than produced a wrong
+// answer: JUnit tells the two apart, and so should CI.
+func isError(r *result.CaseRecord) bool {
+	return r.Result.AdapterError || r.Result.TimedOut || r.Result.PluginError != ""
+}
+
+// Write streams the run in dir as JUnit XML. Suite headers carry counts,
+// so each checkpoint's test cases are spooled to a temporary file during a
+// single pass over the journal and copied out after their header: memory
+// holds one record at a time.
+func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.CheckpointSummary) error {
+	type suite struct {
+		counts
+		spool *report.Spool
+		enc   *xml.Encoder
+	}
+	suites := map[string]*suite{}
+	defer func() {
+		for _, s := range suites {
+			s.spool.Close()
+		}
+	}()
+	var total counts
+	err := report.EachCase(dir, func(r *result.CaseRecord) error {
+		s := suites[r.Checkpoint]
+		if s == nil {
+			sp, err := report.NewSpool()
+			if err != nil {
+				return err
+			}
+			s = &suite{spool: sp, enc: xml.NewEncoder(sp)}
+			s.enc.Indent("    ", "  ")
+			sp.WriteString("\n") // the encoder starts a line before every element but the first
+			suites[r.Checkpoint] = s
+		}
+		s.tests++
+		total.tests++
+		switch {
+		case r.Passed:
+		case isError(r):
+			s.errors++
+			total.errors++
+		default:
+			s.failures++
+			total.failures++
+		}
+		return s.enc.Encode(caseOf(run.Problem, r))
+	})
+	if err != nil {
+		return err
+	}
+	t := report.Sum(sums)
+	io.WriteString(w, xml.Header)
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
+		attr("name", run.Problem), attr("tests", fmt.Sprint(total.tests)), attr("failures", fmt.Sprint(total.failures)),
+		attr("errors", fmt.Sprint(total.errors)), attr("time", seconds(t.Duration))}}
+	if err := enc.EncodeToken(root); err != nil {
+		return fmt.Errorf("write JUnit report: %w", err)
+	}
+	for _, sum := range sums {
+		s := suites[sum.Name]
+		c := counts{}
+		if s != nil {
+			c = s.counts
+		}
+		start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+			attr("name", run.Problem+"."+sum.Name), attr("tests", fmt.Sprint(c.tests)), attr("failures", fmt.Sprint(c.failures)),
+			attr("errors", fmt.Sprint(c.errors)), attr("time", seconds(sum.Duration)),
+			attr("timestamp", sum.Timestamp.UTC().Format("2006-01-02T15:04:05"))}}
+		if err := enc.EncodeToken(start); err != nil {
+			return err
+		}
+		props := struct {
+			XMLName xml.Name   `xml:"properties"`
+			P       []property `xml:"property"`
+		}{P: []property{{"run_id", run.RunID}, {"manifest", run.ManifestLink}, {"pass_policy", string(sum.Policy)},
+			{"checkpoint_passed", fmt.Sprint(sum.Passed)}, {"complete", fmt.Sprint(sum.Complete)}}}
+		if err := enc.Encode(props); err != nil {
+			return err
+		}
+		if s != nil {
+			// The spooled cases are complete elements; splice them in
+			// between the encoder's own tokens.
+			if err := enc.Flush(); err != nil {
+				return err
+			}
+			if err := s.enc.Flush(); err != nil {
+				return err
+			}
+			if err := s.spool.CopyTo(w); err != nil {
+				return err
+			}
+		}
+		if err := enc.EncodeToken(start.End()); err != nil {
+			return err
+		}
+	}
+	if err := enc.EncodeToken(root.End()); err != nil {
+		return err
+	}
+	if err := enc.Flush(); err != nil {
+		return fmt.Errorf("write JUnit report: %w", err)
+	}
+	_, err = io.WriteString(w, "\n")
+	return err
+}
+
+func caseOf(problemName string, r *result.CaseRecord) testcase {
+	tc := testcase{Classname: problemName + "." + r.Checkpoint + "." + r.Group, Name: r.ID, Time: seconds(r.Duration)}
+	if r.Passed {
+		return tc
+	}
+	text := clean(report.FailureText(r, FailureTextLimit))
+	var wrong []string
+	for _, a := range r.Attributes {
+		if !a.IsCorrect {
+			wrong = append(wrong, a.Attribute)
+		}
+	}
+	msg := fmt.Sprintf("score %.2f; incorrect: %s", r.Score, strings.Join(wrong, ", "))
+	switch {
+	case r.Result.TimedOut:
+		tc.Error = &message{Message: "timed out", Type: "timeout", Text: text}
+	case r.Result.AdapterError:
+		tc.Error = &message{Message: clean(firstLine(r.Result.Error)), Type: "adapter_error", Text: text}
+	case r.Result.PluginError != "":
+		tc.Error = &message{Message: clean(firstLine(r.Result.PluginError)), Type: "plugin_error", Text: text}
+	default:
+		tc.Failure = &message{Message: clean(msg), Type: "incorrect", Text: text}
+	}
+	if r.Result.Stderr != "" {
+		tc.SystemErr = clean(report.Truncate(r.Result.Stderr, FailureTextLimit))
+	}
+	return tc
+}
+
+func attr(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+
+func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// clean drops characters XML 1.0 cannot carry (control bytes a submission
+// may print), which encoding/xml would otherwise replace silently or reject.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' || (r >= 0x20 && r != 0xFFFE && r != 0xFFFF && !(r >= 0xD800 && r <= 0xDFFF)) {
+			return r
+		}
+		return '\uFFFD'
+	}, s)
+}

@@ -1,0 +1,116 @@
+package junit
+
+import (
+	"bytes"
+	"encoding/xml"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/verify"
+)
+
+type xmlCase struct {
+	Class   string `xml:"classname,attr"`
+	Name    string `xml:"name,attr"`
+	Failure *struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	} `xml:"failure"`
+	Error *struct {
+		Type string `xml:"type,attr"`
+	} `xml:"error"`
+	SystemErr string `xml:"system-err"`
+}
+
+type xmlSuites struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Errors   int `xml:"errors,attr"`
+	Suites   []struct {
+		Name     string `xml:"name,attr"`
+		Tests    int    `xml:"tests,attr"`
+		Failures int    `xml:"failures,attr"`
+		Errors   int    `xml:"errors,attr"`
+		Props    []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Cases []xmlCase `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// Cases of two checkpoints arrive interleaved (groups run concurrently);
+// each lands in its checkpoint's suite with the right verdict.
+func TestJUnitSuitesFromInterleavedJournal(t *testing.T) {
+	dir := t.TempDir()
+	w, _ := journal.Create(filepath.Join(dir, journal.FileName))
+	add := func(cp, id string, pass bool, mutate func(*result.CaseRecord)) {
+		r := &result.CaseRecord{Problem: "p", Checkpoint: cp, Group: "g", GroupType: problem.Core, ID: id}
+		a := verify.AttributeResult{Attribute: "output", IsCorrect: pass, Weight: 1, Expected: "x", Actual: "y"}
+		if !pass {
+			a.Diff = &verify.Diff{Summary: "differs", Unified: "-x\n+y\n"}
+		}
+		r.Attributes = []verify.AttributeResult{a}
+		if mutate != nil {
+			mutate(r)
+		}
+		r.Score, r.Passed = result.Score(r.Attributes)
+		w.Append(r)
+	}
+	add("c1", "a", true, nil)
+	add("c2", "b", false, nil)
+	add("c1", "c", false, func(r *result.CaseRecord) { r.Result.TimedOut = true; r.Result.Stderr = "bell\x07 here" })
+	add("c2", "d", true, nil)
+	add("c1", "e", false, nil)
+	w.Close()
+	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "run-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, dir, report.RunInfo{RunID: "run-1", Problem: "p", ManifestLink: "manifest.json"}, sums); err != nil {
+		t.Fatal(err)
+	}
+	var got xmlSuites
+	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, buf.String())
+	}
+	if got.Tests != 5 || got.Failures != 2 || got.Errors != 1 || len(got.Suites) != 2 {
+		t.Fatalf("suites: %+v", got.Suites)
+	}
+	c1, c2 := got.Suites[0], got.Suites[1]
+	if c1.Name != "p.c1" || c1.Tests != 3 || c1.Failures != 1 || c1.Errors != 1 || len(c1.Cases) != 3 {
+		t.Errorf("c1 suite: %+v", c1)
+	}
+	if c2.Name != "p.c2" || c2.Tests != 2 || c2.Failures != 1 || c2.Errors != 0 || len(c2.Cases) != 2 {
+		t.Errorf("c2 suite: %+v", c2)
+	}
+	var ids []string
+	for _, c := range c1.Cases {
+		ids = append(ids, c.Name)
+	}
+	if strings.Join(ids, ",") != "a,c,e" {
+		t.Errorf("c1 cases: %v", ids)
+	}
+	if c := c1.Cases[1]; c.Error == nil || c.Error.Type != "timeout" || c.Failure != nil || !strings.Contains(c.SystemErr, "bell\uFFFD here") {
+		t.Errorf("timed-out case: %+v", c)
+	}
+	if c := c1.Cases[2]; c.Failure == nil || !strings.Contains(c.Failure.Message, "incorrect: output") || !strings.Contains(c.Failure.Text, "-x\n+y") {
+		t.Errorf("failing case: %+v", c)
+	}
+	if c1.Cases[0].Failure != nil || c1.Cases[0].Error != nil {
+		t.Errorf("passing case has a verdict: %+v", c1.Cases[0])
+	}
+	props := map[string]string{}
+	for _, p := range c1.Props {
+		props[p.Name] = p.Value
+	}
+	if props["run_id"] != "run-1" || props["manifest"] != "manifest.json" || props["checkpoint_passed"] != "false" {
+		t.Errorf("properties: %v", props)
+	}
+}

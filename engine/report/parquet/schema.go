@@ -1,0 +1,105 @@
+package parquet
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// Row is one case in the Parquet file. docs/reports.md documents every
+// column; change both together.
+type Row struct {
+	RunID          string    `parquet:"run_id,dict"`
+	Submission     string    `parquet:"submission,dict"`
+	Problem        string    `parquet:"problem,dict"`
+	ProblemVersion int32     `parquet:"problem_version"`
+	Checkpoint     string    `parquet:"checkpoint,dict"`
+	Version        int32     `parquet:"version"`
+	Group          string    `parquet:"group,dict"`
+	Type           string    `parquet:"type,dict"`
+	ID             string    `parquet:"id"`
+	CaseIndex      int32     `parquet:"case_index"`
+	OrigCheckpoint *string   `parquet:"original_checkpoint,optional,dict"`
+	OrigGroup      *string   `parquet:"original_group,optional,dict"`
+	Timestamp      time.Time `parquet:"timestamp,timestamp(microsecond)"`
+	Duration       float64   `parquet:"duration"`
+	Score          float64   `parquet:"score"`
+	Passed         bool      `parquet:"passed"`
+	StatusCode     int32     `parquet:"status_code"`
+	TimedOut       bool      `parquet:"timed_out"`
+	AdapterError   bool      `parquet:"adapter_error"`
+	Signal         *string   `parquet:"signal,optional,dict"`
+	Error          *string   `parquet:"error,optional"`
+	PluginError    *string   `parquet:"plugin_error,optional"`
+	// Case is the CaseInfo as JSON text.
+	Case       *string     `parquet:"case,optional"`
+	Attributes []Attribute `parquet:"attributes,list"`
+}
+
+// Attribute is one verdict of a case. Actual, Expected and Diff hold JSON
+// text (null when absent), since their shape varies by check.
+type Attribute struct {
+	Attribute string  `parquet:"attribute,dict"`
+	Check     string  `parquet:"check,dict"`
+	Actual    string  `parquet:"actual"`
+	Expected  string  `parquet:"expected"`
+	Diff      string  `parquet:"diff"`
+	IsCorrect bool    `parquet:"is_correct"`
+	Weight    float64 `parquet:"weight"`
+}
+
+// FromRecord converts a case record to a row. It only fails when a value
+// cannot be encoded as JSON, which a record read from the journal never has.
+func FromRecord(runID, submission string, r *result.CaseRecord) (Row, error) {
+	row := Row{
+		RunID: runID, Submission: submission,
+		Problem: r.Problem, ProblemVersion: int32(r.ProblemVersion),
+		Checkpoint: r.Checkpoint, Version: int32(r.Version),
+		Group: r.Group, Type: string(r.GroupType), ID: r.ID, CaseIndex: int32(r.Index),
+		OrigCheckpoint: optional(r.OriginalCheckpoint), OrigGroup: optional(r.OriginalGroup),
+		Timestamp: r.StartedAt.UTC(), Duration: r.Duration, Score: r.Score, Passed: r.Passed,
+		StatusCode: int32(r.Result.StatusCode), TimedOut: r.Result.TimedOut, AdapterError: r.Result.AdapterError,
+		Signal: optional(r.Result.Signal), Error: optional(r.Result.Error), PluginError: optional(r.Result.PluginError),
+		Attributes: make([]Attribute, 0, len(r.Attributes)),
+	}
+	if r.Case != nil {
+		c, err := json.Marshal(r.Case)
+		if err != nil {
+			return Row{}, err
+		}
+		s := string(c)
+		row.Case = &s
+	}
+	for _, a := range r.Attributes {
+		out := Attribute{Attribute: a.Attribute, Check: a.Check, IsCorrect: a.IsCorrect, Weight: a.Weight}
+		var err error
+		if out.Actual, err = jsonText(a.Actual); err != nil {
+			return Row{}, err
+		}
+		if out.Expected, err = jsonText(a.Expected); err != nil {
+			return Row{}, err
+		}
+		if a.Diff != nil {
+			if out.Diff, err = jsonText(a.Diff); err != nil {
+				return Row{}, err
+			}
+		} else {
+			out.Diff = "null"
+		}
+		row.Attributes = append(row.Attributes, out)
+	}
+	return row, nil
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return string(b), err
+}

@@ -1,0 +1,175 @@
+// Package parquet writes a run's case records as a Parquet file (one row per
+// case, attribute verdicts as a nested list) for analysts: DuckDB, pandas,
+// Spark and friends read it directly. Rows are written as they stream in
+// and row groups are flushed by size, so memory stays bounded whatever the
+// run's length.
+package parquet
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	pq "github.com/parquet-go/parquet-go"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// FileName is the Parquet file's name inside a run directory.
+const FileName = "results.parquet"
+
+// Limits of one buffered row group. Rows are held in memory (column
+// buffers) until their group is flushed; flushing by bytes as well as rows
+// bounds memory when cases carry large outputs.
+const (
+	maxGroupRows  = 4096
+	maxGroupBytes = 8 << 20
+)
+
+// Writer streams rows into a Parquet file.
+type Writer struct {
+	f          *os.File
+	buf        *bufio.Writer
+	w          *pq.GenericWriter[Row]
+	path, tmp  string
+	runID, sub string
+	rows       int64
+	groupRows  int
+	groupBytes int
+	batch      []Row
+}
+
+// Create starts a Parquet file at path. It is written to a temporary file
+// and renamed into place by Close, so readers never see half a file.
+// runID and submission fill the columns of the same name.
+func Create(path, runID, submission string) (*Writer, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), ".results-*.parquet")
+	if err != nil {
+		return nil, fmt.Errorf("create parquet file: %w", err)
+	}
+	buf := bufio.NewWriterSize(f, 1<<20)
+	w := pq.NewGenericWriter[Row](buf,
+		pq.Compression(&zstdCodec{}),
+		pq.CreatedBy("wasmeval", "", ""),
+		pq.KeyValueMetadata("wasmeval.run_id", runID),
+		pq.KeyValueMetadata("wasmeval.manifest", "manifest.json"),
+	)
+	return &Writer{f: f, buf: buf, w: w, path: path, tmp: f.Name(), runID: runID, sub: submission}, nil
+}
+
+// Add appends one case.
+func (w *Writer) Add(r *result.CaseRecord) error {
+	row, err := FromRecord(w.runID, w.sub, r)
+	if err != nil {
+		return fmt.Errorf("parquet row of %s: %w", r.Key(), err)
+	}
+	w.batch = append(w.batch, row)
+	w.groupBytes += rowBytes(&row)
+	if len(w.batch) >= 256 || w.groupBytes >= maxGroupBytes {
+		if err := w.writeBatch(); err != nil {
+			return err
+		}
+	}
+	if w.groupRows >= maxGroupRows || w.groupBytes >= maxGroupBytes {
+		return w.flushGroup()
+	}
+	return nil
+}
+
+func (w *Writer) writeBatch() error {
+	if len(w.batch) == 0 {
+		return nil
+	}
+	if _, err := w.w.Write(w.batch); err != nil {
+		return fmt.Errorf("write parquet rows: %w", err)
+	}
+	w.rows += int64(len(w.batch))
+	w.groupRows += len(w.batch)
+	clear(w.batch) // drop references to the strings just encoded
+	w.batch = w.batch[:0]
+	return nil
+}
+
+func (w *Writer) flushGroup() error {
+	if err := w.writeBatch(); err != nil {
+		return err
+	}
+	if err := w.w.Flush(); err != nil {
+		return fmt.Errorf("flush parquet row group: %w", err)
+	}
+	w.groupRows, w.groupBytes = 0, 0
+	return nil
+}
+
+// Rows is how many rows were written so far.
+func (w *Writer) Rows() int64 { return w.rows + int64(len(w.batch)) }
+
+// Close finishes the file (footer, sync) and moves it into place.
+func (w *Writer) Close() error {
+	if w.f == nil {
+		return nil
+	}
+	err := w.writeBatch()
+	if err == nil {
+		err = w.w.Close()
+	}
+	if err == nil {
+		err = w.buf.Flush()
+	}
+	if err == nil {
+		err = w.f.Sync()
+	}
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	if err == nil {
+		err = os.Rename(w.tmp, w.path)
+	}
+	if err != nil {
+		os.Remove(w.tmp)
+		return fmt.Errorf("write parquet file %s: %w", w.path, err)
+	}
+	return nil
+}
+
+// Abort discards the file.
+func (w *Writer) Abort() {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+		os.Remove(w.tmp)
+	}
+}
+
+// rowBytes estimates what a row holds in the writer's buffers.
+func rowBytes(r *Row) int {
+	n := 128 + len(r.ID) + len(r.Group) + len(r.Checkpoint)
+	for _, s := range []*string{r.Case, r.Error, r.PluginError} {
+		if s != nil {
+			n += len(*s)
+		}
+	}
+	for i := range r.Attributes {
+		a := &r.Attributes[i]
+		n += 32 + len(a.Attribute) + len(a.Actual) + len(a.Expected) + len(a.Diff)
+	}
+	return n
+}
+
+// FromJournal writes the Parquet file for the journal at journalPath,
+// streaming it record by record. It returns the number of rows.
+func FromJournal(journalPath, path, runID, submission string) (int64, error) {
+	w, err := Create(path, runID, submission)
+	if err != nil {
+		return 0, err
+	}
+	if err := journal.Read(journalPath, w.Add); err != nil {
+		w.Abort()
+		return 0, err
+	}
+	n := w.Rows()
+	return n, w.Close()
+}

@@ -1,0 +1,144 @@
+package parquet
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/verify"
+)
+
+// sampleRecords builds n records with varied, checkable values: every third
+// case fails with a text diff, every fifth is a regression case.
+func sampleRecords(n int) []*result.CaseRecord {
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var out []*result.CaseRecord
+	for i := range n {
+		pass := i%3 != 0
+		r := &result.CaseRecord{
+			Problem: "inventory", ProblemVersion: 2, Checkpoint: fmt.Sprintf("checkpoint_%d", 1+i%2), Version: 1 + i%2,
+			Group: fmt.Sprintf("g%d", i%4), GroupType: problem.GroupTypes[i%len(problem.GroupTypes)],
+			ID: fmt.Sprintf("case_%04d", i), Index: i,
+			StartedAt: base.Add(time.Duration(i) * time.Second), Duration: float64(i) / 100,
+			Case:   &result.CaseInfo{Arguments: []string{"summary", fmt.Sprint(i)}, InputFiles: []string{"items.csv"}},
+			Result: result.Outcome{StatusCode: i % 2, Output: fmt.Sprintf("out %d\n", i)},
+		}
+		if i%5 == 0 {
+			r.OriginalCheckpoint, r.OriginalGroup = "checkpoint_0", "old_group"
+		}
+		if i%7 == 0 {
+			r.Result.TimedOut, r.Result.Signal = true, "killed"
+		}
+		status := verify.AttributeResult{Attribute: "status_code", Actual: i % 2, Expected: i % 2, IsCorrect: true, Weight: 0.25, Check: "exact"}
+		output := verify.AttributeResult{Attribute: "output", Actual: fmt.Sprintf("out %d\n", i), Expected: fmt.Sprintf("out %d\n", i),
+			IsCorrect: pass, Weight: 0.75, Check: "text"}
+		if !pass {
+			output.Expected = fmt.Sprintf("want %d\n", i)
+			output.Diff = &verify.Diff{Summary: "1 line differs", Unified: fmt.Sprintf("-want %d\n+out %d\n", i, i)}
+		}
+		r.Attributes = []verify.AttributeResult{status, output}
+		r.Score, r.Passed = result.Score(r.Attributes)
+		out = append(out, r)
+	}
+	return out
+}
+
+func writeJournal(t testing.TB, dir string, recs []*result.CaseRecord) string {
+	t.Helper()
+	path := filepath.Join(dir, journal.FileName)
+	w, err := journal.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestParquetReadByDuckDB(t *testing.T) {
+	dir := t.TempDir()
+	recs := sampleRecords(50)
+	jpath := writeJournal(t, dir, recs)
+	out := filepath.Join(dir, FileName)
+	n, err := FromJournal(jpath, out, "run-1", "/subs/reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 50 {
+		t.Fatalf("rows written: %d", n)
+	}
+	file := "'" + out + "'"
+	res := duckQuery(t, map[string]string{
+		"count":  "SELECT count(*) AS n, sum(CASE WHEN passed THEN 1 ELSE 0 END) AS passed FROM read_parquet(" + file + ")",
+		"case7":  "SELECT run_id, submission, problem, problem_version, checkpoint, version, \"group\", type, id, case_index, original_checkpoint, original_group, CAST(timestamp AS VARCHAR) AS ts, duration, score, passed, status_code, timed_out, signal, json_extract_string(\"case\", '$.arguments[1]') AS arg FROM read_parquet(" + file + ") WHERE id = 'case_0007'",
+		"case10": "SELECT original_checkpoint, original_group, passed, score FROM read_parquet(" + file + ") WHERE id = 'case_0010'",
+		"attrs":  "SELECT a.attribute, a.check, a.actual, a.expected, a.diff, a.is_correct, a.weight FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ") WHERE id = 'case_0003') ORDER BY a.attribute",
+		"codec":  "SELECT DISTINCT compression FROM parquet_metadata(" + file + ")",
+		"failed": "SELECT count(*) AS n FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ")) WHERE NOT a.is_correct",
+	})
+	wantPassed := 0
+	for _, r := range recs {
+		if r.Passed {
+			wantPassed++
+		}
+	}
+	if c := res["count"][0]; num(c["n"]) != 50 || num(c["passed"]) != float64(wantPassed) {
+		t.Errorf("count: %v, want 50 rows, %d passed", c, wantPassed)
+	}
+	c7 := res["case7"]
+	if len(c7) != 1 {
+		t.Fatalf("case_0007: %v", c7)
+	}
+	r := recs[7]
+	want := map[string]any{
+		"run_id": "run-1", "submission": "/subs/reference", "problem": "inventory", "problem_version": 2.0,
+		"checkpoint": r.Checkpoint, "version": float64(r.Version), "group": r.Group, "type": string(r.GroupType),
+		"id": "case_0007", "case_index": 7.0, "original_checkpoint": nil, "original_group": nil,
+		"ts": "2026-03-01 12:00:07+00", "duration": 0.07, "score": 1.0, "passed": true, "status_code": 1.0,
+		"timed_out": true, "signal": "killed", "arg": "7",
+	}
+	for k, v := range want {
+		got := c7[0][k]
+		if f, ok := got.(string); ok && k != "ts" && isNumber(v) {
+			got = parseNum(f)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(v) {
+			t.Errorf("case_0007 %s: got %v (%T), want %v", k, got, got, v)
+		}
+	}
+	if c := res["case10"][0]; c["original_checkpoint"] != "checkpoint_0" || c["original_group"] != "old_group" {
+		t.Errorf("regression origin: %v", c)
+	}
+	attrs := res["attrs"]
+	if len(attrs) != 2 {
+		t.Fatalf("attributes of case_0003: %v", attrs)
+	}
+	out3 := attrs[0] // "output" sorts before "status_code"
+	if out3["attribute"] != "output" || out3["is_correct"] != false || num(out3["weight"]) != 0.75 ||
+		out3["actual"] != `"out 3\n"` || out3["expected"] != `"want 3\n"` || out3["check"] != "text" {
+		t.Errorf("output attribute: %v", out3)
+	}
+	if d, _ := out3["diff"].(string); !strings.Contains(d, `"unified":"-want 3\n+out 3\n"`) {
+		t.Errorf("diff JSON: %v", out3["diff"])
+	}
+	if st := attrs[1]; st["attribute"] != "status_code" || st["is_correct"] != true || st["actual"] != "1" || st["diff"] != "null" {
+		t.Errorf("status_code attribute: %v", st)
+	}
+	if codec := res["codec"]; len(codec) != 1 || codec[0]["compression"] != "ZSTD" {
+		t.Errorf("compression: %v", codec)
+	}
+	if n := num(res["failed"][0]["n"]); n != float64(50-wantPassed) {
+		t.Errorf("incorrect attributes: %v, want %d", n, 50-wantPassed)
+	}
+}

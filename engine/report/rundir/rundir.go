@@ -1,0 +1,108 @@
+// Package rundir opens a run directory — manifest, results journal and
+// checkpoint summaries — and writes the files derived from it (Parquet,
+// HTML). Everything derived is rebuilt from the journal, so `wasmeval
+// report DIR` regenerates what `run` wrote, and a crashed run's results can
+// still be reported.
+package rundir
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/manifest"
+	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/report/html"
+	"github.com/wasmeval/wasmeval/engine/report/parquet"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// Run is an opened run directory.
+type Run struct {
+	Dir string
+	// Manifest is nil for a directory written before manifests existed.
+	Manifest  *manifest.Manifest
+	Info      report.RunInfo
+	Summaries []*report.CheckpointSummary
+}
+
+// Open reads the run in dir. The pass policy is the run's own (from its
+// manifest) unless policy is set.
+func Open(dir string, policy result.Policy) (*Run, error) {
+	if _, err := os.Stat(filepath.Join(dir, journal.FileName)); err != nil {
+		return nil, fmt.Errorf("%s is not a run directory (no %s): %w", dir, journal.FileName, err)
+	}
+	r := &Run{Dir: dir, Info: report.RunInfo{ManifestLink: manifest.FileName}}
+	m, err := manifest.Read(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.Info.ManifestLink = ""
+	case err != nil:
+		return nil, err
+	default:
+		r.Manifest = m
+		r.Info.RunID, r.Info.Problem, r.Info.Status = m.RunID, m.Problem.Name, m.Status
+	}
+	var order []string
+	if m != nil {
+		order = m.Flags.Checkpoints
+		if len(order) == 0 {
+			order = m.Problem.Checkpoints
+		}
+		if policy == "" {
+			policy = result.Policy(m.Flags.PassPolicy)
+		}
+	}
+	if policy == "" {
+		policy = result.DefaultPolicy
+	}
+	sums, err := report.FromRun(dir, order, policy, r.Info.RunID)
+	if err != nil {
+		return nil, err
+	}
+	// A run that did not end normally (interrupted, failed, or crashed
+	// while still "running") cannot have passed.
+	if m != nil && m.Status != manifest.StatusComplete {
+		for _, s := range sums {
+			s.Complete, s.Passed = false, false
+		}
+	}
+	r.Summaries = sums
+	if r.Info.Problem == "" && len(sums) > 0 {
+		r.Info.Problem = sums[0].ProblemName
+	}
+	return r, nil
+}
+
+// Submission is the submission path recorded in the manifest.
+func (r *Run) Submission() string {
+	if r.Manifest == nil {
+		return ""
+	}
+	return r.Manifest.Submission.Path
+}
+
+// HTMLOptions are the HTML report's settings for this run.
+func (r *Run) HTMLOptions() html.Options {
+	o := html.Options{Run: r.Info}
+	if r.Manifest != nil {
+		o.Engine = r.Manifest.Engine.Version
+		if c := r.Manifest.Engine.Commit; len(c) >= 12 {
+			o.Engine += " (" + c[:12] + ")"
+		}
+	}
+	return o
+}
+
+// WriteFiles (re)writes results.parquet and report.html in the run
+// directory from its journal.
+func (r *Run) WriteFiles() error {
+	if _, err := parquet.FromJournal(filepath.Join(r.Dir, journal.FileName), filepath.Join(r.Dir, parquet.FileName),
+		r.Info.RunID, r.Submission()); err != nil {
+		return err
+	}
+	return html.WriteFile(r.Dir, r.HTMLOptions(), r.Summaries)
+}

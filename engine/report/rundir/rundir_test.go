@@ -1,0 +1,72 @@
+package rundir
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/manifest"
+	"github.com/wasmeval/wasmeval/engine/report/html"
+	"github.com/wasmeval/wasmeval/engine/report/parquet"
+	"github.com/wasmeval/wasmeval/engine/report/synth"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// A run that crashed — manifest still "running", a torn last journal line —
+// is reported from what finished, and never as passing.
+func TestOpenCrashedRun(t *testing.T) {
+	dir := t.TempDir()
+	jpath, err := synth.Journal(dir, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(jpath, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"checkpoint":"checkpoint_1","id":"torn`)
+	f.Close()
+	m := &manifest.Manifest{Schema: manifest.SchemaVersion, RunID: "r-crash", Status: manifest.StatusRunning,
+		Problem:    manifest.Problem{Name: "synthetic", Checkpoints: []string{"checkpoint_1", "checkpoint_2", "checkpoint_3", "checkpoint_4", "checkpoint_5"}},
+		Submission: manifest.Submission{Path: "/sub"}, Flags: manifest.Flags{PassPolicy: string(result.PolicyAny)}, StartedAt: time.Now()}
+	if err := manifest.Write(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	run, err := Open(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Summaries) != 5 || run.Info.RunID != "r-crash" || run.Info.Status != manifest.StatusRunning {
+		t.Fatalf("summaries %d, info %+v", len(run.Summaries), run.Info)
+	}
+	total := 0
+	for _, s := range run.Summaries {
+		total += s.Cases
+		if s.Passed || s.Complete {
+			t.Errorf("%s of a crashed run: passed %v complete %v", s.Name, s.Passed, s.Complete)
+		}
+		if s.Policy != result.PolicyAny || s.RunID != "r-crash" {
+			t.Errorf("%s: policy %s run %q", s.Name, s.Policy, s.RunID)
+		}
+	}
+	if total != 40 || run.Summaries[4].Cases != 0 {
+		t.Errorf("cases: %d (checkpoint_5: %d)", total, run.Summaries[4].Cases)
+	}
+	if err := run.WriteFiles(); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, html.FileName))
+	if !strings.Contains(string(page), "r-crash") || strings.Count(string(page), `<tr class="`) != 40 {
+		t.Errorf("HTML report of the crashed run: %d rows", strings.Count(string(page), `<tr class="`))
+	}
+	if st, err := os.Stat(filepath.Join(dir, parquet.FileName)); err != nil || st.Size() == 0 {
+		t.Errorf("parquet: %v", err)
+	}
+}
+
+func TestOpenRefusesNonRunDirectory(t *testing.T) {
+	_, err := Open(t.TempDir(), "")
+	if err == nil || !strings.Contains(err.Error(), "not a run directory") || !strings.Contains(err.Error(), journal.FileName) {
+		t.Fatalf("error: %v", err)
+	}
+}

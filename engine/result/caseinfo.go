@@ -1,0 +1,14 @@
+package result
+
+// CaseInfo says what a case gave the submission, compactly: enough to know
+// what ran without carrying input file contents into every record.
+type CaseInfo struct {
+	Arguments  []string          `json:"arguments"`
+	Stdin      *string           `json:"stdin,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	InputFiles []string          `json:"input_files,omitempty"`
+	TimeoutS   float64           `json:"timeout_s,omitempty"`
+	Reset      bool              `json:"reset,omitempty"`
+	// Source is the file or directory the case was loaded from.
+	Source string `json:"source,omitempty"`
+}
