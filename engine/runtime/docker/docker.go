@@ -173,3 +173,11 @@ func newID() string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// newToken is a process-tree marker. Fixed length, so no marker is a
+// prefix of another and a plain substring search finds exactly its own.
+func newToken() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -30,9 +30,14 @@ const DefaultOutputCap = 16 << 20
 // killed.
 const drainDelay = 2 * time.Second
 
-// killFunc kills every process whose environment holds $T (except the
-// calling shell), a few rounds because a dying tree can still fork.
-const killFunc = `k() { for r in 1 2 3 4; do n=0; for d in /proc/[0-9]*; do i=${d#/proc/}; [ "$i" = "$$" ] && continue; if tr '\0' '\n' <"$d/environ" 2>/dev/null | grep -qxF "` + SessionEnv + `=$T"; then kill -9 "$i" 2>/dev/null; n=1; fi; done; [ $n = 0 ] && break; done; }
+// killFunc kills every process whose environment holds $M (except the
+// calling shell). It stops them all before killing any, so a fork bomb
+// cannot refill the slots it frees, and forks as little as possible (a
+// few processes per round; a round whose scan could not run is
+// retried): under a spent pids limit every fork may fail.
+// strings splits each environ file at its NULs (grep alone would stop
+// at the first), so each variable is matched whole.
+const killFunc = `k() { for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do l=$( (strings -n 1 -f /proc/[0-9]*/environ 2>/dev/null; echo "/: END") | grep -F -e ": $M" -e "/: END"); case $l in *"/: END"*) ;; *) continue ;; esac; p=; for f in $l; do case $f in /proc/*) f=${f#/proc/}; f=${f%/environ:}; [ "$f" = "$$" ] || p="$p $f" ;; esac; done; [ -z "$p" ] && return 0; kill -STOP $p 2>/dev/null; kill -9 $p 2>/dev/null; done; return 1; }
 `
 
 // wrapper starts a case's command and, once it exits, kills whatever it
@@ -40,7 +45,7 @@ const killFunc = `k() { for r in 1 2 3 4; do n=0; for d in /proc/[0-9]*; do i=${
 // case open). The command is resolved against PATH here, with an explicit
 // path: busybox's shell would otherwise prefer its own applets (sh, ls,
 // sleep…) over the image's programs.
-const wrapper = killFunc + `T=$1; W=$2; c=$3; shift 3
+const wrapper = killFunc + `M=` + SessionEnv + `=$1; W=$2; [ -n "$3" ] && unset $3; c=$4; shift 4
 case $c in
 */*) p=$c ;;
 *) p=; IFS=:; for d in $PATH; do [ -z "$d" ] && d=.; if [ -f "$d/$c" ] && [ -x "$d/$c" ]; then p=$d/$c; break; fi; done; unset IFS
@@ -55,7 +60,7 @@ exit $rc
 `
 
 // killer kills every process marked $T from a separate exec.
-const killer = killFunc + `T=$1; k
+const killer = killFunc + `M=` + SessionEnv + `=$1; k && echo killed
 `
 
 // Exec runs one command in the group's container through an exec, with
@@ -66,17 +71,17 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	if len(req.Argv) == 0 {
 		return res, errors.New("empty command")
 	}
+	if s.broken != nil {
+		return res, s.broken
+	}
 	outCap := req.OutputCap
 	if outCap <= 0 {
 		outCap = DefaultOutputCap
 	}
-	s.mu.Lock()
-	s.execs++
-	token := fmt.Sprintf("%s-c%d", s.token, s.execs)
-	s.mu.Unlock()
+	token := newToken()
 	startMark := "wasmeval-" + token
 	env := s.environ(req.Env, token)
-	cmd := append([]string{helperPath, "sh", "-c", wrapper, "wasmeval-case", token, startMark}, req.Argv...)
+	cmd := append([]string{helperPath, "sh", "-c", wrapper, "wasmeval-case", token, startMark, unsetList(req.Env)}, req.Argv...)
 	oomBefore := s.oom.count()
 
 	start := time.Now()
@@ -179,11 +184,23 @@ func (s *session) drain(done <-chan error, closeConn func()) {
 }
 
 // killMarked kills every process carrying the token, from a separate exec
-// run as root so a case cannot outlive its timeout by changing user.
+// run as root so a case cannot outlive its timeout by changing user. When
+// that cannot be done — a fork bomb has spent the pids limit, so not even
+// the killer starts — the container itself is replaced: removing it kills
+// everything in it, and the workspace lives on the host.
 func (s *session) killMarked(token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	s.helperExec(ctx, []string{"sh", "-c", killer, "wasmeval-kill", token}, "0")
+	for try := 0; try < 3; try++ {
+		res, err := s.helperExec(ctx, []string{"sh", "-c", killer, "wasmeval-kill", token}, "0")
+		if err == nil && res.ExitCode == 0 && strings.TrimSpace(string(res.Stdout)) == "killed" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := s.recycle(ctx); err != nil {
+		s.broken = fmt.Errorf("replace the container after a process tree could not be killed: %w", err)
+	}
 }
 
 // helperExec runs a busybox applet in the container and waits for it.
@@ -241,6 +258,19 @@ func (s *session) environ(env map[string]string, token string) []string {
 	}
 	sort.Strings(out)
 	return append(out, SessionEnv+"="+token)
+}
+
+// unsetList names the variables the container or the wrapper shell would
+// add (Docker's HOSTNAME, the shell's PWD and SHLVL) that the request did
+// not ask for: the process gets exactly the requested environment.
+func unsetList(env map[string]string) string {
+	var out []string
+	for _, k := range []string{"HOSTNAME", "PWD", "OLDPWD", "SHLVL"} {
+		if _, ok := env[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, " ")
 }
 
 // cappedBuffer keeps the first max bytes written and counts the rest; it

@@ -32,8 +32,12 @@ type session struct {
 	submission string
 	static     map[string]string // asset name → container path
 	token      string
-	execs      int
+	label      string
+	assets     map[string]string
 	oom        *oomWatch
+	// broken is set when the container could not be replaced after a
+	// failed kill; every later exec fails with it.
+	broken error
 
 	mu     sync.Mutex
 	procs  []*process
@@ -66,12 +70,12 @@ func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.S
 		return nil, err
 	}
 	s := &session{rt: r, cli: r.cli, dir: dir, work: filepath.Join(dir, "work"), submission: spec.Submission,
-		static: map[string]string{}, token: newID()}
+		static: map[string]string{}, token: newID(), label: label, assets: spec.StaticAssets}
 	if err := s.fill(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	if err := s.create(ctx, label, spec.StaticAssets); err != nil {
+	if err := s.create(ctx); err != nil {
 		s.Close()
 		return nil, err
 	}
@@ -115,8 +119,8 @@ func numericUser(u string) (uid, gid int, ok bool) {
 	return uid, gid, true
 }
 
-func (s *session) create(ctx context.Context, label string, assets map[string]string) error {
-	spec := s.rt.opts.Spec
+func (s *session) create(ctx context.Context) error {
+	spec, label, assets := s.rt.opts.Spec, s.label, s.assets
 	mounts := []mount.Mount{
 		{Type: mount.TypeBind, Source: s.work, Target: spec.Workdir},
 		{Type: mount.TypeBind, Source: s.rt.helper, Target: helperPath, ReadOnly: true},
@@ -163,7 +167,7 @@ func (s *session) create(ctx context.Context, label string, assets map[string]st
 	if spec.Memory > 0 {
 		hc.Resources.MemorySwap = spec.Memory // no swap on top of the limit
 	}
-	name := fmt.Sprintf("wasmeval-%s-%s-%s", s.rt.runID, trimLabel(label), s.token[:6])
+	name := fmt.Sprintf("wasmeval-%s-%s-%s", s.rt.runID, trimLabel(label), newID())
 	resp, err := s.cli.ContainerCreate(ctx, &container.Config{
 		Image:      spec.Image,
 		Entrypoint: []string{helperPath, "sleep", "2147483647"},
@@ -183,6 +187,17 @@ func (s *session) create(ctx context.Context, label string, assets map[string]st
 		return fmt.Errorf("start container from %s: %w", spec.Image, err)
 	}
 	return nil
+}
+
+// recycle replaces the container with a fresh one on the same workspace;
+// everything running in the old one dies with it.
+func (s *session) recycle(ctx context.Context) error {
+	s.oom.close()
+	if err := s.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !client.IsErrNotFound(err) {
+		return fmt.Errorf("remove container: %w", err)
+	}
+	s.id = ""
+	return s.create(ctx)
 }
 
 func trimLabel(l string) string {

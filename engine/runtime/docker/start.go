@@ -107,11 +107,10 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 		s.mu.Unlock()
 		return nil, errors.New("session is closed")
 	}
-	s.execs++
-	token := fmt.Sprintf("%s-p%d", s.token, s.execs)
+	token := newToken()
 	s.mu.Unlock()
 	startMark := "wasmeval-" + token
-	cmd := append([]string{helperPath, "sh", "-c", wrapper, "wasmeval-server", token, startMark}, req.Argv...)
+	cmd := append([]string{helperPath, "sh", "-c", wrapper, "wasmeval-server", token, startMark, unsetList(req.Env)}, req.Argv...)
 	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
 		Cmd: cmd, Env: s.environ(req.Env, token), WorkingDir: s.rt.opts.Spec.Workdir,
 		AttachStdout: true, AttachStderr: true,

@@ -56,6 +56,9 @@ var Builders = map[string]func(context.Context, *client.Client) (string, error){
 type rootfs struct {
 	files map[string]string
 	links map[string]string
+	// complete adds what is costly to find and only needed when the
+	// image is actually built (the extension modules' libraries).
+	complete func(*rootfs) error
 }
 
 func newRootfs() *rootfs {
@@ -158,7 +161,18 @@ func (r *rootfs) addPython() error {
 			return err
 		}
 	}
-	libs, err := sharedLibs(binaries)
+	// The interpreter's own libraries are part of the recipe's digest;
+	// the extension modules' (one ldd each, seconds in all) are looked up
+	// only when the image is built.
+	if err := r.addLibs(exe); err != nil {
+		return err
+	}
+	r.complete = func(r *rootfs) error { return r.addLibs(binaries...) }
+	return nil
+}
+
+func (r *rootfs) addLibs(bins ...string) error {
+	libs, err := sharedLibs(bins)
 	if err != nil {
 		return err
 	}
@@ -234,6 +248,11 @@ func ensure(ctx context.Context, cli *client.Client, repo string, r *rootfs) (st
 		return tag, nil
 	} else if !client.IsErrNotFound(err) {
 		return "", fmt.Errorf("inspect %s: %w", tag, err)
+	}
+	if r.complete != nil {
+		if err := r.complete(r); err != nil {
+			return "", err
+		}
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(r.writeTar(pw)) }()
