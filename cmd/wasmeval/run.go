@@ -13,7 +13,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
-	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
 type runFlags struct {
@@ -25,6 +24,7 @@ type runFlags struct {
 	command     string
 	progress    string
 	plugins     pluginFlags
+	env         envFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -51,6 +51,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	f.plugins.register(fl)
+	f.env.register(fl)
 	return cmd
 }
 
@@ -87,6 +88,23 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if out == "" {
 		out = filepath.Join("wasmeval-out", fmt.Sprintf("%s-%s", p.Name, time.Now().Format("20060102-150405")))
 	}
+	work, err := os.MkdirTemp("", "wasmeval-work-")
+	if err != nil {
+		return fmt.Errorf("create work directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	// The environment (spec, engine, image) is checked before anything
+	// is written to the output directory.
+	env, err := f.env.open(ctx, p, work, out)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	command := f.command
+	if command == "" {
+		command = env.command
+	}
+
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
@@ -96,17 +114,12 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	defer runLog.Close()
 	logw.set(runLog)
-	work, err := os.MkdirTemp("", "wasmeval-work-")
-	if err != nil {
-		return fmt.Errorf("create work directory: %w", err)
-	}
-	defer os.RemoveAll(work)
 
 	prog := newProgress(f.progress, cmd.ErrOrStderr())
 	res, err := run.Run(ctx, run.Options{
 		Problem: p, Submission: f.submission, Checkpoints: f.checkpoints, OutDir: out,
-		Jobs: f.jobs, Policy: policy, Command: f.command,
-		Runtime:  local.New(local.Options{BaseDir: work}),
+		Jobs: f.jobs, Policy: policy, Command: command,
+		Runtime:  env.rt,
 		Loader:   run.BuiltinLoader,
 		Plugins:  plugins,
 		Progress: prog,

@@ -78,10 +78,21 @@ type rawSpec struct {
 	Mounts  []rawMount        `yaml:"mounts"`
 	Network string            `yaml:"network"`
 	CPUs    *float64          `yaml:"cpus"`
-	Memory  *yaml.Node        `yaml:"memory"`
+	Memory  *scalar           `yaml:"memory"`
 	Pids    *int64            `yaml:"pids"`
 	Setup   []string          `yaml:"setup"`
 	Command string            `yaml:"command"`
+}
+
+// scalar keeps a value's text whatever its YAML type (512MiB is a
+// string, 1048576 an int).
+type scalar struct {
+	Value string
+	ok    bool
+}
+
+func (s *scalar) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
+	s.Value, s.ok = n.Value, n.Kind == yaml.ScalarNode
 }
 
 type rawMount struct {
@@ -196,7 +207,7 @@ func (s *Spec) resolve(raw *rawSpec, v *validator, allowedRoots []string) {
 	}
 	if raw.Memory != nil {
 		n, err := ParseBytes(raw.Memory.Value)
-		if err != nil || raw.Memory.Kind != yaml.ScalarNode {
+		if err != nil || !raw.Memory.ok {
 			v.errorf("memory", "expected a size such as 512MiB, 2GiB or a byte count, got %q", raw.Memory.Value)
 		} else if n < 6<<20 {
 			v.errorf("memory", "at least 6MiB is needed to start a container, got %q", raw.Memory.Value)
