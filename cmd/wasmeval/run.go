@@ -14,7 +14,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
-	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
 type runFlags struct {
@@ -27,6 +26,7 @@ type runFlags struct {
 	progress    string
 	plugins     pluginFlags
 	resume      string
+	env         envFlags
 	// previous is the manifest of the run being resumed.
 	previous *manifest.Manifest
 }
@@ -66,6 +66,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this directory, running only unfinished cases")
 	f.plugins.register(fl)
+	f.env.register(fl)
 	return cmd
 }
 
@@ -105,6 +106,23 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if err := checkFreshOut(out, f); err != nil {
 		return err
 	}
+	work, err := os.MkdirTemp("", "wasmeval-work-")
+	if err != nil {
+		return fmt.Errorf("create work directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	// The environment (spec, engine, image) is checked before anything
+	// is written to the output directory.
+	env, err := f.env.open(ctx, p, work, out)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	command := f.command
+	if command == "" {
+		command = env.command
+	}
+
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
@@ -114,11 +132,6 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	defer runLog.Close()
 	logw.set(runLog)
-	work, err := os.MkdirTemp("", "wasmeval-work-")
-	if err != nil {
-		return fmt.Errorf("create work directory: %w", err)
-	}
-	defer os.RemoveAll(work)
 	man, finished, err := startManifest(p, f, out, givenArgs(cmd, problemPath))
 	if err != nil {
 		return err
@@ -127,8 +140,8 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	prog := newProgress(f.progress, cmd.ErrOrStderr())
 	res, err := run.Run(ctx, run.Options{
 		Problem: p, Submission: f.submission, Checkpoints: f.checkpoints, OutDir: out,
-		Jobs: f.jobs, Policy: policy, Command: f.command,
-		Runtime:  local.New(local.Options{BaseDir: work}),
+		Jobs: f.jobs, Policy: policy, Command: command,
+		Runtime:  env.rt,
 		Loader:   run.BuiltinLoader,
 		Plugins:  plugins,
 		Progress: prog,

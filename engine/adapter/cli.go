@@ -70,6 +70,7 @@ func (a *CLI) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (res
 	out.Elapsed = res.Elapsed.Seconds()
 	out.TimedOut = res.TimedOut
 	out.Signal = res.Signal
+	out.OOMKilled = res.OOMKilled
 	if len(c.TrackedFiles) > 0 {
 		max := a.MaxFileBytes
 		if max <= 0 {

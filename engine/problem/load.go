@@ -104,6 +104,15 @@ func (l *loader) load(path string) *Problem {
 			p.OutputCap = *raw.OutputCap
 		}
 	}
+	if raw.Environment != "" {
+		if !isLocalPath(raw.Environment) {
+			l.errs.Add(file, "environment", keyLine(root, "environment"), "expected a path inside the problem directory, got %q", raw.Environment)
+		} else if st, err := os.Stat(filepath.Join(dir, raw.Environment)); err != nil || st.IsDir() {
+			l.errs.Add(file, "environment", keyLine(root, "environment"), "environment spec %q not found in the problem directory", raw.Environment)
+		} else {
+			p.Environment = filepath.Join(dir, raw.Environment)
+		}
+	}
 	if raw.Name == "" {
 		l.errs.Add(file, "name", 0, "required key is missing: the problem's name")
 	}

@@ -36,6 +36,9 @@ type Problem struct {
 	StaticAssets map[string]StaticAsset
 	// OutputCap bounds bytes kept per output stream of a case.
 	OutputCap int64
+	// Environment is the path of the problem's environment spec ("" for
+	// none); --env overrides it.
+	Environment string
 
 	Checkpoints []*Checkpoint
 	// Digest is the sha256 of every config file read, for manifests.

@@ -40,6 +40,9 @@ type rawProblem struct {
 	Command   string    `yaml:"command"`
 	Checks    rawChecks `yaml:"checks"`
 	OutputCap *int64    `yaml:"output_cap"`
+	// Environment names an environment spec file (see engine/envspec),
+	// relative to the problem directory.
+	Environment string `yaml:"environment"`
 }
 
 // rawLoader is the mapping form of a loader or verifier reference.

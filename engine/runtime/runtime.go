@@ -80,6 +80,9 @@ type ExecResult struct {
 	TimedOut      bool
 	// Signal is set when the process was killed by a signal (e.g. "killed").
 	Signal string
+	// OOMKilled is set when the kernel killed the process for exceeding
+	// the memory limit (runtimes that enforce one).
+	OOMKilled bool
 }
 
 // Endpoint is where a server in a session listens and how the engine reaches

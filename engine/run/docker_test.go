@@ -1,0 +1,78 @@
+package run
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/runtime/docker"
+	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
+	"github.com/wasmeval/wasmeval/engine/runtime/local"
+)
+
+// runExampleOn evaluates the example problem on a runtime and returns
+// its records by case key.
+func runExampleOn(t *testing.T, rt runtime.Runtime, submission string) map[string]*result.CaseRecord {
+	t.Helper()
+	p, err := LoadProblem(exampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), Options{
+		Problem: p, Submission: filepath.Join(exampleDir, "submissions", submission),
+		OutDir: out, Jobs: 2, Runtime: rt, Loader: BuiltinLoader, Plugins: testHost(t),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]*result.CaseRecord{}
+	if err := journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
+		recs[r.Key()] = r
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// The same submission gives the same per-case outcomes on the host and in
+// containers: every adapter and check sees the same results.
+func TestExampleSameOutcomesLocalAndDocker(t *testing.T) {
+	requirePython(t)
+	spec := dockertest.Spec(t, dockertest.Image(t, "python"))
+	drt, err := docker.New(context.Background(), docker.Options{Spec: spec, BaseDir: t.TempDir(), Client: dockertest.Client(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drt.Close()
+	for _, sub := range []string{"reference", "broken"} {
+		t.Run(sub, func(t *testing.T) {
+			want := runExampleOn(t, local.New(local.Options{BaseDir: t.TempDir()}), sub)
+			got := runExampleOn(t, drt, sub)
+			if len(want) == 0 || len(got) != len(want) {
+				t.Fatalf("local ran %d cases, docker %d", len(want), len(got))
+			}
+			failed := 0
+			for key, w := range want {
+				g, ok := got[key]
+				if !ok {
+					t.Errorf("%s: missing on docker", key)
+					continue
+				}
+				if g.Passed != w.Passed || g.Score != w.Score || g.Result.StatusCode != w.Result.StatusCode || g.Result.TimedOut || g.Result.AdapterError {
+					t.Errorf("%s: local passed=%v score=%v status=%d; docker passed=%v score=%v status=%d timed_out=%v error=%q stderr=%q",
+						key, w.Passed, w.Score, w.Result.StatusCode, g.Passed, g.Score, g.Result.StatusCode, g.Result.TimedOut, g.Result.Error, g.Result.Stderr)
+				}
+				if !w.Passed {
+					failed++
+				}
+			}
+			if (sub == "broken") != (failed > 0) {
+				t.Errorf("%s: %d failed cases", sub, failed)
+			}
+		})
+	}
+}

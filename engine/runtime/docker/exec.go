@@ -1,0 +1,298 @@
+package docker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
+)
+
+// SessionEnv marks every process a case starts (inherited by its
+// descendants), so the whole tree — including processes that called setsid
+// or were orphaned — can be found and killed inside the container.
+const SessionEnv = "WASMEVAL_SESSION"
+
+// DefaultOutputCap bounds each output stream when a request sets no cap.
+const DefaultOutputCap = 16 << 20
+
+// drainDelay bounds how long output is awaited after a timed-out tree was
+// killed.
+const drainDelay = 2 * time.Second
+
+// killFunc kills every process whose environment holds $M (except the
+// calling shell). It stops them all before killing any, so a fork bomb
+// cannot refill the slots it frees, and forks as little as possible (a
+// few processes per round; a round whose scan could not run is
+// retried): under a spent pids limit every fork may fail.
+// strings splits each environ file at its NULs (grep alone would stop
+// at the first), so each variable is matched whole.
+const killFunc = `k() { for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do l=$( (strings -n 1 -f /proc/[0-9]*/environ 2>/dev/null; echo "/: END") | grep -F -e ": $M" -e "/: END"); case $l in *"/: END"*) ;; *) continue ;; esac; p=; for f in $l; do case $f in /proc/*) f=${f#/proc/}; f=${f%/environ:}; [ "$f" = "$$" ] || p="$p $f" ;; esac; done; [ -z "$p" ] && return 0; kill -STOP $p 2>/dev/null; kill -9 $p 2>/dev/null; done; return 1; }
+`
+
+// wrapper starts a case's command and, once it exits, kills whatever it
+// left behind (so background children holding the output cannot keep the
+// case open). The command is resolved against PATH here, with an explicit
+// path: busybox's shell would otherwise prefer its own applets (sh, ls,
+// sleep…) over the image's programs.
+const wrapper = killFunc + `M=` + SessionEnv + `=$1; W=$2; [ -n "$3" ] && unset $3; c=$4; shift 4
+case $c in
+*/*) p=$c ;;
+*) p=; IFS=:; for d in $PATH; do [ -z "$d" ] && d=.; if [ -f "$d/$c" ] && [ -x "$d/$c" ]; then p=$d/$c; break; fi; done; unset IFS
+   if [ -z "$p" ]; then echo "$W: start $c: not found in PATH ($PATH)" >&2; exit 127; fi ;;
+esac
+if [ ! -e "$p" ]; then echo "$W: start $c: no such file or directory" >&2; exit 127; fi
+if [ -d "$p" ] || [ ! -x "$p" ]; then echo "$W: start $c: not an executable file" >&2; exit 126; fi
+"$p" "$@"
+rc=$?
+k
+exit $rc
+`
+
+// killer kills every process marked $T from a separate exec.
+const killer = killFunc + `M=` + SessionEnv + `=$1; k && echo killed
+`
+
+// Exec runs one command in the group's container through an exec, with
+// exactly the given environment (host-specific values translated) and
+// SessionEnv.
+func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.ExecResult, error) {
+	var res runtime.ExecResult
+	if len(req.Argv) == 0 {
+		return res, errors.New("empty command")
+	}
+	if s.broken != nil {
+		return res, s.broken
+	}
+	outCap := req.OutputCap
+	if outCap <= 0 {
+		outCap = DefaultOutputCap
+	}
+	token := newToken()
+	startMark := "wasmeval-" + token
+	env := s.environ(req.Env, token)
+	cmd := append([]string{helperPath, "sh", "-c", wrapper, "wasmeval-case", token, startMark, unsetList(req.Env)}, req.Argv...)
+	oomBefore := s.oom.count()
+
+	start := time.Now()
+	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+		Cmd: cmd, Env: env, WorkingDir: s.rt.opts.Spec.Workdir,
+		AttachStdin: len(req.Stdin) > 0, AttachStdout: true, AttachStderr: true,
+	})
+	if err != nil {
+		return res, fmt.Errorf("create exec: %w", err)
+	}
+	att, err := s.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return res, fmt.Errorf("attach exec: %w", err)
+	}
+	defer att.Close()
+	if len(req.Stdin) > 0 {
+		go func() {
+			att.Conn.Write(req.Stdin)
+			att.CloseWrite()
+		}()
+	}
+	stdout, stderr := &cappedBuffer{max: outCap}, &cappedBuffer{max: outCap}
+	done := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(stdout, stderr, att.Reader)
+		done <- err
+	}()
+
+	var timeout <-chan time.Time
+	if req.Timeout > 0 {
+		t := time.NewTimer(req.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	canceled := false
+	select {
+	case <-done:
+	case <-timeout:
+		res.TimedOut = true
+		s.killMarked(token)
+		s.drain(done, att.Close)
+	case <-ctx.Done():
+		canceled = true
+		s.killMarked(token)
+		s.drain(done, att.Close)
+	}
+	res.Elapsed = time.Since(start)
+	res.Stdout, res.StdoutDropped = stdout.buf.Bytes(), stdout.dropped
+	res.Stderr, res.StderrDropped = stderr.buf.Bytes(), stderr.dropped
+	if canceled {
+		return res, ctx.Err()
+	}
+	ictx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	code, err := s.exitCode(ictx, ex.ID)
+	if err != nil {
+		return res, err
+	}
+	if (code == 126 || code == 127) && bytes.HasPrefix(res.Stderr, []byte(startMark+": ")) {
+		msg := strings.TrimSpace(string(res.Stderr[len(startMark)+2:]))
+		return res, errors.New(msg)
+	}
+	res.ExitCode = code
+	if code > 128 && code <= 128+64 {
+		res.Signal = syscall.Signal(code - 128).String()
+	}
+	if code == 128+int(syscall.SIGKILL) && !res.TimedOut && s.rt.opts.Spec.Memory > 0 {
+		res.OOMKilled = s.oom.since(oomBefore)
+	}
+	return res, nil
+}
+
+// exitCode waits (briefly) for the exec to be reported finished.
+func (s *session) exitCode(ctx context.Context, id string) (int, error) {
+	for {
+		in, err := s.cli.ContainerExecInspect(ctx, id)
+		if err != nil {
+			return 0, fmt.Errorf("inspect exec: %w", err)
+		}
+		if !in.Running {
+			return in.ExitCode, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("exec did not finish: %w", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// drain waits for the output of a killed tree to end, and gives up on it
+// (closing the connection) if an escaped process still holds it.
+func (s *session) drain(done <-chan error, closeConn func()) {
+	select {
+	case <-done:
+	case <-time.After(drainDelay):
+		closeConn()
+		<-done
+	}
+}
+
+// killMarked kills every process carrying the token, from a separate exec
+// run as root so a case cannot outlive its timeout by changing user. When
+// that cannot be done — a fork bomb has spent the pids limit, so not even
+// the killer starts — the container itself is replaced: removing it kills
+// everything in it, and the workspace lives on the host.
+func (s *session) killMarked(token string) {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	for try := 0; try < 3; try++ {
+		res, err := s.helperExec(ctx, []string{"sh", "-c", killer, "wasmeval-kill", token}, "0")
+		if err == nil && res.ExitCode == 0 && strings.TrimSpace(string(res.Stdout)) == "killed" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := s.recycle(ctx); err != nil {
+		s.broken = fmt.Errorf("replace the container after a process tree could not be killed: %w", err)
+	}
+}
+
+// helperExec runs a busybox applet in the container and waits for it.
+func (s *session) helperExec(ctx context.Context, argv []string, user string) (runtime.ExecResult, error) {
+	var res runtime.ExecResult
+	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+		Cmd: append([]string{helperPath}, argv...), User: user,
+		AttachStdout: true, AttachStderr: true,
+	})
+	if err != nil {
+		return res, fmt.Errorf("create exec: %w", err)
+	}
+	att, err := s.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return res, fmt.Errorf("attach exec: %w", err)
+	}
+	defer att.Close()
+	var out, errb bytes.Buffer
+	stdcopy.StdCopy(&out, &errb, att.Reader)
+	res.Stdout, res.Stderr = out.Bytes(), errb.Bytes()
+	res.ExitCode, err = s.exitCode(ctx, ex.ID)
+	return res, err
+}
+
+// environ renders the request's environment for the container. Values the
+// engine computed for the host — HOME and TMPDIR pointing at the host
+// workspace, the host's PATH — are translated: the workspace to the
+// container's workdir, and the host PATH dropped in favour of the spec's
+// or the image's. The spec's env is applied last.
+func (s *session) environ(env map[string]string, token string) []string {
+	spec := s.rt.opts.Spec
+	hostPath := os.Getenv("PATH")
+	out := make([]string, 0, len(env)+len(spec.Env)+1)
+	merged := map[string]string{}
+	for k, v := range env {
+		switch {
+		case k == "PATH" && (v == hostPath || v == ""):
+			v = s.rt.imagePath
+		case v == s.work:
+			v = spec.Workdir
+		case strings.HasPrefix(v, s.work+"/"):
+			v = spec.Workdir + v[len(s.work):]
+		}
+		merged[k] = v
+	}
+	for k, v := range spec.Env {
+		merged[k] = v
+	}
+	if _, ok := merged["PATH"]; !ok {
+		merged["PATH"] = s.rt.imagePath
+	}
+	delete(merged, SessionEnv)
+	for k, v := range merged {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return append(out, SessionEnv+"="+token)
+}
+
+// unsetList names the variables the container or the wrapper shell would
+// add (Docker's HOSTNAME, the shell's PWD and SHLVL) that the request did
+// not ask for: the process gets exactly the requested environment.
+func unsetList(env map[string]string) string {
+	var out []string
+	for _, k := range []string{"HOSTNAME", "PWD", "OLDPWD", "SHLVL"} {
+		if _, ok := env[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// cappedBuffer keeps the first max bytes written and counts the rest; it
+// never blocks a flooding process.
+type cappedBuffer struct {
+	buf     bytes.Buffer
+	max     int64
+	dropped int64
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	room := c.max - int64(c.buf.Len())
+	switch {
+	case room <= 0:
+		c.dropped += int64(len(p))
+	case int64(len(p)) > room:
+		c.buf.Write(p[:room])
+		c.dropped += int64(len(p)) - room
+	default:
+		c.buf.Write(p)
+	}
+	return len(p), nil
+}
+
+var _ io.Writer = (*cappedBuffer)(nil)

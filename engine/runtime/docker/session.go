@@ -1,0 +1,304 @@
+package docker
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/api/types/mount"
+	"github.com/docker/docker/client"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/workspace"
+)
+
+var unsafeLabel = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// session is one group's container and workspace.
+type session struct {
+	rt         *Runtime
+	cli        *client.Client
+	id         string // container ID
+	dir        string // host session directory (holds work/)
+	work       string // host workspace, mounted at the spec's workdir
+	submission string
+	static     map[string]string // asset name → container path
+	token      string
+	label      string
+	assets     map[string]string
+	oom        *oomWatch
+	// broken is set when the container could not be replaced after a
+	// failed kill; every later exec fails with it.
+	broken error
+
+	mu     sync.Mutex
+	procs  []*process
+	fwds   []*forwarder
+	closed bool
+}
+
+// Open copies the submission into a fresh host workspace and starts the
+// group's container.
+func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.Session, error) {
+	st, err := os.Stat(spec.Submission)
+	if err != nil {
+		return nil, fmt.Errorf("submission %s: %w", spec.Submission, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("submission %s is not a directory", spec.Submission)
+	}
+	if err := os.MkdirAll(r.opts.BaseDir, 0o755); err != nil {
+		return nil, fmt.Errorf("workspace base %s: %w", r.opts.BaseDir, err)
+	}
+	label := unsafeLabel.ReplaceAllString(spec.Label, "_")
+	if label == "" {
+		label = "session"
+	}
+	dir, err := os.MkdirTemp(r.opts.BaseDir, label+"-")
+	if err != nil {
+		return nil, fmt.Errorf("create workspace: %w", err)
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, err
+	}
+	s := &session{rt: r, cli: r.cli, dir: dir, work: filepath.Join(dir, "work"), submission: spec.Submission,
+		static: map[string]string{}, token: newID(), label: label, assets: spec.StaticAssets}
+	if err := s.fill(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := s.create(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// fill copies the submission into the workspace, owned by the spec's
+// numeric user when one is set so the container can write to it.
+func (s *session) fill() error {
+	if err := workspace.Copy(s.work, s.submission); err != nil {
+		return fmt.Errorf("copy submission into workspace: %w", err)
+	}
+	os.Chmod(s.work, 0o777) // the container's user may differ from the engine's
+	uid, gid, ok := numericUser(s.rt.opts.Spec.User)
+	if !ok {
+		return nil
+	}
+	return filepath.WalkDir(s.work, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, gid)
+	})
+}
+
+func numericUser(u string) (uid, gid int, ok bool) {
+	if u == "" {
+		return 0, 0, false
+	}
+	name, group, _ := strings.Cut(u, ":")
+	uid, err := strconv.Atoi(name)
+	if err != nil {
+		return 0, 0, false
+	}
+	gid = uid
+	if group != "" {
+		if gid, err = strconv.Atoi(group); err != nil {
+			return 0, 0, false
+		}
+	}
+	return uid, gid, true
+}
+
+func (s *session) create(ctx context.Context) error {
+	spec, label, assets := s.rt.opts.Spec, s.label, s.assets
+	mounts := []mount.Mount{
+		{Type: mount.TypeBind, Source: s.work, Target: spec.Workdir},
+		{Type: mount.TypeBind, Source: s.rt.helper, Target: helperPath, ReadOnly: true},
+	}
+	for name, host := range assets {
+		abs, err := filepath.Abs(host)
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return fmt.Errorf("static asset %s: %w", name, err)
+		}
+		// A file keeps its name (some programs look at the extension).
+		target := path.Join(staticRoot, name)
+		if !st.IsDir() {
+			target = path.Join(target, filepath.Base(abs))
+		}
+		mounts = append(mounts, mount.Mount{Type: mount.TypeBind, Source: abs, Target: target, ReadOnly: true})
+		s.static[name] = target
+	}
+	for _, m := range spec.Mounts {
+		mounts = append(mounts, mount.Mount{Type: mount.TypeBind, Source: m.Source, Target: m.Target, ReadOnly: !m.Writable})
+	}
+	env := []string{}
+	for k, v := range spec.Env {
+		env = append(env, k+"="+v)
+	}
+	init := true
+	pids := spec.Pids
+	hc := &container.HostConfig{
+		Mounts:      mounts,
+		NetworkMode: container.NetworkMode(spec.Network),
+		// tini as PID 1 reaps orphans, so processes killed at a timeout do
+		// not linger as zombies counting against the pids limit.
+		Init:        &init,
+		SecurityOpt: []string{"no-new-privileges"},
+		Resources: container.Resources{
+			NanoCPUs:  spec.NanoCPUs,
+			Memory:    spec.Memory,
+			PidsLimit: &pids,
+		},
+	}
+	if spec.Memory > 0 {
+		hc.Resources.MemorySwap = spec.Memory // no swap on top of the limit
+	}
+	name := fmt.Sprintf("wasmeval-%s-%s-%s", s.rt.runID, trimLabel(label), newID())
+	resp, err := s.cli.ContainerCreate(ctx, &container.Config{
+		Image:      spec.Image,
+		Entrypoint: []string{helperPath, "sleep", "2147483647"},
+		Cmd:        nil,
+		WorkingDir: spec.Workdir,
+		User:       spec.User,
+		Env:        env,
+		Labels:     s.rt.labels(label),
+		// No stdin, no tty: cases get their own streams through exec.
+	}, hc, nil, nil, name)
+	if err != nil {
+		return fmt.Errorf("create container from %s: %w", spec.Image, err)
+	}
+	s.id = resp.ID
+	s.oom = watchOOM(s.cli, s.id)
+	if err := s.cli.ContainerStart(ctx, s.id, container.StartOptions{}); err != nil {
+		return fmt.Errorf("start container from %s: %w", spec.Image, err)
+	}
+	return nil
+}
+
+// recycle replaces the container with a fresh one on the same workspace;
+// everything running in the old one dies with it.
+func (s *session) recycle(ctx context.Context) error {
+	s.oom.close()
+	if err := s.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !client.IsErrNotFound(err) {
+		return fmt.Errorf("remove container: %w", err)
+	}
+	s.id = ""
+	return s.create(ctx)
+}
+
+func trimLabel(l string) string {
+	if len(l) > 40 {
+		return l[:40]
+	}
+	return l
+}
+
+func (s *session) Workdir() string { return s.work }
+
+// StaticPath is the asset's path inside the container.
+func (s *session) StaticPath(name string) (string, bool) {
+	p, ok := s.static[name]
+	return p, ok
+}
+
+// Reset restores the workspace in place: the directory itself is the
+// container's bind mount, so it is emptied and refilled, never replaced.
+// Processes of earlier cases are already gone (each case's are killed
+// when it ends).
+func (s *session) Reset(ctx context.Context) error {
+	if err := s.empty(ctx); err != nil {
+		return fmt.Errorf("reset workspace: %w", err)
+	}
+	if err := s.fill(); err != nil {
+		return fmt.Errorf("reset workspace: %w", err)
+	}
+	return nil
+}
+
+// empty removes the workspace's contents. Files a container user made
+// unremovable for the engine's user are removed from inside the container.
+func (s *session) empty(ctx context.Context) error {
+	ents, err := os.ReadDir(s.work)
+	if err != nil {
+		return err
+	}
+	var failed bool
+	for _, e := range ents {
+		if removeAll(filepath.Join(s.work, e.Name())) != nil {
+			failed = true
+		}
+	}
+	if !failed {
+		return nil
+	}
+	res, err := s.helperExec(ctx, []string{"sh", "-c", `cd "$1" && rm -rf ./* ./.[!.]* ./..?*`, "rm", s.rt.opts.Spec.Workdir}, "0")
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("clear workspace in the container: %s", strings.TrimSpace(string(res.Stderr)))
+	}
+	return nil
+}
+
+// Close stops every process, removes the container and the workspace. It
+// works on a context of its own: after Ctrl-C the run's is canceled, and
+// the container must go all the same.
+func (s *session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	fwds, procs := s.fwds, s.procs
+	s.mu.Unlock()
+	for _, f := range fwds {
+		f.close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	var err error
+	if s.id != "" {
+		if rmErr := s.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true}); rmErr != nil && !client.IsErrNotFound(rmErr) {
+			err = fmt.Errorf("remove container: %w", rmErr)
+		}
+	}
+	for _, p := range procs {
+		<-p.exited // the container is gone, so are its processes
+	}
+	s.oom.close()
+	if rmErr := removeAll(s.dir); rmErr != nil && err == nil {
+		err = fmt.Errorf("remove workspace: %w", rmErr)
+	}
+	return err
+}
+
+// removeAll removes a tree even when a submission made parts of it
+// read-only.
+func removeAll(dir string) error {
+	if err := os.RemoveAll(dir); err == nil {
+		return nil
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(dir)
+}
