@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
@@ -133,7 +135,10 @@ func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) 
 		return fail("%s", b.launchErr)
 	}
 	started := time.Now()
-	tab, closeTab := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
+	tab, closeTab, err := b.newTab()
+	if err != nil {
+		return fail("open a browser tab: %v", err)
+	}
 	defer closeTab()
 	// The case's own deadline and the run's cancellation both end the tab.
 	caseTimeout := c.Timeout
@@ -174,6 +179,30 @@ func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) 
 	out.Output = string(data)
 	out.Elapsed = time.Since(started).Seconds()
 	return out, nil
+}
+
+// newTab opens a tab in a fresh browser context (no cookies, storage or
+// cache from earlier cases); closing it disposes the context. The target is
+// created in its own window: headless Chromium refuses a new context's
+// first tab otherwise ("no browser is open"), which chromedp's
+// WithNewBrowserContext runs into.
+func (b *Browser) newTab() (context.Context, context.CancelFunc, error) {
+	c := chromedp.FromContext(b.ctx)
+	ex := cdp.WithExecutor(b.ctx, c.Browser)
+	bcid, err := target.CreateBrowserContext().WithDisposeOnDetach(true).Do(ex)
+	if err != nil {
+		return nil, nil, fmt.Errorf("create browser context: %w", err)
+	}
+	tid, err := target.CreateTarget("about:blank").WithBrowserContextID(bcid).WithNewWindow(true).Do(ex)
+	if err != nil {
+		target.DisposeBrowserContext(bcid).Do(ex)
+		return nil, nil, fmt.Errorf("create tab: %w", err)
+	}
+	tab, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(tid))
+	return tab, func() {
+		cancel()
+		target.DisposeBrowserContext(bcid).Do(ex)
+	}, nil
 }
 
 // describeStep names a step for error messages: its action and target.
