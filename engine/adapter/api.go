@@ -24,6 +24,10 @@ import (
 // DefaultRequestTimeout bounds a request whose case has no timeout.
 const DefaultRequestTimeout = 30 * time.Second
 
+// exitGrace is how long a connection error waits to see whether the
+// server exited.
+const exitGrace = time.Second
+
 // retryDelay is the pause before a request that could not reach the
 // server is sent again.
 const retryDelay = 100 * time.Millisecond
@@ -112,6 +116,12 @@ func (a *API) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (res
 			out.StatusCode = -1
 			out.Error = fmt.Sprintf("no response within %s", timeout)
 			return out, nil
+		}
+		// A server that dropped the connection may be on its way out; give
+		// its exit a moment to be seen, so the case reports the exit and
+		// the log tail rather than a bare connection error.
+		if connectionError(err) {
+			a.Server.awaitExit(exitGrace)
 		}
 		if down := a.Server.Down(); down != "" {
 			return fail("%s %s: %v; %s", req.Method, req.URL(), err, down)

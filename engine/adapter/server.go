@@ -191,6 +191,17 @@ func (s *Server) Down() string {
 	return s.down
 }
 
+// awaitExit waits up to d for the server to exit.
+func (s *Server) awaitExit(d time.Duration) {
+	if s.proc == nil {
+		return
+	}
+	select {
+	case <-s.proc.Exited():
+	case <-time.After(d):
+	}
+}
+
 // exitedError describes a server that exited, with its log tail.
 func (s *Server) exitedError(when string) error {
 	st := s.proc.State()
