@@ -226,6 +226,17 @@ func decodeStep(d *strictyaml.Decoder, n *yaml.Node, path string) (Step, bool) {
 		d.Errorf(action, kp, "expected a mapping, got %s", strictyaml.Describe(action))
 		return st, false
 	}
+	if st.Action == "screenshot" {
+		// name is the file name here, not a role's accessible name.
+		st.Name = args.Name
+		if st.Name == "" {
+			st.Name = "step"
+		}
+		if strings.ContainsAny(st.Name, "/\\") {
+			d.Errorf(action, kp, "a screenshot name is a plain name, got %q", st.Name)
+		}
+		return st, true
+	}
 	loc := &Locator{CSS: args.CSS, Text: args.Text, Label: args.Label, Role: args.Role, Name: args.Name, Exact: args.Exact}
 	if args.Nth != nil {
 		if *args.Nth < 0 {
@@ -300,14 +311,6 @@ func decodeStep(d *strictyaml.Decoder, n *yaml.Node, path string) (Step, bool) {
 			d.Errorf(action, kp+".get", "unknown capture %q (expected %s)", st.Get, strings.Join(CaptureKinds, ", "))
 		}
 		need(st.Get != "attribute" || st.Attribute != "", "attribute: the attribute's name")
-	case "screenshot":
-		st.Name = args.Name
-		if st.Name == "" {
-			st.Name = "step"
-		}
-		if strings.ContainsAny(st.Name, "/\\") {
-			d.Errorf(action, kp, "a screenshot name is a plain name, got %q", st.Name)
-		}
 	}
 	return st, true
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -333,5 +334,83 @@ checkpoints:
 	}
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// hangingPage serves a page at / and never answers /hang.
+const hangingPage = `import os, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        if self.path == "/hang":
+            time.sleep(60)
+        b = b"<h1>Hello</h1><label for=n>Name</label><input id=n><p id=out></p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), H).serve_forever()
+`
+
+func TestBrowserStepFailures(t *testing.T) {
+	requireChromium(t)
+	dir, sub := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(sub, "app.py"), []byte(hangingPage), 0o644)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(`name: pages
+entry_file: app.py
+adapter: {type: browser, screenshots: always, step_timeout: 1}
+timeout: 20
+checkpoints:
+  c1:
+    groups:
+      g: {type: Core}
+`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(`never_loads:
+  order: 1
+  steps: [{goto: /hang}]
+  expected: {output: {}}
+no_match:
+  order: 2
+  steps: [{goto: /}, {click: "#nope"}, {capture: {css: h1, as: h}}]
+  expected: {output: {h: Hello}}
+fine:
+  order: 3
+  steps:
+    - goto: /
+    - fill: {label: Name, value: Ada}
+    - capture: {label: Name, get: value, as: name}
+    - capture: {role: heading, as: h}
+    - capture: {css: "#out", get: visible, as: out_visible}
+  expected: {output: {name: Ada, h: Hello, out_visible: false}}
+`), 0o644)
+	out, _, recs := evaluate(t, dir, sub)
+	hang := recs["g/never_loads"].Result
+	if !hang.TimedOut || hang.StatusCode != 1 || !strings.Contains(hang.Error, "step 1 (goto /hang)") || !strings.Contains(hang.Error, "did not load within 1s") {
+		t.Errorf("never_loads: %+v", hang)
+	}
+	miss := recs["g/no_match"].Result
+	if !miss.TimedOut || !strings.Contains(miss.Error, `step 2 (click css="#nope"): step timed out: no element matches css="#nope" within 1s`) || miss.Output != "{}" {
+		t.Errorf("no_match: %+v", miss)
+	}
+	if recs["g/never_loads"].Passed || recs["g/no_match"].Passed {
+		t.Error("failed steps must fail their cases")
+	}
+	fine := recs["g/fine"]
+	if !fine.Passed {
+		t.Errorf("fine: %+v %+v", fine.Result, fine.Attributes)
+	}
+	// screenshots: always keeps one for every case: the failure or the end.
+	for key, name := range map[string]string{"g/never_loads": "never_loads.failure.png", "g/no_match": "no_match.failure.png", "g/fine": "fine.final.png"} {
+		want := filepath.ToSlash(filepath.Join("artifacts", "c1", "g", name))
+		if !slices.Contains(recs[key].Result.Artifacts, want) {
+			t.Errorf("%s: artifacts %v lack %s", key, recs[key].Result.Artifacts, want)
+		}
+		if _, err := os.Stat(filepath.Join(out, want)); err != nil {
+			t.Errorf("%s: %v", key, err)
+		}
 	}
 }
