@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -281,4 +282,45 @@ func valueNode(v any) (*yaml.Node, error) {
 		return nil, err
 	}
 	return doc.Content[0], nil
+}
+
+// Data is the request in its case-file form, as plugins see it: a JSON
+// body as `json`, other UTF-8 bodies as `body`, the rest as `body_base64`.
+func (r *Request) Data() map[string]any {
+	out := map[string]any{"method": r.Method, "path": r.Path}
+	if len(r.Query) > 0 {
+		q := map[string]any{}
+		for k, v := range r.Query {
+			q[k] = v
+		}
+		out["query"] = q
+	}
+	if len(r.Headers) > 0 {
+		h := map[string]any{}
+		for k, v := range r.Headers {
+			h[k] = v
+		}
+		out["headers"] = h
+	}
+	if r.Body != nil {
+		var v any
+		switch {
+		case r.ContentType == "application/json" && json.Unmarshal(r.Body, &v) == nil:
+			out["json"] = v
+		case utf8.Valid(r.Body):
+			out["body"] = string(r.Body)
+		default:
+			out["body_base64"] = base64.StdEncoding.EncodeToString(r.Body)
+		}
+	}
+	if r.Timeout > 0 {
+		out["timeout"] = r.Timeout.Seconds()
+	}
+	if r.Retries > 0 {
+		out["retries"] = r.Retries
+	}
+	if r.Response != "" {
+		out["response"] = r.Response
+	}
+	return out
 }

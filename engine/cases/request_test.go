@@ -163,6 +163,16 @@ func TestDecodeRequestFromData(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `plugin x:1: request.path: expected a path starting with /, got "n"`) {
 		t.Errorf("bad path: %v", err)
 	}
+	// A request survives the round trip through its data form.
+	back, err := DecodeRequest(r.Data(), "plugin x", "request")
+	if err != nil || back.Method != r.Method || back.URL() != r.URL() || back.Headers["A"] != "b" {
+		t.Errorf("round trip: %+v %v", back, err)
+	}
+	withBody := &Request{Method: "POST", Path: "/j", Body: []byte(`{"a":1}`), ContentType: "application/json", Query: map[string][]string{"q": {"x", "y"}}}
+	back, err = DecodeRequest(withBody.Data(), "plugin x", "request")
+	if err != nil || string(back.Body) != `{"a":1}` || back.URL() != "/j?q=x&q=y" {
+		t.Errorf("round trip with body: %+v %v", back, err)
+	}
 	steps, err := DecodeSteps([]any{map[string]any{"goto": "/"}, map[string]any{"click": map[string]any{"role": "button"}}}, "plugin x", "steps")
 	if err != nil || len(steps) != 2 || steps[1].Locator.Role != "button" {
 		t.Errorf("%+v %v", steps, err)

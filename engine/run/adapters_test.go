@@ -414,3 +414,26 @@ fine:
 		}
 	}
 }
+
+// A case that does not fit the adapter is reported before anything runs.
+func TestValidateCasesAgainstTheAdapter(t *testing.T) {
+	for _, tc := range []struct{ adapter, cases, msg string }{
+		{"api", "a: {expected: {status_code: 200}}\n", "case a has no request; the api adapter sends"},
+		{"browser", "a: {request: {path: /}}\n", "case a has no steps; the browser adapter runs"},
+		{"cli", "a: {steps: [{goto: /}]}\n", "case a has steps, but the problem's adapter is cli"},
+		{"api", "a: {request: {path: /}, steps: [{goto: /}]}\n", "case a has steps, but the problem's adapter is api"},
+	} {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: p\nentry_file: app.py\nadapter: {type: "+tc.adapter+"}\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n"), 0o644)
+		os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
+		os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(tc.cases), 0o644)
+		p, err := LoadProblem(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Validate(context.Background(), p, BuiltinLoader, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "g.yaml") {
+			t.Errorf("%s: %v, want %q", tc.adapter, err, tc.msg)
+		}
+	}
+}
