@@ -2,8 +2,11 @@
 // a resolved case and a runtime session and returns what the submission
 // did; it never decides whether that was right (package verify does).
 //
-// The CLI adapter runs the submission's command once per case. Adapters for
-// HTTP services and browsers implement the same interface.
+// The CLI adapter runs the submission's command once per case. The API and
+// browser adapters start the submission's server once per group (they are
+// GroupAdapters) and send each case to it: one HTTP request, or a list of
+// browser steps in headless Chromium. They use only the runtime's
+// interfaces, so they run unchanged on every runtime.
 package adapter
 
 import (

@@ -78,6 +78,12 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	if rc.Reset != nil {
 		c.Reset = *rc.Reset
 	}
+	if rc.Request != nil {
+		c.Request = rc.Request.resolve(d, at("request"))
+	}
+	if rc.Steps != nil {
+		c.Steps = rc.Steps.steps
+	}
 	if rc.Checks != nil {
 		c.Checks = rc.Checks
 	}

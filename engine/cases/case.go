@@ -46,6 +46,11 @@ type Case struct {
 	// checkpoint > problem, the most specific list wins).
 	Checks []problem.CheckSpec `json:"checks,omitempty"`
 
+	// Request is the HTTP request of an api case; Steps the actions of a
+	// browser case.
+	Request *Request `json:"request,omitempty"`
+	Steps   []Step   `json:"steps,omitempty"`
+
 	// Extra keeps keys the CLI adapter does not use (request details for
 	// other adapters, metadata) so nothing an author wrote is lost.
 	Extra map[string]any `json:"extra,omitempty"`

@@ -28,6 +28,9 @@ type rawCase struct {
 	InputFilesFromDir *bool `yaml:"input_files_from_dir"`
 	// Input is the group-file spelling: {order, input: {...}, expected}.
 	Input *rawCase `yaml:"input"`
+	// Request (api adapter) and Steps (browser adapter).
+	Request *rawRequest `yaml:"request"`
+	Steps   *rawSteps   `yaml:"steps"`
 
 	Description string         `yaml:"description"`
 	Tags        []string       `yaml:"tags"`
@@ -82,6 +85,8 @@ func (c *rawCase) absorb(d *strictyaml.Decoder, node *yaml.Node, path string) {
 	take(&c.Reset, in.Reset, "reset", conflict)
 	take(&c.Checks, in.Checks, "checks", conflict)
 	take(&c.InputFilesFromDir, in.InputFilesFromDir, "input_files_from_dir", conflict)
+	take(&c.Request, in.Request, "request", conflict)
+	take(&c.Steps, in.Steps, "steps", conflict)
 }
 
 // withDefaults fills what the case leaves unset from the group's
@@ -100,6 +105,13 @@ func (c *rawCase) withDefaults(def *rawCase) {
 	fill(&c.Reset, def.Reset)
 	fill(&c.Checks, def.Checks)
 	fill(&c.InputFilesFromDir, def.InputFilesFromDir)
+	fill(&c.Steps, def.Steps)
+	if c.Request == nil && def.Request != nil {
+		c.Request = &rawRequest{}
+	}
+	if c.Request != nil {
+		c.Request.withDefaults(def.Request)
+	}
 	c.Env = problem.MergeEnv(def.Env, c.Env)
 	c.Expected = mergeMaps(def.Expected, c.Expected)
 	c.Extra = mergeMaps(def.Extra, c.Extra)

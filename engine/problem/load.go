@@ -7,6 +7,7 @@ import (
 	"hash"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -123,12 +124,13 @@ func (l *loader) load(path string) *Problem {
 		l.errs.Add(file, "entry_file", keyLine(root, "entry_file"), "expected a path relative to the submission, got %q", raw.EntryFile)
 	}
 
-	p.Adapter = Adapter{Type: raw.Adapter.Type, TrackedFiles: raw.Adapter.TrackedFiles, Raw: raw.Adapter.Raw}
+	p.Adapter = Adapter{Type: raw.Adapter.Type, TrackedFiles: raw.Adapter.TrackedFiles, Raw: raw.Adapter.Raw,
+		Server: raw.Adapter.Server, Response: raw.Adapter.Response, Browser: raw.Adapter.Browser}
 	if p.Adapter.Type == "" {
-		p.Adapter.Type = "cli"
+		p.Adapter.Type = AdapterCLI
 	}
-	if p.Adapter.Type != "cli" {
-		l.errs.Add(file, "adapter.type", keyLine(raw.Adapter.node, "type"), "adapter %q is not available in this version (expected: cli)", p.Adapter.Type)
+	if !slices.Contains(AdapterTypes, p.Adapter.Type) {
+		l.errs.Add(file, "adapter.type", keyLine(raw.Adapter.node, "type"), "unknown adapter %q (expected %s)", p.Adapter.Type, strings.Join(AdapterTypes, ", "))
 	}
 	for i, t := range p.Adapter.TrackedFiles {
 		if !isLocalPath(t) {

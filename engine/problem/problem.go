@@ -95,9 +95,16 @@ type Group struct {
 
 // Adapter says how a case talks to the submission.
 type Adapter struct {
-	Type string // "cli" for now
+	Type string // cli, api or browser
 	// TrackedFiles are read back after every case.
 	TrackedFiles []string
+	// Server is how the api and browser adapters start the submission's
+	// server; nil for cli.
+	Server *Server
+	// Response is the api adapter's default response format.
+	Response string
+	// Browser holds the browser adapter's settings; nil otherwise.
+	Browser *Browser
 	// Raw keeps the adapter's whole mapping for adapters added later.
 	Raw map[string]any
 }

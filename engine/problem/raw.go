@@ -109,6 +109,11 @@ type rawAdapter struct {
 	// TrackedFiles are read back after every case.
 	TrackedFiles []string
 	Raw          map[string]any
+	// Server, Response and Browser are the api and browser adapters'
+	// settings, decoded strictly (see adapter.go).
+	Server   *Server
+	Response string
+	Browser  *Browser
 }
 
 func (a *rawAdapter) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
@@ -132,6 +137,9 @@ func (a *rawAdapter) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string
 		case "tracked_files":
 			d.Value(v, kp, reflectOf(&a.TrackedFiles))
 		}
+	}
+	if a.Type == AdapterAPI || a.Type == AdapterBrowser {
+		decodeServerAdapter(d, n, path, a)
 	}
 }
 

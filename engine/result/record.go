@@ -54,6 +54,11 @@ type Outcome struct {
 	// OOMKilled is set when the runtime's memory limit killed the process.
 	OOMKilled bool           `json:"oom_killed,omitempty"`
 	Files     map[string]any `json:"files,omitempty"`
+	// Headers are an API case's response headers (lower-case names).
+	Headers map[string]string `json:"headers,omitempty"`
+	// Artifacts are files kept for the case (server logs, screenshots),
+	// relative to the run's output directory.
+	Artifacts []string `json:"artifacts,omitempty"`
 	// AdapterError is set when the adapter itself failed (could not start
 	// the submission, could not write an input file…); Error says why.
 	AdapterError bool   `json:"adapter_error"`

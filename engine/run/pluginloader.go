@@ -115,6 +115,20 @@ func (s *pluginStream) fromABI(ac abi.Case) (*cases.Case, error) {
 		}
 		c.InputFiles = append(c.InputFiles, cases.InputFile{Path: f.Path, Content: content})
 	}
+	if ac.Request != nil {
+		req, err := cases.DecodeRequest(ac.Request, s.l.p.Label(), "request")
+		if err != nil {
+			return nil, err
+		}
+		c.Request = req
+	}
+	if ac.Steps != nil {
+		steps, err := cases.DecodeSteps(ac.Steps, s.l.p.Label(), "steps")
+		if err != nil {
+			return nil, err
+		}
+		c.Steps = steps
+	}
 	c.TrackedFiles = append(append([]string{}, g.TrackedFiles...), ac.TrackedFiles...)
 	for i, t := range ac.TrackedFiles {
 		if err := cases.CheckRelPath(t); err != nil {

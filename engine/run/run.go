@@ -277,7 +277,16 @@ func (r *groupRunner) run(ctx context.Context) error {
 	if err := writeGroupFiles(sess.Workdir(), g.GroupFiles); err != nil {
 		return err
 	}
-	ad := &adapter.CLI{Command: j.command, OutputCap: p.OutputCap}
+	ad := r.newAdapter()
+	// A server-backed adapter keeps one server for the whole group: its
+	// cases share the server's state, so the workspace is not reset under it.
+	ga, serverGroup := ad.(adapter.GroupAdapter)
+	if serverGroup {
+		defer ga.End()
+		if err := ga.Begin(ctx, sess); err != nil {
+			return fmt.Errorf("start the submission: %w", err)
+		}
+	}
 
 	// Built-in loaders never look at history; keep it only for loaders
 	// that say they need it, so memory stays flat on long groups.
@@ -310,7 +319,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 			}
 			continue
 		}
-		if !fresh && (g.Isolated || c.Reset) {
+		if !fresh && !serverGroup && (g.Isolated || c.Reset) {
 			if err := sess.Reset(ctx); err != nil {
 				return fmt.Errorf("reset workspace before %s: %w", c.ID, err)
 			}
@@ -343,7 +352,7 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	if err != nil {
 		return nil, verify.Actual{}, err
 	}
-	actual := verify.Actual{StatusCode: out.StatusCode, Output: out.Output, Stderr: out.Stderr, Files: out.Files, TimedOut: out.TimedOut}
+	actual := verify.Actual{StatusCode: out.StatusCode, Output: out.Output, Stderr: out.Stderr, Files: out.Files, Headers: out.Headers, TimedOut: out.TimedOut}
 	env := verify.Env{ReadProblemFile: func(rel string) ([]byte, error) {
 		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
 	}}

@@ -89,6 +89,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
 			}
 		}
+		validateCaseForAdapter(p, c, &errs)
 		for _, name := range cases.StaticNames(c) {
 			if _, ok := p.StaticAssets[name]; !ok {
 				errs.Add(c.Source, "", 0, "case %s uses {{static:%s}} but the problem declares no such static asset", c.ID, name)

@@ -14,6 +14,7 @@ import (
 //     list), text otherwise
 //   - stderr → text
 //   - files → file, one per expected file
+//   - headers → text, one per expected response header
 //
 // Any other expected key is compared as text.
 func DefaultChecks(expected map[string]any) []problem.CheckSpec {
@@ -39,6 +40,16 @@ func DefaultChecks(expected map[string]any) []problem.CheckSpec {
 			sort.Strings(paths)
 			for _, p := range paths {
 				out = append(out, problem.CheckSpec{Kind: "file", Path: p})
+			}
+		case "headers":
+			headers, _ := v.(map[string]any)
+			names := make([]string, 0, len(headers))
+			for n := range headers {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				out = append(out, problem.CheckSpec{Kind: "text", Attribute: HeaderAttribute(n)})
 			}
 		default:
 			kind := "text"

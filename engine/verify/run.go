@@ -66,6 +66,9 @@ func AttributeOf(spec problem.CheckSpec) string {
 // FileAttribute names the attribute of a tracked file.
 func FileAttribute(path string) string { return "files-" + path }
 
+// HeaderAttribute names the attribute of a response header (API cases).
+func HeaderAttribute(name string) string { return "headers-" + strings.ToLower(name) }
+
 // actualValue returns the actual value of an attribute.
 func actualValue(a Actual, attr string) (any, bool) {
 	switch attr {
@@ -78,6 +81,10 @@ func actualValue(a Actual, attr string) (any, bool) {
 	}
 	if path, ok := strings.CutPrefix(attr, "files-"); ok {
 		v, ok := a.Files[path]
+		return v, ok
+	}
+	if name, ok := strings.CutPrefix(attr, "headers-"); ok {
+		v, ok := a.Headers[strings.ToLower(name)]
 		return v, ok
 	}
 	return nil, false
@@ -93,6 +100,15 @@ func expectedValue(expected map[string]any, attr string) (any, bool) {
 		if files, ok := expected["files"].(map[string]any); ok {
 			v, ok := files[path]
 			return v, ok
+		}
+	}
+	if name, ok := strings.CutPrefix(attr, "headers-"); ok {
+		if headers, ok := expected["headers"].(map[string]any); ok {
+			for k, v := range headers {
+				if strings.EqualFold(k, name) {
+					return v, true
+				}
+			}
 		}
 	}
 	return nil, false

@@ -100,6 +100,9 @@ func validAttribute(a string) bool {
 	case "status_code", "output", "stderr":
 		return true
 	}
+	if h, ok := strings.CutPrefix(a, "headers-"); ok {
+		return h != ""
+	}
 	p, ok := strings.CutPrefix(a, "files-")
 	return ok && p != ""
 }

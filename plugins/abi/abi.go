@@ -76,6 +76,10 @@ type Case struct {
 	TimeoutS     float64           `json:"timeout_s,omitempty"`
 	Reset        bool              `json:"reset,omitempty"`
 	Extra        map[string]any    `json:"extra,omitempty"`
+	// Request is an API case's HTTP request and Steps a browser case's
+	// actions, in the case-file form (see docs/adapters.md).
+	Request map[string]any `json:"request,omitempty"`
+	Steps   []any          `json:"steps,omitempty"`
 }
 
 // InputFile is a file written before a case runs. Content is text, or
@@ -94,8 +98,11 @@ type Actual struct {
 	Stderr string `json:"stderr"`
 	// Files maps tracked file path → content: a string when the file is
 	// UTF-8, bytes otherwise (base64 in JSON).
-	Files    map[string]any `json:"files,omitempty"`
-	TimedOut bool           `json:"timed_out"`
+	Files map[string]any `json:"files,omitempty"`
+	// Headers are the response headers of an API case, by lower-case
+	// name (repeated headers joined with ", ").
+	Headers  map[string]string `json:"headers,omitempty"`
+	TimedOut bool              `json:"timed_out"`
 }
 
 // VerifyInput is the input of `verify`.

@@ -107,6 +107,9 @@ func ToABICase(c *cases.Case) abi.Case {
 	if out.Arguments == nil {
 		out.Arguments = []string{}
 	}
+	if c.Request != nil {
+		out.Request = c.Request.Data()
+	}
 	for _, f := range c.InputFiles {
 		if utf8.Valid(f.Content) {
 			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: string(f.Content)})

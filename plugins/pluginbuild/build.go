@@ -74,6 +74,7 @@ var Examples = []Example{
 	{"./examples/inventory/plugins/loader", "examples/inventory/plugins/inventory-loader.wasm"},
 	{"./examples/inventory/plugins/evaluator", "examples/inventory/plugins/inventory-evaluator.wasm"},
 	{"./examples/answers/plugins/answercheck", "examples/answers/plugins/answercheck.wasm"},
+	{"./examples/notes/plugins/statsloader", "examples/notes/plugins/notes-statsloader.wasm"},
 }
 
 // BuildExamples compiles every example plugin in place. Each is written to a

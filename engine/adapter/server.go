@@ -1,0 +1,295 @@
+package adapter
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/runtime"
+)
+
+// GroupAdapter is an Adapter with per-group state: the engine calls Begin
+// once before a group's first case and End after its last. The API and
+// browser adapters start the submission's server in Begin, so cases of a
+// group share it (and its state) in order.
+type GroupAdapter interface {
+	Adapter
+	// Begin prepares the group. A submission that fails to come up is not
+	// an error here: every case of the group then reports it. The error
+	// return is for cancellation of ctx and for the engine's own faults.
+	Begin(ctx context.Context, sess runtime.Session) error
+	// End stops whatever Begin started.
+	End() error
+}
+
+// Artifacts says where an adapter keeps files for a group's cases.
+type Artifacts struct {
+	// Dir is the group's artifact directory on the host ("" keeps none).
+	Dir string
+	// Rel is Dir relative to the run's output directory, as case records
+	// reference it.
+	Rel string
+}
+
+// path returns the host path and the record reference of an artifact.
+func (a Artifacts) path(name string) (string, string) {
+	return filepath.Join(a.Dir, name), filepath.ToSlash(filepath.Join(a.Rel, name))
+}
+
+// LogTailBytes is how much of a server's output an error message quotes.
+const LogTailBytes = 2048
+
+// Server starts a submission's server once per group and knows whether it
+// is still up.
+type Server struct {
+	// Command is the submission's resolved command; Config.Arguments are
+	// appended and {{host}}/{{port}} substituted in both.
+	Command   []string
+	Config    problem.Server
+	Env       map[string]string
+	Artifacts Artifacts
+
+	proc     runtime.Process
+	endpoint runtime.Endpoint
+	stdout   *logSink
+	stderr   *logSink
+	// down is set when the server never came up or has exited; every
+	// case after that reports it.
+	down string
+	logs []string
+}
+
+// Start launches the server and waits for its health check. A server that
+// does not come up leaves Down set; the error return is only for ctx.
+func (s *Server) Start(ctx context.Context, sess runtime.Session) error {
+	ep, err := sess.Endpoint(ctx)
+	if err != nil {
+		s.down = fmt.Sprintf("no address for the server: %v", err)
+		return ctx.Err()
+	}
+	s.endpoint = ep
+	subst := strings.NewReplacer("{{host}}", ep.Host, "{{port}}", strconv.Itoa(ep.Port))
+	var argv []string
+	for _, a := range append(append([]string{}, s.Command...), s.Config.Arguments...) {
+		argv = append(argv, subst.Replace(a))
+	}
+	env := map[string]string{}
+	for k, v := range s.Env {
+		env[k] = subst.Replace(v)
+	}
+	for k, v := range s.Config.Env {
+		env[k] = subst.Replace(v)
+	}
+	env["HOST"], env["PORT"] = ep.Host, strconv.Itoa(ep.Port)
+	env = ProcessEnv(sess.Workdir(), env)
+
+	if s.stdout, err = s.newSink("server.stdout.log"); err != nil {
+		s.down = err.Error()
+		return nil
+	}
+	if s.stderr, err = s.newSink("server.stderr.log"); err != nil {
+		s.down = err.Error()
+		return nil
+	}
+	proc, err := sess.Start(ctx, runtime.StartRequest{Argv: argv, Env: env, Stdout: s.stdout, Stderr: s.stderr})
+	if err != nil {
+		s.down = fmt.Sprintf("server %q could not start: %v", strings.Join(argv, " "), err)
+		return ctx.Err()
+	}
+	s.proc = proc
+	if err := s.waitHealthy(ctx, argv); err != nil {
+		s.down = err.Error()
+	}
+	return ctx.Err()
+}
+
+func (s *Server) newSink(name string) (*logSink, error) {
+	sink := &logSink{}
+	if s.Artifacts.Dir == "" {
+		return sink, nil
+	}
+	if err := os.MkdirAll(s.Artifacts.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("artifact directory: %w", err)
+	}
+	host, rel := s.Artifacts.path(name)
+	f, err := os.Create(host)
+	if err != nil {
+		return nil, fmt.Errorf("server log: %w", err)
+	}
+	sink.file = f
+	s.logs = append(s.logs, rel)
+	return sink, nil
+}
+
+// waitHealthy polls the health path until any HTTP response comes back,
+// the server exits, the attempts run out or the startup timeout passes.
+func (s *Server) waitHealthy(ctx context.Context, argv []string) error {
+	h := s.Config.Health
+	deadline := time.Now().Add(h.StartupTimeout)
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: noRedirect}
+	url := s.BaseURL() + h.Path
+	var last error
+	for attempt := 1; attempt <= h.Attempts; attempt++ {
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		actx, cancel := context.WithTimeout(ctx, min(left, time.Second))
+		req, _ := http.NewRequestWithContext(actx, http.MethodGet, url, nil)
+		resp, err := client.Do(req)
+		cancel()
+		if err == nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			// Another process may hold the port the server failed to
+			// bind: a server that is already gone is not up.
+			select {
+			case <-s.proc.Exited():
+				return s.exitedError("before it was up")
+			default:
+				return nil
+			}
+		}
+		last = err
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		select {
+		case <-s.proc.Exited():
+			return s.exitedError("before it was up")
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(min(h.Delay, max(time.Until(deadline), 0))):
+		}
+	}
+	return fmt.Errorf("server %q did not answer GET %s within %s (%d attempts; last error: %v)%s",
+		strings.Join(argv, " "), h.Path, h.StartupTimeout, h.Attempts, last, s.tail())
+}
+
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// Down says why cases cannot reach the server ("" while it is up).
+func (s *Server) Down() string {
+	if s.down != "" {
+		return s.down
+	}
+	if s.proc != nil {
+		select {
+		case <-s.proc.Exited():
+			s.down = s.exitedError("during the group").Error()
+		default:
+		}
+	}
+	return s.down
+}
+
+// awaitExit waits up to d for the server to exit.
+func (s *Server) awaitExit(d time.Duration) {
+	if s.proc == nil {
+		return
+	}
+	select {
+	case <-s.proc.Exited():
+	case <-time.After(d):
+	}
+}
+
+// exitedError describes a server that exited, with its log tail.
+func (s *Server) exitedError(when string) error {
+	st := s.proc.State()
+	how := fmt.Sprintf("exit status %d", st.ExitCode)
+	if st.Signal != "" {
+		how = "signal: " + st.Signal
+	}
+	return fmt.Errorf("server exited %s (%s)%s", when, how, s.tail())
+}
+
+// tail quotes the end of the server's output for error messages.
+func (s *Server) tail() string {
+	var b strings.Builder
+	for _, part := range []struct {
+		name string
+		sink *logSink
+	}{{"stdout", s.stdout}, {"stderr", s.stderr}} {
+		if part.sink == nil {
+			continue
+		}
+		if t := strings.TrimSpace(part.sink.Tail()); t != "" {
+			fmt.Fprintf(&b, "\n--- server %s (last %d bytes) ---\n%s", part.name, LogTailBytes, t)
+		}
+	}
+	if b.Len() == 0 {
+		return "; the server printed nothing"
+	}
+	return b.String()
+}
+
+// BaseURL is where the engine reaches the server.
+func (s *Server) BaseURL() string { return "http://" + s.endpoint.Dial }
+
+// Logs are the server's log artifacts (record references).
+func (s *Server) Logs() []string { return s.logs }
+
+// Stop stops the server and closes its logs.
+func (s *Server) Stop() error {
+	var err error
+	if s.proc != nil {
+		err = s.proc.Stop()
+	}
+	for _, sink := range []*logSink{s.stdout, s.stderr} {
+		if sink != nil {
+			sink.Close()
+		}
+	}
+	return err
+}
+
+// logSink writes a server stream to its artifact file and keeps its tail.
+type logSink struct {
+	mu   sync.Mutex
+	file *os.File
+	tail []byte
+}
+
+func (l *logSink) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.file != nil {
+		l.file.Write(p) // a full disk must not stop the server
+	}
+	l.tail = append(l.tail, p...)
+	if len(l.tail) > 2*LogTailBytes {
+		l.tail = append(l.tail[:0], l.tail[len(l.tail)-LogTailBytes:]...)
+	}
+	return len(p), nil
+}
+
+// Tail returns the last LogTailBytes written.
+func (l *logSink) Tail() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.tail
+	if len(t) > LogTailBytes {
+		t = t[len(t)-LogTailBytes:]
+	}
+	return strings.ToValidUTF8(string(t), "\uFFFD")
+}
+
+func (l *logSink) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.file == nil {
+		return nil
+	}
+	err := l.file.Close()
+	l.file = nil
+	return err
+}

@@ -1,0 +1,94 @@
+package problem
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestServerAdapterConfig(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": `name: p
+entry_file: app.py
+adapter:
+  type: browser
+  arguments: --port {{port}} --quiet
+  env: {MODE: test}
+  health_check: {path: /up, attempts: 5, delay: 0.2, startup_timeout: 3}
+  screenshots: always
+  step_timeout: 2.5
+  viewport: {width: 800, height: 600}
+checkpoints:
+  c1: {groups: {g: {type: Core}}}
+`, "c1/x": "",
+	})
+	p, err := Load(dir, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := p.Adapter
+	if a.Type != AdapterBrowser || strings.Join(a.Server.Arguments, "|") != "--port|{{port}}|--quiet" || a.Server.Env["MODE"] != "test" {
+		t.Errorf("server: %+v", a.Server)
+	}
+	if h := a.Server.Health; h.Path != "/up" || h.Attempts != 5 || h.Delay != 200*time.Millisecond || h.StartupTimeout != 3*time.Second {
+		t.Errorf("health check: %+v", h)
+	}
+	if b := a.Browser; b.Screenshots != ScreenshotsAlways || b.StepTimeout != 2500*time.Millisecond || b.Width != 800 || b.Height != 600 || b.Executable != DefaultBrowser {
+		t.Errorf("browser: %+v", b)
+	}
+}
+
+func TestServerAdapterDefaults(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": "name: p\nentry_file: app.py\nadapter: {type: api}\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n", "c1/x": "",
+	})
+	p, err := Load(dir, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := HealthCheck{Path: "/", Attempts: DefaultHealthAttempts, Delay: DefaultHealthDelay, StartupTimeout: DefaultStartupTimeout}
+	if p.Adapter.Server.Health != want || p.Adapter.Response != ResponseText || p.Adapter.Browser != nil {
+		t.Errorf("defaults: %+v %q %+v", p.Adapter.Server.Health, p.Adapter.Response, p.Adapter.Browser)
+	}
+}
+
+func TestServerAdapterErrors(t *testing.T) {
+	for _, tc := range []struct {
+		adapter string
+		path    string
+		line    int
+		msg     string
+	}{
+		{"{type: grpc}", "adapter.type", 3, `unknown adapter "grpc" (expected cli, api, browser)`},
+		{"{type: api, colour: red}", "adapter.colour", 3, `unknown key "colour" (known keys: type, tracked_files, arguments`},
+		{"{type: api, screenshots: always}", "adapter.screenshots", 3, "screenshots applies to the browser adapter only, not api"},
+		{"{type: browser, response: json}", "adapter.response", 3, "response applies to the api adapter only, not browser"},
+		{"{type: api, response: xml}", "adapter.response", 3, `unknown response format "xml" (expected text, json, binary, archive)`},
+		{"{type: api, health_check: {path: health}}", "adapter.health_check.path", 3, `expected a path starting with /, got "health"`},
+		{"{type: api, health_check: {attempts: 0}}", "adapter.health_check.attempts", 3, "expected at least 1 attempt"},
+		{"{type: api, health_check: {startup_timeout: soon}}", "adapter.health_check.startup_timeout", 3, "expected a number"},
+		{"{type: api, health_check: {retries: 3}}", "adapter.health_check.retries", 3, `unknown key "retries"`},
+		{"{type: browser, screenshots: sometimes}", "adapter.screenshots", 3, `unknown screenshot policy "sometimes"`},
+		{"{type: browser, step_timeout: 0}", "adapter.step_timeout", 3, "expected a positive number of seconds"},
+		{"{type: browser, viewport: {width: 0, height: 10}}", "adapter.viewport", 3, "expected a positive width and height"},
+		{"{type: api, arguments: {a: b}}", "adapter.arguments", 3, "expected a string or a list of strings"},
+	} {
+		dir := writeTree(t, map[string]string{
+			"config.yaml": "name: p\nentry_file: app.py\nadapter: " + tc.adapter + "\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n", "c1/x": "",
+		})
+		_, err := Load(dir, testOpts)
+		if err == nil {
+			t.Errorf("%s: no error", tc.adapter)
+			continue
+		}
+		found := false
+		for _, d := range diagsOf(t, err) {
+			if d.Path == tc.path && d.Line == tc.line && strings.Contains(d.Msg, tc.msg) && strings.HasSuffix(d.File, "config.yaml") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: want %s:%d %q, got:\n%v", tc.adapter, tc.path, tc.line, tc.msg, err)
+		}
+	}
+}
