@@ -127,7 +127,9 @@ type Language struct {
 // Languages are the reference plugins, in the order reports list them.
 var Languages = []Language{
 	{"go", func(out string) error { return pluginbuild.Build(moduleFile("plugins/conformance/go"), out) }},
-	{"rust", func(out string) error { return pluginbuild.BuildRust(moduleFile("plugins/conformance/rust/lib.rs"), out) }},
+	{"rust", func(out string) error {
+		return pluginbuild.BuildRust(moduleFile("plugins/conformance/rust/lib.rs"), out)
+	}},
 	{"assemblyscript", func(out string) error {
 		return pluginbuild.BuildAssemblyScript(moduleFile("plugins/conformance/assemblyscript/plugin.ts"), out)
 	}},

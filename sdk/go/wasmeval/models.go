@@ -162,8 +162,8 @@ func (d *decoder) strMap(path string, v any) map[string]string {
 		return nil
 	}
 	out := make(map[string]string, len(m))
-	for k, x := range m {
-		out[k] = d.str(childPath(path, k), x)
+	for _, k := range sortedKeys(m) { // sorted: the first error is the same every time
+		out[k] = d.str(childPath(path, k), m[k])
 	}
 	return out
 }
