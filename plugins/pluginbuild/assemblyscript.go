@@ -59,15 +59,20 @@ func BuildAssemblyScript(entry, out string) error {
 	if err != nil {
 		return err
 	}
+	relEntry, err := filepath.Rel(root, absEntry)
+	if err != nil {
+		return err
+	}
 	absOut, err := filepath.Abs(out)
 	if err != nil {
 		return err
 	}
-	// The SDK's abort handler keeps the module free of an env.abort import
+	// asc runs at the module root, where the SDK's abort handler's internal
+	// name is sdk/assemblyscript/assembly/abort/abort. The handler keeps the module free of an env.abort import
 	// (which no host provides) and reports the message as the call's error.
-	args := []string{asc, absEntry, "--outFile", absOut, "--optimize", "--runtime", "incremental",
-		"--use", "abort=" + filepath.Join(root, ASSDK, "assembly", "abort", "abort"), "--noColors"}
-	if err := run(node, filepath.Join(root, ASSDK), args...); err != nil {
+	args := []string{asc, filepath.ToSlash(relEntry), "--outFile", absOut, "--optimize", "--runtime", "incremental",
+		"--use", "abort=" + ASSDK + "/assembly/abort/abort/wasmevalAbort", "--noColors"}
+	if err := run(node, root, args...); err != nil {
 		return fmt.Errorf("build AssemblyScript plugin %s: %w", entry, err)
 	}
 	return nil
