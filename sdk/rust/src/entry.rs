@@ -202,8 +202,8 @@ pub fn serve_test(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
 #[macro_export]
 macro_rules! describe {
     ($d:expr) => {
-        #[no_mangle]
-        pub extern "C" fn describe() -> i32 {
+        #[export_name = "describe"]
+        pub extern "C" fn __wasmeval_describe() -> i32 {
             $crate::serve_describe(&$d)
         }
     };
@@ -213,8 +213,8 @@ macro_rules! describe {
 #[macro_export]
 macro_rules! verifier {
     ($f:path) => {
-        #[no_mangle]
-        pub extern "C" fn verify() -> i32 {
+        #[export_name = "verify"]
+        pub extern "C" fn __wasmeval_verify() -> i32 {
             $crate::serve_verify($f)
         }
     };
@@ -224,8 +224,8 @@ macro_rules! verifier {
 #[macro_export]
 macro_rules! loader {
     ($f:path) => {
-        #[no_mangle]
-        pub extern "C" fn load_cases() -> i32 {
+        #[export_name = "load_cases"]
+        pub extern "C" fn __wasmeval_load_cases() -> i32 {
             $crate::serve_load($f)
         }
     };
@@ -235,8 +235,8 @@ macro_rules! loader {
 #[macro_export]
 macro_rules! evaluator {
     ($f:path) => {
-        #[no_mangle]
-        pub extern "C" fn evaluate() -> i32 {
+        #[export_name = "evaluate"]
+        pub extern "C" fn __wasmeval_evaluate() -> i32 {
             $crate::serve_evaluate($f)
         }
     };
@@ -246,8 +246,8 @@ macro_rules! evaluator {
 #[macro_export]
 macro_rules! test_function {
     ($f:path) => {
-        #[no_mangle]
-        pub extern "C" fn test() -> i32 {
+        #[export_name = "test"]
+        pub extern "C" fn __wasmeval_test() -> i32 {
             $crate::serve_test($f)
         }
     };
