@@ -1,6 +1,7 @@
-// Package pluginbuild compiles Go plugins (standard Go, GOOS=wasip1) from
-// source, the same way the Taskfile does, so tests always run plugins built
-// from the code in this repository.
+// Package pluginbuild compiles plugins from source — Go (standard Go,
+// GOOS=wasip1), Rust (rustc, wasm32-unknown-unknown, no Cargo needed) and
+// AssemblyScript (the SDK's pinned asc) — the same way the Taskfile does,
+// so tests always run plugins built from the code in this repository.
 package pluginbuild
 
 import (
@@ -61,20 +62,43 @@ func ModuleRoot() (string, error) {
 	}
 }
 
-// Example is a plugin of the examples: its source package and the file the
-// example problem's config.yaml names (and pins by digest).
+// Languages an example plugin can be written in.
+const (
+	Go             = "go"
+	Rust           = "rust"
+	AssemblyScript = "assemblyscript"
+)
+
+// Example is a plugin of the examples: its language, its source (a Go
+// package directory, a Rust crate root or an AssemblyScript entry file) and
+// the file the example problem's config.yaml names (and pins by digest).
 type Example struct {
-	Package string // relative to the module root
-	Output  string // relative to the module root
+	Lang   string
+	Source string // relative to the module root
+	Output string // relative to the module root
 }
 
-// Examples lists the example plugins the build produces.
+// Examples lists the example plugins the build produces: a verifier and a
+// test function in Go, an evaluator in Rust, a loader in AssemblyScript.
 var Examples = []Example{
-	{"./examples/inventory/plugins/verifier", "examples/inventory/plugins/inventory-verifier.wasm"},
-	{"./examples/inventory/plugins/loader", "examples/inventory/plugins/inventory-loader.wasm"},
-	{"./examples/inventory/plugins/evaluator", "examples/inventory/plugins/inventory-evaluator.wasm"},
-	{"./examples/answers/plugins/answercheck", "examples/answers/plugins/answercheck.wasm"},
-	{"./examples/notes/plugins/statsloader", "examples/notes/plugins/notes-statsloader.wasm"},
+	{Go, "./examples/inventory/plugins/verifier", "examples/inventory/plugins/inventory-verifier.wasm"},
+	{AssemblyScript, "examples/inventory/plugins/loader/plugin.ts", "examples/inventory/plugins/inventory-loader.wasm"},
+	{Rust, "examples/inventory/plugins/evaluator/lib.rs", "examples/inventory/plugins/inventory-evaluator.wasm"},
+	{Go, "./examples/answers/plugins/answercheck", "examples/answers/plugins/answercheck.wasm"},
+	{Go, "./examples/notes/plugins/statsloader", "examples/notes/plugins/notes-statsloader.wasm"},
+}
+
+// BuildExample compiles one plugin of any language from source into out.
+func BuildExample(root string, ex Example, out string) error {
+	switch ex.Lang {
+	case Go:
+		return buildIn(root, ex.Source, out)
+	case Rust:
+		return BuildRust(filepath.Join(root, filepath.FromSlash(ex.Source)), out)
+	case AssemblyScript:
+		return BuildAssemblyScript(filepath.Join(root, filepath.FromSlash(ex.Source)), out)
+	}
+	return fmt.Errorf("example %s: unknown language %q", ex.Source, ex.Lang)
 }
 
 // BuildExamples compiles every example plugin in place. Each is written to a
@@ -92,10 +116,9 @@ func BuildExamples() error {
 			return err
 		}
 		tmp.Close()
-		cmdErr := buildIn(root, ex.Package, tmp.Name())
-		if cmdErr != nil {
+		if err := BuildExample(root, ex, tmp.Name()); err != nil {
 			os.Remove(tmp.Name())
-			return cmdErr
+			return err
 		}
 		if err := os.Rename(tmp.Name(), out); err != nil {
 			return err

@@ -1,0 +1,237 @@
+// The AssemblyScript reference plugin of the SDK conformance suite
+// (docs/conformance.md): the same behaviour as the Go and Rust reference
+// plugins, which must answer every vector with the same bytes.
+
+import {
+  Value, Kind, Obj, Describe, VerifyInput, VerifyOutput, Attribute, Diff, DiffEntry, LoadInput, LoadOutput,
+  Case, EvaluateInput, EvaluateOutput, TestInput, TestOutput, JSONOptions, compareJSON, normalizeText,
+  parseJSONL, jsonlError, parseString, parseError, parseNumber, extractAnswer, brief, clip, quote, typeName,
+  num, str, flag, get, numberValue, fail, serveDescribe, serveVerify, serveLoad, serveEvaluate, serveTest,
+} from "../../../sdk/assemblyscript/assembly/index";
+
+export function describe(): i32 {
+  const d = new Describe("conformance", "1.0.0", ["verifier", "loader", "evaluator", "test"]);
+  d.functions = ["echo", "json_equal", "sum", "text_equal"];
+  d.configSchema = Value.newObject().set("type", Value.str("object"));
+  d.description = "Reference plugin of the SDK conformance suite — ünïcödé ✓";
+  return serveDescribe(d);
+}
+
+export function verify(): i32 { return serveVerify(verifyCase); }
+export function load_cases(): i32 { return serveLoad(load); }
+export function evaluate(): i32 { return serveEvaluate(evalFn); }
+export function test(): i32 { return serveTest(judge); }
+
+function weight(cfg: Obj, attr: string): f64 {
+  const w = get(cfg, "weights");
+  if (w.kind == Kind.Object && w.obj.has(attr)) return num(w.obj, attr);
+  return 1;
+}
+
+function verifyCase(input: VerifyInput): VerifyOutput | null {
+  const f = str(input.config, "fail");
+  if (f.length > 0) return fail<VerifyOutput>(f);
+  const out = new VerifyOutput();
+  const refuse = str(input.config, "refuse");
+  if (refuse.length > 0) { out.error = refuse; return out; }
+  if (input.expected.has("status_code")) {
+    const want = input.expected.get("status_code");
+    const a = new Attribute();
+    a.attribute = "status_code";
+    a.actual = Value.int(input.actual.statusCode);
+    a.expected = want;
+    a.weight = weight(input.config, "status_code");
+    a.isCorrect = want.kind == Kind.Number && numberValue(want.s) == <f64>input.actual.statusCode;
+    if (!a.isCorrect) {
+      const d = new Diff();
+      d.summary = "expected exit status " + brief(want) + ", got " + input.actual.statusCode.toString();
+      a.diff = d;
+    }
+    out.attributes.push(a);
+  }
+  if (input.expected.has("output")) out.attributes.push(compareOutput(input.config, input.expected.get("output"), input.actual.output));
+  return out;
+}
+
+function options(cfg: Obj): JSONOptions {
+  const o = new JSONOptions();
+  o.tolerance = num(cfg, "tolerance");
+  o.relTolerance = num(cfg, "rel_tolerance");
+  o.unorderedLists = flag(cfg, "unordered_lists");
+  return o;
+}
+
+/** Parses s as JSON, or JSON Lines when jsonl; null with parseFailure set. */
+let parseFailure = "";
+function parseAs(s: string, jsonl: bool): Value | null {
+  if (jsonl) {
+    const r = parseJSONL(s);
+    if (r === null) { parseFailure = jsonlError; return null; }
+    return Value.array(r);
+  }
+  const v = parseString(s);
+  if (v === null) parseFailure = parseError;
+  return v;
+}
+
+function compareOutput(cfg: Obj, want: Value, got: string): Attribute {
+  const a = new Attribute();
+  a.attribute = "output";
+  a.weight = weight(cfg, "output");
+  const mode = str(cfg, "output");
+  if (mode == "text") {
+    const ws = flag(cfg, "ignore_whitespace"), ic = flag(cfg, "ignore_case");
+    const nw = normalizeText(want.asString(), ws, ic), ng = normalizeText(got, ws, ic);
+    a.expected = Value.str(nw);
+    a.actual = Value.str(ng);
+    a.isCorrect = nw == ng;
+    if (!a.isCorrect) a.diff = lineDiff(nw, ng);
+    return a;
+  }
+  const jsonl = mode == "jsonl";
+  if (want.kind == Kind.String) {
+    const v = parseAs(want.s, jsonl);
+    if (v !== null) want = v;
+  }
+  a.expected = want;
+  const v = parseAs(got, jsonl);
+  if (v === null) {
+    a.actual = Value.str(got);
+    const d = new Diff();
+    d.summary = "output is not valid JSON: " + parseFailure;
+    d.entries.push(new DiffEntry("$", "mismatch", want, Value.str(clip(got, 200))));
+    a.diff = d;
+    return a;
+  }
+  a.actual = v;
+  a.diff = compareJSON(want, v, options(cfg));
+  a.isCorrect = a.diff === null;
+  return a;
+}
+
+function lineDiff(want: string, got: string): Diff | null {
+  const w = want.split("\n"), g = got.split("\n");
+  const n = max(w.length, g.length);
+  for (let i = 0; i < n; i++) {
+    const wl = i < w.length ? w[i] : "";
+    const gl = i < g.length ? g[i] : "";
+    if (wl != gl || i >= w.length || i >= g.length) {
+      const path = "line " + (i + 1).toString();
+      const wv = Value.str(wl), gv = Value.str(gl);
+      const d = new Diff();
+      d.summary = path + ": expected " + brief(wv) + ", got " + brief(gv);
+      d.entries.push(new DiffEntry(path, "changed", wv, gv));
+      return d;
+    }
+  }
+  return null;
+}
+
+function load(input: LoadInput): LoadOutput | null {
+  const f = str(input.config, "fail");
+  if (f.length > 0) return fail<LoadOutput>(f);
+  const out = new LoadOutput();
+  const records = parseJSONL(str(input.config, "jsonl"));
+  if (records === null) { out.error = "jsonl: " + jsonlError; return out; }
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    if (r.kind != Kind.Object) {
+      const bad = new LoadOutput();
+      bad.error = "jsonl: record " + (i + 1).toString() + " is " + typeName(r) + ", expected an object";
+      return bad;
+    }
+    const c = new Case();
+    c.id = input.group.group + "_" + (input.history.length + i + 1).toString();
+    const args = r.get("arguments");
+    if (args.kind == Kind.Array) {
+      for (let j = 0; j < args.arr.length; j++) c.arguments.push(args.arr[j].asString());
+    }
+    const e = r.get("expected");
+    if (e.kind == Kind.Object) c.expected = e.obj;
+    const stdin = r.get("stdin");
+    if (stdin.kind == Kind.String) c.stdin = stdin.s;
+    c.extra.set("history", Value.int(input.history.length));
+    c.extra.set("checkpoint", Value.str(input.group.checkpoint));
+    out.cases.push(c);
+  }
+  out.done = true;
+  return out;
+}
+
+function evalFn(input: EvaluateInput): EvaluateOutput | null {
+  const f = str(input.config, "fail");
+  if (f.length > 0) return fail<EvaluateOutput>(f);
+  const args = input.arguments;
+  const out = new EvaluateOutput();
+  if (input.function == "echo") {
+    const d = Value.newObject();
+    d.set("arguments", Value.object(args));
+    d.set("config", Value.object(input.config));
+    d.set("function", Value.str(input.function));
+    const c = input.case;
+    if (c !== null) d.set("case_id", Value.str(c.id));
+    out.score = 1;
+    out.details = d;
+    return out;
+  }
+  if (input.function == "json_equal") {
+    const diff = compareJSON(get(args, "expected"), get(args, "actual"), options(args));
+    if (diff === null) { out.score = 1; return out; }
+    out.details = Value.newObject().set("diff", diff.toValue());
+    return out;
+  }
+  if (input.function == "text_equal") {
+    const ws = flag(args, "ignore_whitespace"), ic = flag(args, "ignore_case");
+    const w = normalizeText(str(args, "expected"), ws, ic), g = normalizeText(str(args, "actual"), ws, ic);
+    out.score = w == g ? 1 : 0;
+    out.details = Value.newObject().set("expected", Value.str(w)).set("actual", Value.str(g));
+    return out;
+  }
+  if (input.function == "sum") {
+    let total: f64 = 0;
+    const terms = get(args, "terms");
+    let n = 0;
+    if (terms.kind == Kind.Array) {
+      n = terms.arr.length;
+      for (let i = 0; i < terms.arr.length; i++) {
+        if (terms.arr[i].kind == Kind.Number) total += numberValue(terms.arr[i].s);
+      }
+    }
+    out.score = Math.min(Math.max(total, 0), 1);
+    out.details = Value.newObject().set("sum", Value.float(total)).set("terms", Value.int(n));
+    return out;
+  }
+  out.error = "unknown function " + quote(input.function);
+  return out;
+}
+
+function judge(input: TestInput): TestOutput | null {
+  const f = str(input.config, "fail");
+  if (f.length > 0) return fail<TestOutput>(f);
+  const expected = str(input.config, "expected");
+  const ans = extractAnswer(input.result);
+  const details = Value.newObject()
+    .set("answer", Value.str(ans.text))
+    .set("source", Value.str(ans.source))
+    .set("expected", Value.str(expected))
+    .set("iterations", Value.int(input.result.iterations))
+    .set("messages", Value.int(input.result.conversation.length))
+    .set("steps", Value.int(input.result.executionTrace.length));
+  const out = new TestOutput();
+  out.details = details;
+  if (!ans.found) { out.feedback = "no answer found"; return out; }
+  const match = str(input.config, "match");
+  let passed = false;
+  if (match == "number") {
+    const a = parseNumber(ans.text), e = parseNumber(expected);
+    passed = !isNaN(a) && !isNaN(e) && Math.abs(a - e) <= num(input.config, "tolerance");
+  } else if (match == "json") {
+    const a = parseString(ans.text), e = parseString(expected);
+    passed = a !== null && e !== null && compareJSON(e, a, options(input.config)) === null;
+  } else {
+    passed = normalizeText(ans.text, true, true) == normalizeText(expected, true, true);
+  }
+  out.passed = passed;
+  out.feedback = "answer " + quote(ans.text) + " (from " + ans.source + ")" + (passed ? " matches " : " does not match ") + quote(expected);
+  return out;
+}

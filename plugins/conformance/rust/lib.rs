@@ -1,0 +1,283 @@
+//! The Rust reference plugin of the SDK conformance suite
+//! (docs/conformance.md): the same behaviour as the Go and AssemblyScript
+//! reference plugins, which must answer every vector with the same bytes.
+
+use wasmeval::*;
+
+fn info() -> Describe {
+    let mut d = Describe::new("conformance", "1.0.0", &["verifier", "loader", "evaluator", "test"]);
+    d.functions = vec!["echo".into(), "json_equal".into(), "sum".into(), "text_equal".into()];
+    d.config_schema = object(vec![("type", "object".into())]);
+    d.description = "Reference plugin of the SDK conformance suite — ünïcödé ✓".into();
+    d
+}
+
+describe!(info());
+verifier!(verify_case);
+loader!(load);
+evaluator!(eval);
+test_function!(judge);
+
+fn get<'a>(m: &'a Map, k: &str) -> &'a Value {
+    static NULL: Value = Value::Null;
+    m.get(k).unwrap_or(&NULL)
+}
+fn str_of(m: &Map, k: &str) -> String {
+    get(m, k).as_str().unwrap_or("").to_string()
+}
+fn flag(m: &Map, k: &str) -> bool {
+    get(m, k).as_bool().unwrap_or(false)
+}
+fn num(m: &Map, k: &str) -> f64 {
+    match get(m, k) {
+        Value::Number(n) => n.parse().unwrap_or(0.0),
+        _ => 0.0,
+    }
+}
+
+fn common(cfg: &Map) -> Result<(), String> {
+    let s = str_of(cfg, "fail");
+    if !s.is_empty() {
+        return Err(s);
+    }
+    Ok(())
+}
+
+fn weight(cfg: &Map, attr: &str) -> f64 {
+    if let Value::Object(w) = get(cfg, "weights") {
+        if w.contains_key(attr) {
+            return num(w, attr);
+        }
+    }
+    1.0
+}
+
+fn verify_case(input: VerifyInput) -> Result<VerifyOutput, String> {
+    common(&input.config)?;
+    let refuse = str_of(&input.config, "refuse");
+    if !refuse.is_empty() {
+        return Ok(VerifyOutput { attributes: vec![], error: refuse });
+    }
+    let mut out = VerifyOutput::default();
+    if let Some(want) = input.expected.get("status_code") {
+        let mut a = Attribute {
+            attribute: "status_code".into(),
+            actual: Value::int(input.actual.status_code),
+            expected: want.clone(),
+            weight: weight(&input.config, "status_code"),
+            ..Default::default()
+        };
+        a.is_correct = match want {
+            Value::Number(n) => n.parse::<f64>().unwrap_or(f64::NAN) == input.actual.status_code as f64,
+            _ => false,
+        };
+        if !a.is_correct {
+            a.diff = Some(Diff {
+                summary: format!("expected exit status {}, got {}", brief(want), input.actual.status_code),
+                ..Default::default()
+            });
+        }
+        out.attributes.push(a);
+    }
+    if let Some(want) = input.expected.get("output") {
+        out.attributes.push(compare_output(&input.config, want.clone(), &input.actual.output));
+    }
+    Ok(out)
+}
+
+fn options(cfg: &Map) -> JsonOptions {
+    JsonOptions {
+        tolerance: num(cfg, "tolerance"),
+        rel_tolerance: num(cfg, "rel_tolerance"),
+        unordered_lists: flag(cfg, "unordered_lists"),
+        ..Default::default()
+    }
+}
+
+fn compare_output(cfg: &Map, want: Value, got: &str) -> Attribute {
+    let mut a = Attribute { attribute: "output".into(), weight: weight(cfg, "output"), ..Default::default() };
+    let mode = str_of(cfg, "output");
+    if mode == "text" {
+        let w = want.as_str().unwrap_or("");
+        let (ws, ic) = (flag(cfg, "ignore_whitespace"), flag(cfg, "ignore_case"));
+        let (nw, ng) = (normalize_text(w, ws, ic), normalize_text(got, ws, ic));
+        a.is_correct = nw == ng;
+        if !a.is_correct {
+            a.diff = line_diff(&nw, &ng);
+        }
+        a.expected = Value::String(nw);
+        a.actual = Value::String(ng);
+        return a;
+    }
+    let parse = |s: &str| -> Result<Value, String> {
+        if mode == "jsonl" {
+            parse_jsonl(s).map(Value::Array)
+        } else {
+            parse_str(s).map_err(|e| e.to_string())
+        }
+    };
+    let want = match &want {
+        Value::String(s) => parse(s).unwrap_or(want.clone()),
+        _ => want,
+    };
+    a.expected = want.clone();
+    match parse(got) {
+        Err(e) => {
+            a.actual = Value::String(got.to_string());
+            a.diff = Some(Diff {
+                summary: format!("output is not valid JSON: {}", e),
+                entries: vec![DiffEntry {
+                    path: "$".into(),
+                    op: "mismatch".into(),
+                    expected: want,
+                    actual: Value::String(clip(got, 200)),
+                }],
+                ..Default::default()
+            });
+        }
+        Ok(v) => {
+            a.diff = compare_json(&want, &v, &options(cfg));
+            a.is_correct = a.diff.is_none();
+            a.actual = v;
+        }
+    }
+    a
+}
+
+fn line_diff(want: &str, got: &str) -> Option<Diff> {
+    let w: Vec<&str> = want.split('\n').collect();
+    let g: Vec<&str> = got.split('\n').collect();
+    for i in 0..w.len().max(g.len()) {
+        let wl = w.get(i).copied().unwrap_or("");
+        let gl = g.get(i).copied().unwrap_or("");
+        if wl != gl || i >= w.len() || i >= g.len() {
+            let path = format!("line {}", i + 1);
+            let (wv, gv) = (Value::from(wl), Value::from(gl));
+            return Some(Diff {
+                summary: format!("{}: expected {}, got {}", path, brief(&wv), brief(&gv)),
+                entries: vec![DiffEntry { path, op: "changed".into(), expected: wv, actual: gv }],
+                ..Default::default()
+            });
+        }
+    }
+    None
+}
+
+fn load(input: LoadInput) -> Result<LoadOutput, String> {
+    common(&input.config)?;
+    let records = match parse_jsonl(&str_of(&input.config, "jsonl")) {
+        Ok(r) => r,
+        Err(e) => return Ok(LoadOutput { error: format!("jsonl: {}", e), ..Default::default() }),
+    };
+    let mut out = LoadOutput { done: true, ..Default::default() };
+    for (i, r) in records.iter().enumerate() {
+        let m = match r {
+            Value::Object(m) => m,
+            _ => {
+                return Ok(LoadOutput {
+                    error: format!("jsonl: record {} is {}, expected an object", i + 1, type_name(r)),
+                    ..Default::default()
+                })
+            }
+        };
+        let mut c = Case { id: format!("{}_{}", input.group.group, input.history.len() + i + 1), ..Default::default() };
+        if let Value::Array(args) = get(m, "arguments") {
+            c.arguments = args.iter().map(|a| a.as_str().unwrap_or("").to_string()).collect();
+        }
+        if let Value::Object(e) = get(m, "expected") {
+            c.expected = e.clone();
+        }
+        if let Value::String(s) = get(m, "stdin") {
+            c.stdin = Some(s.clone());
+        }
+        c.extra.insert("history".into(), Value::int(input.history.len() as i64));
+        c.extra.insert("checkpoint".into(), input.group.checkpoint.as_str().into());
+        out.cases.push(c);
+    }
+    Ok(out)
+}
+
+fn eval(input: EvaluateInput) -> Result<EvaluateOutput, String> {
+    common(&input.config)?;
+    let args = &input.arguments;
+    match input.function.as_str() {
+        "echo" => {
+            let mut d = Map::new();
+            d.insert("arguments".into(), Value::Object(args.clone()));
+            d.insert("config".into(), Value::Object(input.config.clone()));
+            d.insert("function".into(), input.function.as_str().into());
+            if let Some(c) = &input.case {
+                d.insert("case_id".into(), c.id.as_str().into());
+            }
+            Ok(EvaluateOutput { score: 1.0, details: Value::Object(d), ..Default::default() })
+        }
+        "json_equal" => match compare_json(get(args, "expected"), get(args, "actual"), &options(args)) {
+            None => Ok(EvaluateOutput { score: 1.0, ..Default::default() }),
+            Some(diff) => Ok(EvaluateOutput { score: 0.0, details: object(vec![("diff", diff.to_value())]), ..Default::default() }),
+        },
+        "text_equal" => {
+            let (ws, ic) = (flag(args, "ignore_whitespace"), flag(args, "ignore_case"));
+            let w = normalize_text(&str_of(args, "expected"), ws, ic);
+            let g = normalize_text(&str_of(args, "actual"), ws, ic);
+            let score = if w == g { 1.0 } else { 0.0 };
+            Ok(EvaluateOutput { score, details: object(vec![("expected", w.into()), ("actual", g.into())]), ..Default::default() })
+        }
+        "sum" => {
+            let mut total = 0.0f64;
+            let mut n = 0;
+            if let Value::Array(terms) = get(args, "terms") {
+                n = terms.len();
+                for t in terms {
+                    if let Value::Number(s) = t {
+                        total += s.parse::<f64>().unwrap_or(0.0);
+                    }
+                }
+            }
+            let score = total.max(0.0).min(1.0);
+            Ok(EvaluateOutput {
+                score,
+                details: object(vec![("sum", Value::Float(total)), ("terms", Value::int(n as i64))]),
+                ..Default::default()
+            })
+        }
+        _ => Ok(EvaluateOutput { error: format!("unknown function {}", quote(&input.function)), ..Default::default() }),
+    }
+}
+
+fn judge(input: TestInput) -> Result<TestOutput, String> {
+    common(&input.config)?;
+    let expected = str_of(&input.config, "expected");
+    let found = extract_answer(&input.result);
+    let (answer, source) = match &found {
+        Some((a, s)) => (a.clone(), *s),
+        None => (String::new(), ""),
+    };
+    let details = object(vec![
+        ("answer", answer.as_str().into()),
+        ("source", source.into()),
+        ("expected", expected.as_str().into()),
+        ("iterations", Value::int(input.result.iterations)),
+        ("messages", Value::int(input.result.conversation.len() as i64)),
+        ("steps", Value::int(input.result.execution_trace.len() as i64)),
+    ]);
+    if found.is_none() {
+        return Ok(TestOutput { passed: false, feedback: "no answer found".into(), details });
+    }
+    let passed = match str_of(&input.config, "match").as_str() {
+        "number" => match (parse_number(&answer), parse_number(&expected)) {
+            (Some(a), Some(e)) => (a - e).abs() <= num(&input.config, "tolerance"),
+            _ => false,
+        },
+        "json" => match (parse_str(&answer), parse_str(&expected)) {
+            (Ok(a), Ok(e)) => compare_json(&e, &a, &options(&input.config)).is_none(),
+            _ => false,
+        },
+        _ => normalize_text(&answer, true, true) == normalize_text(&expected, true, true),
+    };
+    let verb = if passed { " matches " } else { " does not match " };
+    Ok(TestOutput {
+        passed,
+        feedback: format!("answer {} (from {}){}{}", quote(&answer), source, verb, quote(&expected)),
+        details,
+    })
+}

@@ -1,0 +1,79 @@
+package pluginbuild
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+)
+
+// ASSDK is the AssemblyScript SDK package, relative to the module root. Its
+// node_modules (npm ci from the committed lockfile) holds the pinned
+// compiler every AssemblyScript plugin of the repository is built with.
+const ASSDK = "sdk/assemblyscript"
+
+var npmOnce sync.Once
+var npmErr error
+
+// ascCompiler returns the SDK's asc, installing the pinned packages with
+// `npm ci` first when they are missing.
+func ascCompiler(root string) (node, asc string, err error) {
+	dir := filepath.Join(root, ASSDK)
+	asc = filepath.Join(dir, "node_modules", "assemblyscript", "bin", "asc.js")
+	node, err = exec.LookPath("node")
+	if err != nil {
+		return "", "", fmt.Errorf("%w: node is not on the PATH (AssemblyScript plugins need node and npm)", ErrToolchain)
+	}
+	npmOnce.Do(func() {
+		if _, err := os.Stat(asc); err == nil {
+			return
+		}
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			npmErr = fmt.Errorf("%w: npm is not on the PATH", ErrToolchain)
+			return
+		}
+		if err := run(npm, dir, "ci", "--no-audit", "--no-fund"); err != nil {
+			npmErr = fmt.Errorf("install the AssemblyScript compiler: %w", err)
+		}
+	})
+	if npmErr != nil {
+		return "", "", npmErr
+	}
+	return node, asc, nil
+}
+
+// BuildAssemblyScript compiles an AssemblyScript plugin (entry, a .ts file
+// exporting the ABI's functions and importing the SDK) into out.
+func BuildAssemblyScript(entry, out string) error {
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	node, asc, err := ascCompiler(root)
+	if err != nil {
+		return err
+	}
+	absEntry, err := filepath.Abs(entry)
+	if err != nil {
+		return err
+	}
+	relEntry, err := filepath.Rel(root, absEntry)
+	if err != nil {
+		return err
+	}
+	absOut, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	// asc runs at the module root, where the SDK's abort handler's internal
+	// name is sdk/assemblyscript/assembly/abort/abort. The handler keeps the module free of an env.abort import
+	// (which no host provides) and reports the message as the call's error.
+	args := []string{asc, filepath.ToSlash(relEntry), "--outFile", absOut, "--optimize", "--runtime", "incremental",
+		"--use", "abort=" + ASSDK + "/assembly/abort/abort/wasmevalAbort", "--noColors"}
+	if err := run(node, root, args...); err != nil {
+		return fmt.Errorf("build AssemblyScript plugin %s: %w", entry, err)
+	}
+	return nil
+}

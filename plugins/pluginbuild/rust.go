@@ -1,0 +1,106 @@
+package pluginbuild
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// ErrToolchain marks a missing compiler, so tests can tell "cannot build
+// here" (a skip outside CI, a failure in CI) from a build error.
+var ErrToolchain = errors.New("toolchain missing")
+
+// RustTarget is the target Rust plugins are built for: no WASI, the Extism
+// transport.
+const RustTarget = "wasm32-unknown-unknown"
+
+// RustSDK is the Rust SDK crate's root source file, relative to the module
+// root.
+const RustSDK = "sdk/rust/src/lib.rs"
+
+// rustc finds a rustc that has the wasm32 standard library: $WASMEVAL_RUSTC,
+// then every rustc on the PATH, then Debian's /usr/bin/rustc (a rustup
+// toolchain first on the PATH often lacks the wasm32 target).
+func rustc() (string, error) {
+	var candidates []string
+	if env := os.Getenv("WASMEVAL_RUSTC"); env != "" {
+		candidates = append(candidates, env)
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		candidates = append(candidates, filepath.Join(dir, "rustc"))
+	}
+	candidates = append(candidates, "/usr/bin/rustc")
+	for _, c := range candidates {
+		out, err := exec.Command(c, "--print", "sysroot").Output()
+		if err != nil {
+			continue
+		}
+		sysroot := strings.TrimSpace(string(out))
+		if _, err := os.Stat(filepath.Join(sysroot, "lib", "rustlib", RustTarget)); err == nil {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no rustc with the %s standard library (Debian: apt-get install rustc libstd-rust-dev-wasm32 lld-14)", ErrToolchain, RustTarget)
+}
+
+// wasmLinker names a wasm-ld to link with, or "" for rustc's default.
+func wasmLinker() string {
+	for _, name := range []string{"wasm-ld-14", "wasm-ld"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// BuildRust compiles a Rust plugin from its crate root (src, a lib.rs)
+// into out, with the Rust SDK (crate name wasmeval) compiled first. The
+// build needs no Cargo and no crates.io, and is reproducible: paths are
+// remapped and the crate metadata is fixed.
+func BuildRust(src, out string) error {
+	rc, err := rustc()
+	if err != nil {
+		return err
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "wasmeval-rust-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	common := []string{"--edition", "2021", "--target", RustTarget, "-C", "opt-level=s", "-C", "panic=abort",
+		"--remap-path-prefix", root + "=.", "-C", "metadata=wasmeval", "-C", "debuginfo=0"}
+	sdk := filepath.Join(tmp, "libwasmeval.rlib")
+	args := append(append([]string{}, common...), "--crate-type", "rlib", "--crate-name", "wasmeval", "-o", sdk, filepath.Join(root, RustSDK))
+	if err := run(rc, "", args...); err != nil {
+		return fmt.Errorf("build the Rust SDK: %w", err)
+	}
+	args = append(append([]string{}, common...), "--crate-type", "cdylib", "--crate-name", "plugin", "-C", "strip=symbols",
+		"--extern", "wasmeval="+sdk, "-L", tmp, "-o", out, src)
+	if l := wasmLinker(); l != "" {
+		args = append(args, "-C", "linker="+l)
+	}
+	if err := run(rc, "", args...); err != nil {
+		return fmt.Errorf("build Rust plugin %s: %w", src, err)
+	}
+	return nil
+}
+
+func run(bin, dir string, args ...string) error {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdout = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package wasmeval
+
+import "fmt"
+
+// The Handle functions are the transport-free core of the entry points:
+// input envelope bytes in, canonical output envelope bytes out. An error
+// means the call fails ("reported failure" with that message); a verdict
+// the plugin reached deliberately belongs in the output's Error field.
+// Tests of a plugin's logic can call them natively.
+
+// Verifier is the one function a verifier plugin writes.
+type Verifier func(*VerifyInput) (*VerifyOutput, error)
+
+// Loader is the one function a loader plugin writes.
+type Loader func(*LoadInput) (*LoadOutput, error)
+
+// Evaluator is the one function an evaluator plugin writes; it dispatches
+// on in.Function.
+type Evaluator func(*EvaluateInput) (*EvaluateOutput, error)
+
+// TestFunction is the one function a test-function plugin writes.
+type TestFunction func(*TestInput) (*TestOutput, error)
+
+func finish(out any, err error) ([]byte, error) {
+	if err != nil {
+		return nil, err
+	}
+	return EncodeJSON(out)
+}
+
+func inputError(err error) error { return fmt.Errorf("invalid input: %w", err) }
+
+// HandleVerify runs fn on a verify input envelope.
+func HandleVerify(input []byte, fn Verifier) ([]byte, error) {
+	in, err := DecodeVerifyInput(input)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	out, err := fn(in)
+	if err == nil && out == nil {
+		out = &VerifyOutput{}
+	}
+	return finish(out, err)
+}
+
+// HandleLoad runs fn on a load_cases input envelope.
+func HandleLoad(input []byte, fn Loader) ([]byte, error) {
+	in, err := DecodeLoadInput(input)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	out, err := fn(in)
+	if err == nil && out == nil {
+		out = &LoadOutput{Done: true}
+	}
+	return finish(out, err)
+}
+
+// HandleEvaluate runs fn on an evaluate input envelope.
+func HandleEvaluate(input []byte, fn Evaluator) ([]byte, error) {
+	in, err := DecodeEvaluateInput(input)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	out, err := fn(in)
+	if err == nil && out == nil {
+		out = &EvaluateOutput{}
+	}
+	return finish(out, err)
+}
+
+// HandleTest runs fn on a test input envelope.
+func HandleTest(input []byte, fn TestFunction) ([]byte, error) {
+	in, err := DecodeTestInput(input)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	out, err := fn(in)
+	if err == nil && out == nil {
+		out = &TestOutput{}
+	}
+	return finish(out, err)
+}

@@ -1,0 +1,546 @@
+package wasmeval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The SDKs of every language share one JSON model, so the same plugin gives
+// the same bytes in Go, Rust and AssemblyScript (see docs/conformance.md):
+//
+//   - values are nil, bool, string, json.Number (the number's literal text,
+//     kept exactly as written — integers beyond 2^53 survive), []any and
+//     map[string]any: the form engine/verify compares;
+//   - output is canonical: what encoding/json writes for such a value (keys
+//     sorted by their UTF-8 bytes, no spaces, <>& and U+2028/U+2029
+//     escaped), and numbers a plugin computes are written like
+//     encoding/json writes a float64;
+//   - malformed input is reported with the same message in every SDK.
+
+// errNonFinite is the same message in every SDK.
+var errNonFinite = errors.New("cannot encode a non-finite number as JSON")
+
+// MaxDepth bounds nesting so a hostile document cannot exhaust the stack.
+const MaxDepth = 1000
+
+// SyntaxError is malformed JSON: what was wrong and at which byte.
+type SyntaxError struct {
+	Offset int
+	Reason string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Reason)
+}
+
+// ParseJSON decodes one JSON document (surrounding whitespace allowed, no
+// trailing data) into the shared value model.
+func ParseJSON(data []byte) (any, error) {
+	p := parser{data: data}
+	if off := invalidUTF8(data); off >= 0 {
+		return nil, &SyntaxError{off, "invalid UTF-8"}
+	}
+	p.skip()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.skip()
+	if p.pos < len(p.data) {
+		return nil, &SyntaxError{p.pos, "unexpected data after the value"}
+	}
+	return v, nil
+}
+
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) skip() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) fail(reason string) error { return &SyntaxError{p.pos, reason} }
+
+func (p *parser) unexpected() error {
+	if p.pos >= len(p.data) {
+		return p.fail("unexpected end of input")
+	}
+	return p.fail(fmt.Sprintf("unexpected byte 0x%02x", p.data[p.pos]))
+}
+
+func (p *parser) literal(word string, v any) (any, error) {
+	for i := 0; i < len(word); i++ {
+		if p.pos >= len(p.data) || p.data[p.pos] != word[i] {
+			return nil, p.unexpected()
+		}
+		p.pos++
+	}
+	return v, nil
+}
+
+func (p *parser) value(depth int) (any, error) {
+	if p.pos >= len(p.data) {
+		return nil, p.unexpected()
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		if depth >= MaxDepth {
+			return nil, p.fail("nesting deeper than 1000")
+		}
+		return p.object(depth)
+	case c == '[':
+		if depth >= MaxDepth {
+			return nil, p.fail("nesting deeper than 1000")
+		}
+		return p.array(depth)
+	case c == '"':
+		return p.str()
+	case c == 't':
+		return p.literal("true", true)
+	case c == 'f':
+		return p.literal("false", false)
+	case c == 'n':
+		return p.literal("null", nil)
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	}
+	return nil, p.unexpected()
+}
+
+func (p *parser) object(depth int) (any, error) {
+	p.pos++ // {
+	m := map[string]any{}
+	p.skip()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return m, nil
+	}
+	for {
+		p.skip()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.unexpected()
+		}
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.skip()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.unexpected()
+		}
+		p.pos++
+		p.skip()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		m[k] = v
+		p.skip()
+		if p.pos >= len(p.data) {
+			return nil, p.unexpected()
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return m, nil
+		default:
+			return nil, p.unexpected()
+		}
+	}
+}
+
+func (p *parser) array(depth int) (any, error) {
+	p.pos++ // [
+	a := []any{}
+	p.skip()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return a, nil
+	}
+	for {
+		p.skip()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.skip()
+		if p.pos >= len(p.data) {
+			return nil, p.unexpected()
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return a, nil
+		default:
+			return nil, p.unexpected()
+		}
+	}
+}
+
+func (p *parser) number() (any, error) {
+	start := p.pos
+	bad := func() (any, error) { return nil, &SyntaxError{start, "invalid number"} }
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return bad()
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return bad()
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return bad()
+		}
+	}
+	return json.Number(p.data[start:p.pos]), nil
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// str decodes a string; a lone surrogate escape becomes U+FFFD, as in
+// encoding/json.
+func (p *parser) str() (string, error) {
+	p.pos++ // "
+	start := p.pos
+	// Fast path: no escapes.
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		if c == '"' {
+			s := string(p.data[start:p.pos])
+			p.pos++
+			return s, nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.fail("control character in string")
+		}
+		p.pos++
+	}
+	buf := append([]byte{}, p.data[start:p.pos]...)
+	for {
+		if p.pos >= len(p.data) {
+			return "", p.fail("unexpected end of input")
+		}
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(buf), nil
+		case c < 0x20:
+			return "", p.fail("control character in string")
+		case c != '\\':
+			buf = append(buf, c)
+			p.pos++
+			continue
+		}
+		if p.pos+1 >= len(p.data) {
+			p.pos++
+			return "", p.fail("unexpected end of input")
+		}
+		esc := p.data[p.pos+1]
+		switch esc {
+		case '"', '\\', '/':
+			buf = append(buf, esc)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := hex4(p.data[p.pos+2:])
+			if !ok {
+				return "", p.fail("invalid escape")
+			}
+			p.pos += 6
+			if utf16.IsSurrogate(r) {
+				if r < 0xDC00 && p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
+					if r2, ok := hex4(p.data[p.pos+2:]); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+						buf = utf8.AppendRune(buf, utf16.DecodeRune(r, r2))
+						p.pos += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+			continue
+		default:
+			return "", p.fail("invalid escape")
+		}
+		p.pos += 2
+	}
+}
+
+// EncodeJSON writes v canonically. Besides the shared model it accepts the
+// Go types plugins naturally build: float64 and the integer types, []string,
+// map[string]string and []map[string]any, and the ABI envelopes.
+func EncodeJSON(v any) ([]byte, error) {
+	e := encoder{}
+	if err := e.value(v); err != nil {
+		return nil, err
+	}
+	return e.buf, nil
+}
+
+type encoder struct{ buf []byte }
+
+func (e *encoder) value(v any) error {
+	switch t := v.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+	case bool:
+		e.buf = strconv.AppendBool(e.buf, t)
+	case string:
+		e.str(t)
+	case json.Number:
+		if t == "" {
+			t = "0"
+		}
+		e.buf = append(e.buf, t...)
+	case float64:
+		return e.float(t)
+	case float32:
+		return e.float(float64(t))
+	case int:
+		e.buf = strconv.AppendInt(e.buf, int64(t), 10)
+	case int64:
+		e.buf = strconv.AppendInt(e.buf, t, 10)
+	case int32:
+		e.buf = strconv.AppendInt(e.buf, int64(t), 10)
+	case uint64:
+		e.buf = strconv.AppendUint(e.buf, t, 10)
+	case []any:
+		e.buf = append(e.buf, '[')
+		for i, x := range t {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			if err := e.value(x); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, ']')
+	case []string:
+		e.buf = append(e.buf, '[')
+		for i, x := range t {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.str(x)
+		}
+		e.buf = append(e.buf, ']')
+	case []int:
+		e.buf = append(e.buf, '[')
+		for i, x := range t {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.buf = strconv.AppendInt(e.buf, int64(x), 10)
+		}
+		e.buf = append(e.buf, ']')
+	case []map[string]any:
+		a := make([]any, len(t))
+		for i, x := range t {
+			a[i] = x
+		}
+		return e.value(a)
+	case map[string]string:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			m[k] = x
+		}
+		return e.value(m)
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		e.buf = append(e.buf, '{')
+		for i, k := range keys {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.str(k)
+			e.buf = append(e.buf, ':')
+			if err := e.value(t[k]); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, '}')
+	default:
+		if m, ok := toValue(v); ok {
+			return e.value(m)
+		}
+		return fmt.Errorf("cannot encode a %T as JSON", v)
+	}
+	return nil
+}
+
+// float writes f as encoding/json does: shortest round-trip digits, plain
+// notation for 1e-6 <= |f| < 1e21, exponent notation otherwise.
+func (e *encoder) float(f float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return errNonFinite
+	}
+	e.buf = AppendFloat(e.buf, f)
+	return nil
+}
+
+// AppendFloat appends f formatted as canonical JSON.
+func AppendFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// str writes a JSON string the way encoding/json does.
+func (e *encoder) str(s string) {
+	e.buf = AppendQuoted(e.buf, s)
+}
+
+// AppendQuoted appends s as a JSON string, escaped the way encoding/json
+// escapes it (HTML characters and U+2028/U+2029 included).
+func AppendQuoted(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += n
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += n
+			start = i
+			continue
+		}
+		i += n
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

@@ -1,0 +1,134 @@
+package wasmeval
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/verify"
+)
+
+// The canonical encoding is defined as encoding/json's output for the same
+// value; check that on documents full of escapes and number forms.
+func TestEncodeMatchesEncodingJSON(t *testing.T) {
+	docs := []string{
+		`{"z":1,"a":[1.0,-0,1e300,1E-7,12345678901234567890123],"é":"ü","A":null,"html":"<a href='x'>&</a>","ctl":"\u0000\u001f\u007f","b":true,"":"e","😀":"\ud83d\ude00","ﬀ":1,"～":3,"ls":"\u2028\u2029","lone":"\ud800"}`,
+		`[[],{},"",0,-1.5e-10,"tab\tnl\nbs\\q\"","\b\f\r"]`,
+	}
+	for _, d := range docs {
+		v, err := ParseJSON([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := EncodeJSON(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(v)
+		if string(got) != string(want) {
+			t.Errorf("encode %s\n got %s\nwant %s", d, got, want)
+		}
+	}
+	for _, f := range []float64{0.1 + 0.2, 1e21, 1e-7, 123, 1.2345678901234569e+23, 1e-6, 5e-324, math.Copysign(0, -1), -2.5} {
+		got, _ := EncodeJSON(f)
+		want, _ := json.Marshal(f)
+		if string(got) != string(want) {
+			t.Errorf("float %v: got %s want %s", f, got, want)
+		}
+	}
+	if _, err := EncodeJSON(math.Inf(1)); err == nil || err.Error() != "cannot encode a non-finite number as JSON" {
+		t.Errorf("Inf: %v", err)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1,}`:                "invalid JSON at byte 7: unexpected byte 0x7d",
+		`[1,2`:                    "invalid JSON at byte 4: unexpected end of input",
+		`{"a":01}`:                "invalid JSON at byte 6: unexpected byte 0x31",
+		`{"a":-}`:                 "invalid JSON at byte 5: invalid number",
+		`"\x"`:                    "invalid JSON at byte 1: invalid escape",
+		"\"a\x01\"":               "invalid JSON at byte 2: control character in string",
+		"\"caf\xe9\"":             "invalid JSON at byte 4: invalid UTF-8",
+		`1 2`:                     "invalid JSON at byte 2: unexpected data after the value",
+		``:                        "invalid JSON at byte 0: unexpected end of input",
+		`tru`:                     "invalid JSON at byte 3: unexpected end of input",
+		strings.Repeat("[", 1001): "invalid JSON at byte 1000: nesting deeper than 1000",
+	} {
+		_, err := ParseJSON([]byte(in))
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: got %v, want %s", in, err, want)
+		}
+	}
+}
+
+// The SDK's diff must be the engine's json check diff, entry for entry and
+// word for word.
+func TestCompareMatchesEngine(t *testing.T) {
+	pairs := [][2]string{
+		{`{"total":23.47,"name":"café","tags":["a","b"],"n":1,"nested":{"x":[1,2]}}`, `{"total":21,"tags":["a"],"n":"1","nested":{"x":[1,2,3]},"extra key":true}`},
+		{`[1,2,3]`, `[1,2,3]`},
+		{`{"id":9007199254740993}`, `{"id":9007199254740992}`},
+		{`{"s":"` + strings.Repeat("ü", 40) + `"}`, `{"s":"x\ny\u200b"}`},
+		{`[` + strings.Repeat("1,", 59) + `1]`, `[` + strings.Repeat("2,", 59) + `2]`},
+		{`{"a":null}`, `{"a":false,"b":null}`},
+		{`{"a":0.3}`, `{"a":0.30000000000000004}`},
+	}
+	for _, tol := range []float64{0, 1e-9} {
+		for _, p := range pairs {
+			spec := problem.CheckSpec{Kind: "json", Attribute: "output", Tolerance: tol}
+			res := verify.Run(spec, verify.Actual{Output: p[1]}, map[string]any{"output": p[0]}, verify.Env{})
+			want, _ := ParseJSON([]byte(p[0]))
+			got, _ := ParseJSON([]byte(p[1]))
+			d := CompareJSON(want, got, JSONOptions{Tolerance: tol})
+			if (d == nil) != res.IsCorrect {
+				t.Fatalf("%s vs %s: sdk diff %v, engine correct %v", p[0], p[1], d, res.IsCorrect)
+			}
+			if d == nil {
+				continue
+			}
+			a, _ := json.Marshal(d)
+			b, _ := json.Marshal(res.Diff)
+			if string(a) != string(b) {
+				t.Errorf("%s vs %s:\n sdk    %s\n engine %s", p[0], p[1], a, b)
+			}
+		}
+	}
+}
+
+func TestExtractAnswer(t *testing.T) {
+	run := &AgentRun{Conversation: []Message{
+		{Role: "assistant", Content: "<answer>old</answer>"},
+		{Role: "assistant", Content: "```json\n{\"answer\": 41}\n```\n```\n{\"result\": 42}\n```"},
+	}}
+	if a, src, ok := ExtractAnswer(run); !ok || a != "42" || src != SourceJSONBlock {
+		t.Fatalf("got %q %q %v", a, src, ok)
+	}
+	run.Conversation = append(run.Conversation, Message{ToolCalls: []ToolCall{{Name: "task_complete", Arguments: map[string]any{"answer": " done "}}}})
+	if a, src, _ := ExtractAnswer(run); a != "done" || src != SourceTaskComplete {
+		t.Fatalf("got %q %q", a, src)
+	}
+	run.TaskResult = json.Number("7")
+	if a, src, _ := ExtractAnswer(run); a != "7" || src != SourceTaskResult {
+		t.Fatalf("got %q %q", a, src)
+	}
+	if _, _, ok := ExtractAnswer(&AgentRun{Conversation: []Message{{Content: "no answer here"}}}); ok {
+		t.Fatal("found an answer in none")
+	}
+}
+
+func TestDecodeNamesTheField(t *testing.T) {
+	_, err := HandleVerify([]byte(`{"case":{"id":"x","env":{"A":"1","B":2}}}`), func(*VerifyInput) (*VerifyOutput, error) { return nil, nil })
+	if err == nil || err.Error() != "invalid input: $.case.env.B is a number, expected a string" {
+		t.Fatalf("got %v", err)
+	}
+	out, err := HandleTest([]byte(`{"result":{"task_result":"42"}}`), func(in *TestInput) (*TestOutput, error) {
+		a, _, _ := ExtractAnswer(&in.Result)
+		return &TestOutput{Passed: a == "42", Feedback: "é <ok>"}, nil
+	})
+	if err != nil || string(out) != `{"feedback":"é \u003cok\u003e","passed":true}` {
+		t.Fatalf("got %s %v", out, err)
+	}
+}

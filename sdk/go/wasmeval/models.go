@@ -1,0 +1,457 @@
+package wasmeval
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// The envelope models are the ABI's own types (plugins/abi), so a Go plugin
+// and the engine share one definition.
+type (
+	Describe       = abi.Describe
+	Case           = abi.Case
+	InputFile      = abi.InputFile
+	Actual         = abi.Actual
+	VerifyInput    = abi.VerifyInput
+	VerifyOutput   = abi.VerifyOutput
+	Attribute      = abi.Attribute
+	Diff           = abi.Diff
+	DiffEntry      = abi.DiffEntry
+	GroupInfo      = abi.GroupInfo
+	Outcome        = abi.Outcome
+	LoadInput      = abi.LoadInput
+	LoadOutput     = abi.LoadOutput
+	EvaluateInput  = abi.EvaluateInput
+	EvaluateOutput = abi.EvaluateOutput
+	Message        = abi.Message
+	ToolCall       = abi.ToolCall
+	AgentRun       = abi.AgentRun
+	TestInput      = abi.TestInput
+	TestOutput     = abi.TestOutput
+)
+
+// InputError is an input envelope whose JSON is valid but whose shape is
+// not the ABI's: which field, what it is and what was expected.
+type InputError struct {
+	Path     string
+	Got      string
+	Expected string
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("%s is %s, expected %s", e.Path, e.Got, e.Expected)
+}
+
+// TypeName names a value's JSON type with its article ("an object"), as
+// messages and summaries do.
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case json.Number, float64, int:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// decoder converts a parsed document to the typed envelopes, remembering
+// the first shape error. Absent and null fields leave the zero value.
+type decoder struct{ err error }
+
+func (d *decoder) bad(path string, v any, want string) {
+	if d.err == nil {
+		d.err = &InputError{Path: path, Got: TypeName(v), Expected: want}
+	}
+}
+
+func (d *decoder) obj(path string, v any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.bad(path, v, "an object")
+	}
+	return m
+}
+
+func (d *decoder) str(path string, v any) string {
+	if v == nil {
+		return ""
+	}
+	s, ok := v.(string)
+	if !ok {
+		d.bad(path, v, "a string")
+	}
+	return s
+}
+
+func (d *decoder) boolean(path string, v any) bool {
+	if v == nil {
+		return false
+	}
+	b, ok := v.(bool)
+	if !ok {
+		d.bad(path, v, "a boolean")
+	}
+	return b
+}
+
+func (d *decoder) float(path string, v any) float64 {
+	if v == nil {
+		return 0
+	}
+	n, ok := v.(json.Number)
+	if !ok {
+		d.bad(path, v, "a number")
+		return 0
+	}
+	f, _ := strconv.ParseFloat(string(n), 64)
+	return f
+}
+
+func (d *decoder) integer(path string, v any) int {
+	f := d.float(path, v)
+	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		if d.err == nil {
+			d.err = &InputError{Path: path, Got: "a number", Expected: "an integer"}
+		}
+		return 0
+	}
+	return int(f)
+}
+
+func (d *decoder) arr(path string, v any) []any {
+	if v == nil {
+		return nil
+	}
+	a, ok := v.([]any)
+	if !ok {
+		d.bad(path, v, "an array")
+	}
+	return a
+}
+
+func (d *decoder) strs(path string, v any) []string {
+	a := d.arr(path, v)
+	if a == nil {
+		return nil
+	}
+	out := make([]string, len(a))
+	for i, x := range a {
+		out[i] = d.str(path+"["+strconv.Itoa(i)+"]", x)
+	}
+	return out
+}
+
+func (d *decoder) strMap(path string, v any) map[string]string {
+	m := d.obj(path, v)
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for _, k := range sortedKeys(m) { // sorted: the first error is the same every time
+		out[k] = d.str(childPath(path, k), m[k])
+	}
+	return out
+}
+
+func (d *decoder) caseOf(path string, v any) Case {
+	m := d.obj(path, v)
+	var c Case
+	if m == nil {
+		return c
+	}
+	c.ID = d.str(path+".id", m["id"])
+	c.Checkpoint = d.str(path+".checkpoint", m["checkpoint"])
+	c.Group = d.str(path+".group", m["group"])
+	c.GroupType = d.str(path+".group_type", m["group_type"])
+	c.Arguments = d.strs(path+".arguments", m["arguments"])
+	if s, ok := m["stdin"]; ok && s != nil {
+		str := d.str(path+".stdin", s)
+		c.Stdin = &str
+	}
+	c.Env = d.strMap(path+".env", m["env"])
+	for i, f := range d.arr(path+".input_files", m["input_files"]) {
+		p := path + ".input_files[" + strconv.Itoa(i) + "]"
+		fm := d.obj(p, f)
+		c.InputFiles = append(c.InputFiles, InputFile{Path: d.str(p+".path", fm["path"]),
+			Content: d.str(p+".content", fm["content"]), Encoding: d.str(p+".encoding", fm["encoding"])})
+	}
+	c.TrackedFiles = d.strs(path+".tracked_files", m["tracked_files"])
+	c.Expected = d.obj(path+".expected", m["expected"])
+	c.TimeoutS = d.float(path+".timeout_s", m["timeout_s"])
+	c.Reset = d.boolean(path+".reset", m["reset"])
+	c.Extra = d.obj(path+".extra", m["extra"])
+	return c
+}
+
+func (d *decoder) actualOf(path string, v any) Actual {
+	m := d.obj(path, v)
+	var a Actual
+	if m == nil {
+		return a
+	}
+	a.StatusCode = d.integer(path+".status_code", m["status_code"])
+	a.Output = d.str(path+".output", m["output"])
+	a.Stderr = d.str(path+".stderr", m["stderr"])
+	a.Files = d.obj(path+".files", m["files"])
+	a.TimedOut = d.boolean(path+".timed_out", m["timed_out"])
+	return a
+}
+
+func (d *decoder) top(v any) map[string]any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.bad("$", v, "an object")
+	}
+	return m
+}
+
+// DecodeVerifyInput parses a verify input envelope.
+func DecodeVerifyInput(data []byte) (*VerifyInput, error) {
+	v, err := ParseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{}
+	m := d.top(v)
+	in := &VerifyInput{ABIVersion: d.integer("$.abi_version", m["abi_version"]),
+		Config: d.obj("$.config", m["config"]), Case: d.caseOf("$.case", m["case"]),
+		Actual: d.actualOf("$.actual", m["actual"]), Expected: d.obj("$.expected", m["expected"])}
+	return in, d.err
+}
+
+// DecodeLoadInput parses a load_cases input envelope.
+func DecodeLoadInput(data []byte) (*LoadInput, error) {
+	v, err := ParseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{}
+	m := d.top(v)
+	in := &LoadInput{ABIVersion: d.integer("$.abi_version", m["abi_version"]), Config: d.obj("$.config", m["config"])}
+	if g := d.obj("$.group", m["group"]); g != nil {
+		in.Group = GroupInfo{Checkpoint: d.str("$.group.checkpoint", g["checkpoint"]), Group: d.str("$.group.group", g["group"]),
+			GroupType: d.str("$.group.group_type", g["group_type"]), CaseGroup: d.str("$.group.case_group", g["case_group"]),
+			CaseOrder: d.strs("$.group.case_order", g["case_order"]), TimeoutS: d.float("$.group.timeout_s", g["timeout_s"])}
+	}
+	for i, h := range d.arr("$.history", m["history"]) {
+		p := "$.history[" + strconv.Itoa(i) + "]"
+		hm := d.obj(p, h)
+		in.History = append(in.History, Outcome{Case: d.caseOf(p+".case", hm["case"]), Actual: d.actualOf(p+".actual", hm["actual"])})
+	}
+	return in, d.err
+}
+
+// DecodeEvaluateInput parses an evaluate input envelope.
+func DecodeEvaluateInput(data []byte) (*EvaluateInput, error) {
+	v, err := ParseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{}
+	m := d.top(v)
+	in := &EvaluateInput{ABIVersion: d.integer("$.abi_version", m["abi_version"]), Config: d.obj("$.config", m["config"]),
+		Function: d.str("$.function", m["function"]), Arguments: d.obj("$.arguments", m["arguments"]),
+		Expected: d.obj("$.expected", m["expected"])}
+	if m["case"] != nil {
+		c := d.caseOf("$.case", m["case"])
+		in.Case = &c
+	}
+	if m["actual"] != nil {
+		a := d.actualOf("$.actual", m["actual"])
+		in.Actual = &a
+	}
+	return in, d.err
+}
+
+// DecodeTestInput parses a test input envelope.
+func DecodeTestInput(data []byte) (*TestInput, error) {
+	v, err := ParseJSON(data)
+	if err != nil {
+		return nil, err
+	}
+	d := &decoder{}
+	m := d.top(v)
+	in := &TestInput{ABIVersion: d.integer("$.abi_version", m["abi_version"]), Config: d.obj("$.config", m["config"])}
+	if r := d.obj("$.result", m["result"]); r != nil {
+		run := &in.Result
+		run.TaskResult = r["task_result"]
+		run.Status = d.str("$.result.status", r["status"])
+		run.Instruction = d.str("$.result.instruction", r["instruction"])
+		run.Iterations = d.integer("$.result.iterations", r["iterations"])
+		run.Sandbox = r["sandbox"]
+		run.ExecutionTrace = d.arr("$.result.execution_trace", r["execution_trace"])
+		for i, msg := range d.arr("$.result.conversation", r["conversation"]) {
+			p := "$.result.conversation[" + strconv.Itoa(i) + "]"
+			mm := d.obj(p, msg)
+			out := Message{Role: d.str(p+".role", mm["role"]), Content: d.str(p+".content", mm["content"]), Name: d.str(p+".name", mm["name"])}
+			for j, tc := range d.arr(p+".tool_calls", mm["tool_calls"]) {
+				tp := p + ".tool_calls[" + strconv.Itoa(j) + "]"
+				tm := d.obj(tp, tc)
+				out.ToolCalls = append(out.ToolCalls, ToolCall{Name: d.str(tp+".name", tm["name"]), Arguments: tm["arguments"]})
+			}
+			run.Conversation = append(run.Conversation, out)
+		}
+	}
+	return in, d.err
+}
+
+// toValue turns the ABI's output types into the shared value model, with
+// the ABI's omission rules: optional fields are left out when empty, lists
+// the schema requires are [] rather than null.
+func toValue(v any) (any, bool) {
+	switch t := v.(type) {
+	case *VerifyOutput:
+		return toValue(*t)
+	case VerifyOutput:
+		attrs := make([]any, len(t.Attributes))
+		for i, a := range t.Attributes {
+			attrs[i], _ = toValue(a)
+		}
+		m := map[string]any{"attributes": attrs}
+		putStr(m, "error", t.Error)
+		return m, true
+	case Attribute:
+		m := map[string]any{"attribute": t.Attribute, "actual": t.Actual, "expected": t.Expected,
+			"is_correct": t.IsCorrect, "weight": t.Weight}
+		if t.Diff != nil {
+			m["diff"], _ = toValue(*t.Diff)
+		}
+		return m, true
+	case *Diff:
+		return toValue(*t)
+	case Diff:
+		m := map[string]any{"summary": t.Summary}
+		if len(t.Entries) > 0 {
+			es := make([]any, len(t.Entries))
+			for i, e := range t.Entries {
+				em := map[string]any{"path": e.Path, "op": e.Op}
+				if e.Expected != nil {
+					em["expected"] = e.Expected
+				}
+				if e.Actual != nil {
+					em["actual"] = e.Actual
+				}
+				es[i] = em
+			}
+			m["entries"] = es
+		}
+		putStr(m, "unified", t.Unified)
+		if t.Truncated {
+			m["truncated"] = true
+		}
+		return m, true
+	case *LoadOutput:
+		return toValue(*t)
+	case LoadOutput:
+		cs := make([]any, len(t.Cases))
+		for i, c := range t.Cases {
+			cs[i], _ = toValue(c)
+		}
+		m := map[string]any{"cases": cs, "done": t.Done}
+		putStr(m, "error", t.Error)
+		return m, true
+	case Case:
+		args := t.Arguments
+		if args == nil {
+			args = []string{}
+		}
+		m := map[string]any{"id": t.ID, "arguments": args}
+		putStr(m, "checkpoint", t.Checkpoint)
+		putStr(m, "group", t.Group)
+		putStr(m, "group_type", t.GroupType)
+		if t.Stdin != nil {
+			m["stdin"] = *t.Stdin
+		}
+		if len(t.Env) > 0 {
+			m["env"] = t.Env
+		}
+		if len(t.InputFiles) > 0 {
+			fs := make([]any, len(t.InputFiles))
+			for i, f := range t.InputFiles {
+				fm := map[string]any{"path": f.Path, "content": f.Content}
+				putStr(fm, "encoding", f.Encoding)
+				fs[i] = fm
+			}
+			m["input_files"] = fs
+		}
+		if len(t.TrackedFiles) > 0 {
+			m["tracked_files"] = t.TrackedFiles
+		}
+		if len(t.Expected) > 0 {
+			m["expected"] = t.Expected
+		}
+		if t.TimeoutS != 0 {
+			m["timeout_s"] = t.TimeoutS
+		}
+		if t.Reset {
+			m["reset"] = true
+		}
+		if len(t.Extra) > 0 {
+			m["extra"] = t.Extra
+		}
+		return m, true
+	case *EvaluateOutput:
+		return toValue(*t)
+	case EvaluateOutput:
+		m := map[string]any{"score": t.Score}
+		if t.Details != nil {
+			m["details"] = t.Details
+		}
+		putStr(m, "error", t.Error)
+		return m, true
+	case *TestOutput:
+		return toValue(*t)
+	case TestOutput:
+		m := map[string]any{"passed": t.Passed, "feedback": t.Feedback}
+		if t.Details != nil {
+			m["details"] = t.Details
+		}
+		return m, true
+	case *Describe:
+		return toValue(*t)
+	case Describe:
+		kinds := t.Kinds
+		if kinds == nil {
+			kinds = []string{}
+		}
+		m := map[string]any{"abi_version": t.ABIVersion, "name": t.Name, "version": t.Version, "kinds": kinds}
+		if len(t.Functions) > 0 {
+			m["functions"] = t.Functions
+		}
+		if t.Stateful {
+			m["stateful"] = true
+		}
+		if len(t.ConfigSchema) > 0 {
+			schema, err := ParseJSON(t.ConfigSchema)
+			if err != nil {
+				return nil, false
+			}
+			m["config_schema"] = schema
+		}
+		putStr(m, "description", t.Description)
+		putStr(m, "transport", t.Transport)
+		return m, true
+	}
+	return nil, false
+}
+
+func putStr(m map[string]any, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}

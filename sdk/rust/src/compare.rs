@@ -1,0 +1,376 @@
+//! JSON deep compare with numeric tolerance, giving the structured diff
+//! the engine's json check gives.
+
+use crate::json::{quote, Value};
+use crate::models::{Diff, DiffEntry};
+use std::collections::BTreeSet;
+
+/// Diffs keep at most this many entries, as the engine's checks do.
+pub const MAX_DIFF_ENTRIES: usize = 50;
+
+/// Options of `compare_json`; they mean what the json check's options mean.
+#[derive(Clone, Debug, Default)]
+pub struct JsonOptions {
+    pub tolerance: f64,
+    pub rel_tolerance: f64,
+    pub ignore_keys: Vec<String>,
+    pub unordered_lists: bool,
+}
+
+/// Deep-compares two values; None when they match, else every difference
+/// with its path ("$.items[2].name"), capped at MAX_DIFF_ENTRIES, and a
+/// one-line summary.
+pub fn compare_json(expected: &Value, actual: &Value, opts: &JsonOptions) -> Option<Diff> {
+    let ignore: BTreeSet<String> = opts.ignore_keys.iter().cloned().collect();
+    let mut c = Comparer { opts, ignore: &ignore, diff: Diff::default() };
+    c.compare("$", expected, actual);
+    if c.diff.entries.is_empty() && !c.diff.truncated {
+        return None;
+    }
+    c.diff.summary = summarize(&c.diff.entries, c.diff.truncated);
+    Some(c.diff)
+}
+
+struct Comparer<'a> {
+    opts: &'a JsonOptions,
+    ignore: &'a BTreeSet<String>,
+    diff: Diff,
+}
+
+fn entry(path: &str, op: &str, expected: &Value, actual: &Value) -> DiffEntry {
+    DiffEntry { path: path.to_string(), op: op.to_string(), expected: expected.clone(), actual: actual.clone() }
+}
+
+fn literal(v: &Value) -> Option<String> {
+    match v {
+        Value::Number(n) => Some(n.clone()),
+        Value::Float(f) => Some(crate::json::format_float(*f)),
+        _ => None,
+    }
+}
+
+impl<'a> Comparer<'a> {
+    fn add(&mut self, e: DiffEntry) {
+        if self.diff.entries.len() >= MAX_DIFF_ENTRIES {
+            self.diff.truncated = true;
+            return;
+        }
+        self.diff.entries.push(e);
+    }
+    fn compare(&mut self, path: &str, want: &Value, got: &Value) {
+        const NONE: Value = Value::Null;
+        match want {
+            Value::Object(w) => {
+                let g = match got {
+                    Value::Object(g) => g,
+                    _ => return self.add(entry(path, "type", want, got)),
+                };
+                for (k, wv) in w {
+                    if self.ignore.contains(k) {
+                        continue;
+                    }
+                    let p = child_path(path, k);
+                    match g.get(k) {
+                        Some(gv) => self.compare(&p, wv, gv),
+                        None => self.add(entry(&p, "missing", wv, &NONE)),
+                    }
+                }
+                for (k, gv) in g {
+                    if !w.contains_key(k) && !self.ignore.contains(k) {
+                        self.add(entry(&child_path(path, k), "extra", &NONE, gv));
+                    }
+                }
+            }
+            Value::Array(w) => {
+                let g = match got {
+                    Value::Array(g) => g,
+                    _ => return self.add(entry(path, "type", want, got)),
+                };
+                if self.opts.unordered_lists {
+                    return self.compare_unordered(path, w, g);
+                }
+                let n = w.len().max(g.len());
+                for i in 0..n {
+                    let p = format!("{}[{}]", path, i);
+                    if i >= g.len() {
+                        self.add(entry(&p, "missing", &w[i], &NONE));
+                    } else if i >= w.len() {
+                        self.add(entry(&p, "extra", &NONE, &g[i]));
+                    } else {
+                        self.compare(&p, &w[i], &g[i]);
+                    }
+                }
+            }
+            Value::Number(_) | Value::Float(_) => {
+                let (a, b) = match (literal(want), literal(got)) {
+                    (Some(a), Some(b)) => (a, b),
+                    _ => return self.add(entry(path, "type", want, got)),
+                };
+                if !numbers_equal(&a, &b, self.opts) {
+                    self.add(entry(path, "changed", want, got));
+                }
+            }
+            _ => {
+                if type_of(want) != type_of(got) {
+                    return self.add(entry(path, "type", want, got));
+                }
+                if want != got {
+                    self.add(entry(path, "changed", want, got));
+                }
+            }
+        }
+    }
+    fn compare_unordered(&mut self, path: &str, want: &[Value], got: &[Value]) {
+        const NONE: Value = Value::Null;
+        let mut used = vec![false; got.len()];
+        let mut missing = Vec::new();
+        for (i, w) in want.iter().enumerate() {
+            let mut found = false;
+            for (j, g) in got.iter().enumerate() {
+                if !used[j] && self.equal(w, g) {
+                    used[j] = true;
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
+                missing.push(i);
+            }
+        }
+        for i in missing {
+            self.add(entry(&format!("{}[{}]", path, i), "missing", &want[i], &NONE));
+        }
+        for (j, g) in got.iter().enumerate() {
+            if !used[j] {
+                self.add(entry(&format!("{}[{}]", path, j), "extra", &NONE, g));
+            }
+        }
+    }
+    fn equal(&self, want: &Value, got: &Value) -> bool {
+        let mut sub = Comparer { opts: self.opts, ignore: self.ignore, diff: Diff::default() };
+        sub.compare("$", want, got);
+        sub.diff.entries.is_empty() && !sub.diff.truncated
+    }
+}
+
+fn is_integer(s: &str) -> bool {
+    let d = s.strip_prefix('-').unwrap_or(s);
+    !d.is_empty() && d.bytes().all(|c| c.is_ascii_digit())
+}
+
+/// |a - b| for two decimal integers of any length, as decimal digits.
+fn int_diff(a: &str, b: &str) -> String {
+    let (an, ad) = match a.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, a),
+    };
+    let (bn, bd) = match b.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, b),
+    };
+    let ad = ad.trim_start_matches('0');
+    let bd = bd.trim_start_matches('0');
+    let digits = |s: &str| -> Vec<u8> { s.bytes().rev().map(|c| c - b'0').collect() };
+    let (x, y) = (digits(ad), digits(bd));
+    let mut out: Vec<u8> = Vec::new();
+    if an != bn {
+        let mut carry = 0u8;
+        for i in 0..x.len().max(y.len()) {
+            let s = x.get(i).copied().unwrap_or(0) + y.get(i).copied().unwrap_or(0) + carry;
+            out.push(s % 10);
+            carry = s / 10;
+        }
+        if carry > 0 {
+            out.push(carry);
+        }
+    } else {
+        let x_bigger = ad.len() > bd.len() || (ad.len() == bd.len() && ad >= bd);
+        let (big, small) = if x_bigger { (&x, &y) } else { (&y, &x) };
+        let mut borrow = 0i16;
+        for i in 0..big.len() {
+            let mut s = big[i] as i16 - small.get(i).copied().unwrap_or(0) as i16 - borrow;
+            borrow = 0;
+            if s < 0 {
+                s += 10;
+                borrow = 1;
+            }
+            out.push(s as u8);
+        }
+    }
+    while out.len() > 1 && *out.last().unwrap() == 0 {
+        out.pop();
+    }
+    if out.is_empty() {
+        return "0".to_string();
+    }
+    out.iter().rev().map(|d| (d + b'0') as char).collect()
+}
+
+/// Integers compare exactly (no float rounding for large IDs), everything
+/// else as floats, within the tolerances either way.
+pub fn numbers_equal(a: &str, b: &str, opts: &JsonOptions) -> bool {
+    if a == b {
+        return true;
+    }
+    let (d, scale);
+    if is_integer(a) && is_integer(b) {
+        let diff = int_diff(a, b);
+        if diff == "0" {
+            return true;
+        }
+        d = diff.parse::<f64>().unwrap_or(f64::INFINITY);
+        let af: f64 = a.parse().unwrap_or(f64::INFINITY);
+        let bf: f64 = b.parse().unwrap_or(f64::INFINITY);
+        scale = af.abs().max(bf.abs());
+    } else {
+        let af: f64 = match a.parse() {
+            Ok(f) if f64::is_finite(f) => f,
+            _ => return false,
+        };
+        let bf: f64 = match b.parse() {
+            Ok(f) if f64::is_finite(f) => f,
+            _ => return false,
+        };
+        if af == bf {
+            return true;
+        }
+        d = (af - bf).abs();
+        scale = af.abs().max(bf.abs());
+    }
+    d <= opts.tolerance || d <= opts.rel_tolerance * scale
+}
+
+fn type_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::String(_) => "string",
+        Value::Number(_) | Value::Float(_) => "number",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn is_identifier(k: &str) -> bool {
+    !k.is_empty()
+        && k.bytes().enumerate().all(|(i, c)| c == b'_' || c.is_ascii_alphabetic() || (i > 0 && c.is_ascii_digit()))
+}
+
+/// Extends a JSON path with an object key, quoting keys that are not plain
+/// identifiers.
+pub fn child_path(path: &str, key: &str) -> String {
+    if is_identifier(key) {
+        format!("{}.{}", path, key)
+    } else {
+        format!("{}[{}]", path, quote(key))
+    }
+}
+
+/// Says what differs in one line: the first difference and how many more.
+pub fn summarize(entries: &[DiffEntry], truncated: bool) -> String {
+    let e = match entries.first() {
+        Some(e) => e,
+        None => return String::new(),
+    };
+    let first = match e.op.as_str() {
+        "missing" => format!("{} missing (expected {})", e.path, brief(&e.expected)),
+        "extra" => format!("{} unexpected ({})", e.path, brief(&e.actual)),
+        "type" => format!("{} is {}, expected {}", e.path, type_of(&e.actual), type_of(&e.expected)),
+        _ => format!("{}: expected {}, got {}", e.path, brief(&e.expected), brief(&e.actual)),
+    };
+    let more = entries.len() - 1;
+    if truncated {
+        format!("{}; and more than {} other differences", first, more)
+    } else if more == 1 {
+        format!("{}; and 1 other difference", first)
+    } else if more > 1 {
+        format!("{}; and {} other differences", first, more)
+    } else {
+        first
+    }
+}
+
+/// Renders a value compactly for a summary line: containers by kind,
+/// strings quoted as Go's %q quotes them and clipped to 60 bytes, numbers as
+/// written.
+pub fn brief(v: &Value) -> String {
+    match v {
+        Value::Object(_) => "an object".to_string(),
+        Value::Array(_) => "a list".to_string(),
+        Value::String(s) => go_quote(&clip(s, 60)),
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => clip(n, 60),
+        Value::Float(f) => clip(&crate::json::format_float(*f), 60),
+    }
+}
+
+/// Shortens s to at most n bytes at a character boundary, marking the cut
+/// with "…".
+pub fn clip(s: &str, n: usize) -> String {
+    if s.len() <= n {
+        return s.to_string();
+    }
+    let mut cut = n;
+    while cut > 0 && !s.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &s[..cut])
+}
+
+/// Whether Go's unicode.IsPrint holds for c, for every assigned character
+/// class a summary is likely to meet (controls, separators, format and
+/// private-use characters are not printable).
+fn go_printable(c: char) -> bool {
+    let u = c as u32;
+    !(u < 0x20
+        || (0x7f..=0xa0).contains(&u)
+        || u == 0xad
+        || (0x600..=0x605).contains(&u)
+        || u == 0x61c
+        || u == 0x6dd
+        || u == 0x70f
+        || u == 0x8e2
+        || u == 0x1680
+        || u == 0x180e
+        || (0x2000..=0x200f).contains(&u)
+        || (0x2028..=0x202f).contains(&u)
+        || (0x205f..=0x2064).contains(&u)
+        || (0x2066..=0x206f).contains(&u)
+        || u == 0x3000
+        || (0xd800..=0xf8ff).contains(&u)
+        || u == 0xfeff
+        || (0xfff9..=0xfffb).contains(&u)
+        || u == 0xfffe
+        || u == 0xffff
+        || u == 0x110bd
+        || (0x1bca0..=0x1bca3).contains(&u)
+        || (0x1d173..=0x1d17a).contains(&u)
+        || u == 0xe0001
+        || (0xe0020..=0xe007f).contains(&u)
+        || u >= 0xf0000)
+}
+
+/// Quotes s the way Go's strconv.Quote does.
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{b}' => out.push_str("\\v"),
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if go_printable(c) => out.push(c),
+            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}

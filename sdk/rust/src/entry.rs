@@ -1,0 +1,254 @@
+//! Entry points: the Extism host imports, declared here so the SDK needs
+//! no crate from crates.io, and one helper (and macro) per plugin kind.
+
+use crate::models::*;
+
+#[cfg(target_arch = "wasm32")]
+mod host {
+    #[link(wasm_import_module = "extism:host/env")]
+    extern "C" {
+        pub fn input_length() -> u64;
+        pub fn input_load_u8(offset: u64) -> u32;
+        pub fn input_load_u64(offset: u64) -> u64;
+        pub fn alloc(length: u64) -> u64;
+        pub fn free(offset: u64);
+        pub fn length(offset: u64) -> u64;
+        pub fn load_u8(offset: u64) -> u32;
+        pub fn load_u64(offset: u64) -> u64;
+        pub fn store_u8(offset: u64, v: u32);
+        pub fn store_u64(offset: u64, v: u64);
+        pub fn output_set(offset: u64, length: u64);
+        pub fn error_set(offset: u64);
+        pub fn log_info(offset: u64);
+        pub fn log_warn(offset: u64);
+        pub fn log_error(offset: u64);
+    }
+    #[link(wasm_import_module = "extism:host/user")]
+    extern "C" {
+        pub fn read_asset(offset: u64) -> u64;
+    }
+}
+
+/// The call's input bytes (8 bytes per host call, then the rest).
+#[cfg(target_arch = "wasm32")]
+pub fn input() -> Vec<u8> {
+    unsafe {
+        let n = host::input_length() as usize;
+        let mut out = vec![0u8; n];
+        let mut i = 0;
+        while i + 8 <= n {
+            let w = host::input_load_u64(i as u64);
+            out[i..i + 8].copy_from_slice(&w.to_le_bytes());
+            i += 8;
+        }
+        while i < n {
+            out[i] = host::input_load_u8(i as u64) as u8;
+            i += 1;
+        }
+        out
+    }
+}
+
+/// Copies bytes into a fresh Extism memory block and returns its offset.
+#[cfg(target_arch = "wasm32")]
+fn to_block(data: &[u8]) -> u64 {
+    unsafe {
+        let off = host::alloc(data.len() as u64);
+        let mut i = 0;
+        while i + 8 <= data.len() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&data[i..i + 8]);
+            host::store_u64(off + i as u64, u64::from_le_bytes(w));
+            i += 8;
+        }
+        while i < data.len() {
+            host::store_u8(off + i as u64, data[i] as u32);
+            i += 1;
+        }
+        off
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+fn from_block(off: u64) -> Vec<u8> {
+    unsafe {
+        let n = host::length(off) as usize;
+        let mut out = vec![0u8; n];
+        let mut i = 0;
+        while i + 8 <= n {
+            out[i..i + 8].copy_from_slice(&host::load_u64(off + i as u64).to_le_bytes());
+            i += 8;
+        }
+        while i < n {
+            out[i] = host::load_u8(off + i as u64) as u8;
+            i += 1;
+        }
+        out
+    }
+}
+
+/// Sets the call's output (UTF-8 bytes, any length).
+#[cfg(target_arch = "wasm32")]
+pub fn output(data: &[u8]) {
+    let off = to_block(data);
+    unsafe { host::output_set(off, data.len() as u64) }
+}
+
+/// Sets the call's error message (the export then returns non-zero).
+#[cfg(target_arch = "wasm32")]
+pub fn set_error(msg: &str) {
+    let off = to_block(msg.as_bytes());
+    unsafe { host::error_set(off) }
+}
+
+/// Writes a line to the run log.
+#[cfg(target_arch = "wasm32")]
+pub fn log(level: &str, msg: &str) {
+    let off = to_block(msg.as_bytes());
+    unsafe {
+        match level {
+            "warn" => host::log_warn(off),
+            "error" => host::log_error(off),
+            _ => host::log_info(off),
+        }
+        host::free(off);
+    }
+}
+
+/// Reads a file of the problem directory through the host's read_asset;
+/// None when refused (the reason is in the run log).
+#[cfg(target_arch = "wasm32")]
+pub fn read_asset(path: &str) -> Option<Vec<u8>> {
+    let off = to_block(path.as_bytes());
+    let res = unsafe { host::read_asset(off) };
+    unsafe { host::free(off) };
+    if res == 0 {
+        return None;
+    }
+    let data = from_block(res);
+    unsafe { host::free(res) };
+    Some(data)
+}
+
+/// The transport-free core of every entry point: input bytes in, canonical
+/// output bytes out, or the failure message.
+pub fn handle<I, O: ToValue>(
+    input: &[u8],
+    decode: fn(&[u8]) -> Result<I, String>,
+    f: impl FnOnce(I) -> Result<O, String>,
+) -> Result<String, String> {
+    let in_ = decode(input).map_err(|e| format!("invalid input: {}", e))?;
+    let out = f(in_)?;
+    out.to_value().to_json()
+}
+
+/// Canonical JSON of describe, with the ABI version and transport filled in.
+pub fn describe_json(d: &Describe) -> Result<String, String> {
+    let mut d = d.clone();
+    if d.abi_version == 0 {
+        d.abi_version = ABI_VERSION;
+    }
+    if d.transport.is_empty() {
+        d.transport = "extism".to_string();
+    }
+    d.to_value().to_json()
+}
+
+#[cfg(target_arch = "wasm32")]
+fn finish(r: Result<String, String>) -> i32 {
+    match r {
+        Ok(s) => {
+            output(s.as_bytes());
+            0
+        }
+        Err(e) => {
+            set_error(&e);
+            1
+        }
+    }
+}
+
+/// Serves describe.
+#[cfg(target_arch = "wasm32")]
+pub fn serve_describe(d: &Describe) -> i32 {
+    finish(describe_json(d))
+}
+
+/// Serves verify with f.
+#[cfg(target_arch = "wasm32")]
+pub fn serve_verify(f: fn(VerifyInput) -> Result<VerifyOutput, String>) -> i32 {
+    finish(handle(&input(), VerifyInput::decode, f))
+}
+
+/// Serves load_cases with f.
+#[cfg(target_arch = "wasm32")]
+pub fn serve_load(f: fn(LoadInput) -> Result<LoadOutput, String>) -> i32 {
+    finish(handle(&input(), LoadInput::decode, f))
+}
+
+/// Serves evaluate with f.
+#[cfg(target_arch = "wasm32")]
+pub fn serve_evaluate(f: fn(EvaluateInput) -> Result<EvaluateOutput, String>) -> i32 {
+    finish(handle(&input(), EvaluateInput::decode, f))
+}
+
+/// Serves test with f.
+#[cfg(target_arch = "wasm32")]
+pub fn serve_test(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
+    finish(handle(&input(), TestInput::decode, f))
+}
+
+/// Exports `describe` answering with the given Describe expression.
+#[macro_export]
+macro_rules! describe {
+    ($d:expr) => {
+        #[export_name = "describe"]
+        pub extern "C" fn __wasmeval_describe() -> i32 {
+            $crate::serve_describe(&$d)
+        }
+    };
+}
+
+/// Exports `verify` served by a fn(VerifyInput) -> Result<VerifyOutput, String>.
+#[macro_export]
+macro_rules! verifier {
+    ($f:path) => {
+        #[export_name = "verify"]
+        pub extern "C" fn __wasmeval_verify() -> i32 {
+            $crate::serve_verify($f)
+        }
+    };
+}
+
+/// Exports `load_cases` served by a fn(LoadInput) -> Result<LoadOutput, String>.
+#[macro_export]
+macro_rules! loader {
+    ($f:path) => {
+        #[export_name = "load_cases"]
+        pub extern "C" fn __wasmeval_load_cases() -> i32 {
+            $crate::serve_load($f)
+        }
+    };
+}
+
+/// Exports `evaluate` served by a fn(EvaluateInput) -> Result<EvaluateOutput, String>.
+#[macro_export]
+macro_rules! evaluator {
+    ($f:path) => {
+        #[export_name = "evaluate"]
+        pub extern "C" fn __wasmeval_evaluate() -> i32 {
+            $crate::serve_evaluate($f)
+        }
+    };
+}
+
+/// Exports `test` served by a fn(TestInput) -> Result<TestOutput, String>.
+#[macro_export]
+macro_rules! test_function {
+    ($f:path) => {
+        #[export_name = "test"]
+        pub extern "C" fn __wasmeval_test() -> i32 {
+            $crate::serve_test($f)
+        }
+    };
+}

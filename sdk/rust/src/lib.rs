@@ -1,0 +1,35 @@
+//! wasmeval — the Rust SDK for wasmeval plugins.
+//!
+//! A plugin is a `cdylib` built for `wasm32-unknown-unknown`; it exchanges
+//! envelopes with the host through Extism's input and output (the SDK
+//! declares the `extism:host/env` imports itself, so no crate from
+//! crates.io is needed). A plugin author writes one function per kind and
+//! exports it with a macro:
+//!
+//! ```ignore
+//! use wasmeval::*;
+//!
+//! fn check(input: VerifyInput) -> Result<VerifyOutput, String> { ... }
+//!
+//! describe!(Describe::new("my-verifier", "1.0.0", &["verifier"]));
+//! verifier!(check);
+//! ```
+//!
+//! JSON follows the shared model of every wasmeval SDK (see
+//! docs/conformance.md): numbers keep their literal text, output is
+//! canonical (keys sorted, encoding/json's escaping), and malformed input
+//! gives the same message in every language.
+
+mod answer;
+mod compare;
+mod entry;
+mod json;
+mod models;
+mod text;
+
+pub use answer::*;
+pub use compare::*;
+pub use entry::*;
+pub use json::*;
+pub use models::*;
+pub use text::*;
