@@ -85,7 +85,7 @@ func startManifest(p *problem.Problem, f runFlags, out string, args []string) (*
 		Flags:       manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, Command: f.command},
 		RuntimeName: "local", Start: time.Now()})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, usageErr(err)
 	}
 	var finished *run.Finished
 	if prev := f.previous; prev != nil {

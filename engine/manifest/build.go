@@ -3,7 +3,9 @@ package manifest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -34,6 +36,15 @@ func New(in Input) (*Manifest, error) {
 	pd, err := ProblemDigest(p)
 	if err != nil {
 		return nil, err
+	}
+	if st, err := os.Stat(in.Submission); err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("submission %s: %w", in.Submission, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("submission %s is not a directory", in.Submission)
 	}
 	sd, files, err := TreeDigest(in.Submission)
 	if err != nil {
