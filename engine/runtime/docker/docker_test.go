@@ -269,7 +269,7 @@ func TestForkBombIsStoppedByPidsLimit(t *testing.T) {
 	if !res.TimedOut {
 		t.Errorf("fork bomb: %+v", res)
 	}
-	if el := time.Since(start); el > 40*time.Second {
+	if el := time.Since(start); el > 3*time.Minute {
 		t.Errorf("stopping the bomb took %v", el)
 	}
 	res, err = s.Exec(context.Background(), runtime.ExecRequest{Argv: []string{"python3", "-c", "print('alive')"}, Env: env(s), Timeout: 20 * time.Second})

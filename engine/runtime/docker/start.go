@@ -110,7 +110,7 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 	token := newToken()
 	s.mu.Unlock()
 	startMark := "wasmeval-" + token
-	cmd := append([]string{helperPath, "sh", "-c", wrapper, "wasmeval-server", token, startMark, unsetList(req.Env)}, req.Argv...)
+	cmd := wrapperArgs("wasmeval-server", token, startMark, req.Env, req.Argv)
 	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
 		Cmd: cmd, Env: s.environ(req.Env, token), WorkingDir: s.rt.opts.Spec.Workdir,
 		AttachStdout: true, AttachStderr: true,
