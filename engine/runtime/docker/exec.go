@@ -104,7 +104,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	oomBefore := s.oom.count()
 
 	start := time.Now()
-	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+	ex, err := s.cli.ContainerExecCreate(ctx, s.container(), container.ExecOptions{
 		Cmd: cmd, Env: env, WorkingDir: s.rt.opts.Spec.Workdir,
 		AttachStdin: len(req.Stdin) > 0, AttachStdout: true, AttachStderr: true,
 	})
@@ -235,7 +235,7 @@ func (s *session) killMarked(token string) {
 // helperExec runs a busybox applet in the container and waits for it.
 func (s *session) helperExec(ctx context.Context, argv []string, user string) (runtime.ExecResult, error) {
 	var res runtime.ExecResult
-	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+	ex, err := s.cli.ContainerExecCreate(ctx, s.container(), container.ExecOptions{
 		Cmd: append([]string{helperPath}, argv...), User: user,
 		AttachStdout: true, AttachStderr: true,
 	})
