@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,10 +19,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
 )
 
-// containers counts containers wasmeval made, by the process that made
-// them: pid > 0 counts that process's, pid 0 counts orphans (made by a
-// process no longer alive — what a run must never leave behind). Tests of
-// other packages running at the same time are alive, so never counted.
+// containers counts the containers a process (a CLI run) made.
 func containers(t *testing.T, pid int) int {
 	t.Helper()
 	cs, err := dockertest.Client(t).ContainerList(context.Background(), container.ListOptions{All: true,
@@ -33,9 +29,7 @@ func containers(t *testing.T, pid int) int {
 	}
 	n := 0
 	for _, c := range cs {
-		owner, _ := strconv.Atoi(c.Labels[docker.LabelPID])
-		alive := owner > 0 && syscall.Kill(owner, 0) == nil
-		if (pid > 0 && owner == pid) || (pid == 0 && !alive) {
+		if c.Labels[docker.LabelPID] == strconv.Itoa(pid) {
 			n++
 		}
 	}
@@ -55,10 +49,14 @@ func TestRunOnDockerKeepsSetupApartAndLeavesNothing(t *testing.T) {
 	image := dockertest.Image(t, "python")
 	spec := writeSpec(t, "image: "+image+"\nmemory: 256MiB\nsetup: [\"echo setting up; python3 --version\"]\n")
 	out := t.TempDir()
-	res := wasmeval(t, "run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/reference",
+	cmd := exec.Command(binary, "run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/reference",
 		"--env", spec, "--out", out, "--progress", "none", "--jobs", "2")
-	if res.code != 0 {
-		t.Fatalf("reference on docker: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("reference on docker: %v\n%s", err, b)
+	}
+	if n := containers(t, cmd.Process.Pid); n != 0 {
+		t.Errorf("%d containers left behind", n)
 	}
 	recs := readJournal(t, out)
 	if len(recs) == 0 {
@@ -76,13 +74,15 @@ func TestRunOnDockerKeepsSetupApartAndLeavesNothing(t *testing.T) {
 	if b, _ := os.ReadFile(logs[0]); !strings.Contains(string(b), "setting up") || !strings.Contains(string(b), "Python 3") {
 		t.Errorf("setup log: %q", b)
 	}
-	res = wasmeval(t, "run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/broken",
+	cmd = exec.Command(binary, "run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/broken",
 		"--env", spec, "--out", t.TempDir(), "--progress", "none")
-	if res.code != 1 {
-		t.Errorf("broken on docker: exit %d\n%s", res.code, res.stderr)
+	b, err = cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("broken on docker: %v\n%s", err, b)
 	}
-	if n := containers(t, 0); n != 0 {
-		t.Errorf("%d containers left behind", n)
+	if n := containers(t, cmd.Process.Pid); n != 0 {
+		t.Errorf("a failing run left %d containers behind", n)
 	}
 }
 
@@ -165,20 +165,20 @@ func TestInterruptAndCleanLeaveNoContainers(t *testing.T) {
 		}()
 		cmd.Wait()
 		if sig == os.Interrupt {
-			if n := containers(t, 0); n != 0 {
+			if n := containers(t, cmd.Process.Pid); n != 0 {
 				t.Errorf("Ctrl-C left %d containers", n)
 			}
 			continue
 		}
-		if containers(t, 0) == 0 {
+		if containers(t, cmd.Process.Pid) == 0 {
 			t.Fatal("a killed run left nothing to clean (test cannot tell)")
 		}
 		res := wasmeval(t, "env", "clean")
 		if res.code != 0 || !strings.Contains(res.stdout, "removed container") {
 			t.Errorf("clean: %d %s %s", res.code, res.stdout, res.stderr)
 		}
-		if n := containers(t, 0); n != 0 {
-			t.Errorf("after clean, %d containers left", n)
+		if n := containers(t, cmd.Process.Pid); n != 0 {
+			t.Errorf("after clean, %d of the killed run's containers left", n)
 		}
 	}
 }
