@@ -351,3 +351,21 @@ func TestLegacyLoaderForms(t *testing.T) {
 		t.Errorf("unknown loader type: %v", err)
 	}
 }
+
+func TestEnvironmentKey(t *testing.T) {
+	base := "name: p\nentry_file: main.py\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n"
+	dir := writeTree(t, map[string]string{"config.yaml": "environment: env/docker.yaml\n" + base, "env/docker.yaml": "image: x\n", "c1/g/a/case.yaml": "arguments: []\n"})
+	p, err := Load(dir, testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Environment != filepath.Join(dir, "env", "docker.yaml") {
+		t.Errorf("environment %q", p.Environment)
+	}
+	for env, want := range map[string]string{"missing.yaml": "not found", "../outside.yaml": "expected a path inside"} {
+		dir := writeTree(t, map[string]string{"config.yaml": "environment: " + env + "\n" + base})
+		if _, err := Load(dir, testOpts); err == nil || !strings.Contains(err.Error(), "config.yaml:1: environment: ") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v", env, err)
+		}
+	}
+}

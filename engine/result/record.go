@@ -46,14 +46,12 @@ type Outcome struct {
 	Output     string   `json:"output"`
 	Stderr     string   `json:"stderr"`
 	// OutputDropped/StderrDropped count bytes cut at the output cap.
-	OutputDropped int64   `json:"output_dropped,omitempty"`
-	StderrDropped int64   `json:"stderr_dropped,omitempty"`
-	Elapsed       float64 `json:"elapsed_s"`
-	TimedOut      bool    `json:"timed_out"`
-	Signal        string  `json:"signal,omitempty"`
-	// OOMKilled is set when the runtime's memory limit killed the process.
-	OOMKilled bool           `json:"oom_killed,omitempty"`
-	Files     map[string]any `json:"files,omitempty"`
+	OutputDropped int64          `json:"output_dropped,omitempty"`
+	StderrDropped int64          `json:"stderr_dropped,omitempty"`
+	Elapsed       float64        `json:"elapsed_s"`
+	TimedOut      bool           `json:"timed_out"`
+	Signal        string         `json:"signal,omitempty"`
+	Files         map[string]any `json:"files,omitempty"`
 	// Headers are an API case's response headers (lower-case names).
 	Headers map[string]string `json:"headers,omitempty"`
 	// Artifacts are files kept for the case (server logs, screenshots),
@@ -66,6 +64,8 @@ type Outcome struct {
 	// PluginError says which plugin failed on this case and how (trap,
 	// timeout, bad envelope…); the case fails, the run goes on.
 	PluginError string `json:"plugin_error,omitempty"`
+	// OOMKilled is set when the runtime's memory limit killed the process.
+	OOMKilled bool `json:"oom_killed,omitempty"`
 }
 
 // Key identifies the case within a run.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
 
 	"github.com/wasmeval/wasmeval/engine/runtime"
@@ -30,22 +31,37 @@ const DefaultOutputCap = 16 << 20
 // killed.
 const drainDelay = 2 * time.Second
 
-// killFunc kills every process whose environment holds $M (except the
-// calling shell). It stops them all before killing any, so a fork bomb
-// cannot refill the slots it frees, and forks as little as possible (a
-// few processes per round; a round whose scan could not run is
-// retried): under a spent pids limit every fork may fail.
-// strings splits each environ file at its NULs (grep alone would stop
-// at the first), so each variable is matched whole.
-const killFunc = `k() { for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do l=$( (strings -n 1 -f /proc/[0-9]*/environ 2>/dev/null; echo "/: END") | grep -F -e ": $M" -e "/: END"); case $l in *"/: END"*) ;; *) continue ;; esac; p=; for f in $l; do case $f in /proc/*) f=${f#/proc/}; f=${f%/environ:}; [ "$f" = "$$" ] || p="$p $f" ;; esac; done; [ -z "$p" ] && return 0; kill -STOP $p 2>/dev/null; kill -9 $p 2>/dev/null; done; return 1; }
+// killer kills every process whose environment holds $1 (the marker),
+// except the pid $2. It runs without the marker itself, so neither it nor
+// the processes of its own scan match. It stops them all before killing
+// any, so a fork bomb cannot refill the slots it frees, and forks as
+// little as possible (a few processes per round; a round whose scan could
+// not run is retried): under a spent pids limit every fork may fail.
+// A process forked after the scan listed /proc by a parent that then
+// exited is not in that scan, so only two clean scans in a row count.
+// strings splits each environ file at its NULs (grep alone would stop at
+// the first), so each variable is matched whole; a scan counts only when
+// strings itself ran, which its own environment (/proc/self) proves.
+const killer = `M=` + SessionEnv + `=$1; X=$2; e=0; export WASMEVAL_SCAN=done
+for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+  l=$(strings -n 1 -f /proc/self/environ /proc/[0-9]*/environ 2>/dev/null | grep -F -e ": $M" -e ": WASMEVAL_SCAN=done")
+  case $l in *"/proc/self/environ: WASMEVAL_SCAN=done"*) ;; *) continue ;; esac
+  p=; for f in $l; do case $f in /proc/*) q=${f#/proc/}; q=${q%/environ:} ;; "$M") [ "$q" = "$X" ] || p="$p $q" ;; esac; done
+  if [ -z "$p" ]; then e=$((e+1)); [ $e -ge 2 ] && echo killed && exit 0; continue; fi
+  e=0; kill -STOP $p 2>/dev/null; kill -9 $p 2>/dev/null
+done
+exit 1
 `
 
 // wrapper starts a case's command and, once it exits, kills whatever it
 // left behind (so background children holding the output cannot keep the
 // case open). The command is resolved against PATH here, with an explicit
 // path: busybox's shell would otherwise prefer its own applets (sh, ls,
-// sleep…) over the image's programs.
-const wrapper = killFunc + `M=` + SessionEnv + `=$1; W=$2; [ -n "$3" ] && unset $3; c=$4; shift 4
+// sleep…) over the image's programs. Counting /proc entries costs no
+// fork, so the scan for leftovers runs only when the case left more
+// processes than there were when it started.
+const wrapper = `T=$1; W=$2; K=$3; [ -n "$4" ] && unset $4; c=$5; shift 5
+cnt() { n=$#; }
 case $c in
 */*) p=$c ;;
 *) p=; IFS=:; for d in $PATH; do [ -z "$d" ] && d=.; if [ -f "$d/$c" ] && [ -x "$d/$c" ]; then p=$d/$c; break; fi; done; unset IFS
@@ -53,15 +69,18 @@ case $c in
 esac
 if [ ! -e "$p" ]; then echo "$W: start $c: no such file or directory" >&2; exit 127; fi
 if [ -d "$p" ] || [ ! -x "$p" ]; then echo "$W: start $c: not an executable file" >&2; exit 126; fi
+cnt /proc/[0-9]*; n0=$n
 "$p" "$@"
 rc=$?
-k
+cnt /proc/[0-9]*
+[ $n -gt $n0 ] && ` + helperPath + ` env -u ` + SessionEnv + ` ` + helperPath + ` sh -c "$K" wasmeval-kill "$T" $$ >/dev/null
 exit $rc
 `
 
-// killer kills every process marked $T from a separate exec.
-const killer = killFunc + `M=` + SessionEnv + `=$1; k && echo killed
-`
+// wrapperArgs is the exec command line of a wrapped process.
+func wrapperArgs(name, token, startMark string, env map[string]string, argv []string) []string {
+	return append([]string{helperPath, "sh", "-c", wrapper, name, token, startMark, killer, unsetList(env)}, argv...)
+}
 
 // Exec runs one command in the group's container through an exec, with
 // exactly the given environment (host-specific values translated) and
@@ -81,11 +100,11 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	token := newToken()
 	startMark := "wasmeval-" + token
 	env := s.environ(req.Env, token)
-	cmd := append([]string{helperPath, "sh", "-c", wrapper, "wasmeval-case", token, startMark, unsetList(req.Env)}, req.Argv...)
+	cmd := wrapperArgs("wasmeval-case", token, startMark, req.Env, req.Argv)
 	oomBefore := s.oom.count()
 
 	start := time.Now()
-	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+	ex, err := s.cli.ContainerExecCreate(ctx, s.container(), container.ExecOptions{
 		Cmd: cmd, Env: env, WorkingDir: s.rt.opts.Spec.Workdir,
 		AttachStdin: len(req.Stdin) > 0, AttachStdout: true, AttachStderr: true,
 	})
@@ -137,6 +156,11 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	ictx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	code, err := s.exitCode(ictx, ex.ID)
+	if err != nil && res.TimedOut && client.IsErrNotFound(err) {
+		// The container was replaced to stop the tree: the exec went
+		// with it, killed.
+		code, err = 128+int(syscall.SIGKILL), nil
+	}
 	if err != nil {
 		return res, err
 	}
@@ -191,13 +215,18 @@ func (s *session) drain(done <-chan error, closeConn func()) {
 func (s *session) killMarked(token string) {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
-	for try := 0; try < 3; try++ {
-		res, err := s.helperExec(ctx, []string{"sh", "-c", killer, "wasmeval-kill", token}, "0")
+	// Under a spent pids limit the killer may not start, or its scans may
+	// not fork; processes of a churning bomb exit all the time, so a retry
+	// soon finds room, and each round leaves more of the tree stopped.
+	for try := 0; try < 20; try++ {
+		res, err := s.helperExec(ctx, []string{"sh", "-c", killer, "wasmeval-kill", token, ""}, "0")
 		if err == nil && res.ExitCode == 0 && strings.TrimSpace(string(res.Stdout)) == "killed" {
 			return
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
+	ctx, cancel = context.WithTimeout(context.Background(), 4*cleanupTimeout)
+	defer cancel()
 	if err := s.recycle(ctx); err != nil {
 		s.broken = fmt.Errorf("replace the container after a process tree could not be killed: %w", err)
 	}
@@ -206,7 +235,7 @@ func (s *session) killMarked(token string) {
 // helperExec runs a busybox applet in the container and waits for it.
 func (s *session) helperExec(ctx context.Context, argv []string, user string) (runtime.ExecResult, error) {
 	var res runtime.ExecResult
-	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+	ex, err := s.cli.ContainerExecCreate(ctx, s.container(), container.ExecOptions{
 		Cmd: append([]string{helperPath}, argv...), User: user,
 		AttachStdout: true, AttachStderr: true,
 	})

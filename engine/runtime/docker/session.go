@@ -181,9 +181,11 @@ func (s *session) create(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("create container from %s: %w", spec.Image, err)
 	}
+	s.mu.Lock()
 	s.id = resp.ID
-	s.oom = watchOOM(s.cli, s.id)
-	if err := s.cli.ContainerStart(ctx, s.id, container.StartOptions{}); err != nil {
+	s.mu.Unlock()
+	s.oom = watchOOM(s.cli, resp.ID)
+	if err := s.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return fmt.Errorf("start container from %s: %w", spec.Image, err)
 	}
 	return nil
@@ -196,8 +198,18 @@ func (s *session) recycle(ctx context.Context) error {
 	if err := s.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !client.IsErrNotFound(err) {
 		return fmt.Errorf("remove container: %w", err)
 	}
+	s.mu.Lock()
 	s.id = ""
+	s.mu.Unlock()
 	return s.create(ctx)
+}
+
+// container is the current container's ID (it changes when a container
+// is replaced; forwarders read it from their own goroutines).
+func (s *session) container() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.id
 }
 
 func trimLabel(l string) string {
@@ -273,8 +285,8 @@ func (s *session) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	var err error
-	if s.id != "" {
-		if rmErr := s.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true}); rmErr != nil && !client.IsErrNotFound(rmErr) {
+	if id := s.container(); id != "" {
+		if rmErr := s.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true}); rmErr != nil && !client.IsErrNotFound(rmErr) {
 			err = fmt.Errorf("remove container: %w", rmErr)
 		}
 	}

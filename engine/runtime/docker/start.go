@@ -72,7 +72,7 @@ func (f *forwarder) carry(c net.Conn) {
 	defer c.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ex, err := f.s.cli.ContainerExecCreate(ctx, f.s.id, container.ExecOptions{
+	ex, err := f.s.cli.ContainerExecCreate(ctx, f.s.container(), container.ExecOptions{
 		Cmd:         []string{helperPath, "nc", "127.0.0.1", strconv.Itoa(f.port)},
 		AttachStdin: true, AttachStdout: true, AttachStderr: true,
 	})
@@ -110,8 +110,8 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 	token := newToken()
 	s.mu.Unlock()
 	startMark := "wasmeval-" + token
-	cmd := append([]string{helperPath, "sh", "-c", wrapper, "wasmeval-server", token, startMark, unsetList(req.Env)}, req.Argv...)
-	ex, err := s.cli.ContainerExecCreate(ctx, s.id, container.ExecOptions{
+	cmd := wrapperArgs("wasmeval-server", token, startMark, req.Env, req.Argv)
+	ex, err := s.cli.ContainerExecCreate(ctx, s.container(), container.ExecOptions{
 		Cmd: cmd, Env: s.environ(req.Env, token), WorkingDir: s.rt.opts.Spec.Workdir,
 		AttachStdout: true, AttachStderr: true,
 	})
