@@ -252,18 +252,31 @@ func (s *Server) Stop() error {
 	return err
 }
 
+// MaxLogBytes caps each server log artifact, so a server that floods its
+// output cannot fill the disk; the tail is kept whatever the cap.
+const MaxLogBytes = 64 << 20
+
 // logSink writes a server stream to its artifact file and keeps its tail.
 type logSink struct {
-	mu   sync.Mutex
-	file *os.File
-	tail []byte
+	mu      sync.Mutex
+	file    *os.File
+	written int64
+	tail    []byte
 }
 
 func (l *logSink) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.file != nil {
-		l.file.Write(p) // a full disk must not stop the server
+	if l.file != nil && l.written < MaxLogBytes {
+		keep := p
+		if left := MaxLogBytes - l.written; int64(len(keep)) > left {
+			keep = keep[:left]
+		}
+		l.file.Write(keep) // a full disk must not stop the server
+		l.written += int64(len(keep))
+		if l.written >= MaxLogBytes {
+			fmt.Fprintf(l.file, "\n[wasmeval: log truncated at %d bytes]\n", MaxLogBytes)
+		}
 	}
 	l.tail = append(l.tail, p...)
 	if len(l.tail) > 2*LogTailBytes {

@@ -1,4 +1,4 @@
-package run
+package servertest
 
 import (
 	"bytes"
@@ -15,27 +15,28 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
 // evaluate runs a problem against a submission and returns the output
 // directory and the records by key.
-func evaluate(t *testing.T, problemDir, submission string) (string, *Outcome, map[string]*result.CaseRecord) {
+func evaluate(t *testing.T, problemDir, submission string) (string, *run.Outcome, map[string]*result.CaseRecord) {
 	t.Helper()
 	requirePython(t)
-	p, err := LoadProblem(problemDir)
+	p, err := run.LoadProblem(problemDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := testHost(t)
-	if err := Validate(context.Background(), p, BuiltinLoader, h); err != nil {
+	if err := run.Validate(context.Background(), p, run.BuiltinLoader, h); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	res, err := Run(context.Background(), Options{
+	res, err := run.Run(context.Background(), run.Options{
 		Problem: p, Submission: submission, OutDir: out,
 		Runtime: local.New(local.Options{BaseDir: t.TempDir()}),
-		Loader:  BuiltinLoader, Plugins: h,
+		Loader:  run.BuiltinLoader, Plugins: h,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -427,11 +428,11 @@ func TestValidateCasesAgainstTheAdapter(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: p\nentry_file: app.py\nadapter: {type: "+tc.adapter+"}\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n"), 0o644)
 		os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
 		os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(tc.cases), 0o644)
-		p, err := LoadProblem(dir)
+		p, err := run.LoadProblem(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = Validate(context.Background(), p, BuiltinLoader, nil)
+		err = run.Validate(context.Background(), p, run.BuiltinLoader, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "g.yaml") {
 			t.Errorf("%s: %v, want %q", tc.adapter, err, tc.msg)
 		}
