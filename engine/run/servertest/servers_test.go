@@ -98,7 +98,7 @@ var notesCases = []string{
 }
 
 func TestNotesExampleReferencePasses(t *testing.T) {
-	dir := "../../examples/notes"
+	dir := "../../../examples/notes"
 	out, res, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "reference"))
 	checkOutcomes(t, recs, notesCases, nil)
 	if !res.Passed {
@@ -132,7 +132,7 @@ func TestNotesExampleReferencePasses(t *testing.T) {
 }
 
 func TestNotesExampleBrokenFailsSpecificCases(t *testing.T) {
-	dir := "../../examples/notes"
+	dir := "../../../examples/notes"
 	_, res, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "broken"))
 	checkOutcomes(t, recs, notesCases, map[string][]string{
 		"crud/get_deleted":     {"output", "status_code"},
@@ -164,7 +164,7 @@ var todoCases = []string{"ui/heading", "ui/empty", "ui/add_two", "ui/complete_on
 
 func TestTodoWebExampleReferencePasses(t *testing.T) {
 	requireChromium(t)
-	dir := "../../examples/todo-web"
+	dir := "../../../examples/todo-web"
 	out, res, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "reference"))
 	checkOutcomes(t, recs, todoCases, nil)
 	if !res.Passed {
@@ -182,7 +182,7 @@ func TestTodoWebExampleReferencePasses(t *testing.T) {
 
 func TestTodoWebExampleBrokenFailsSpecificCases(t *testing.T) {
 	requireChromium(t)
-	dir := "../../examples/todo-web"
+	dir := "../../../examples/todo-web"
 	out, _, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "broken"))
 	checkOutcomes(t, recs, todoCases, map[string][]string{
 		"ui/heading":         {"output"},
