@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -235,8 +236,9 @@ func (s *Server) tail() string {
 // BaseURL is where the engine reaches the server.
 func (s *Server) BaseURL() string { return "http://" + s.endpoint.Dial }
 
-// Logs are the server's log artifacts (record references).
-func (s *Server) Logs() []string { return s.logs }
+// Logs are the server's log artifacts (record references), a fresh slice
+// for each case record to extend.
+func (s *Server) Logs() []string { return slices.Clone(s.logs) }
 
 // Stop stops the server and closes its logs.
 func (s *Server) Stop() error {
