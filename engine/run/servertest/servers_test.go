@@ -289,7 +289,7 @@ checkpoints:
 	write("flaky.yaml", "no_retry: {order: 1, request: {method: POST, path: /x}, expected: {output: second try}}\n"+
 		"retried: {order: 2, request: {method: POST, path: /x, retries: 2}, expected: {output: second try}}\n")
 
-	_, _, recs := evaluate(t, dir, sub)
+	out, _, recs := evaluate(t, dir, sub)
 	adapterError := func(key string, contains ...string) {
 		t.Helper()
 		r := recs[key]
@@ -313,6 +313,12 @@ checkpoints:
 	// The port is taken: the server exits, and its log tail says why.
 	adapterError("port_taken/a", "server exited before it was up (exit status 1)", "Address already in use")
 	adapterError("port_taken/b", "Address already in use")
+	// A taken port may be a race with another process, not the
+	// submission's fault: the server was started on new ports first.
+	log, _ := os.ReadFile(filepath.Join(out, "artifacts", "c1", "port_taken", "server.stderr.log"))
+	if n := strings.Count(string(log), "was taken; starting the server again on a new port"); n != 2 {
+		t.Errorf("port_taken: %d restarts in the server log, want 2:\n%s", n, log)
+	}
 	// Crashes mid-group: the case before passes, the crashing one and every
 	// later one report the exit with the server's stderr.
 	if !recs["crash/before"].Passed {
