@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,10 +71,46 @@ type Server struct {
 // Start launches the server and waits for its health check. A server that
 // does not come up leaves Down set; the error return is only for ctx.
 func (s *Server) Start(ctx context.Context, sess runtime.Session) error {
+	var err error
+	if s.stdout, err = s.newSink("server.stdout.log"); err != nil {
+		s.down = err.Error()
+		return nil
+	}
+	if s.stderr, err = s.newSink("server.stderr.log"); err != nil {
+		s.down = err.Error()
+		return nil
+	}
+	for attempt := 1; ; attempt++ {
+		portTaken, err := s.start(ctx, sess)
+		if err != nil {
+			s.down = err.Error()
+		}
+		if !portTaken || attempt == portAttempts || ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// The port was free when the runtime picked it but something took
+		// it before the server could bind (another server, an outgoing
+		// connection's ephemeral port): that is no fault of the
+		// submission, so it gets a new port.
+		s.down = ""
+		for _, sink := range []*logSink{s.stdout, s.stderr} {
+			fmt.Fprintf(sink, "\n[wasmeval: port %d was taken; starting the server again on a new port]\n", s.endpoint.Port)
+			sink.resetTail() // error messages quote the attempt that counts
+		}
+	}
+}
+
+// portAttempts is how many ports a server is started on when its port turns
+// out to be taken.
+const portAttempts = 3
+
+// start launches the server once on a fresh endpoint and waits for it. It
+// reports whether the server exited complaining that its address was in
+// use.
+func (s *Server) start(ctx context.Context, sess runtime.Session) (portTaken bool, err error) {
 	ep, err := sess.Endpoint(ctx)
 	if err != nil {
-		s.down = fmt.Sprintf("no address for the server: %v", err)
-		return ctx.Err()
+		return false, fmt.Errorf("no address for the server: %v", err)
 	}
 	s.endpoint = ep
 	subst := strings.NewReplacer("{{host}}", ep.Host, "{{port}}", strconv.Itoa(ep.Port))
@@ -91,24 +128,22 @@ func (s *Server) Start(ctx context.Context, sess runtime.Session) error {
 	env["HOST"], env["PORT"] = ep.Host, strconv.Itoa(ep.Port)
 	env = ProcessEnv(sess.Workdir(), env)
 
-	if s.stdout, err = s.newSink("server.stdout.log"); err != nil {
-		s.down = err.Error()
-		return nil
-	}
-	if s.stderr, err = s.newSink("server.stderr.log"); err != nil {
-		s.down = err.Error()
-		return nil
-	}
 	proc, err := sess.Start(ctx, runtime.StartRequest{Argv: argv, Env: env, Stdout: s.stdout, Stderr: s.stderr})
 	if err != nil {
-		s.down = fmt.Sprintf("server %q could not start: %v", strings.Join(argv, " "), err)
-		return ctx.Err()
+		return false, fmt.Errorf("server %q could not start: %v", strings.Join(argv, " "), err)
 	}
 	s.proc = proc
-	if err := s.waitHealthy(ctx, argv); err != nil {
-		s.down = err.Error()
+	err = s.waitHealthy(ctx, argv)
+	if err == nil {
+		return false, nil
 	}
-	return ctx.Err()
+	select {
+	case <-proc.Exited():
+		tail := strings.ToLower(s.stdout.Tail() + s.stderr.Tail())
+		return strings.Contains(tail, "address already in use") || strings.Contains(tail, "eaddrinuse"), err
+	default:
+		return false, err
+	}
 }
 
 func (s *Server) newSink(name string) (*logSink, error) {
@@ -235,8 +270,9 @@ func (s *Server) tail() string {
 // BaseURL is where the engine reaches the server.
 func (s *Server) BaseURL() string { return "http://" + s.endpoint.Dial }
 
-// Logs are the server's log artifacts (record references).
-func (s *Server) Logs() []string { return s.logs }
+// Logs are the server's log artifacts (record references), a fresh slice
+// for each case record to extend.
+func (s *Server) Logs() []string { return slices.Clone(s.logs) }
 
 // Stop stops the server and closes its logs.
 func (s *Server) Stop() error {
@@ -252,24 +288,44 @@ func (s *Server) Stop() error {
 	return err
 }
 
+// MaxLogBytes caps each server log artifact, so a server that floods its
+// output cannot fill the disk; the tail is kept whatever the cap.
+const MaxLogBytes = 64 << 20
+
 // logSink writes a server stream to its artifact file and keeps its tail.
 type logSink struct {
-	mu   sync.Mutex
-	file *os.File
-	tail []byte
+	mu      sync.Mutex
+	file    *os.File
+	written int64
+	tail    []byte
 }
 
 func (l *logSink) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.file != nil {
-		l.file.Write(p) // a full disk must not stop the server
+	if l.file != nil && l.written < MaxLogBytes {
+		keep := p
+		if left := MaxLogBytes - l.written; int64(len(keep)) > left {
+			keep = keep[:left]
+		}
+		l.file.Write(keep) // a full disk must not stop the server
+		l.written += int64(len(keep))
+		if l.written >= MaxLogBytes {
+			fmt.Fprintf(l.file, "\n[wasmeval: log truncated at %d bytes]\n", MaxLogBytes)
+		}
 	}
 	l.tail = append(l.tail, p...)
 	if len(l.tail) > 2*LogTailBytes {
 		l.tail = append(l.tail[:0], l.tail[len(l.tail)-LogTailBytes:]...)
 	}
 	return len(p), nil
+}
+
+// resetTail forgets the tail kept so far (the file keeps everything).
+func (l *logSink) resetTail() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.tail = l.tail[:0]
 }
 
 // Tail returns the last LogTailBytes written.

@@ -14,6 +14,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/adapter"
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
@@ -30,8 +31,24 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"ok":true}`)
+			switch r.URL.Path {
+			case "/bytes":
+				w.Write([]byte{0, 1, 2, 0xff})
+			case "/text":
+				w.Header().Add("X-Multi", "a")
+				w.Header().Add("X-Multi", "b")
+				io.WriteString(w, "not json")
+			case "/empty":
+				w.WriteHeader(http.StatusNoContent)
+			case "/big":
+				io.WriteString(w, strings.Repeat("x", 100))
+			case "/echo":
+				body, _ := io.ReadAll(r.Body)
+				fmt.Fprintf(w, "%s %s %s %s", r.Method, r.URL.RawQuery, r.Header.Get("Content-Type"), body)
+			default:
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, `{"ok":true}`)
+			}
 		}))
 		return
 	}
@@ -128,5 +145,46 @@ func TestAPIAdapterAgainstTrivialServer(t *testing.T) {
 	if err != nil || out.StatusCode != 200 || out.Output != `{"ok":true}` || out.Headers["content-type"] != "application/json" ||
 		strings.Join(out.Command, " ") != "POST /x?a=1" || out.AdapterError || out.Error != "" {
 		t.Errorf("%+v %v", out, err)
+	}
+}
+
+// Response formats and caps: binary bodies in base64, text capped with a
+// marker, a body that is not JSON noted (an empty one is fine), repeated
+// headers joined, the request's body and content type sent as given.
+func TestAPIAdapterResponseFormats(t *testing.T) {
+	api, workspace, stop := startTrivial(t)
+	defer stop()
+	api.OutputCap = 50
+	run := func(r *cases.Request) result.Outcome {
+		t.Helper()
+		out, err := api.Run(context.Background(), workspace, &cases.Case{ID: "f", Request: r, Timeout: 5 * time.Second})
+		if err != nil || out.AdapterError {
+			t.Fatalf("%+v %v", out, err)
+		}
+		return out
+	}
+	if out := run(&cases.Request{Method: "GET", Path: "/bytes", Response: problem.ResponseBinary}); out.Output != "AAEC/w==" {
+		t.Errorf("binary: %q", out.Output)
+	}
+	out := run(&cases.Request{Method: "GET", Path: "/text"})
+	if out.Error != "response body is not JSON" || out.Output != "not json" || out.Headers["x-multi"] != "a, b" {
+		t.Errorf("text under json: %+v", out)
+	}
+	if out := run(&cases.Request{Method: "GET", Path: "/empty"}); out.StatusCode != 204 || out.Error != "" || out.Output != "" {
+		t.Errorf("empty: %+v", out)
+	}
+	out = run(&cases.Request{Method: "GET", Path: "/big", Response: problem.ResponseText})
+	if out.OutputDropped != 50 || !strings.HasPrefix(out.Output, strings.Repeat("x", 50)+"\n[wasmeval: output truncated, 50 more bytes dropped]") {
+		t.Errorf("cap: %+v", out)
+	}
+	out = run(&cases.Request{Method: "PUT", Path: "/echo", Query: map[string][]string{"k": {"v w"}}, Body: []byte("hi"), ContentType: "text/plain",
+		Headers: map[string]string{"Content-Type": "text/x-custom"}, Response: problem.ResponseText})
+	if out.Output != "PUT k=v+w text/x-custom hi" {
+		t.Errorf("echo: %q", out.Output)
+	}
+	// A case without a request is the adapter's error, not a crash.
+	bad, err := api.Run(context.Background(), workspace, &cases.Case{ID: "none", Timeout: time.Second})
+	if err != nil || !bad.AdapterError || !strings.Contains(bad.Error, "case has no request") {
+		t.Errorf("no request: %+v %v", bad, err)
 	}
 }

@@ -1,4 +1,4 @@
-package run
+package servertest
 
 import (
 	"bytes"
@@ -15,27 +15,28 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
 // evaluate runs a problem against a submission and returns the output
 // directory and the records by key.
-func evaluate(t *testing.T, problemDir, submission string) (string, *Outcome, map[string]*result.CaseRecord) {
+func evaluate(t *testing.T, problemDir, submission string) (string, *run.Outcome, map[string]*result.CaseRecord) {
 	t.Helper()
 	requirePython(t)
-	p, err := LoadProblem(problemDir)
+	p, err := run.LoadProblem(problemDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := testHost(t)
-	if err := Validate(context.Background(), p, BuiltinLoader, h); err != nil {
+	if err := run.Validate(context.Background(), p, run.BuiltinLoader, h); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	res, err := Run(context.Background(), Options{
+	res, err := run.Run(context.Background(), run.Options{
 		Problem: p, Submission: submission, OutDir: out,
 		Runtime: local.New(local.Options{BaseDir: t.TempDir()}),
-		Loader:  BuiltinLoader, Plugins: h,
+		Loader:  run.BuiltinLoader, Plugins: h,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ var notesCases = []string{
 }
 
 func TestNotesExampleReferencePasses(t *testing.T) {
-	dir := "../../examples/notes"
+	dir := "../../../examples/notes"
 	out, res, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "reference"))
 	checkOutcomes(t, recs, notesCases, nil)
 	if !res.Passed {
@@ -131,7 +132,7 @@ func TestNotesExampleReferencePasses(t *testing.T) {
 }
 
 func TestNotesExampleBrokenFailsSpecificCases(t *testing.T) {
-	dir := "../../examples/notes"
+	dir := "../../../examples/notes"
 	_, res, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "broken"))
 	checkOutcomes(t, recs, notesCases, map[string][]string{
 		"crud/get_deleted":     {"output", "status_code"},
@@ -163,7 +164,7 @@ var todoCases = []string{"ui/heading", "ui/empty", "ui/add_two", "ui/complete_on
 
 func TestTodoWebExampleReferencePasses(t *testing.T) {
 	requireChromium(t)
-	dir := "../../examples/todo-web"
+	dir := "../../../examples/todo-web"
 	out, res, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "reference"))
 	checkOutcomes(t, recs, todoCases, nil)
 	if !res.Passed {
@@ -181,7 +182,7 @@ func TestTodoWebExampleReferencePasses(t *testing.T) {
 
 func TestTodoWebExampleBrokenFailsSpecificCases(t *testing.T) {
 	requireChromium(t)
-	dir := "../../examples/todo-web"
+	dir := "../../../examples/todo-web"
 	out, _, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "broken"))
 	checkOutcomes(t, recs, todoCases, map[string][]string{
 		"ui/heading":         {"output"},
@@ -288,7 +289,7 @@ checkpoints:
 	write("flaky.yaml", "no_retry: {order: 1, request: {method: POST, path: /x}, expected: {output: second try}}\n"+
 		"retried: {order: 2, request: {method: POST, path: /x, retries: 2}, expected: {output: second try}}\n")
 
-	_, _, recs := evaluate(t, dir, sub)
+	out, _, recs := evaluate(t, dir, sub)
 	adapterError := func(key string, contains ...string) {
 		t.Helper()
 		r := recs[key]
@@ -312,6 +313,12 @@ checkpoints:
 	// The port is taken: the server exits, and its log tail says why.
 	adapterError("port_taken/a", "server exited before it was up (exit status 1)", "Address already in use")
 	adapterError("port_taken/b", "Address already in use")
+	// A taken port may be a race with another process, not the
+	// submission's fault: the server was started on new ports first.
+	log, _ := os.ReadFile(filepath.Join(out, "artifacts", "c1", "port_taken", "server.stderr.log"))
+	if n := strings.Count(string(log), "was taken; starting the server again on a new port"); n != 2 {
+		t.Errorf("port_taken: %d restarts in the server log, want 2:\n%s", n, log)
+	}
 	// Crashes mid-group: the case before passes, the crashing one and every
 	// later one report the exit with the server's stderr.
 	if !recs["crash/before"].Passed {
@@ -427,11 +434,11 @@ func TestValidateCasesAgainstTheAdapter(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: p\nentry_file: app.py\nadapter: {type: "+tc.adapter+"}\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n"), 0o644)
 		os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
 		os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(tc.cases), 0o644)
-		p, err := LoadProblem(dir)
+		p, err := run.LoadProblem(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = Validate(context.Background(), p, BuiltinLoader, nil)
+		err = run.Validate(context.Background(), p, run.BuiltinLoader, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), "g.yaml") {
 			t.Errorf("%s: %v, want %q", tc.adapter, err, tc.msg)
 		}
