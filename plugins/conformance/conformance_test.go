@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
@@ -173,8 +174,11 @@ func Reference(tb testing.TB, lang Language) string {
 	return out
 }
 
+// newHost runs plugins as the CLI does (worker processes, no termination
+// checks). The suite checks bytes, not speed: the call timeout is generous
+// so a loaded machine cannot fail the ~1 MB vectors.
 func newHost(tb testing.TB) *host.Host {
-	h, err := host.New(host.Options{CacheDir: filepath.Join(tb.TempDir(), "cache")})
+	h, err := host.New(host.Options{CacheDir: filepath.Join(tb.TempDir(), "cache"), Isolation: host.Process, Timeout: 2 * time.Minute})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -88,6 +88,15 @@ var Examples = []Example{
 	{Go, "./examples/notes/plugins/statsloader", "examples/notes/plugins/notes-statsloader.wasm"},
 }
 
+// References are the conformance suite's reference plugins, one per SDK
+// (the suite's tests build their own copies; these are for trying them by
+// hand, e.g. with `wasmeval plugin call`).
+var References = []Example{
+	{Go, "./plugins/conformance/go", "plugins/conformance/go/conformance.wasm"},
+	{Rust, "plugins/conformance/rust/lib.rs", "plugins/conformance/rust/conformance.wasm"},
+	{AssemblyScript, "plugins/conformance/assemblyscript/plugin.ts", "plugins/conformance/assemblyscript/conformance.wasm"},
+}
+
 // BuildExample compiles one plugin of any language from source into out.
 func BuildExample(root string, ex Example, out string) error {
 	switch ex.Lang {
@@ -105,11 +114,16 @@ func BuildExample(root string, ex Example, out string) error {
 // temporary file and renamed, so concurrent builds (test packages run in
 // parallel) never leave a half-written module behind.
 func BuildExamples() error {
+	return BuildAll(Examples)
+}
+
+// BuildAll compiles the given plugins in place, like BuildExamples.
+func BuildAll(plugins []Example) error {
 	root, err := ModuleRoot()
 	if err != nil {
 		return err
 	}
-	for _, ex := range Examples {
+	for _, ex := range plugins {
 		out := filepath.Join(root, ex.Output)
 		tmp, err := os.CreateTemp(filepath.Dir(out), ".build-*.wasm")
 		if err != nil {
@@ -118,6 +132,10 @@ func BuildExamples() error {
 		tmp.Close()
 		if err := BuildExample(root, ex, tmp.Name()); err != nil {
 			os.Remove(tmp.Name())
+			return err
+		}
+		// CreateTemp makes the file private; a module is for everyone to read.
+		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 			return err
 		}
 		if err := os.Rename(tmp.Name(), out); err != nil {

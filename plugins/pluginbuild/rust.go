@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrToolchain marks a missing compiler, so tests can tell "cannot build
@@ -70,20 +71,13 @@ func BuildRust(src, out string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "wasmeval-rust-")
+	sdkDir, err := rustSDK(rc, root)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	common := []string{"--edition", "2021", "--target", RustTarget, "-C", "opt-level=s", "-C", "panic=abort",
-		"--remap-path-prefix", root + "=.", "-C", "metadata=wasmeval", "-C", "debuginfo=0"}
-	sdk := filepath.Join(tmp, "libwasmeval.rlib")
-	args := append(append([]string{}, common...), "--crate-type", "rlib", "--crate-name", "wasmeval", "-o", sdk, filepath.Join(root, RustSDK))
-	if err := run(rc, "", args...); err != nil {
-		return fmt.Errorf("build the Rust SDK: %w", err)
-	}
-	args = append(append([]string{}, common...), "--crate-type", "cdylib", "--crate-name", "plugin", "-C", "strip=symbols",
-		"--extern", "wasmeval="+sdk, "-L", tmp, "-o", out, src)
+	sdk := filepath.Join(sdkDir, "libwasmeval.rlib")
+	args := append(rustFlags(root), "--crate-type", "cdylib", "--crate-name", "plugin", "-C", "strip=symbols",
+		"--extern", "wasmeval="+sdk, "-L", sdkDir, "-o", out, src)
 	if l := wasmLinker(); l != "" {
 		args = append(args, "-C", "linker="+l)
 	}
@@ -103,4 +97,36 @@ func run(bin, dir string, args ...string) error {
 		return fmt.Errorf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
 	}
 	return nil
+}
+
+func rustFlags(root string) []string {
+	return []string{"--edition", "2021", "--target", RustTarget, "-C", "opt-level=s", "-C", "panic=abort",
+		"--remap-path-prefix", root + "=.", "-C", "metadata=wasmeval", "-C", "debuginfo=0"}
+}
+
+var (
+	rustSDKMu    sync.Mutex
+	rustSDKBuilt = map[string]string{} // rustc → directory holding libwasmeval.rlib
+)
+
+// rustSDK compiles the SDK crate once per process and rustc, so building
+// several plugins does not rebuild it each time.
+func rustSDK(rc, root string) (string, error) {
+	rustSDKMu.Lock()
+	defer rustSDKMu.Unlock()
+	if dir, ok := rustSDKBuilt[rc]; ok {
+		return dir, nil
+	}
+	dir, err := os.MkdirTemp("", "wasmeval-rust-sdk-")
+	if err != nil {
+		return "", err
+	}
+	args := append(rustFlags(root), "--crate-type", "rlib", "--crate-name", "wasmeval",
+		"-o", filepath.Join(dir, "libwasmeval.rlib"), filepath.Join(root, RustSDK))
+	if err := run(rc, "", args...); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("build the Rust SDK: %w", err)
+	}
+	rustSDKBuilt[rc] = dir
+	return dir, nil
 }

@@ -1,5 +1,7 @@
-// Command buildexamples compiles the example plugins from source (the
-// Taskfile's `plugins` task runs it): go run ./plugins/pluginbuild/buildexamples
+// Command buildexamples compiles every plugin of the repository from source
+// — the examples' (Go, Rust, AssemblyScript) and the conformance suite's
+// reference plugins (the Taskfile's `plugins` task runs it):
+// go run ./plugins/pluginbuild/buildexamples
 //
 // With -pin it also rewrites the sha256 the examples' configs pin to the
 // digests just built (`task plugins:pin`), after a change to a plugin's
@@ -17,11 +19,12 @@ import (
 func main() {
 	pin := flag.Bool("pin", false, "pin the examples' configs to the digests built")
 	flag.Parse()
-	if err := pluginbuild.BuildExamples(); err != nil {
+	all := append(append([]pluginbuild.Example{}, pluginbuild.Examples...), pluginbuild.References...)
+	if err := pluginbuild.BuildAll(all); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, ex := range pluginbuild.Examples {
+	for _, ex := range all {
 		fmt.Println("built", ex.Output)
 	}
 	if *pin {

@@ -66,17 +66,46 @@ func TypeName(v any) string {
 	return fmt.Sprintf("a %T", v)
 }
 
+// at is the path of the field being decoded, joined into text only when an
+// error names it, so decoding a well-formed envelope builds no path strings.
+type at struct {
+	parent *at
+	base   string // the root ("$.case"), or the key appended to parent
+	index  int    // >= 0: an array element of parent
+	key    bool   // base is an object key, quoted when not an identifier
+}
+
+func (p at) with(key string) at { return at{parent: &p, base: key, index: -1} }
+func (p at) elem(i int) at      { return at{parent: &p, index: i} }
+func (p at) keyed(k string) at  { return at{parent: &p, base: k, index: -1, key: true} }
+
+func (p at) String() string {
+	s := ""
+	if p.parent != nil {
+		s = p.parent.String()
+	}
+	if p.index >= 0 && p.parent != nil {
+		return s + "[" + strconv.Itoa(p.index) + "]"
+	}
+	if p.key {
+		return childPath(s, p.base)
+	}
+	return s + p.base
+}
+
+func root(path string) at { return at{base: path, index: -1} }
+
 // decoder converts a parsed document to the typed envelopes, remembering
 // the first shape error. Absent and null fields leave the zero value.
 type decoder struct{ err error }
 
-func (d *decoder) bad(path string, v any, want string) {
+func (d *decoder) bad(path at, v any, want string) {
 	if d.err == nil {
-		d.err = &InputError{Path: path, Got: TypeName(v), Expected: want}
+		d.err = &InputError{Path: path.String(), Got: TypeName(v), Expected: want}
 	}
 }
 
-func (d *decoder) obj(path string, v any) map[string]any {
+func (d *decoder) obj(path at, v any) map[string]any {
 	if v == nil {
 		return nil
 	}
@@ -87,7 +116,7 @@ func (d *decoder) obj(path string, v any) map[string]any {
 	return m
 }
 
-func (d *decoder) str(path string, v any) string {
+func (d *decoder) str(path at, v any) string {
 	if v == nil {
 		return ""
 	}
@@ -98,7 +127,7 @@ func (d *decoder) str(path string, v any) string {
 	return s
 }
 
-func (d *decoder) boolean(path string, v any) bool {
+func (d *decoder) boolean(path at, v any) bool {
 	if v == nil {
 		return false
 	}
@@ -109,7 +138,7 @@ func (d *decoder) boolean(path string, v any) bool {
 	return b
 }
 
-func (d *decoder) float(path string, v any) float64 {
+func (d *decoder) float(path at, v any) float64 {
 	if v == nil {
 		return 0
 	}
@@ -122,18 +151,18 @@ func (d *decoder) float(path string, v any) float64 {
 	return f
 }
 
-func (d *decoder) integer(path string, v any) int {
+func (d *decoder) integer(path at, v any) int {
 	f := d.float(path, v)
 	if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
 		if d.err == nil {
-			d.err = &InputError{Path: path, Got: "a number", Expected: "an integer"}
+			d.err = &InputError{Path: path.String(), Got: "a number", Expected: "an integer"}
 		}
 		return 0
 	}
 	return int(f)
 }
 
-func (d *decoder) arr(path string, v any) []any {
+func (d *decoder) arr(path at, v any) []any {
 	if v == nil {
 		return nil
 	}
@@ -144,78 +173,78 @@ func (d *decoder) arr(path string, v any) []any {
 	return a
 }
 
-func (d *decoder) strs(path string, v any) []string {
+func (d *decoder) strs(path at, v any) []string {
 	a := d.arr(path, v)
 	if a == nil {
 		return nil
 	}
 	out := make([]string, len(a))
 	for i, x := range a {
-		out[i] = d.str(path+"["+strconv.Itoa(i)+"]", x)
+		out[i] = d.str(path.elem(i), x)
 	}
 	return out
 }
 
-func (d *decoder) strMap(path string, v any) map[string]string {
+func (d *decoder) strMap(path at, v any) map[string]string {
 	m := d.obj(path, v)
 	if m == nil {
 		return nil
 	}
 	out := make(map[string]string, len(m))
 	for _, k := range sortedKeys(m) { // sorted: the first error is the same every time
-		out[k] = d.str(childPath(path, k), m[k])
+		out[k] = d.str(path.keyed(k), m[k])
 	}
 	return out
 }
 
-func (d *decoder) caseOf(path string, v any) Case {
+func (d *decoder) caseOf(path at, v any) Case {
 	m := d.obj(path, v)
 	var c Case
 	if m == nil {
 		return c
 	}
-	c.ID = d.str(path+".id", m["id"])
-	c.Checkpoint = d.str(path+".checkpoint", m["checkpoint"])
-	c.Group = d.str(path+".group", m["group"])
-	c.GroupType = d.str(path+".group_type", m["group_type"])
-	c.Arguments = d.strs(path+".arguments", m["arguments"])
+	c.ID = d.str(path.with(".id"), m["id"])
+	c.Checkpoint = d.str(path.with(".checkpoint"), m["checkpoint"])
+	c.Group = d.str(path.with(".group"), m["group"])
+	c.GroupType = d.str(path.with(".group_type"), m["group_type"])
+	c.Arguments = d.strs(path.with(".arguments"), m["arguments"])
 	if s, ok := m["stdin"]; ok && s != nil {
-		str := d.str(path+".stdin", s)
+		str := d.str(path.with(".stdin"), s)
 		c.Stdin = &str
 	}
-	c.Env = d.strMap(path+".env", m["env"])
-	for i, f := range d.arr(path+".input_files", m["input_files"]) {
-		p := path + ".input_files[" + strconv.Itoa(i) + "]"
+	c.Env = d.strMap(path.with(".env"), m["env"])
+	for i, f := range d.arr(path.with(".input_files"), m["input_files"]) {
+		p := path.with(".input_files").elem(i)
 		fm := d.obj(p, f)
-		c.InputFiles = append(c.InputFiles, InputFile{Path: d.str(p+".path", fm["path"]),
-			Content: d.str(p+".content", fm["content"]), Encoding: d.str(p+".encoding", fm["encoding"])})
+		c.InputFiles = append(c.InputFiles, InputFile{Path: d.str(p.with(".path"), fm["path"]),
+			Content: d.str(p.with(".content"), fm["content"]), Encoding: d.str(p.with(".encoding"), fm["encoding"])})
 	}
-	c.TrackedFiles = d.strs(path+".tracked_files", m["tracked_files"])
-	c.Expected = d.obj(path+".expected", m["expected"])
-	c.TimeoutS = d.float(path+".timeout_s", m["timeout_s"])
-	c.Reset = d.boolean(path+".reset", m["reset"])
-	c.Extra = d.obj(path+".extra", m["extra"])
+	c.TrackedFiles = d.strs(path.with(".tracked_files"), m["tracked_files"])
+	c.Expected = d.obj(path.with(".expected"), m["expected"])
+	c.TimeoutS = d.float(path.with(".timeout_s"), m["timeout_s"])
+	c.Reset = d.boolean(path.with(".reset"), m["reset"])
+	c.Extra = d.obj(path.with(".extra"), m["extra"])
 	return c
 }
 
-func (d *decoder) actualOf(path string, v any) Actual {
+func (d *decoder) actualOf(path at, v any) Actual {
 	m := d.obj(path, v)
 	var a Actual
 	if m == nil {
 		return a
 	}
-	a.StatusCode = d.integer(path+".status_code", m["status_code"])
-	a.Output = d.str(path+".output", m["output"])
-	a.Stderr = d.str(path+".stderr", m["stderr"])
-	a.Files = d.obj(path+".files", m["files"])
-	a.TimedOut = d.boolean(path+".timed_out", m["timed_out"])
+	a.StatusCode = d.integer(path.with(".status_code"), m["status_code"])
+	a.Output = d.str(path.with(".output"), m["output"])
+	a.Stderr = d.str(path.with(".stderr"), m["stderr"])
+	a.Files = d.obj(path.with(".files"), m["files"])
+	a.TimedOut = d.boolean(path.with(".timed_out"), m["timed_out"])
 	return a
 }
 
 func (d *decoder) top(v any) map[string]any {
 	m, ok := v.(map[string]any)
 	if !ok {
-		d.bad("$", v, "an object")
+		d.bad(root("$"), v, "an object")
 	}
 	return m
 }
@@ -228,9 +257,9 @@ func DecodeVerifyInput(data []byte) (*VerifyInput, error) {
 	}
 	d := &decoder{}
 	m := d.top(v)
-	in := &VerifyInput{ABIVersion: d.integer("$.abi_version", m["abi_version"]),
-		Config: d.obj("$.config", m["config"]), Case: d.caseOf("$.case", m["case"]),
-		Actual: d.actualOf("$.actual", m["actual"]), Expected: d.obj("$.expected", m["expected"])}
+	in := &VerifyInput{ABIVersion: d.integer(root("$.abi_version"), m["abi_version"]),
+		Config: d.obj(root("$.config"), m["config"]), Case: d.caseOf(root("$.case"), m["case"]),
+		Actual: d.actualOf(root("$.actual"), m["actual"]), Expected: d.obj(root("$.expected"), m["expected"])}
 	return in, d.err
 }
 
@@ -242,16 +271,16 @@ func DecodeLoadInput(data []byte) (*LoadInput, error) {
 	}
 	d := &decoder{}
 	m := d.top(v)
-	in := &LoadInput{ABIVersion: d.integer("$.abi_version", m["abi_version"]), Config: d.obj("$.config", m["config"])}
-	if g := d.obj("$.group", m["group"]); g != nil {
-		in.Group = GroupInfo{Checkpoint: d.str("$.group.checkpoint", g["checkpoint"]), Group: d.str("$.group.group", g["group"]),
-			GroupType: d.str("$.group.group_type", g["group_type"]), CaseGroup: d.str("$.group.case_group", g["case_group"]),
-			CaseOrder: d.strs("$.group.case_order", g["case_order"]), TimeoutS: d.float("$.group.timeout_s", g["timeout_s"])}
+	in := &LoadInput{ABIVersion: d.integer(root("$.abi_version"), m["abi_version"]), Config: d.obj(root("$.config"), m["config"])}
+	if g := d.obj(root("$.group"), m["group"]); g != nil {
+		in.Group = GroupInfo{Checkpoint: d.str(root("$.group.checkpoint"), g["checkpoint"]), Group: d.str(root("$.group.group"), g["group"]),
+			GroupType: d.str(root("$.group.group_type"), g["group_type"]), CaseGroup: d.str(root("$.group.case_group"), g["case_group"]),
+			CaseOrder: d.strs(root("$.group.case_order"), g["case_order"]), TimeoutS: d.float(root("$.group.timeout_s"), g["timeout_s"])}
 	}
-	for i, h := range d.arr("$.history", m["history"]) {
-		p := "$.history[" + strconv.Itoa(i) + "]"
+	for i, h := range d.arr(root("$.history"), m["history"]) {
+		p := root("$.history").elem(i)
 		hm := d.obj(p, h)
-		in.History = append(in.History, Outcome{Case: d.caseOf(p+".case", hm["case"]), Actual: d.actualOf(p+".actual", hm["actual"])})
+		in.History = append(in.History, Outcome{Case: d.caseOf(p.with(".case"), hm["case"]), Actual: d.actualOf(p.with(".actual"), hm["actual"])})
 	}
 	return in, d.err
 }
@@ -264,15 +293,15 @@ func DecodeEvaluateInput(data []byte) (*EvaluateInput, error) {
 	}
 	d := &decoder{}
 	m := d.top(v)
-	in := &EvaluateInput{ABIVersion: d.integer("$.abi_version", m["abi_version"]), Config: d.obj("$.config", m["config"]),
-		Function: d.str("$.function", m["function"]), Arguments: d.obj("$.arguments", m["arguments"]),
-		Expected: d.obj("$.expected", m["expected"])}
+	in := &EvaluateInput{ABIVersion: d.integer(root("$.abi_version"), m["abi_version"]), Config: d.obj(root("$.config"), m["config"]),
+		Function: d.str(root("$.function"), m["function"]), Arguments: d.obj(root("$.arguments"), m["arguments"]),
+		Expected: d.obj(root("$.expected"), m["expected"])}
 	if m["case"] != nil {
-		c := d.caseOf("$.case", m["case"])
+		c := d.caseOf(root("$.case"), m["case"])
 		in.Case = &c
 	}
 	if m["actual"] != nil {
-		a := d.actualOf("$.actual", m["actual"])
+		a := d.actualOf(root("$.actual"), m["actual"])
 		in.Actual = &a
 	}
 	return in, d.err
@@ -286,23 +315,23 @@ func DecodeTestInput(data []byte) (*TestInput, error) {
 	}
 	d := &decoder{}
 	m := d.top(v)
-	in := &TestInput{ABIVersion: d.integer("$.abi_version", m["abi_version"]), Config: d.obj("$.config", m["config"])}
-	if r := d.obj("$.result", m["result"]); r != nil {
+	in := &TestInput{ABIVersion: d.integer(root("$.abi_version"), m["abi_version"]), Config: d.obj(root("$.config"), m["config"])}
+	if r := d.obj(root("$.result"), m["result"]); r != nil {
 		run := &in.Result
 		run.TaskResult = r["task_result"]
-		run.Status = d.str("$.result.status", r["status"])
-		run.Instruction = d.str("$.result.instruction", r["instruction"])
-		run.Iterations = d.integer("$.result.iterations", r["iterations"])
+		run.Status = d.str(root("$.result.status"), r["status"])
+		run.Instruction = d.str(root("$.result.instruction"), r["instruction"])
+		run.Iterations = d.integer(root("$.result.iterations"), r["iterations"])
 		run.Sandbox = r["sandbox"]
-		run.ExecutionTrace = d.arr("$.result.execution_trace", r["execution_trace"])
-		for i, msg := range d.arr("$.result.conversation", r["conversation"]) {
-			p := "$.result.conversation[" + strconv.Itoa(i) + "]"
+		run.ExecutionTrace = d.arr(root("$.result.execution_trace"), r["execution_trace"])
+		for i, msg := range d.arr(root("$.result.conversation"), r["conversation"]) {
+			p := root("$.result.conversation").elem(i)
 			mm := d.obj(p, msg)
-			out := Message{Role: d.str(p+".role", mm["role"]), Content: d.str(p+".content", mm["content"]), Name: d.str(p+".name", mm["name"])}
-			for j, tc := range d.arr(p+".tool_calls", mm["tool_calls"]) {
-				tp := p + ".tool_calls[" + strconv.Itoa(j) + "]"
+			out := Message{Role: d.str(p.with(".role"), mm["role"]), Content: d.str(p.with(".content"), mm["content"]), Name: d.str(p.with(".name"), mm["name"])}
+			for j, tc := range d.arr(p.with(".tool_calls"), mm["tool_calls"]) {
+				tp := p.with(".tool_calls").elem(j)
 				tm := d.obj(tp, tc)
-				out.ToolCalls = append(out.ToolCalls, ToolCall{Name: d.str(tp+".name", tm["name"]), Arguments: tm["arguments"]})
+				out.ToolCalls = append(out.ToolCalls, ToolCall{Name: d.str(tp.with(".name"), tm["name"]), Arguments: tm["arguments"]})
 			}
 			run.Conversation = append(run.Conversation, out)
 		}
