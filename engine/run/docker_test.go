@@ -55,20 +55,30 @@ func TestExampleSameOutcomesLocalAndDocker(t *testing.T) {
 			if len(want) == 0 || len(got) != len(want) {
 				t.Fatalf("local ran %d cases, docker %d", len(want), len(got))
 			}
-			failed := 0
+			failed, compared := 0, 0
 			for key, w := range want {
 				g, ok := got[key]
 				if !ok {
 					t.Errorf("%s: missing on docker", key)
 					continue
 				}
-				if g.Passed != w.Passed || g.Score != w.Score || g.Result.StatusCode != w.Result.StatusCode || g.Result.TimedOut || g.Result.AdapterError {
-					t.Errorf("%s: local passed=%v score=%v status=%d; docker passed=%v score=%v status=%d timed_out=%v error=%q stderr=%q",
-						key, w.Passed, w.Score, w.Result.StatusCode, g.Passed, g.Score, g.Result.StatusCode, g.Result.TimedOut, g.Result.Error, g.Result.Stderr)
+				// A case that hit its timeout on either side says the
+				// machine was overloaded, not how the runtimes differ.
+				if w.Result.TimedOut || g.Result.TimedOut {
+					t.Logf("%s: timed out (local %v, docker %v); not compared", key, w.Result.TimedOut, g.Result.TimedOut)
+					continue
+				}
+				compared++
+				if g.Passed != w.Passed || g.Score != w.Score || g.Result.StatusCode != w.Result.StatusCode || g.Result.AdapterError {
+					t.Errorf("%s: local passed=%v score=%v status=%d; docker passed=%v score=%v status=%d error=%q stderr=%q",
+						key, w.Passed, w.Score, w.Result.StatusCode, g.Passed, g.Score, g.Result.StatusCode, g.Result.Error, g.Result.Stderr)
 				}
 				if !w.Passed {
 					failed++
 				}
+			}
+			if compared*4 < len(want)*3 {
+				t.Fatalf("only %d of %d cases finished within their timeouts on both runtimes: the machine is too loaded to compare", compared, len(want))
 			}
 			if (sub == "broken") != (failed > 0) {
 				t.Errorf("%s: %d failed cases", sub, failed)

@@ -209,11 +209,11 @@ func TestBackgroundChildDoesNotHoldTheCase(t *testing.T) {
 	rt := newRuntime(t, pythonSpec(t, nil))
 	s := openSession(t, rt, nil, nil)
 	res, err := s.Exec(context.Background(), runtime.ExecRequest{
-		Argv: []string{"sh", "-c", "sleep 300 & echo bg-marker-x; exit 0"}, Env: env(s), Timeout: 20 * time.Second})
+		Argv: []string{"sh", "-c", "sleep 287 & echo bg-marker-x; exit 0"}, Env: env(s), Timeout: 20 * time.Second})
 	if err != nil || res.TimedOut || res.ExitCode != 0 || res.Elapsed > 10*time.Second || string(res.Stdout) != "bg-marker-x\n" {
 		t.Fatalf("got %+v %v", res, err)
 	}
-	if n := psCount(t, s, "sleep 300"); n != 0 {
+	if n := psCount(t, s, "sleep 287"); n != 0 {
 		t.Errorf("background child survived (%d)", n)
 	}
 }

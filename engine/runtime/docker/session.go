@@ -286,6 +286,9 @@ func (s *session) Close() error {
 	defer cancel()
 	var err error
 	if id := s.container(); id != "" {
+		// Emptied while the container still runs: files its user made
+		// that the engine's user cannot delete are removed from inside.
+		s.empty(ctx)
 		if rmErr := s.cli.ContainerRemove(ctx, id, container.RemoveOptions{Force: true, RemoveVolumes: true}); rmErr != nil && !client.IsErrNotFound(rmErr) {
 			err = fmt.Errorf("remove container: %w", rmErr)
 		}
