@@ -36,7 +36,11 @@ func (f *envFlags) register(fl *pflag.FlagSet) {
 type environment struct {
 	rt      runtime.Runtime
 	command string // the spec's command template ("" keeps the problem's)
-	close   func()
+	// kind is the runtime's name and images the image digests it uses,
+	// for the run's manifest.
+	kind   string
+	images map[string]string
+	close  func()
 }
 
 // openEnvironment loads the spec (from --env or the problem) and opens
@@ -61,7 +65,7 @@ func (f *envFlags) open(ctx context.Context, p *problem.Problem, workDir, outDir
 			kind = spec.Runtime
 		}
 	}
-	env := &environment{close: func() {}}
+	env := &environment{kind: kind, close: func() {}}
 	switch kind {
 	case envspec.Local:
 		env.rt = local.New(local.Options{BaseDir: workDir})
@@ -74,6 +78,7 @@ func (f *envFlags) open(ctx context.Context, p *problem.Problem, workDir, outDir
 			return nil, usageErr(err)
 		}
 		env.rt, env.close = rt, func() { rt.Close() }
+		env.images = rt.Images()
 	default:
 		return nil, usageErr(fmt.Errorf("--runtime: expected local or docker, got %q", kind))
 	}

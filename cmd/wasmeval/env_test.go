@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -66,6 +67,19 @@ func TestRunOnDockerKeepsSetupApartAndLeavesNothing(t *testing.T) {
 		if !r.Passed || strings.Contains(r.Result.Output, "setting up") {
 			t.Errorf("%s: passed=%v output %q", r.Key(), r.Passed, r.Result.Output)
 		}
+	}
+	// The manifest says where the cases ran and pins the image by digest.
+	var man struct {
+		Runtime struct {
+			Name   string            `json:"name"`
+			Images map[string]string `json:"images"`
+		} `json:"runtime"`
+	}
+	if data, err := os.ReadFile(filepath.Join(out, "manifest.json")); err != nil || json.Unmarshal(data, &man) != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	if man.Runtime.Name != "docker" || !strings.HasPrefix(man.Runtime.Images[image], "sha256:") {
+		t.Errorf("manifest runtime %+v", man.Runtime)
 	}
 	logs, _ := filepath.Glob(filepath.Join(out, "setup", "*.log"))
 	if len(logs) == 0 {

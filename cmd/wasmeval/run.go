@@ -132,7 +132,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	defer runLog.Close()
 	logw.set(runLog)
-	man, finished, err := startManifest(p, f, out, givenArgs(cmd, problemPath))
+	man, finished, err := startManifest(p, f, env, out, givenArgs(cmd, problemPath))
 	if err != nil {
 		return err
 	}

@@ -80,10 +80,10 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 // startManifest writes the run's manifest before any case runs, so even a
 // crashed run says what produced it. A resumed run keeps its id and start
 // time, and is refused when what its results depend on has changed.
-func startManifest(p *problem.Problem, f runFlags, out string, args []string) (*manifest.Manifest, *run.Finished, error) {
+func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string) (*manifest.Manifest, *run.Finished, error) {
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
 		Flags:       manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, Command: f.command},
-		RuntimeName: "local", Start: time.Now()})
+		RuntimeName: env.kind, Images: env.images, Start: time.Now()})
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}

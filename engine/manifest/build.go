@@ -26,7 +26,9 @@ type Input struct {
 	EngineVersion, EngineCommit string
 	Flags                       Flags
 	RuntimeName                 string
-	Start                       time.Time
+	// Images maps each container image reference to its digest.
+	Images map[string]string
+	Start  time.Time
 }
 
 // New builds a manifest for a run that starts now: it hashes the problem
@@ -58,7 +60,7 @@ func New(in Input) (*Manifest, error) {
 			Checkpoints: checkpointNames(p)},
 		Submission: Submission{Path: in.Submission, Digest: sd, Files: files},
 		Plugins:    PluginDigests(p),
-		Runtime:    Runtime{Name: in.RuntimeName},
+		Runtime:    Runtime{Name: in.RuntimeName, Images: in.Images},
 		Flags:      in.Flags,
 		Host:       Host{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
 		StartedAt:  in.Start.UTC(),

@@ -37,6 +37,12 @@ func Changes(old, cur *Manifest) []string {
 		}
 	}
 	diff("submission digest", old.Submission.Digest, cur.Submission.Digest)
+	if old.Runtime.Name != cur.Runtime.Name {
+		out = append(out, fmt.Sprintf("runtime changed (was %s, now %s)", old.Runtime.Name, cur.Runtime.Name))
+	}
+	for _, ref := range slices.Sorted(maps.Keys(old.Runtime.Images)) {
+		diff("image "+ref, old.Runtime.Images[ref], cur.Runtime.Images[ref])
+	}
 	return out
 }
 

@@ -65,6 +65,8 @@ type Runtime struct {
 	ownCli bool
 	runID  string
 	helper string
+	// imageID is the image's content digest (sha256:…), for the manifest.
+	imageID string
 	// imagePath is the image's own PATH, used when the request's PATH is
 	// the engine host's (which means nothing in the container).
 	imagePath string
@@ -102,6 +104,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if err != nil {
 		return fail(imageError(opts.Spec, err))
 	}
+	r.imageID = img.ID
 	if img.Config != nil {
 		for _, e := range img.Config.Env {
 			if len(e) > 5 && e[:5] == "PATH=" {
@@ -120,6 +123,13 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 
 // Name implements runtime.Runtime.
 func (r *Runtime) Name() string { return "docker" }
+
+// Images maps the spec's image reference to the content digest the engine
+// resolved it to: what the run's manifest records, so a result can be
+// traced to the exact image even when a tag is later rebuilt.
+func (r *Runtime) Images() map[string]string {
+	return map[string]string{r.opts.Spec.Image: r.imageID}
+}
 
 // RunID is the value of LabelRun on this run's containers.
 func (r *Runtime) RunID() string { return r.runID }
