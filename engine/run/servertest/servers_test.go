@@ -16,6 +16,9 @@ import (
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
+	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/runtime/docker"
+	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
@@ -24,6 +27,12 @@ import (
 func evaluate(t *testing.T, problemDir, submission string) (string, *run.Outcome, map[string]*result.CaseRecord) {
 	t.Helper()
 	requirePython(t)
+	return evaluateOn(t, local.New(local.Options{BaseDir: t.TempDir()}), problemDir, submission)
+}
+
+// evaluateOn is evaluate on a given runtime.
+func evaluateOn(t *testing.T, rt runtime.Runtime, problemDir, submission string) (string, *run.Outcome, map[string]*result.CaseRecord) {
+	t.Helper()
 	p, err := run.LoadProblem(problemDir)
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +44,7 @@ func evaluate(t *testing.T, problemDir, submission string) (string, *run.Outcome
 	out := t.TempDir()
 	res, err := run.Run(context.Background(), run.Options{
 		Problem: p, Submission: submission, OutDir: out,
-		Runtime: local.New(local.Options{BaseDir: t.TempDir()}),
+		Runtime: rt,
 		Loader:  run.BuiltinLoader, Plugins: h,
 	})
 	if err != nil {
@@ -131,15 +140,17 @@ func TestNotesExampleReferencePasses(t *testing.T) {
 	}
 }
 
+var notesBrokenFails = map[string][]string{
+	"crud/get_deleted":     {"output", "status_code"},
+	"errors/missing_title": {"output", "status_code"},
+	"export/zip":           {"files-notes/1.txt"},
+	"stats/stats":          {"output"},
+}
+
 func TestNotesExampleBrokenFailsSpecificCases(t *testing.T) {
 	dir := "../../../examples/notes"
 	_, res, recs := evaluate(t, dir, filepath.Join(dir, "submissions", "broken"))
-	checkOutcomes(t, recs, notesCases, map[string][]string{
-		"crud/get_deleted":     {"output", "status_code"},
-		"errors/missing_title": {"output", "status_code"},
-		"export/zip":           {"files-notes/1.txt"},
-		"stats/stats":          {"output"},
-	})
+	checkOutcomes(t, recs, notesCases, notesBrokenFails)
 	if res.Passed {
 		t.Error("the broken submission must fail core-cases")
 	}
@@ -147,6 +158,26 @@ func TestNotesExampleBrokenFailsSpecificCases(t *testing.T) {
 	if got := recs["stats/stats"].Result.Output; got != `{"count": 3, "words": 43}` {
 		t.Errorf("broken stats output %q", got)
 	}
+}
+
+// The API adapter runs unchanged on the Docker runtime: the server starts
+// in the group's container (no network), the engine reaches it through the
+// runtime's endpoint, and the outcomes are exactly the local ones.
+func TestNotesExampleOnDocker(t *testing.T) {
+	dir := "../../../examples/notes"
+	spec := dockertest.Spec(t, dockertest.Image(t, "python"))
+	drt, err := docker.New(context.Background(), docker.Options{Spec: spec, BaseDir: t.TempDir(), Client: dockertest.Client(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drt.Close()
+	_, res, recs := evaluateOn(t, drt, dir, filepath.Join(dir, "submissions", "reference"))
+	checkOutcomes(t, recs, notesCases, nil)
+	if !res.Passed {
+		t.Error("the reference submission must pass on docker")
+	}
+	_, _, recs = evaluateOn(t, drt, dir, filepath.Join(dir, "submissions", "broken"))
+	checkOutcomes(t, recs, notesCases, notesBrokenFails)
 }
 
 // requireChromium fails under CI (which installs it) and skips elsewhere.
