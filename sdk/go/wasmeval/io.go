@@ -1,11 +1,17 @@
 // Package wasmeval is the Go SDK for wasmeval plugins (standard Go,
-// GOOS=wasip1). It moves envelopes over the stdio transport — the input on
-// stdin, the output on stdout, one bulk copy each way — which is much
-// faster than Extism's byte-chunked input and output for large envelopes.
-// A plugin using it declares Transport: abi.TransportStdio in describe.
-//
-// The envelope types are in github.com/wasmeval/wasmeval/plugins/abi.
+// GOOS=wasip1): typed envelopes (the ABI's own types), one entry point per
+// plugin kind (Verify, LoadCases, Evaluate, Test, DescribePlugin) so a
+// plugin is one function, and the helpers every wasmeval SDK shares with
+// the same results — the JSON model and canonical encoding, CompareJSON,
+// NormalizeText, ParseJSONL, ExtractAnswer (docs/sdk-go.md,
+// docs/conformance.md). Envelopes travel over the stdio transport by
+// default: the input on stdin, the output on stdout, one bulk copy each
+// way.
 package wasmeval
+
+// ReadInput and WriteOutput are the SDK's low-level stdio path with
+// encoding/json, for plugins that manage their envelopes themselves (a
+// plugin using them declares Transport: abi.TransportStdio in describe).
 
 import (
 	"encoding/json"
