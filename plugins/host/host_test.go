@@ -148,11 +148,12 @@ func TestFaultIsolation(t *testing.T) {
 }
 
 func testFaultIsolation(t *testing.T, isolation string) {
-	h := newHost(t, Options{Timeout: 3 * time.Second, MemoryBytes: 32 << 20, Isolation: isolation})
+	// The timeout leaves a loaded machine room to reach the memory cap first.
+	h := newHost(t, Options{Timeout: 5 * time.Second, MemoryBytes: 32 << 20, Isolation: isolation})
 	p := load(t, h, "misbehave")
 	for _, tc := range []struct{ mode, fault, detail string }{
 		{"trap", FaultTrap, "nil map"},
-		{"loop", FaultTimeout, "no answer within 3s"},
+		{"loop", FaultTimeout, "no answer within 5s"},
 		{"oom", FaultMemory, "32 MiB cap"},
 		{"badjson", FaultInvalidJSON, `output starts "{not json"`},
 		{"badenvelope", FaultEnvelope, "verify_output"},

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -122,7 +121,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 			att.CloseWrite()
 		}()
 	}
-	stdout, stderr := &cappedBuffer{max: outCap}, &cappedBuffer{max: outCap}
+	stdout, stderr := &runtime.CappedBuffer{Max: outCap}, &runtime.CappedBuffer{Max: outCap}
 	done := make(chan error, 1)
 	go func() {
 		_, err := stdcopy.StdCopy(stdout, stderr, att.Reader)
@@ -148,8 +147,8 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		s.drain(done, att.Close)
 	}
 	res.Elapsed = time.Since(start)
-	res.Stdout, res.StdoutDropped = stdout.buf.Bytes(), stdout.dropped
-	res.Stderr, res.StderrDropped = stderr.buf.Bytes(), stderr.dropped
+	res.Stdout, res.StdoutDropped = stdout.Buf.Bytes(), stdout.Dropped
+	res.Stderr, res.StderrDropped = stderr.Buf.Bytes(), stderr.Dropped
 	if canceled {
 		return res, ctx.Err()
 	}
@@ -301,27 +300,3 @@ func unsetList(env map[string]string) string {
 	}
 	return strings.Join(out, " ")
 }
-
-// cappedBuffer keeps the first max bytes written and counts the rest; it
-// never blocks a flooding process.
-type cappedBuffer struct {
-	buf     bytes.Buffer
-	max     int64
-	dropped int64
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	room := c.max - int64(c.buf.Len())
-	switch {
-	case room <= 0:
-		c.dropped += int64(len(p))
-	case int64(len(p)) > room:
-		c.buf.Write(p[:room])
-		c.dropped += int64(len(p)) - room
-	default:
-		c.buf.Write(p)
-	}
-	return len(p), nil
-}
-
-var _ io.Writer = (*cappedBuffer)(nil)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,8 +18,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/workspace"
 )
-
-var unsafeLabel = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // session is one group's container and workspace.
 type session struct {
@@ -48,27 +45,11 @@ type session struct {
 // Open copies the submission into a fresh host workspace and starts the
 // group's container.
 func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.Session, error) {
-	st, err := os.Stat(spec.Submission)
+	dir, err := workspace.NewSessionDir(r.opts.BaseDir, spec.Label, spec.Submission)
 	if err != nil {
-		return nil, fmt.Errorf("submission %s: %w", spec.Submission, err)
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("submission %s is not a directory", spec.Submission)
-	}
-	if err := os.MkdirAll(r.opts.BaseDir, 0o755); err != nil {
-		return nil, fmt.Errorf("workspace base %s: %w", r.opts.BaseDir, err)
-	}
-	label := unsafeLabel.ReplaceAllString(spec.Label, "_")
-	if label == "" {
-		label = "session"
-	}
-	dir, err := os.MkdirTemp(r.opts.BaseDir, label+"-")
-	if err != nil {
-		return nil, fmt.Errorf("create workspace: %w", err)
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
+	label := workspace.SafeLabel(spec.Label)
 	s := &session{rt: r, cli: r.cli, dir: dir, work: filepath.Join(dir, "work"), submission: spec.Submission,
 		static: map[string]string{}, token: newID(), label: label, assets: spec.StaticAssets}
 	if err := s.fill(); err != nil {
@@ -250,7 +231,7 @@ func (s *session) empty(ctx context.Context) error {
 	}
 	var failed bool
 	for _, e := range ents {
-		if removeAll(filepath.Join(s.work, e.Name())) != nil {
+		if workspace.RemoveAll(filepath.Join(s.work, e.Name())) != nil {
 			failed = true
 		}
 	}
@@ -297,23 +278,8 @@ func (s *session) Close() error {
 		<-p.exited // the container is gone, so are its processes
 	}
 	s.oom.close()
-	if rmErr := removeAll(s.dir); rmErr != nil && err == nil {
+	if rmErr := workspace.RemoveAll(s.dir); rmErr != nil && err == nil {
 		err = fmt.Errorf("remove workspace: %w", rmErr)
 	}
 	return err
-}
-
-// removeAll removes a tree even when a submission made parts of it
-// read-only.
-func removeAll(dir string) error {
-	if err := os.RemoveAll(dir); err == nil {
-		return nil
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
 }

@@ -40,7 +40,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	if outCap <= 0 {
 		outCap = DefaultOutputCap
 	}
-	stdout, stderr := &cappedBuffer{max: outCap}, &cappedBuffer{max: outCap}
+	stdout, stderr := &runtime.CappedBuffer{Max: outCap}, &runtime.CappedBuffer{Max: outCap}
 	cmd := &exec.Cmd{
 		Path: path, Args: req.Argv, Dir: s.work, Env: environ(req.Env, s.token),
 		Stdout: stdout, Stderr: stderr,
@@ -90,8 +90,8 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	syscall.Kill(-pid, syscall.SIGKILL)
 	waitErr := cmd.Wait()
 
-	res.Stdout, res.StdoutDropped = stdout.buf.Bytes(), stdout.dropped
-	res.Stderr, res.StderrDropped = stderr.buf.Bytes(), stderr.dropped
+	res.Stdout, res.StdoutDropped = stdout.Buf.Bytes(), stdout.Dropped
+	res.Stderr, res.StderrDropped = stderr.Buf.Bytes(), stderr.Dropped
 	if canceled {
 		return res, ctx.Err()
 	}
@@ -184,27 +184,4 @@ func executable(p string) error {
 		return errors.New("not an executable file")
 	}
 	return nil
-}
-
-// cappedBuffer keeps the first max bytes written and counts the rest. It
-// always accepts writes, so a flooding process is drained, never blocked
-// and never buffered beyond the cap.
-type cappedBuffer struct {
-	buf     bytes.Buffer
-	max     int64
-	dropped int64
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	room := c.max - int64(c.buf.Len())
-	switch {
-	case room <= 0:
-		c.dropped += int64(len(p))
-	case int64(len(p)) > room:
-		c.buf.Write(p[:room])
-		c.dropped += int64(len(p)) - room
-	default:
-		c.buf.Write(p)
-	}
-	return len(p), nil
 }

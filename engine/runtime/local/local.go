@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/workspace"
@@ -39,29 +38,10 @@ func New(opts Options) *Runtime {
 // Name implements runtime.Runtime.
 func (r *Runtime) Name() string { return "local" }
 
-var unsafeLabel = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
-
 // Open copies the submission into a fresh workspace.
 func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.Session, error) {
-	st, err := os.Stat(spec.Submission)
+	dir, err := workspace.NewSessionDir(r.opts.BaseDir, spec.Label, spec.Submission)
 	if err != nil {
-		return nil, fmt.Errorf("submission %s: %w", spec.Submission, unwrap(err))
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("submission %s is not a directory", spec.Submission)
-	}
-	if err := os.MkdirAll(r.opts.BaseDir, 0o755); err != nil {
-		return nil, fmt.Errorf("workspace base %s: %w", r.opts.BaseDir, err)
-	}
-	label := unsafeLabel.ReplaceAllString(spec.Label, "_")
-	if label == "" {
-		label = "session"
-	}
-	dir, err := os.MkdirTemp(r.opts.BaseDir, label+"-")
-	if err != nil {
-		return nil, fmt.Errorf("create workspace: %w", err)
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, err
 	}
 	work := filepath.Join(dir, "work")

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -81,7 +80,7 @@ func (s *session) Reset(ctx context.Context) error {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		removeAll(trash)
+		workspace.RemoveAll(trash)
 	}()
 	s.watch.close()
 	s.watch = nil
@@ -143,20 +142,5 @@ func (s *session) Close() error {
 	}
 	s.watch.close()
 	s.bg.Wait()
-	return removeAll(s.dir)
-}
-
-// removeAll removes a tree even when a submission made parts of it
-// read-only.
-func removeAll(dir string) error {
-	if err := os.RemoveAll(dir); err == nil {
-		return nil
-	}
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	return os.RemoveAll(dir)
+	return workspace.RemoveAll(s.dir)
 }
