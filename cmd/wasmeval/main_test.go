@@ -271,7 +271,7 @@ func TestFloodingSubmissionIsCapped(t *testing.T) {
 }
 
 func TestInterruptKeepsFinishedCases(t *testing.T) {
-	script := `if [ "$1" = slow ]; then sleep 30; fi
+	script := `if [ "$1" = slow ]; then sleep 2931; fi
 echo ok
 `
 	prob, sub := shProblem(t, script, map[string]string{
@@ -324,7 +324,7 @@ echo ok
 	if sum.Complete || sum.Passed || sum.Cases != 2 {
 		t.Fatalf("summary after interrupt: %+v", sum)
 	}
-	if n := processesWith("sleep 30"); n != 0 {
+	if n := processesWith("sleep 2931"); n != 0 {
 		t.Fatalf("the interrupted case's process survived")
 	}
 }
