@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/diag"
 )
 
 // EntryCommand resolves how a submission is started: the command template
@@ -20,7 +21,7 @@ import (
 func EntryCommand(submission, entryFile, template string) ([]string, error) {
 	st, err := os.Stat(submission)
 	if err != nil {
-		return nil, fmt.Errorf("submission %s: %w", submission, unwrap(err))
+		return nil, fmt.Errorf("submission %s: %w", submission, diag.UnwrapPathError(err))
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("submission %s is not a directory", submission)
@@ -96,11 +97,4 @@ func defaultTemplate(entry string) string {
 func globEscape(s string) string {
 	r := strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`)
 	return r.Replace(s)
-}
-
-func unwrap(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

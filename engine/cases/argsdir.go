@@ -29,7 +29,7 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 
 	argsFile := filepath.Join(dir, "ARGS")
 	if data, err := os.ReadFile(argsFile); err != nil {
-		errs.Add(argsFile, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
+		errs.Add(argsFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	} else if rc.Arguments != nil {
 		errs.Add(meta, "arguments", 0, "arguments are given both in ARGS and in META.yaml; keep one")
 	} else {
@@ -47,7 +47,7 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 	if data, err := os.ReadFile(expFile); err == nil {
 		fromFiles["output"] = verify.FileValue(data)
 	} else if !os.IsNotExist(err) {
-		errs.Add(expFile, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
+		errs.Add(expFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}
 	skip := map[string]bool{"ARGS": true, "EXPECTED": true, "STDIN": true, "META.yaml": true, "META.yml": true}
 	withInputs := rc.InputFilesFromDir == nil || *rc.InputFilesFromDir

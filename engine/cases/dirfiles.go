@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 	"github.com/wasmeval/wasmeval/engine/verify"
 )
@@ -26,7 +27,7 @@ func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyam
 	out := dirContents{expected: map[string]any{}}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		d.Errs.Add(dir, "", 0, "cannot read case directory: %v", strictyaml.UnwrapPathError(err))
+		d.Errs.Add(dir, "", 0, "cannot read case directory: %v", diag.UnwrapPathError(err))
 		return out
 	}
 	for _, e := range ents {
@@ -49,7 +50,7 @@ func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyam
 		case strings.HasPrefix(name, "expected_status_code") && !e.IsDir():
 			data, err := os.ReadFile(full)
 			if err != nil {
-				d.Errs.Add(full, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
+				d.Errs.Add(full, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 				continue
 			}
 			code, err := strconv.Atoi(strings.TrimSpace(string(data)))
@@ -67,7 +68,7 @@ func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyam
 			} else if data, err := os.ReadFile(full); err == nil {
 				out.inputs = append(out.inputs, InputFile{Path: name, Content: data})
 			} else {
-				d.Errs.Add(full, "", 0, "cannot read input file: %v", strictyaml.UnwrapPathError(err))
+				d.Errs.Add(full, "", 0, "cannot read input file: %v", diag.UnwrapPathError(err))
 			}
 		}
 	}
@@ -83,7 +84,7 @@ func setExpected(expected map[string]any, key, file string, d *strictyaml.Decode
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		d.Errs.Add(file, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
+		d.Errs.Add(file, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 		return
 	}
 	switch strings.ToLower(filepath.Ext(file)) {
@@ -126,7 +127,7 @@ func readTree(root string, d *strictyaml.Decoder) []InputFile {
 		return nil
 	})
 	if err != nil {
-		d.Errs.Add(root, "", 0, "cannot read: %v", strictyaml.UnwrapPathError(err))
+		d.Errs.Add(root, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}
 	return out
 }

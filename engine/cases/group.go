@@ -69,7 +69,7 @@ func (gc *groupCtx) caseDirs() ([]string, error) {
 	dir := gc.groupDir()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot list cases in %s: %v", gc.where(), dir, strictyaml.UnwrapPathError(err))
+		return nil, fmt.Errorf("%s: cannot list cases in %s: %v", gc.where(), dir, diag.UnwrapPathError(err))
 	}
 	var names []string
 	for _, e := range ents {

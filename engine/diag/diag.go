@@ -9,6 +9,7 @@ package diag
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 )
@@ -99,4 +100,13 @@ func JoinPath(parent, key string) string {
 // IndexPath appends a list index to a key path.
 func IndexPath(parent string, i int) string {
 	return fmt.Sprintf("%s[%d]", parent, i)
+}
+
+// UnwrapPathError drops the path from an *os.PathError, for messages that
+// already name the file.
+func UnwrapPathError(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
 }

@@ -236,7 +236,7 @@ func (s *Spec) resolve(raw *rawSpec, v *validator, allowedRoots []string) {
 		src = filepath.Clean(src)
 		real, err := filepath.EvalSymlinks(src)
 		if err != nil {
-			v.errorf(key+".source", "%s: %v", m.Source, strictyaml.UnwrapPathError(err))
+			v.errorf(key+".source", "%s: %v", m.Source, diag.UnwrapPathError(err))
 			continue
 		}
 		if !insideAny(real, roots) {

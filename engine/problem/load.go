@@ -59,7 +59,7 @@ type loader struct {
 func (l *loader) parse(file string) (*yaml.Node, bool) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		l.errs.Add(file, "", 0, "cannot read file: %v", strictyaml.UnwrapPathError(err))
+		l.errs.Add(file, "", 0, "cannot read file: %v", diag.UnwrapPathError(err))
 		return nil, false
 	}
 	fmt.Fprintf(l.digest, "%s\x00%d\x00", filepath.Base(file), len(data))
@@ -70,7 +70,7 @@ func (l *loader) parse(file string) (*yaml.Node, bool) {
 func (l *loader) load(path string) *Problem {
 	file := path
 	if st, err := os.Stat(path); err != nil {
-		l.errs.Add(path, "", 0, "problem not found: %v", strictyaml.UnwrapPathError(err))
+		l.errs.Add(path, "", 0, "problem not found: %v", diag.UnwrapPathError(err))
 		return nil
 	} else if st.IsDir() {
 		file = filepath.Join(path, "config.yaml")
@@ -217,7 +217,7 @@ func (l *loader) staticAssets(file, dir string, raw map[string]rawStaticAsset) m
 			abs = filepath.Join(dir, a.Path)
 		}
 		if _, err := os.Stat(abs); err != nil {
-			l.errs.Add(file, kp+".path", a.line, "static asset %q not found: %v", a.Path, strictyaml.UnwrapPathError(err))
+			l.errs.Add(file, kp+".path", a.line, "static asset %q not found: %v", a.Path, diag.UnwrapPathError(err))
 			continue
 		}
 		save := a.SavePath

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
-	"github.com/wasmeval/wasmeval/engine/strictyaml"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
@@ -68,7 +67,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	}
 	data, err := os.ReadFile(ref.Path)
 	if err != nil {
-		l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file %s: %v (plugins in this repository are built with `task plugins`)", ref.Path, strictyaml.UnwrapPathError(err))
+		l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file %s: %v (plugins in this repository are built with `task plugins`)", ref.Path, diag.UnwrapPathError(err))
 		return
 	}
 	digest := abi.Digest(data)

@@ -43,7 +43,7 @@ func (d *Decoder) Errorf(node *yaml.Node, path, format string, args ...any) {
 func ParseFile(file string, errs *diag.List) (*yaml.Node, bool) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		errs.Add(file, "", 0, "cannot read file: %v", UnwrapPathError(err))
+		errs.Add(file, "", 0, "cannot read file: %v", diag.UnwrapPathError(err))
 		return nil, false
 	}
 	return ParseBytes(file, data, errs)
@@ -63,15 +63,6 @@ func ParseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
 		return nil, false
 	}
 	return doc.Content[0], true
-}
-
-// UnwrapPathError drops the path from an *os.PathError, for messages that
-// already name the file.
-func UnwrapPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // yamlErrorLine pulls "line N" out of yaml.v3's error text.

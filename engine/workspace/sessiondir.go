@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/wasmeval/wasmeval/engine/diag"
 )
 
 var unsafeLabel = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
@@ -16,10 +18,7 @@ var unsafeLabel = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 func NewSessionDir(base, label, submission string) (string, error) {
 	st, err := os.Stat(submission)
 	if err != nil {
-		if pe, ok := err.(*os.PathError); ok {
-			err = pe.Err
-		}
-		return "", fmt.Errorf("submission %s: %w", submission, err)
+		return "", fmt.Errorf("submission %s: %w", submission, diag.UnwrapPathError(err))
 	}
 	if !st.IsDir() {
 		return "", fmt.Errorf("submission %s is not a directory", submission)

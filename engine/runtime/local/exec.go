@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
@@ -178,7 +179,7 @@ func lookPath(name, pathEnv, dir string) (string, error) {
 func executable(p string) error {
 	st, err := os.Stat(p)
 	if err != nil {
-		return unwrap(err)
+		return diag.UnwrapPathError(err)
 	}
 	if st.IsDir() || st.Mode()&0o111 == 0 {
 		return errors.New("not an executable file")

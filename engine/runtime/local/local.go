@@ -57,10 +57,3 @@ func newToken() string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
-
-func unwrap(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
