@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 //go:embed locate.js
@@ -38,7 +38,6 @@ type stepRunner struct {
 	caseID      string
 	artifacts   []string
 	artifactErr string
-	shots       int
 	tags        int
 }
 
@@ -109,9 +108,14 @@ func (r *stepRunner) step(st cases.Step) error {
 	case "upload":
 		var files []string
 		for _, f := range st.Files {
-			p := filepath.Join(r.sess.Workdir(), filepath.FromSlash(f))
-			if _, err := os.Stat(p); err != nil {
-				return fmt.Errorf("file %s is not in the workspace (give it as an input file of the case)", f)
+			// SafeJoin: a symlink the submission planted must not make the
+			// browser upload a file from outside the workspace.
+			p, err := workspace.SafeJoin(r.sess.Workdir(), f)
+			if err == nil {
+				_, err = os.Stat(p)
+			}
+			if err != nil {
+				return fmt.Errorf("file %s is not in the workspace (give it as an input file of the case): %v", f, err)
 			}
 			files = append(files, p)
 		}
@@ -306,7 +310,6 @@ func (r *stepRunner) screenshot(name string) error {
 		r.artifactErr = joinErr(r.artifactErr, fmt.Sprintf("screenshot %s: %v", name, err))
 		return fmt.Errorf("screenshot: %w", err)
 	}
-	r.shots++
 	file := fmt.Sprintf("%s.%s.png", safeName(r.caseID), safeName(name))
 	rel, err := r.b.Artifacts.write(file, png)
 	if err != nil {

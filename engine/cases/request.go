@@ -3,6 +3,7 @@ package cases
 import (
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -114,34 +115,17 @@ func (r *rawRequest) withDefaults(def *rawRequest) {
 	if r.JSON == nil && r.Body == nil && r.BodyBase64 == nil {
 		r.JSON, r.Body, r.BodyBase64 = def.JSON, def.Body, def.BodyBase64
 	}
-	r.Headers = mergeStrings(def.Headers, r.Headers)
+	if len(def.Headers) > 0 {
+		r.Headers = problem.MergeEnv(def.Headers, r.Headers)
+	}
 	if len(def.Query) > 0 {
-		q := map[string]*rawWords{}
-		for k, v := range def.Query {
-			q[k] = v
-		}
-		for k, v := range r.Query {
-			q[k] = v
-		}
+		q := maps.Clone(def.Query)
+		maps.Copy(q, r.Query)
 		r.Query = q
 	}
 	if r.node == nil {
 		r.node = def.node
 	}
-}
-
-func mergeStrings(base, over map[string]string) map[string]string {
-	if len(base) == 0 {
-		return over
-	}
-	out := map[string]string{}
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
-	return out
 }
 
 // resolve checks the request and turns it into its engine form.

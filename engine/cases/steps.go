@@ -130,11 +130,9 @@ var locatorKeys = []string{"css", "text", "label", "role", "name", "exact", "nth
 //     timeout: 2
 type rawSteps struct {
 	steps []Step
-	given bool
 }
 
 func (s *rawSteps) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
-	s.given = true
 	if n.Kind != yaml.SequenceNode {
 		d.Errorf(n, path, "expected a list of steps, got %s", strictyaml.Describe(n))
 		return

@@ -279,9 +279,13 @@ func (r *groupRunner) run(ctx context.Context) error {
 	}
 	ad := r.newAdapter()
 	// A server-backed adapter keeps one server for the whole group: its
-	// cases share the server's state, so the workspace is not reset under it.
+	// cases share the server's state, so the group is never isolated —
+	// the workspace is not reset under the server, and a resumed group
+	// re-runs its finished cases to rebuild the server's state. A group
+	// already finished is only replayed and needs no server.
 	ga, serverGroup := ad.(adapter.GroupAdapter)
-	if serverGroup {
+	isolated := g.Isolated && !serverGroup
+	if serverGroup && !groupDone {
 		defer ga.End()
 		if err := ga.Begin(ctx, sess); err != nil {
 			return fmt.Errorf("start the submission: %w", err)
@@ -313,13 +317,13 @@ func (r *groupRunner) run(ctx context.Context) error {
 			return fmt.Errorf("load case %d: %w", idx+1, err)
 		}
 		finished := r.opts.Resume.has(c.Key())
-		if finished && (g.Isolated || groupDone) {
+		if finished && (isolated || groupDone) {
 			if err := r.replay(c, &history, keepHistory); err != nil {
 				return err
 			}
 			continue
 		}
-		if !fresh && !serverGroup && (g.Isolated || c.Reset) {
+		if !fresh && !serverGroup && (isolated || c.Reset) {
 			if err := sess.Reset(ctx); err != nil {
 				return fmt.Errorf("reset workspace before %s: %w", c.ID, err)
 			}
