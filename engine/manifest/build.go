@@ -122,7 +122,12 @@ func ProblemDigest(p *problem.Problem) (string, error) {
 			paths = append(paths, c.Dir)
 		}
 		for _, g := range c.Groups {
-			paths = append(paths, g.GroupFiles...)
+			for _, f := range g.GroupFiles {
+				// Files inside the checkpoint directory are hashed with it.
+				if rel, err := filepath.Rel(c.Dir, f); c.Dir == "" || err != nil || !filepath.IsLocal(rel) {
+					paths = append(paths, f)
+				}
+			}
 		}
 	}
 	for _, a := range p.StaticAssets {

@@ -89,7 +89,6 @@ type Submission struct {
 type Runtime struct {
 	Name   string            `json:"name"`
 	Images map[string]string `json:"images,omitempty"`
-	Info   map[string]string `json:"info,omitempty"`
 }
 
 // Flags are the run's settings as given.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // EachCase streams the run's records in journal order. Reports that list
@@ -63,14 +64,8 @@ func Truncate(s string, limit int) string {
 	if limit <= 0 || len(s) <= limit {
 		return s
 	}
-	cut := limit
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "\n[... truncated]"
+	return verify.CutAtRune(s, limit) + "\n[... truncated]"
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // Compact renders a value as one-line JSON, cut at limit bytes.
 func Compact(v any, limit int) string {

@@ -27,24 +27,7 @@ func PrintTable(w io.Writer, sums []*CheckpointSummary) {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%.2f\t%s\n", s.Name, name, g.Type, g.Passed, g.Total, mean, note)
 		}
-		verdict := "FAIL"
-		if s.Passed {
-			verdict = "PASS"
-		}
-		extra := ""
-		if !s.Complete {
-			extra = " (incomplete)"
-		}
-		if s.AdapterErrors > 0 {
-			extra += fmt.Sprintf(" adapter errors: %d", s.AdapterErrors)
-		}
-		if s.PluginErrors > 0 {
-			extra += fmt.Sprintf(" plugin errors: %d", s.PluginErrors)
-		}
-		if s.TimedOut > 0 {
-			extra += fmt.Sprintf(" timed out: %d", s.TimedOut)
-		}
-		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%.2f\t%s%s\n", s.Name, s.Policy, s.CasesPassed, s.Cases, s.MeanScore, verdict, extra)
+		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%.2f\t%s\n", s.Name, s.Policy, s.CasesPassed, s.Cases, s.MeanScore, s.Verdict())
 	}
 	tw.Flush()
 }

@@ -5,7 +5,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
-	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // Finished is what an interrupted run already has: each finished case by
@@ -96,8 +95,6 @@ func (r *groupRunner) replay(c *cases.Case, history *[]cases.Outcome, keepHistor
 	if err != nil {
 		return err
 	}
-	o := rec.Result
-	*history = append(*history, cases.Outcome{Case: c, Actual: verify.Actual{StatusCode: o.StatusCode,
-		Output: o.Output, Stderr: o.Stderr, Files: o.Files, TimedOut: o.TimedOut}})
+	*history = append(*history, cases.Outcome{Case: c, Actual: actualOf(rec.Result)})
 	return nil
 }

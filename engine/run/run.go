@@ -349,6 +349,13 @@ func (r *groupRunner) run(ctx context.Context) error {
 	}
 }
 
+// actualOf is what the checks (and a stateful loader's history) see of an
+// adapter's outcome — the same whether the case just ran or is replayed
+// from the journal.
+func actualOf(o result.Outcome) verify.Actual {
+	return verify.Actual{StatusCode: o.StatusCode, Output: o.Output, Stderr: o.Stderr, Files: o.Files, Headers: o.Headers, TimedOut: o.TimedOut}
+}
+
 func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adapter.Adapter, c *cases.Case, idx int) (*result.CaseRecord, verify.Actual, error) {
 	p, j := r.opts.Problem, r.job
 	started := time.Now()
@@ -356,7 +363,7 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	if err != nil {
 		return nil, verify.Actual{}, err
 	}
-	actual := verify.Actual{StatusCode: out.StatusCode, Output: out.Output, Stderr: out.Stderr, Files: out.Files, Headers: out.Headers, TimedOut: out.TimedOut}
+	actual := actualOf(out)
 	env := verify.Env{ReadProblemFile: func(rel string) ([]byte, error) {
 		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
 	}}

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
 )
@@ -146,11 +147,17 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
+	return CutAtRune(s, n) + "…"
 }
 
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+// CutAtRune returns the longest prefix of s of at most n bytes that does
+// not split a UTF-8 sequence.
+func CutAtRune(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
