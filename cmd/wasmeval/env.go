@@ -36,9 +36,8 @@ func (f *envFlags) register(fl *pflag.FlagSet) {
 type environment struct {
 	rt      runtime.Runtime
 	command string // the spec's command template ("" keeps the problem's)
-	// kind is the runtime's name and images the image digests it uses,
-	// for the run's manifest.
-	kind   string
+	// images maps the image references the runtime uses to their
+	// digests, for the run's manifest.
 	images map[string]string
 	close  func()
 }
@@ -65,7 +64,7 @@ func (f *envFlags) open(ctx context.Context, p *problem.Problem, workDir, outDir
 			kind = spec.Runtime
 		}
 	}
-	env := &environment{kind: kind, close: func() {}}
+	env := &environment{close: func() {}}
 	switch kind {
 	case envspec.Local:
 		env.rt = local.New(local.Options{BaseDir: workDir})

@@ -15,14 +15,16 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
 // DefaultTimeout applies when no level of the config sets one.
 const DefaultTimeout = 30 * time.Second
 
-// DefaultOutputCap bounds the bytes kept per output stream of a case.
-const DefaultOutputCap = 16 << 20
+// DefaultOutputCap bounds the bytes kept per output stream of a case: the
+// runtimes' own default.
+const DefaultOutputCap = runtime.DefaultOutputCap
 
 // Options lets the caller plug in knowledge the problem package does not
 // own (which loaders exist, how checks are validated) without an import

@@ -10,6 +10,15 @@ import (
 	"time"
 )
 
+// SessionEnv is the variable runtimes add to every process a case starts.
+// Descendants inherit it, which lets a runtime find and kill processes that
+// left the process group (setsid, double fork, orphans) when a case times
+// out or the group ends.
+const SessionEnv = "WASMEVAL_SESSION"
+
+// DefaultOutputCap bounds each output stream when a request sets no cap.
+const DefaultOutputCap = 16 << 20
+
 // Runtime opens one Session per group.
 type Runtime interface {
 	// Open prepares a fresh workspace holding a copy of the submission.

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/docker/docker/client"
@@ -70,9 +69,6 @@ type Runtime struct {
 	// imagePath is the image's own PATH, used when the request's PATH is
 	// the engine host's (which means nothing in the container).
 	imagePath string
-
-	mu       sync.Mutex
-	sessions int
 }
 
 // New connects to the engine and checks, before any case runs, that it

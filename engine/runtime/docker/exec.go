@@ -18,13 +18,10 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
-// SessionEnv marks every process a case starts (inherited by its
-// descendants), so the whole tree — including processes that called setsid
-// or were orphaned — can be found and killed inside the container.
-const SessionEnv = "WASMEVAL_SESSION"
-
-// DefaultOutputCap bounds each output stream when a request sets no cap.
-const DefaultOutputCap = 16 << 20
+// SessionEnv marks every process a case starts, so the whole tree —
+// including processes that called setsid or were orphaned — can be found
+// and killed inside the container (see runtime.SessionEnv).
+const SessionEnv = runtime.SessionEnv
 
 // drainDelay bounds how long output is awaited after a timed-out tree was
 // killed.
@@ -94,7 +91,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	}
 	outCap := req.OutputCap
 	if outCap <= 0 {
-		outCap = DefaultOutputCap
+		outCap = runtime.DefaultOutputCap
 	}
 	token := newToken()
 	startMark := "wasmeval-" + token

@@ -122,7 +122,7 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 	if err != nil {
 		return nil, fmt.Errorf("attach exec: %w", err)
 	}
-	p := &process{s: s, execID: ex.ID, token: token, exited: make(chan struct{}), conn: att.Close}
+	p := &process{s: s, token: token, exited: make(chan struct{}), conn: att.Close}
 	stdout, stderr := orDiscard(req.Stdout), orDiscard(req.Stderr)
 	go func() {
 		defer att.Close()
@@ -150,7 +150,6 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 // process is a server started by Start.
 type process struct {
 	s      *session
-	execID string
 	token  string
 	exited chan struct{}
 	state  runtime.ExitState

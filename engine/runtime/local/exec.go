@@ -19,9 +19,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
-// DefaultOutputCap bounds each output stream when a request sets no cap.
-const DefaultOutputCap = 16 << 20
-
 // waitDelay bounds how long Wait waits for output pipes after the process
 // exited: a background grandchild holding them must not hang the case.
 const waitDelay = 2 * time.Second
@@ -39,7 +36,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	}
 	outCap := req.OutputCap
 	if outCap <= 0 {
-		outCap = DefaultOutputCap
+		outCap = runtime.DefaultOutputCap
 	}
 	stdout, stderr := &runtime.CappedBuffer{Max: outCap}, &runtime.CappedBuffer{Max: outCap}
 	cmd := &exec.Cmd{

@@ -14,11 +14,9 @@ import (
 	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
-// SessionEnv is the variable the local runtime adds to every process it
-// starts. Descendants inherit it, which lets the runtime find and kill
-// processes that left the process group (setsid, double fork) when a case
-// times out or the group ends.
-const SessionEnv = "WASMEVAL_SESSION"
+// SessionEnv is the marker the local runtime adds to every process it
+// starts (see runtime.SessionEnv).
+const SessionEnv = runtime.SessionEnv
 
 // session is one group's workspace.
 type session struct {

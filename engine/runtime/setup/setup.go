@@ -11,13 +11,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/adapter"
 	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 // DefaultTimeout bounds one setup command.
@@ -50,8 +50,6 @@ func Wrap(inner runtime.Runtime, env map[string]string, commands []string, logDi
 // Name implements runtime.Runtime.
 func (r *Runtime) Name() string { return r.Inner.Name() }
 
-var unsafe = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
-
 // Open opens the inner session and runs the setup commands in it. A
 // failing command fails the group before any of its cases runs.
 func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.Session, error) {
@@ -66,7 +64,7 @@ func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.S
 	var log bytes.Buffer
 	logPath := ""
 	if r.LogDir != "" {
-		logPath = filepath.Join(r.LogDir, fmt.Sprintf("%s-%d.log", unsafe.ReplaceAllString(spec.Label, "_"), r.seq.Add(1)))
+		logPath = filepath.Join(r.LogDir, fmt.Sprintf("%s-%d.log", workspace.SafeLabel(spec.Label), r.seq.Add(1)))
 	}
 	timeout := r.Timeout
 	if timeout <= 0 {
