@@ -2,6 +2,7 @@ package abi
 
 import (
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -61,7 +62,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return appendFloat(b, v)
 	case map[string]any:
 		b = append(b, '{')
-		for i, k := range slices.Sorted(mapKeys(v)) {
+		for i, k := range slices.Sorted(maps.Keys(v)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -91,16 +92,6 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	}
 	data, err := json.Marshal(v)
 	return append(b, data...), err
-}
-
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // appendString writes s quoted. Strings that encoding/json would escape

@@ -102,7 +102,10 @@ func BenchmarkFirstCall(b *testing.B) {
 		{"process-warm-cache", warm, Process}, {"process-no-cache", "-", Process},
 	} {
 		if tc.cache != "-" { // fill the cache once (per compilation mode)
-			h, _ := New(Options{CacheDir: tc.cache, Isolation: tc.iso})
+			h, err := New(Options{CacheDir: tc.cache, Isolation: tc.iso})
+			if err != nil {
+				b.Fatal(err)
+			}
 			if _, err := h.Load(context.Background(), wasm, ""); err != nil {
 				b.Fatal(err)
 			}
