@@ -369,3 +369,43 @@ func TestChangedFileIsReloaded(t *testing.T) {
 		t.Fatalf("changed file must be refused, got %v", err)
 	}
 }
+
+// Workers started after the plugin file was replaced still run the module
+// whose digest was checked: they are sent its bytes, not its path.
+func TestWorkersRunThePinnedModule(t *testing.T) {
+	h := newHost(t, Options{Isolation: Process})
+	data, err := os.ReadFile(plugins(t)["misbehave"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "p.wasm")
+	os.WriteFile(file, data, 0o644)
+	p, err := h.Load(context.Background(), file, abi.Digest(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(file, []byte("replaced after the pin was checked"), 0o644)
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			attrs, err := verifyMode(p, "ok", nil)
+			if err == nil && (len(attrs) != 1 || !attrs[0].IsCorrect) {
+				err = fmt.Errorf("attrs %+v", attrs)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if p.InstancesCreated() < 2 {
+		t.Fatalf("the concurrent calls should have started new workers, %d started", p.InstancesCreated())
+	}
+}

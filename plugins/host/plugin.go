@@ -85,9 +85,9 @@ func (inst *instance) close() {
 
 func (h *Host) compile(ctx context.Context, file, digest string, data []byte, checked bool) (*Plugin, error) {
 	p := &Plugin{host: h, file: file, digest: digest, size: len(data), data: data}
-	label := filepath.Base(file) + "@" + digest[:12]
-	if len(data) < 8 || !bytes.Equal(data[:4], []byte("\x00asm")) {
-		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: "the file does not start with the Wasm magic number"}
+	label := fileLabel(file, digest)
+	if err := checkMagic(file, digest, data); err != nil {
+		return nil, err
 	}
 	compiled, err := p.compileModule(ctx, checked)
 	if err != nil {
@@ -155,6 +155,19 @@ func (p *Plugin) compileModule(ctx context.Context, checked bool) (*extism.Compi
 	return extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{
 		RuntimeConfig: rc, EnableWasi: true,
 	}, h.hostFunctions())
+}
+
+// fileLabel names a plugin by file and digest prefix before its describe
+// has been read.
+func fileLabel(file, digest string) string { return filepath.Base(file) + "@" + digest[:12] }
+
+// checkMagic refuses what is not a Wasm module before wazero sees it, with
+// a message that says so plainly.
+func checkMagic(file, digest string, data []byte) error {
+	if len(data) < 8 || !bytes.Equal(data[:4], []byte("\x00asm")) {
+		return &Error{Plugin: fileLabel(file, digest), Fault: FaultNotWasm, Detail: "the file does not start with the Wasm magic number"}
+	}
+	return nil
 }
 
 func versions() string {

@@ -24,9 +24,13 @@ import (
 
 const workerEnv = "WASMEVAL_PLUGIN_WORKER"
 
-// workerSpec is what a worker is told at start.
+// workerSpec is what a worker is told at start. The module itself is not
+// named by path: the parent sends the bytes it hashed as the first frame, so
+// a worker can only ever run the module whose digest was checked, even when
+// the file is replaced during a run.
 type workerSpec struct {
 	File        string `json:"file"`
+	Digest      string `json:"digest"`
 	MemoryBytes uint64 `json:"memory_bytes"`
 	AssetBytes  int64  `json:"asset_bytes"`
 	CacheDir    string `json:"cache_dir"`
@@ -93,11 +97,15 @@ func serveWorker(spec workerSpec, in io.Reader, out io.Writer) int {
 		return 2
 	}
 	ctx := context.Background()
-	digest, data, err := Digest(spec.File)
 	var p *Plugin
 	var hi hello
+	data, err := readFrame(r, &struct{}{})
 	if err == nil {
-		p, err = h.compile(ctx, spec.File, digest, data, false)
+		if got := abi.Digest(data); got != spec.Digest {
+			err = &Error{Plugin: spec.File, Fault: FaultDigest, Detail: fmt.Sprintf("the worker was sent a module with sha256 %s, not %s", got, spec.Digest)}
+		} else {
+			p, err = h.compile(ctx, spec.File, spec.Digest, data, false)
+		}
 	}
 	if err != nil {
 		hi.Error = toWire(err)
@@ -188,14 +196,16 @@ type worker struct {
 	done chan struct{}
 }
 
-// startWorker starts a worker and reads its hello.
-func (h *Host) startWorker(ctx context.Context, file string) (*worker, hello, error) {
+// startWorker starts a worker for the plugin, sends it the module and reads
+// its hello.
+func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
+	h, file := p.host, p.file
 	var hi hello
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, hi, fmt.Errorf("plugin worker: %w", err)
 	}
-	spec, _ := json.Marshal(workerSpec{File: file, MemoryBytes: h.opts.MemoryBytes, AssetBytes: h.opts.AssetBytes, CacheDir: h.cacheDir})
+	spec, _ := json.Marshal(workerSpec{File: file, Digest: p.digest, MemoryBytes: h.opts.MemoryBytes, AssetBytes: h.opts.AssetBytes, CacheDir: h.cacheDir})
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), workerEnv+"="+string(spec))
 	cmd.Stderr = os.Stderr
@@ -215,7 +225,14 @@ func (h *Host) startWorker(ctx context.Context, file string) (*worker, hello, er
 	go func() { cmd.Wait(); close(wk.done) }()
 	// Compiling an uncached module can take seconds; allow for it.
 	got := make(chan error, 1)
-	go func() { _, err := readFrame(wk.out, &hi); got <- err }()
+	go func() {
+		if err := writeFrame(wk.in, struct{}{}, p.data); err != nil {
+			got <- err
+			return
+		}
+		_, err := readFrame(wk.out, &hi)
+		got <- err
+	}()
 	select {
 	case err = <-got:
 	case <-time.After(h.opts.Timeout + time.Minute):
@@ -241,12 +258,12 @@ func (wk *worker) kill() {
 
 // startRemote loads a plugin into a first worker process.
 func (h *Host) startRemote(ctx context.Context, file, digest string, data []byte) (*Plugin, error) {
-	p := &Plugin{host: h, file: file, digest: digest, size: len(data),
+	p := &Plugin{host: h, file: file, digest: digest, size: len(data), data: data,
 		workers: make(chan *worker, 2*goruntime.GOMAXPROCS(0))}
-	if len(data) < 8 || string(data[:4]) != "\x00asm" {
-		return nil, &Error{Plugin: file, Fault: FaultNotWasm, Detail: "the file does not start with the Wasm magic number"}
+	if err := checkMagic(file, digest, data); err != nil {
+		return nil, err
 	}
-	wk, hi, err := h.startWorker(ctx, file)
+	wk, hi, err := p.startWorker(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +280,7 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 	case wk = <-p.workers:
 	default:
 		var err error
-		if wk, _, err = p.host.startWorker(ctx, p.file); err != nil {
+		if wk, _, err = p.startWorker(ctx); err != nil {
 			return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: err.Error()}
 		}
 		p.created.Add(1)
