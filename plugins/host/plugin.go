@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
@@ -386,14 +387,18 @@ func (p *Plugin) close() {
 // checkEnvelope parses out into v after validating it against the ABI
 // schema named schema.
 func checkEnvelope(plugin, export, schema string, out []byte, v any) error {
-	var doc any
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
+	doc, err := verify.ParseJSON(string(out))
+	if err != nil {
 		return &Error{Plugin: plugin, Export: export, Fault: FaultInvalidJSON, Detail: fmt.Sprintf("%v (output starts %q)", err, head(out))}
 	}
 	if err := validateEnvelope(schema, doc); err != nil {
 		return &Error{Plugin: plugin, Export: export, Fault: FaultEnvelope, Detail: err.Error()}
+	}
+	// Verdicts, the hot path, are built from the validated document;
+	// other envelopes are decoded into their types.
+	if vo, ok := v.(*abi.VerifyOutput); ok {
+		*vo = verifyOutputOf(doc)
+		return nil
 	}
 	if err := json.Unmarshal(out, v); err != nil {
 		return &Error{Plugin: plugin, Export: export, Fault: FaultEnvelope, Detail: err.Error()}

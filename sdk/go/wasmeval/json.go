@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The SDKs of every language share one JSON model, so the same plugin gives
@@ -361,7 +363,17 @@ func EncodeJSON(v any) ([]byte, error) {
 	return e.buf, nil
 }
 
-type encoder struct{ buf []byte }
+type encoder struct {
+	buf []byte
+	// last is the most recently encoded object and where its text is in
+	// buf. A verdict for a passing case usually holds one document twice
+	// (actual and expected are the same parsed value); the second time it
+	// is copied instead of walked and sorted again.
+	last struct {
+		obj        unsafe.Pointer
+		start, end int
+	}
+}
 
 func (e *encoder) value(v any) error {
 	switch t := v.(type) {
@@ -430,7 +442,14 @@ func (e *encoder) value(v any) error {
 		}
 		return e.value(m)
 	case map[string]any:
-		keys := make([]string, 0, len(t))
+		ptr := reflect.ValueOf(t).UnsafePointer()
+		if ptr != nil && ptr == e.last.obj {
+			e.buf = append(e.buf, e.buf[e.last.start:e.last.end]...)
+			return nil
+		}
+		start := len(e.buf)
+		var small [16]string // most objects have few keys: no allocation
+		keys := small[:0]
 		for k := range t {
 			keys = append(keys, k)
 		}
@@ -447,6 +466,7 @@ func (e *encoder) value(v any) error {
 			}
 		}
 		e.buf = append(e.buf, '}')
+		e.last.obj, e.last.start, e.last.end = ptr, start, len(e.buf)
 	default:
 		if m, ok := toValue(v); ok {
 			return e.value(m)

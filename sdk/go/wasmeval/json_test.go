@@ -132,3 +132,22 @@ func TestDecodeNamesTheField(t *testing.T) {
 		t.Fatalf("got %s %v", out, err)
 	}
 }
+
+// An object that appears twice (a passing verdict's actual and expected) is
+// encoded once and copied; the bytes are those of two separate objects.
+func TestEncodeRepeatedObject(t *testing.T) {
+	shared := map[string]any{"b": []any{json.Number("1"), map[string]any{"z": "x", "a": nil}}, "a": true}
+	twin := map[string]any{"b": []any{json.Number("1"), map[string]any{"z": "x", "a": nil}}, "a": true}
+	got, err := EncodeJSON(map[string]any{"actual": shared, "expected": shared, "other": map[string]any{"k": shared}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := EncodeJSON(map[string]any{"actual": twin, "expected": map[string]any{"b": []any{json.Number("1"), map[string]any{"z": "x", "a": nil}}, "a": true},
+		"other": map[string]any{"k": map[string]any{"a": true, "b": []any{json.Number("1"), map[string]any{"a": nil, "z": "x"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) || !strings.Contains(string(got), `"actual":{"a":true,"b":[1,{"a":null,"z":"x"}]}`) {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

@@ -3,6 +3,9 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
@@ -42,4 +45,67 @@ func weight(cfg config, attribute string) float64 {
 func toABI(r verify.AttributeResult) abi.Attribute {
 	return abi.Attribute{Attribute: r.Attribute, Actual: r.Actual, Expected: r.Expected, Diff: r.Diff,
 		IsCorrect: r.IsCorrect, Weight: r.Weight}
+}
+
+// configOf reads the group's config object (as the SDK decodes it: numbers
+// are json.Number). The host has already checked it against the schema in
+// describe, so a wrong type here means a host that did not.
+func configOf(m map[string]any) (config, error) {
+	var c config
+	var err error
+	str := func(k string) string {
+		s, ok := m[k].(string)
+		if !ok && m[k] != nil && err == nil {
+			err = fmt.Errorf("%s must be a string", k)
+		}
+		return s
+	}
+	num := func(k string, v any) float64 {
+		n, ok := v.(json.Number)
+		if !ok {
+			if v != nil && err == nil {
+				err = fmt.Errorf("%s must be a number", k)
+			}
+			return 0
+		}
+		f, perr := n.Float64()
+		if perr != nil && err == nil {
+			err = fmt.Errorf("%s: %v", k, perr)
+		}
+		return f
+	}
+	c.Output = str("output")
+	c.StderrPattern = str("stderr_pattern")
+	c.Tolerance = num("tolerance", m["tolerance"])
+	if v, ok := m["ignore_whitespace"]; ok {
+		b, isBool := v.(bool)
+		if !isBool && err == nil {
+			err = fmt.Errorf("ignore_whitespace must be a boolean")
+		}
+		c.IgnoreWhitespace = b
+	}
+	if v, ok := m["attributes"]; ok {
+		list, isList := v.([]any)
+		if !isList && err == nil {
+			err = fmt.Errorf("attributes must be a list of strings")
+		}
+		for _, a := range list {
+			s, isText := a.(string)
+			if !isText && err == nil {
+				err = fmt.Errorf("attributes must be a list of strings")
+			}
+			c.Attributes = append(c.Attributes, s)
+		}
+	}
+	if v, ok := m["weights"]; ok {
+		w, isMap := v.(map[string]any)
+		if !isMap && err == nil {
+			err = fmt.Errorf("weights must be an object of numbers")
+		}
+		c.Weights = map[string]float64{}
+		for k, n := range w {
+			c.Weights[k] = num("weights."+k, n)
+		}
+	}
+	return c, err
 }

@@ -52,17 +52,14 @@ func describe() int32 {
 }
 
 //go:wasmexport verify
-func verifyCase() int32 {
-	var in abi.VerifyInput
-	if err := wasmeval.ReadInput(&in); err != nil {
-		pdk.SetError(err)
-		return 1
-	}
-	var cfg config
-	raw, _ := json.Marshal(in.Config)
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		wasmeval.WriteOutput(abi.VerifyOutput{Error: "bad config: " + err.Error()})
-		return 0
+func verifyCase() int32 { return wasmeval.Verify(check) }
+
+// check verifies one case. The SDK decodes the envelope and encodes the
+// verdict without reflection; the config is read straight from its map.
+func check(in *wasmeval.VerifyInput) (*wasmeval.VerifyOutput, error) {
+	cfg, err := configOf(in.Config)
+	if err != nil {
+		return &abi.VerifyOutput{Error: "bad config: " + err.Error()}, nil
 	}
 	actual := in.Actual
 	var out abi.VerifyOutput
@@ -90,8 +87,7 @@ func verifyCase() int32 {
 	}
 	if cfg.StderrPattern != "" && wanted(cfg, "stderr") {
 		if _, err := regexp.Compile(cfg.StderrPattern); err != nil {
-			wasmeval.WriteOutput(abi.VerifyOutput{Error: fmt.Sprintf("bad stderr_pattern: %v", err)})
-			return 0
+			return &abi.VerifyOutput{Error: fmt.Sprintf("bad stderr_pattern: %v", err)}, nil
 		}
 		s := spec("regex", "stderr", cfg)
 		s.Pattern = cfg.StderrPattern
@@ -102,6 +98,5 @@ func verifyCase() int32 {
 	if out.Attributes == nil {
 		out.Attributes = []abi.Attribute{}
 	}
-	wasmeval.WriteOutput(out)
-	return 0
+	return &out, nil
 }
