@@ -48,8 +48,8 @@ func toABI(r verify.AttributeResult) abi.Attribute {
 }
 
 // configOf reads the group's config object (as the SDK decodes it: numbers
-// are json.Number). The host has already checked it against the schema in
-// describe, so a wrong type here means a host that did not.
+// are json.Number). The host does not check it against the schema in
+// describe, so a wrong type is reported here, as a verdict error.
 func configOf(m map[string]any) (config, error) {
 	var c config
 	var err error
