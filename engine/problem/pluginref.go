@@ -5,23 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
-// PluginRef binds a Wasm plugin: a file (by path relative to the problem, or
-// by name from a plugin directory), the sha256 it must have, and the config
-// object passed to it with every call.
-type PluginRef struct {
-	// Path is the plugin file; relative paths are resolved against the
-	// problem directory when the problem is loaded.
-	Path string `yaml:"path,omitempty" json:"path,omitempty"`
-	// Name finds <name>.wasm in the plugin directories instead of a path.
-	Name string `yaml:"name,omitempty" json:"name,omitempty"`
-	// SHA256 pins the file's digest; a file with another digest is refused.
-	SHA256 string         `yaml:"sha256" json:"sha256"`
-	Config map[string]any `yaml:"config,omitempty" json:"config,omitempty"`
-}
+// PluginRef binds a Wasm plugin; see checkspec.PluginRef.
+type PluginRef = checkspec.PluginRef
 
 // isPlugin says whether a loader/verifier mapping names a plugin rather
 // than a built-in.

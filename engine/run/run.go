@@ -22,6 +22,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	_ "github.com/wasmeval/wasmeval/engine/verify/schemacheck" // schema checks
 	"github.com/wasmeval/wasmeval/engine/workspace"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // realisticOutput is a ~2 KB JSON case result: a summary with a list of
@@ -27,7 +27,7 @@ func realisticOutput(change bool) string {
 //
 //	go test -run '^$' -bench JSONCheck ./engine/verify/
 func BenchmarkJSONCheck(b *testing.B) {
-	spec := problem.CheckSpec{Kind: "json", Tolerance: 0.001}
+	spec := checkspec.CheckSpec{Kind: "json", Tolerance: 0.001}
 	expected := map[string]any{"output": realisticOutput(false)}
 	for _, tc := range []struct {
 		name   string

@@ -3,7 +3,7 @@ package verify
 import (
 	"sort"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // DefaultChecks are the checks a case gets when neither it nor its group,
@@ -17,10 +17,10 @@ import (
 //   - headers → text, one per expected response header
 //
 // Any other expected key is compared as text.
-func DefaultChecks(expected map[string]any) []problem.CheckSpec {
-	var out []problem.CheckSpec
+func DefaultChecks(expected map[string]any) []checkspec.CheckSpec {
+	var out []checkspec.CheckSpec
 	if _, ok := expected["status_code"]; ok {
-		out = append(out, problem.CheckSpec{Kind: "status"})
+		out = append(out, checkspec.CheckSpec{Kind: "status"})
 	}
 	keys := make([]string, 0, len(expected))
 	for k := range expected {
@@ -39,7 +39,7 @@ func DefaultChecks(expected map[string]any) []problem.CheckSpec {
 			}
 			sort.Strings(paths)
 			for _, p := range paths {
-				out = append(out, problem.CheckSpec{Kind: "file", Path: p})
+				out = append(out, checkspec.CheckSpec{Kind: "file", Path: p})
 			}
 		case "headers":
 			headers, _ := v.(map[string]any)
@@ -49,7 +49,7 @@ func DefaultChecks(expected map[string]any) []problem.CheckSpec {
 			}
 			sort.Strings(names)
 			for _, n := range names {
-				out = append(out, problem.CheckSpec{Kind: "text", Attribute: HeaderAttribute(n)})
+				out = append(out, checkspec.CheckSpec{Kind: "text", Attribute: HeaderAttribute(n)})
 			}
 		default:
 			kind := "text"
@@ -57,7 +57,7 @@ func DefaultChecks(expected map[string]any) []problem.CheckSpec {
 			case map[string]any, []any:
 				kind = "json"
 			}
-			out = append(out, problem.CheckSpec{Kind: kind, Attribute: k})
+			out = append(out, checkspec.CheckSpec{Kind: kind, Attribute: k})
 		}
 	}
 	return out

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"gopkg.in/yaml.v3"
-
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // checkFile compares a tracked file with its expected content: the case's
 // expected files, or expected_file relative to the problem.
-func checkFile(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any, env Env) {
+func checkFile(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
 	var want any
 	if spec.ExpectedFile != "" {
 		if env.ReadProblemFile == nil {
@@ -81,14 +79,4 @@ func clipAny(v any) any {
 		return clip(s, 200)
 	}
 	return v
-}
-
-// parseYAMLOrJSON decodes a schema file (JSON is YAML, so one parser reads
-// both).
-func parseYAMLOrJSON(data []byte) (any, error) {
-	var v any
-	if err := yaml.Unmarshal(data, &v); err != nil {
-		return nil, err
-	}
-	return v, nil
 }

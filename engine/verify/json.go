@@ -5,17 +5,17 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
-func jsonOptions(spec problem.CheckSpec) JSONOptions {
+func jsonOptions(spec checkspec.CheckSpec) JSONOptions {
 	return JSONOptions{Tolerance: spec.Tolerance, RelTolerance: spec.RelTolerance,
 		IgnoreKeys: spec.IgnoreKeys, UnorderedLists: spec.UnorderedLists}
 }
 
 // checkJSON parses the attribute as one JSON document and deep-compares it
 // with the expected value.
-func checkJSON(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any) {
+func checkJSON(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
 	if sameJSONText(res, actual, expected) {
 		return
 	}
@@ -27,7 +27,7 @@ func checkJSON(res *AttributeResult, spec problem.CheckSpec, actual Actual, expe
 }
 
 // checkJSONL compares JSON Lines record by record ($[i] is record i).
-func checkJSONL(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any) {
+func checkJSONL(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
 	want, got, ok := jsonOperands(res, actual, expected, ParseJSONL)
 	if !ok {
 		return

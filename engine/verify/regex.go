@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // checkRegex passes when the pattern matches anywhere in the attribute
 // (anchor with ^ and $ to match the whole text; (?m) for per-line anchors).
-func checkRegex(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any) {
+func checkRegex(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
 	pattern := spec.Pattern
 	if pattern == "" {
 		v, ok := expectedValue(expected, res.Attribute)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // Env gives checks what they need beyond the case itself.
@@ -22,7 +22,7 @@ const MaxDiffEntries = 50
 // Run applies one check to a case's actual result. It never fails: a check
 // that cannot be evaluated (missing expected value, unreadable schema) is an
 // incorrect attribute whose diff says why.
-func Run(spec problem.CheckSpec, actual Actual, expected map[string]any, env Env) AttributeResult {
+func Run(spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) AttributeResult {
 	attr := AttributeOf(spec)
 	res := AttributeResult{Attribute: attr, Weight: spec.WeightOr(1), Check: spec.Kind}
 	switch spec.Kind {
@@ -50,7 +50,7 @@ func Run(spec problem.CheckSpec, actual Actual, expected map[string]any, env Env
 
 // AttributeOf is the attribute a check compares: the declared one or the
 // kind's default.
-func AttributeOf(spec problem.CheckSpec) string {
+func AttributeOf(spec checkspec.CheckSpec) string {
 	if spec.Attribute != "" {
 		return spec.Attribute
 	}

@@ -4,11 +4,11 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // fullJSONCheck is the JSON check without the same-tokens shortcut.
-func fullJSONCheck(want, got string, spec problem.CheckSpec) AttributeResult {
+func fullJSONCheck(want, got string, spec checkspec.CheckSpec) AttributeResult {
 	res := AttributeResult{Attribute: "output", Weight: 1}
 	w, g, ok := jsonOperands(&res, Actual{Output: got}, map[string]any{"output": want}, func(s string) (any, error) { return ParseJSON(s) })
 	if ok {
@@ -46,7 +46,7 @@ var sameJSONPairs = []struct {
 }
 
 func TestSameJSONTextAgreesWithFullCheck(t *testing.T) {
-	spec := problem.CheckSpec{Kind: "json", Attribute: "output", Tolerance: 0.01}
+	spec := checkspec.CheckSpec{Kind: "json", Attribute: "output", Tolerance: 0.01}
 	for _, tc := range sameJSONPairs {
 		res := AttributeResult{Attribute: "output", Weight: 1}
 		took := sameJSONText(&res, Actual{Output: tc.got}, map[string]any{"output": tc.want})
@@ -67,7 +67,7 @@ func FuzzSameJSONText(f *testing.F) {
 	for _, tc := range sameJSONPairs {
 		f.Add(tc.want, tc.got)
 	}
-	spec := problem.CheckSpec{Kind: "json", Attribute: "output"}
+	spec := checkspec.CheckSpec{Kind: "json", Attribute: "output"}
 	f.Fuzz(func(t *testing.T, want, got string) {
 		fast := Run(spec, Actual{Output: got}, map[string]any{"output": want}, Env{})
 		full := fullJSONCheck(want, got, spec)

@@ -1,51 +1,75 @@
 package verify
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
-// compiled caches schemas by their canonical text: a group checks every
-// case against the same schema, and compiling is the expensive part.
-var compiled sync.Map // string → *jsonschema.Schema
+// SchemaEngine validates documents against JSON Schema for the schema check.
+// The engine's (engine/verify/schemacheck) installs itself when imported;
+// keeping it out of this package keeps the other checks small enough to
+// compile into a Wasm plugin, which then cannot run schema checks.
+type SchemaEngine interface {
+	// Compile compiles a schema given as canonical JSON text.
+	Compile(text string) (Schema, error)
+	// ParseFile decodes a schema file, YAML or JSON.
+	ParseFile(data []byte) (any, error)
+}
 
-var printer = message.NewPrinter(language.English)
+// Schema is a compiled JSON Schema.
+type Schema interface {
+	// Validate parses raw as JSON and validates it, returning the parsed
+	// document and its violations (none when valid), or a parse error.
+	Validate(raw string) (doc any, violations []SchemaViolation, err error)
+}
+
+// SchemaViolation is one innermost failure: where in the instance
+// (Location, as JSON pointer segments), which keyword of the schema
+// (KeywordPath) and a readable message.
+type SchemaViolation struct {
+	Location    []string
+	KeywordPath []string
+	Message     string
+}
+
+var (
+	schemaMu     sync.RWMutex
+	schemaEngine SchemaEngine
+)
+
+// UseSchemaEngine installs the engine schema checks use.
+func UseSchemaEngine(e SchemaEngine) {
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	schemaEngine = e
+}
+
+func currentSchemaEngine() (SchemaEngine, error) {
+	schemaMu.RLock()
+	defer schemaMu.RUnlock()
+	if schemaEngine == nil {
+		return nil, fmt.Errorf("schema checks are not available in this program (no JSON Schema engine is linked in)")
+	}
+	return schemaEngine, nil
+}
 
 // CompileSchema compiles a JSON Schema document given as canonical JSON
-// text (any draft the document declares; 2020-12 when it declares none).
-func CompileSchema(text string) (*jsonschema.Schema, error) {
-	if s, ok := compiled.Load(text); ok {
-		return s.(*jsonschema.Schema), nil
-	}
-	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+// text with the installed engine.
+func CompileSchema(text string) (Schema, error) {
+	e, err := currentSchemaEngine()
 	if err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		return nil, err
-	}
-	s, err := c.Compile("schema.json")
-	if err != nil {
-		return nil, err
-	}
-	compiled.Store(text, s)
-	return s, nil
+	return e.Compile(text)
 }
 
 // schemaText resolves a check's schema to canonical JSON text.
-func schemaText(spec problem.CheckSpec, env Env) (string, error) {
+func schemaText(spec checkspec.CheckSpec, env Env) (string, error) {
 	var doc any = spec.Schema
 	if spec.SchemaFile != "" {
 		if env.ReadProblemFile == nil {
@@ -55,7 +79,11 @@ func schemaText(spec problem.CheckSpec, env Env) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("schema_file: %w", err)
 		}
-		if doc, err = parseYAMLOrJSON(data); err != nil {
+		e, err := currentSchemaEngine()
+		if err != nil {
+			return "", err
+		}
+		if doc, err = e.ParseFile(data); err != nil {
 			return "", fmt.Errorf("schema_file %s: %w", spec.SchemaFile, err)
 		}
 	}
@@ -67,7 +95,7 @@ func schemaText(spec problem.CheckSpec, env Env) (string, error) {
 }
 
 // checkSchema validates the attribute, parsed as JSON, against a schema.
-func checkSchema(res *AttributeResult, spec problem.CheckSpec, actual Actual, env Env) {
+func checkSchema(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, env Env) {
 	text, err := schemaText(spec, env)
 	if err != nil {
 		fail(res, "%v", err)
@@ -85,52 +113,29 @@ func checkSchema(res *AttributeResult, spec problem.CheckSpec, actual Actual, en
 		return
 	}
 	raw, _ := asText(got)
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(raw)))
+	inst, violations, err := sch.Validate(raw)
 	if err != nil {
 		res.Actual = raw
 		fail(res, "%s is not valid JSON: %v", res.Attribute, err)
 		return
 	}
 	res.Actual = inst
-	err = sch.Validate(inst)
-	res.IsCorrect = err == nil
-	if err == nil {
-		return
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		fail(res, "schema validation failed: %v", err)
+	res.IsCorrect = len(violations) == 0
+	if res.IsCorrect {
 		return
 	}
 	d := &Diff{}
-	for _, leaf := range schemaLeaves(ve) {
-		addEntry(d, DiffEntry{Path: instancePath(leaf.InstanceLocation), Op: "mismatch",
-			Expected: "/" + strings.Join(leaf.ErrorKind.KeywordPath(), "/"), Actual: leaf.ErrorKind.LocalizedString(printer)})
+	for _, v := range violations {
+		addEntry(d, DiffEntry{Path: instancePath(v.Location), Op: "mismatch",
+			Expected: "/" + strings.Join(v.KeywordPath, "/"), Actual: v.Message})
 	}
 	sort.SliceStable(d.Entries, func(i, j int) bool { return d.Entries[i].Path < d.Entries[j].Path })
-	if len(d.Entries) > 0 {
-		e := d.Entries[0]
-		d.Summary = fmt.Sprintf("%s: %s", e.Path, e.Actual)
-		if n := len(d.Entries) - 1; n > 0 {
-			d.Summary += fmt.Sprintf("; and %d other violations", n)
-		}
-	} else {
-		d.Summary = ve.Error()
+	e := d.Entries[0]
+	d.Summary = fmt.Sprintf("%s: %s", e.Path, e.Actual)
+	if n := len(d.Entries) - 1; n > 0 {
+		d.Summary += fmt.Sprintf("; and %d other violations", n)
 	}
 	res.Diff = d
-}
-
-// schemaLeaves returns the innermost causes: the violations a reader can
-// act on, not the "allOf failed" wrappers around them.
-func schemaLeaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range ve.Causes {
-		out = append(out, schemaLeaves(c)...)
-	}
-	return out
 }
 
 func instancePath(loc []string) string {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // checkStatus compares the exit status (or HTTP status) with the expected
 // one, or accepts any non-zero status when the check says nonzero.
-func checkStatus(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any) {
+func checkStatus(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
 	got, _ := actualValue(actual, res.Attribute)
 	res.Actual = got
 	gotInt, ok := toInt(got)

@@ -6,11 +6,11 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // checkText compares an attribute as text, optionally normalised.
-func checkText(res *AttributeResult, spec problem.CheckSpec, actual Actual, expected map[string]any, env Env) {
+func checkText(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
 	got, ok := actualValue(actual, res.Attribute)
 	if !ok {
 		fail(res, "attribute %s was not produced", res.Attribute)

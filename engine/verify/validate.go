@@ -6,19 +6,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 // Validate reports what is wrong with a check declaration, one message per
 // problem, so `wasmeval validate` can list them all before anything runs.
-func Validate(spec problem.CheckSpec) []string {
+func Validate(spec checkspec.CheckSpec) []string {
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-	if !slices.Contains(problem.CheckKinds, spec.Kind) {
+	if !slices.Contains(checkspec.Kinds, spec.Kind) {
 		if spec.Kind == "" {
-			bad("kind: missing (expected one of %s)", strings.Join(problem.CheckKinds, ", "))
+			bad("kind: missing (expected one of %s)", strings.Join(checkspec.Kinds, ", "))
 		} else {
-			bad("kind: unknown check kind %q (expected one of %s)", spec.Kind, strings.Join(problem.CheckKinds, ", "))
+			bad("kind: unknown check kind %q (expected one of %s)", spec.Kind, strings.Join(checkspec.Kinds, ", "))
 		}
 		return errs
 	}
@@ -108,7 +108,7 @@ func validAttribute(a string) bool {
 }
 
 // setOptions lists the kind-specific options a declaration sets.
-func setOptions(s problem.CheckSpec) []string {
+func setOptions(s checkspec.CheckSpec) []string {
 	var out []string
 	add := func(set bool, name string) {
 		if set {

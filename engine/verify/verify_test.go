@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
 
 func weight(w float64) *float64 { return &w }
@@ -22,40 +22,38 @@ func TestRunChecks(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		spec     problem.CheckSpec
+		spec     checkspec.CheckSpec
 		expected map[string]any
 		attr     string
 		correct  bool
 		summary  string // substring of the diff summary when incorrect
 	}{
-		{"status equal", problem.CheckSpec{Kind: "status"}, map[string]any{"status_code": 2}, "status_code", true, ""},
-		{"status differs", problem.CheckSpec{Kind: "status"}, map[string]any{"status_code": 0}, "status_code", false, "status 2, expected 0"},
-		{"status defaults to 0", problem.CheckSpec{Kind: "status"}, nil, "status_code", false, "expected 0"},
-		{"status nonzero", problem.CheckSpec{Kind: "status", NonZero: true}, nil, "status_code", true, ""},
-		{"json with tolerance", problem.CheckSpec{Kind: "json", Tolerance: 0.01},
+		{"status equal", checkspec.CheckSpec{Kind: "status"}, map[string]any{"status_code": 2}, "status_code", true, ""},
+		{"status differs", checkspec.CheckSpec{Kind: "status"}, map[string]any{"status_code": 0}, "status_code", false, "status 2, expected 0"},
+		{"status defaults to 0", checkspec.CheckSpec{Kind: "status"}, nil, "status_code", false, "expected 0"},
+		{"status nonzero", checkspec.CheckSpec{Kind: "status", NonZero: true}, nil, "status_code", true, ""},
+		{"json with tolerance", checkspec.CheckSpec{Kind: "json", Tolerance: 0.01},
 			map[string]any{"output": map[string]any{"items": 3, "total": 23.47, "tags": []any{"b", "a"}}}, "output", true, ""},
-		{"json written as text", problem.CheckSpec{Kind: "json", Tolerance: 0.01},
+		{"json written as text", checkspec.CheckSpec{Kind: "json", Tolerance: 0.01},
 			map[string]any{"output": `{"items":3,"total":23.47,"tags":["b","a"]}`}, "output", true, ""},
-		{"json exact fails", problem.CheckSpec{Kind: "json"},
+		{"json exact fails", checkspec.CheckSpec{Kind: "json"},
 			map[string]any{"output": map[string]any{"items": 3, "total": 23.47, "tags": []any{"b", "a"}}}, "output", false, "$.total: expected 23.47, got 23.474"},
-		{"json unordered", problem.CheckSpec{Kind: "json", UnorderedLists: true, IgnoreKeys: []string{"total"}},
+		{"json unordered", checkspec.CheckSpec{Kind: "json", UnorderedLists: true, IgnoreKeys: []string{"total"}},
 			map[string]any{"output": map[string]any{"items": 3, "total": 0, "tags": []any{"a", "b"}}}, "output", true, ""},
-		{"text on stderr", problem.CheckSpec{Kind: "text", Attribute: "stderr"}, map[string]any{"stderr": "error: no such file\n"}, "stderr", true, ""},
-		{"text normalised", problem.CheckSpec{Kind: "text", Attribute: "stderr", IgnoreWhitespace: true, IgnoreCase: true},
+		{"text on stderr", checkspec.CheckSpec{Kind: "text", Attribute: "stderr"}, map[string]any{"stderr": "error: no such file\n"}, "stderr", true, ""},
+		{"text normalised", checkspec.CheckSpec{Kind: "text", Attribute: "stderr", IgnoreWhitespace: true, IgnoreCase: true},
 			map[string]any{"stderr": "  ERROR:   no such\tfile"}, "stderr", true, ""},
-		{"text differs", problem.CheckSpec{Kind: "text", Attribute: "stderr"}, map[string]any{"stderr": "error: missing\n"}, "stderr", false, "1 line differs (line 1)"},
-		{"text without expected", problem.CheckSpec{Kind: "text"}, nil, "output", false, "no expected value for output"},
-		{"regex matches", problem.CheckSpec{Kind: "regex", Attribute: "stderr", Pattern: "^error: "}, nil, "stderr", true, ""},
-		{"regex from expected", problem.CheckSpec{Kind: "regex", Attribute: "stderr"}, map[string]any{"stderr": "no such"}, "stderr", true, ""},
-		{"regex fails", problem.CheckSpec{Kind: "regex", Pattern: `^\d+$`}, nil, "output", false, "does not match"},
-		{"schema passes", problem.CheckSpec{Kind: "schema", Schema: map[string]any{"type": "object", "required": []any{"items"}}}, nil, "output", true, ""},
-		{"schema fails", problem.CheckSpec{Kind: "schema", Schema: map[string]any{"type": "object", "properties": map[string]any{"items": map[string]any{"type": "string"}}}},
-			nil, "output", false, "$.items"},
-		{"file equal", problem.CheckSpec{Kind: "file", Path: "out/a.csv"}, map[string]any{"files": map[string]any{"out/a.csv": "x,y\n1,2\n"}}, "files-out/a.csv", true, ""},
-		{"file differs", problem.CheckSpec{Kind: "file", Path: "out/a.csv"}, map[string]any{"files": map[string]any{"out/a.csv": "x,y\n1,3\n"}}, "files-out/a.csv", false, "file out/a.csv: 1 line differs (line 2)"},
-		{"file missing", problem.CheckSpec{Kind: "file", Path: "out/none"}, map[string]any{"files": map[string]any{"out/none": "x"}}, "files-out/none", false, "was not produced"},
-		{"binary file", problem.CheckSpec{Kind: "file", Path: "out/bin"}, map[string]any{"files": map[string]any{"out/bin": []byte{0xff, 0x01}}}, "files-out/bin", false, "binary"},
-		{"weight kept", problem.CheckSpec{Kind: "status", Weight: weight(0.25)}, map[string]any{"status_code": 2}, "status_code", true, ""},
+		{"text differs", checkspec.CheckSpec{Kind: "text", Attribute: "stderr"}, map[string]any{"stderr": "error: missing\n"}, "stderr", false, "1 line differs (line 1)"},
+		{"text without expected", checkspec.CheckSpec{Kind: "text"}, nil, "output", false, "no expected value for output"},
+		{"regex matches", checkspec.CheckSpec{Kind: "regex", Attribute: "stderr", Pattern: "^error: "}, nil, "stderr", true, ""},
+		{"regex from expected", checkspec.CheckSpec{Kind: "regex", Attribute: "stderr"}, map[string]any{"stderr": "no such"}, "stderr", true, ""},
+		{"regex fails", checkspec.CheckSpec{Kind: "regex", Pattern: `^\d+$`}, nil, "output", false, "does not match"},
+		{"schema without an engine", checkspec.CheckSpec{Kind: "schema", Schema: map[string]any{"type": "object"}}, nil, "output", false, "not available in this program"},
+		{"file equal", checkspec.CheckSpec{Kind: "file", Path: "out/a.csv"}, map[string]any{"files": map[string]any{"out/a.csv": "x,y\n1,2\n"}}, "files-out/a.csv", true, ""},
+		{"file differs", checkspec.CheckSpec{Kind: "file", Path: "out/a.csv"}, map[string]any{"files": map[string]any{"out/a.csv": "x,y\n1,3\n"}}, "files-out/a.csv", false, "file out/a.csv: 1 line differs (line 2)"},
+		{"file missing", checkspec.CheckSpec{Kind: "file", Path: "out/none"}, map[string]any{"files": map[string]any{"out/none": "x"}}, "files-out/none", false, "was not produced"},
+		{"binary file", checkspec.CheckSpec{Kind: "file", Path: "out/bin"}, map[string]any{"files": map[string]any{"out/bin": []byte{0xff, 0x01}}}, "files-out/bin", false, "binary"},
+		{"weight kept", checkspec.CheckSpec{Kind: "status", Weight: weight(0.25)}, map[string]any{"status_code": 2}, "status_code", true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,7 +81,7 @@ func TestRunChecks(t *testing.T) {
 }
 
 func TestJSONCheckOnInvalidOutput(t *testing.T) {
-	res := Run(problem.CheckSpec{Kind: "json"}, Actual{Output: "Traceback (most recent call last):"}, map[string]any{"output": map[string]any{"a": 1}}, Env{})
+	res := Run(checkspec.CheckSpec{Kind: "json"}, Actual{Output: "Traceback (most recent call last):"}, map[string]any{"output": map[string]any{"a": 1}}, Env{})
 	if res.IsCorrect || res.Diff == nil || !strings.Contains(res.Diff.Summary, "output is not valid JSON") {
 		t.Fatalf("got %+v", res)
 	}
@@ -93,7 +91,7 @@ func TestJSONCheckOnInvalidOutput(t *testing.T) {
 }
 
 func TestJSONLCheck(t *testing.T) {
-	spec := problem.CheckSpec{Kind: "jsonl"}
+	spec := checkspec.CheckSpec{Kind: "jsonl"}
 	out := "{\"id\":1}\n{\"id\":2}\n\n"
 	res := Run(spec, Actual{Output: out}, map[string]any{"output": []any{map[string]any{"id": 1}, map[string]any{"id": 2}}}, Env{})
 	if !res.IsCorrect {
@@ -127,9 +125,8 @@ func TestTextDiffIsReadable(t *testing.T) {
 	}
 }
 
-func TestFileAndSchemaFromProblemFiles(t *testing.T) {
+func TestFileFromProblemFiles(t *testing.T) {
 	dir := t.TempDir()
-	os.WriteFile(filepath.Join(dir, "schema.yaml"), []byte("type: object\nrequired: [id]\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "golden.txt"), []byte("hello\n"), 0o644)
 	env := Env{ReadProblemFile: func(rel string) ([]byte, error) {
 		if strings.Contains(rel, "..") {
@@ -137,22 +134,18 @@ func TestFileAndSchemaFromProblemFiles(t *testing.T) {
 		}
 		return os.ReadFile(filepath.Join(dir, rel))
 	}}
-	res := Run(problem.CheckSpec{Kind: "schema", SchemaFile: "schema.yaml"}, Actual{Output: `{"name":"x"}`}, nil, env)
-	if res.IsCorrect || res.Diff.Entries[0].Path != "$" || !strings.Contains(res.Diff.Summary, "id") {
-		t.Fatalf("missing required property: %+v", res.Diff)
-	}
-	res = Run(problem.CheckSpec{Kind: "file", Path: "g.txt", ExpectedFile: "golden.txt"}, Actual{Files: map[string]any{"g.txt": "hello\n"}}, nil, env)
+	res := Run(checkspec.CheckSpec{Kind: "file", Path: "g.txt", ExpectedFile: "golden.txt"}, Actual{Files: map[string]any{"g.txt": "hello\n"}}, nil, env)
 	if !res.IsCorrect {
 		t.Fatalf("expected_file: %+v", res.Diff)
 	}
-	res = Run(problem.CheckSpec{Kind: "file", Path: "g.txt", ExpectedFile: "../etc/passwd"}, Actual{Files: map[string]any{"g.txt": "x"}}, nil, env)
+	res = Run(checkspec.CheckSpec{Kind: "file", Path: "g.txt", ExpectedFile: "../etc/passwd"}, Actual{Files: map[string]any{"g.txt": "x"}}, nil, env)
 	if res.IsCorrect || !strings.Contains(res.Diff.Summary, "escapes") {
 		t.Fatalf("escaping expected_file: %+v", res.Diff)
 	}
 }
 
 func TestAttributeResultJSONShape(t *testing.T) {
-	res := Run(problem.CheckSpec{Kind: "json"}, Actual{Output: `{"a":2}`}, map[string]any{"output": map[string]any{"a": 1}}, Env{})
+	res := Run(checkspec.CheckSpec{Kind: "json"}, Actual{Output: `{"a":2}`}, map[string]any{"output": map[string]any{"a": 1}}, Env{})
 	data, err := json.Marshal(res)
 	if err != nil {
 		t.Fatal(err)
@@ -183,21 +176,20 @@ func TestDefaultChecks(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	tests := []struct {
-		spec problem.CheckSpec
+		spec checkspec.CheckSpec
 		want string // substring of the only message; empty means valid
 	}{
-		{problem.CheckSpec{Kind: "json", Tolerance: 0.1}, ""},
-		{problem.CheckSpec{Kind: "jsn"}, `unknown check kind "jsn"`},
-		{problem.CheckSpec{}, "kind: missing"},
-		{problem.CheckSpec{Kind: "text", Tolerance: 0.1}, "tolerance: not an option of the text check"},
-		{problem.CheckSpec{Kind: "regex", Pattern: "("}, "pattern:"},
-		{problem.CheckSpec{Kind: "schema"}, "needs `schema`"},
-		{problem.CheckSpec{Kind: "schema", Schema: map[string]any{"type": 5}}, "invalid JSON Schema"},
-		{problem.CheckSpec{Kind: "file"}, "path: the file check needs"},
-		{problem.CheckSpec{Kind: "file", Path: "../x"}, "stay inside"},
-		{problem.CheckSpec{Kind: "status", Attribute: "output"}, "compares status_code"},
-		{problem.CheckSpec{Kind: "text", Attribute: "stdout"}, `"stdout" is not an attribute`},
-		{problem.CheckSpec{Kind: "text", Weight: weight(-1)}, "weight: must not be negative"},
+		{checkspec.CheckSpec{Kind: "json", Tolerance: 0.1}, ""},
+		{checkspec.CheckSpec{Kind: "jsn"}, `unknown check kind "jsn"`},
+		{checkspec.CheckSpec{}, "kind: missing"},
+		{checkspec.CheckSpec{Kind: "text", Tolerance: 0.1}, "tolerance: not an option of the text check"},
+		{checkspec.CheckSpec{Kind: "regex", Pattern: "("}, "pattern:"},
+		{checkspec.CheckSpec{Kind: "schema"}, "needs `schema`"},
+		{checkspec.CheckSpec{Kind: "file"}, "path: the file check needs"},
+		{checkspec.CheckSpec{Kind: "file", Path: "../x"}, "stay inside"},
+		{checkspec.CheckSpec{Kind: "status", Attribute: "output"}, "compares status_code"},
+		{checkspec.CheckSpec{Kind: "text", Attribute: "stdout"}, `"stdout" is not an attribute`},
+		{checkspec.CheckSpec{Kind: "text", Weight: weight(-1)}, "weight: must not be negative"},
 	}
 	for _, tt := range tests {
 		msgs := Validate(tt.spec)

@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
-func spec(kind, attribute string, cfg config) problem.CheckSpec {
-	s := problem.CheckSpec{Kind: kind, Attribute: attribute}
+func spec(kind, attribute string, cfg config) checkspec.CheckSpec {
+	s := checkspec.CheckSpec{Kind: kind, Attribute: attribute}
 	switch kind {
 	case "json":
 		s.Tolerance = cfg.Tolerance

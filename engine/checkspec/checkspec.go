@@ -1,0 +1,80 @@
+// Package checkspec declares what a problem says about verification: the
+// kind and options of each built-in check, and references to plugins. It
+// depends on nothing else in wasmeval, so the checks themselves
+// (engine/verify) can be compiled into a Wasm plugin without the problem
+// loader and its YAML and shell parsers.
+package checkspec
+
+// CheckSpec declares one built-in check in config. Problems list checks per
+// problem, checkpoint, group or case under `checks:`; the most specific list
+// wins. See docs/checks.md for every kind and option.
+type CheckSpec struct {
+	// Kind selects the check: status, text, json, jsonl, regex, schema, file.
+	Kind string `yaml:"kind" json:"kind"`
+	// Attribute is the result attribute compared: status_code, output,
+	// stderr or files-<path>. Each kind has a sensible default.
+	Attribute string `yaml:"attribute,omitempty" json:"attribute,omitempty"`
+	// Weight of the attribute in the case score (default 1).
+	Weight *float64 `yaml:"weight,omitempty" json:"weight,omitempty"`
+
+	// status: accept any non-zero exit status instead of equality.
+	NonZero bool `yaml:"nonzero,omitempty" json:"nonzero,omitempty"`
+
+	// text: normalise before comparing.
+	IgnoreWhitespace bool `yaml:"ignore_whitespace,omitempty" json:"ignore_whitespace,omitempty"`
+	IgnoreCase       bool `yaml:"ignore_case,omitempty" json:"ignore_case,omitempty"`
+
+	// json, jsonl: numeric tolerance (absolute and relative; a number
+	// matches when either holds), keys ignored at any depth, and whether
+	// list order matters.
+	Tolerance      float64  `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
+	RelTolerance   float64  `yaml:"rel_tolerance,omitempty" json:"rel_tolerance,omitempty"`
+	IgnoreKeys     []string `yaml:"ignore_keys,omitempty" json:"ignore_keys,omitempty"`
+	UnorderedLists bool     `yaml:"unordered_lists,omitempty" json:"unordered_lists,omitempty"`
+
+	// regex: the pattern (Go RE2 syntax); when empty the expected value of
+	// the attribute is used as the pattern.
+	Pattern string `yaml:"pattern,omitempty" json:"pattern,omitempty"`
+
+	// schema: an inline JSON Schema or a file relative to the problem.
+	Schema     any    `yaml:"schema,omitempty" json:"schema,omitempty"`
+	SchemaFile string `yaml:"schema_file,omitempty" json:"schema_file,omitempty"`
+
+	// file: the tracked file to compare; the expected content comes from the
+	// case's expected files or from ExpectedFile (relative to the problem).
+	Path         string `yaml:"path,omitempty" json:"path,omitempty"`
+	ExpectedFile string `yaml:"expected_file,omitempty" json:"expected_file,omitempty"`
+
+	// evaluator: a named function of an evaluator plugin, called with the
+	// arguments (plus the case, its actual result and expected values);
+	// the attribute is correct when the score reaches pass_score (default 1).
+	Plugin    *PluginRef     `yaml:"plugin,omitempty" json:"plugin,omitempty"`
+	Function  string         `yaml:"function,omitempty" json:"function,omitempty"`
+	Arguments map[string]any `yaml:"arguments,omitempty" json:"arguments,omitempty"`
+	PassScore *float64       `yaml:"pass_score,omitempty" json:"pass_score,omitempty"`
+}
+
+// WeightOr returns the declared weight or def.
+func (c CheckSpec) WeightOr(def float64) float64 {
+	if c.Weight == nil {
+		return def
+	}
+	return *c.Weight
+}
+
+// Kinds lists the built-in check kinds.
+var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator"}
+
+// PluginRef binds a Wasm plugin: a file (by path relative to the problem, or
+// by name from a plugin directory), the sha256 it must have, and the config
+// object passed to it with every call.
+type PluginRef struct {
+	// Path is the plugin file; relative paths are resolved against the
+	// problem directory when the problem is loaded.
+	Path string `yaml:"path,omitempty" json:"path,omitempty"`
+	// Name finds <name>.wasm in the plugin directories instead of a path.
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// SHA256 pins the file's digest; a file with another digest is refused.
+	SHA256 string         `yaml:"sha256" json:"sha256"`
+	Config map[string]any `yaml:"config,omitempty" json:"config,omitempty"`
+}

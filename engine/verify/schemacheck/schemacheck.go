@@ -1,0 +1,95 @@
+// Package schemacheck is the JSON Schema engine behind the schema check
+// (github.com/santhosh-tekuri/jsonschema, any draft a schema declares,
+// 2020-12 when it declares none). Importing it installs it in
+// engine/verify; programs that run schema checks import it for that
+// effect, as engine/run does.
+package schemacheck
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/verify"
+)
+
+func init() { verify.UseSchemaEngine(engine{}) }
+
+// compiled caches schemas by their canonical text: a group checks every
+// case against the same schema, and compiling is the expensive part.
+var compiled sync.Map // string → schema
+
+var printer = message.NewPrinter(language.English)
+
+type engine struct{}
+
+func (engine) Compile(text string) (verify.Schema, error) {
+	if s, ok := compiled.Load(text); ok {
+		return s.(schema), nil
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		return nil, err
+	}
+	s, err := c.Compile("schema.json")
+	if err != nil {
+		return nil, err
+	}
+	compiled.Store(text, schema{s})
+	return schema{s}, nil
+}
+
+// ParseFile decodes a schema file: JSON is YAML, so one parser reads both.
+func (engine) ParseFile(data []byte) (any, error) {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+type schema struct{ s *jsonschema.Schema }
+
+func (s schema) Validate(raw string) (any, []verify.SchemaViolation, error) {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader([]byte(raw)))
+	if err != nil {
+		return nil, nil, err
+	}
+	err = s.s.Validate(inst)
+	if err == nil {
+		return inst, nil, nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return inst, []verify.SchemaViolation{{Message: "schema validation failed: " + err.Error()}}, nil
+	}
+	var out []verify.SchemaViolation
+	for _, leaf := range leaves(ve) {
+		out = append(out, verify.SchemaViolation{Location: leaf.InstanceLocation,
+			KeywordPath: leaf.ErrorKind.KeywordPath(), Message: leaf.ErrorKind.LocalizedString(printer)})
+	}
+	return inst, out, nil
+}
+
+// leaves returns the innermost causes: the violations a reader can act on,
+// not the "allOf failed" wrappers around them.
+func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	if len(ve.Causes) == 0 {
+		return []*jsonschema.ValidationError{ve}
+	}
+	var out []*jsonschema.ValidationError
+	for _, c := range ve.Causes {
+		out = append(out, leaves(c)...)
+	}
+	return out
+}
