@@ -28,19 +28,29 @@ func parseJSONFast(data string) (v any, ok bool) {
 	return v, p.i == len(p.s)
 }
 
+// validJSONText reports whether data is one JSON document the fast parser
+// accepts, checking the grammar without building the value. Strings with
+// invalid UTF-8 are refused (the full parser replaces the bad bytes, so the
+// text would not be the value).
+func validJSONText(data string) bool {
+	p := jsonParser{s: data, check: true}
+	p.space()
+	if _, ok := p.value(0); !ok {
+		return false
+	}
+	p.space()
+	return p.i == len(p.s)
+}
+
 type jsonParser struct {
-	s string
-	i int
+	s     string
+	i     int
+	check bool // only check the grammar: build no maps or lists
 }
 
 func (p *jsonParser) space() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+	for p.i < len(p.s) && isJSONSpace(p.s[p.i]) {
+		p.i++
 	}
 }
 
@@ -76,7 +86,10 @@ func (p *jsonParser) object(depth int) (any, bool) {
 		return nil, false
 	}
 	p.i++ // {
-	m := map[string]any{}
+	var m map[string]any
+	if !p.check {
+		m = map[string]any{}
+	}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -100,7 +113,9 @@ func (p *jsonParser) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k.(string)] = v // a repeated key: the last one wins, as in encoding/json
+		if !p.check {
+			m[k.(string)] = v // a repeated key: the last one wins, as in encoding/json
+		}
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
@@ -123,7 +138,10 @@ func (p *jsonParser) array(depth int) (any, bool) {
 		return nil, false
 	}
 	p.i++ // [
-	l := []any{}
+	var l []any
+	if !p.check {
+		l = []any{}
+	}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
@@ -134,7 +152,9 @@ func (p *jsonParser) array(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		l = append(l, v)
+		if !p.check {
+			l = append(l, v)
+		}
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
@@ -166,6 +186,9 @@ func (p *jsonParser) str() (any, bool) {
 			p.i++
 			if simple {
 				return p.s[start+1 : p.i-1], true
+			}
+			if p.check {
+				return nil, validEscapes(p.s[start+1 : p.i-1])
 			}
 			var out string
 			if err := json.Unmarshal([]byte(p.s[start:p.i]), &out); err != nil {
@@ -229,4 +252,37 @@ func (p *jsonParser) digits() bool {
 		p.i++
 	}
 	return p.i > start
+}
+
+// validEscapes checks the escapes of a string's body and that it is valid
+// UTF-8.
+func validEscapes(body string) bool {
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\\':
+			i++
+			switch body[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(body) {
+					return false
+				}
+				for _, h := range []byte(body[i+1 : i+5]) {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				i += 4
+			default:
+				return false
+			}
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(body[i:])
+			if r == utf8.RuneError && size == 1 {
+				return false
+			}
+			i += size - 1
+		}
+	}
+	return true
 }

@@ -12,6 +12,13 @@ type Env struct {
 	// ReadProblemFile reads a file relative to the problem directory (for
 	// schema_file and expected_file). It must refuse paths that escape.
 	ReadProblemFile func(rel string) ([]byte, error)
+	// RawJSON lets the json check keep a document it settles by its text
+	// (the output is the expected text, token for token) as that text, a
+	// json.RawMessage, instead of decoding it. For callers that only
+	// encode the verdict again, such as verifier plugins: decoding into
+	// maps and writing them back out is most of their work, and whoever
+	// reads the verdict decodes the same value from the text.
+	RawJSON bool
 }
 
 // MaxDiffEntries caps the entries a diff keeps; the rest are counted in the
@@ -31,7 +38,7 @@ func Run(spec checkspec.CheckSpec, actual Actual, expected map[string]any, env E
 	case "text":
 		checkText(&res, spec, actual, expected, env)
 	case "json":
-		checkJSON(&res, spec, actual, expected)
+		checkJSON(&res, spec, actual, expected, env)
 	case "jsonl":
 		checkJSONL(&res, spec, actual, expected)
 	case "regex":

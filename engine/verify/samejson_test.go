@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
@@ -43,23 +45,82 @@ var sameJSONPairs = []struct {
 	// Strings keep their whitespace.
 	{`["a b"]`, `["ab"]`, false},
 	{`["a b"]`, `["a  b"]`, false},
+	// Escapes and non-ASCII text: raw text is kept only when it is valid.
+	{`{"k\u00e9":"\t\"é\"\/"}`, `{"k\u00e9": "\t\"é\"\/"}`, true},
+	{`["\ud800"]`, `["\ud800"]`, true},
+	{`["\x"]`, `["\x"]`, false},
+	{`["\u12"]`, `["\u12"]`, false},
+	{"[\"\xff\"]", "[\"\xff\"]", true},
+}
+
+// decodeRaw turns the json.RawMessage values RawJSON leaves into what the
+// reader of a verdict decodes from them.
+func decodeRaw(t testing.TB, res AttributeResult) AttributeResult {
+	for _, v := range []*any{&res.Actual, &res.Expected} {
+		if raw, ok := (*v).(json.RawMessage); ok {
+			parsed, err := ParseJSON(string(raw))
+			if err != nil {
+				t.Fatalf("raw value %q does not parse: %v", raw, err)
+			}
+			*v = parsed
+		}
+	}
+	return res
+}
+
+// sameVerdict runs the check with the shortcut, with and without RawJSON,
+// and holds both to the full check.
+func sameVerdict(t testing.TB, want, got string, spec checkspec.CheckSpec) {
+	full := fullJSONCheck(want, got, spec)
+	for _, env := range []Env{{}, {RawJSON: true}} {
+		fast := Run(spec, Actual{Output: got}, map[string]any{"output": want}, env)
+		full.Check = fast.Check
+		if !reflect.DeepEqual(decodeRaw(t, fast), full) {
+			t.Errorf("%q vs %q (raw %v):\nwith shortcut %+v\nfull check    %+v", want, got, env.RawJSON, fast, full)
+		}
+	}
 }
 
 func TestSameJSONTextAgreesWithFullCheck(t *testing.T) {
 	spec := checkspec.CheckSpec{Kind: "json", Attribute: "output", Tolerance: 0.01}
 	for _, tc := range sameJSONPairs {
 		res := AttributeResult{Attribute: "output", Weight: 1}
-		took := sameJSONText(&res, Actual{Output: tc.got}, map[string]any{"output": tc.want})
+		took := sameJSONText(&res, Actual{Output: tc.got}, map[string]any{"output": tc.want}, false)
 		if took != tc.shortcut {
 			t.Errorf("%q vs %q: shortcut taken %v, want %v", tc.want, tc.got, took, tc.shortcut)
 		}
-		fast := Run(spec, Actual{Output: tc.got}, map[string]any{"output": tc.want}, Env{})
-		full := fullJSONCheck(tc.want, tc.got, spec)
-		full.Check = fast.Check
-		if !reflect.DeepEqual(fast, full) {
-			t.Errorf("%q vs %q:\nwith shortcut %+v\nfull check    %+v", tc.want, tc.got, fast, full)
-		}
+		sameVerdict(t, tc.want, tc.got, spec)
 	}
+}
+
+func TestRawJSONKeepsValidText(t *testing.T) {
+	spec := checkspec.CheckSpec{Kind: "json", Attribute: "output"}
+	text := `{"b": [1, 2.50], "a": "x\"y"}`
+	res := Run(spec, Actual{Output: text}, map[string]any{"output": text}, Env{RawJSON: true})
+	if raw, ok := res.Actual.(json.RawMessage); !ok || string(raw) != text || !res.IsCorrect {
+		t.Fatalf("the output's own text is the value: %#v", res)
+	}
+	res = Run(spec, Actual{Output: "[\"\xff\"]"}, map[string]any{"output": "[\"\xff\"]"}, Env{RawJSON: true})
+	if _, ok := res.Actual.(json.RawMessage); ok || !res.IsCorrect {
+		t.Fatalf("invalid UTF-8 is decoded (the bytes are replaced), not kept: %#v", res)
+	}
+}
+
+// FuzzValidJSONText holds the checking mode of the fast parser to the full
+// parser on valid UTF-8.
+func FuzzValidJSONText(f *testing.F) {
+	for _, tc := range sameJSONPairs {
+		f.Add(tc.want)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		_, err := ParseJSON(s)
+		if got := validJSONText(s); got != (err == nil) {
+			t.Fatalf("%q: validJSONText %v, ParseJSON error %v", s, got, err)
+		}
+	})
 }
 
 // FuzzSameJSONText holds the shortcut to the full check's verdict.
@@ -69,11 +130,6 @@ func FuzzSameJSONText(f *testing.F) {
 	}
 	spec := checkspec.CheckSpec{Kind: "json", Attribute: "output"}
 	f.Fuzz(func(t *testing.T, want, got string) {
-		fast := Run(spec, Actual{Output: got}, map[string]any{"output": want}, Env{})
-		full := fullJSONCheck(want, got, spec)
-		full.Check = fast.Check
-		if !reflect.DeepEqual(fast, full) {
-			t.Fatalf("%q vs %q:\nwith shortcut %+v\nfull check    %+v", want, got, fast, full)
-		}
+		sameVerdict(t, want, got, spec)
 	})
 }

@@ -24,6 +24,10 @@ import (
 //     escaped), and numbers a plugin computes are written like
 //     encoding/json writes a float64;
 //   - malformed input is reported with the same message in every SDK.
+//
+// One Go-only exception: a json.RawMessage is written as it is, for a plugin
+// that passes on a document it never decoded (engine/verify's Env.RawJSON).
+// It must hold valid JSON; the host decodes it like any other value.
 
 // errNonFinite is the same message in every SDK.
 var errNonFinite = errors.New("cannot encode a non-finite number as JSON")
@@ -45,17 +49,22 @@ func (e *SyntaxError) Error() string {
 // trailing data) into the shared value model.
 func ParseJSON(data []byte) (any, error) {
 	p := parser{data: data}
-	if off := invalidUTF8(data); off >= 0 {
-		return nil, &SyntaxError{off, "invalid UTF-8"}
-	}
 	p.skip()
 	v, err := p.value(0)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		p.skip()
+		if p.pos < len(p.data) {
+			err = &SyntaxError{p.pos, "unexpected data after the value"}
+		}
 	}
-	p.skip()
-	if p.pos < len(p.data) {
-		return nil, &SyntaxError{p.pos, "unexpected data after the value"}
+	if err != nil {
+		// Invalid UTF-8 anywhere is reported first, whatever else is
+		// wrong. A document that parsed is valid UTF-8: strings check
+		// their own bytes and any other non-ASCII byte is a syntax error.
+		if off := invalidUTF8(data); off >= 0 {
+			return nil, &SyntaxError{off, "invalid UTF-8"}
+		}
+		return nil, err
 	}
 	return v, nil
 }
@@ -271,50 +280,60 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// str decodes a string; a lone surrogate escape becomes U+FFFD, as in
-// encoding/json.
-func (p *parser) str() (string, error) {
-	p.pos++ // "
-	start := p.pos
-	// Fast path: no escapes.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
-			s := string(p.data[start:p.pos])
-			p.pos++
-			return s, nil
-		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return "", p.fail("control character in string")
-		}
-		p.pos++
+// plainByte marks the bytes a string scan can pass over: not '"', not '\\',
+// not a control character, not the start of a multi-byte character.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
 	}
-	buf := append([]byte{}, p.data[start:p.pos]...)
+	return t
+}()
+
+// str decodes a string; a lone surrogate escape becomes U+FFFD, as in
+// encoding/json. Runs of plain bytes are skipped with a table lookup and
+// copied whole, in local variables: inside a Wasm guest each field access
+// and byte-at-a-time append costs several times more than natively.
+func (p *parser) str() (string, error) {
+	data, i := p.data, p.pos+1 // after the opening quote
+	var buf []byte
+	run := i // start of the plain bytes not yet copied to buf
 	for {
-		if p.pos >= len(p.data) {
+		for i < len(data) && plainByte[data[i]] {
+			i++
+		}
+		if i >= len(data) {
+			p.pos = i
 			return "", p.fail("unexpected end of input")
 		}
-		c := p.data[p.pos]
-		switch {
+		switch c := data[i]; {
 		case c == '"':
-			p.pos++
-			return string(buf), nil
+			var s string
+			if buf == nil {
+				s = string(data[run:i])
+			} else {
+				s = string(append(buf, data[run:i]...))
+			}
+			p.pos = i + 1
+			return s, nil
 		case c < 0x20:
+			p.pos = i
 			return "", p.fail("control character in string")
-		case c != '\\':
-			buf = append(buf, c)
-			p.pos++
+		case c >= utf8.RuneSelf:
+			r, n := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && n <= 1 {
+				p.pos = i
+				return "", p.fail("invalid UTF-8")
+			}
+			i += n
 			continue
 		}
-		if p.pos+1 >= len(p.data) {
-			p.pos++
+		// A backslash.
+		buf = append(buf, data[run:i]...)
+		if i+1 >= len(data) {
+			p.pos = i + 1
 			return "", p.fail("unexpected end of input")
 		}
-		esc := p.data[p.pos+1]
-		switch esc {
+		switch esc := data[i+1]; esc {
 		case '"', '\\', '/':
 			buf = append(buf, esc)
 		case 'b':
@@ -328,27 +347,33 @@ func (p *parser) str() (string, error) {
 		case 't':
 			buf = append(buf, '\t')
 		case 'u':
-			r, ok := hex4(p.data[p.pos+2:])
+			r, ok := hex4(data[i+2:])
 			if !ok {
+				p.pos = i
 				return "", p.fail("invalid escape")
 			}
-			p.pos += 6
+			i += 6
 			if utf16.IsSurrogate(r) {
-				if r < 0xDC00 && p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
-					if r2, ok := hex4(p.data[p.pos+2:]); ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
-						buf = utf8.AppendRune(buf, utf16.DecodeRune(r, r2))
-						p.pos += 6
-						continue
-					}
+				r2, ok := rune(0), false
+				if r < 0xDC00 && i+1 < len(data) && data[i] == '\\' && data[i+1] == 'u' {
+					r2, ok = hex4(data[i+2:])
 				}
-				r = utf8.RuneError
+				if ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+					r = utf16.DecodeRune(r, r2)
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
 			}
 			buf = utf8.AppendRune(buf, r)
+			run = i
 			continue
 		default:
+			p.pos = i
 			return "", p.fail("invalid escape")
 		}
-		p.pos += 2
+		i += 2
+		run = i
 	}
 }
 
@@ -386,6 +411,11 @@ func (e *encoder) value(v any) error {
 	case json.Number:
 		if t == "" {
 			t = "0"
+		}
+		e.buf = append(e.buf, t...)
+	case json.RawMessage:
+		if len(t) == 0 {
+			t = json.RawMessage("null")
 		}
 		e.buf = append(e.buf, t...)
 	case float64:

@@ -2,9 +2,12 @@ package wasmeval
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
@@ -56,6 +59,8 @@ func TestParseErrors(t *testing.T) {
 		``:                        "invalid JSON at byte 0: unexpected end of input",
 		`tru`:                     "invalid JSON at byte 3: unexpected end of input",
 		strings.Repeat("[", 1001): "invalid JSON at byte 1000: nesting deeper than 1000",
+		"[1,] \"\xff\"":           "invalid JSON at byte 6: invalid UTF-8",
+		"\"a\\\"b\xff\"":          "invalid JSON at byte 5: invalid UTF-8",
 	} {
 		_, err := ParseJSON([]byte(in))
 		if err == nil || err.Error() != want {
@@ -150,4 +155,46 @@ func TestEncodeRepeatedObject(t *testing.T) {
 	if string(got) != string(want) || !strings.Contains(string(got), `"actual":{"a":true,"b":[1,{"a":null,"z":"x"}]}`) {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
+}
+
+func TestEncodeRawMessage(t *testing.T) {
+	raw := json.RawMessage(`{"b": [1, 2.50], "a": "x"}`)
+	got, err := EncodeJSON(map[string]any{"actual": raw, "expected": raw, "none": json.RawMessage(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"actual":{"b": [1, 2.50], "a": "x"},"expected":{"b": [1, 2.50], "a": "x"},"none":null}`
+	if string(got) != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// FuzzParseJSON holds the parser to encoding/json (with UseNumber): the same
+// documents accepted, the same values.
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\"y\u00e9\ud83d\ude00"],"b":null}`, `"a\\b\/c\n"`, `["\ud800x"]`, "\"caf\xc3\xa9\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.Count(s, "[")+strings.Count(s, "{") > MaxDepth {
+			return // the SDK nests less deeply than encoding/json
+		}
+		got, err := ParseJSON([]byte(s))
+		d := json.NewDecoder(strings.NewReader(s))
+		d.UseNumber()
+		var want any
+		werr := d.Decode(&want)
+		if werr == nil && strings.TrimLeft(s[d.InputOffset():], " \t\r\n") != "" {
+			werr = errors.New("trailing data")
+		}
+		if werr == nil && !utf8.ValidString(s) {
+			werr = errors.New("invalid UTF-8") // the SDK refuses what encoding/json would replace
+		}
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%q: ParseJSON error %v, encoding/json error %v", s, err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: got %#v, want %#v", s, got, want)
+		}
+	})
 }
