@@ -28,8 +28,17 @@ type JSONOptions struct {
 
 // ParseJSON decodes one JSON document keeping numbers exact (json.Number),
 // and refuses trailing data.
-func ParseJSON(data string) (any, error) {
-	if v, ok := parseJSONFast(data); ok {
+func ParseJSON(data string) (any, error) { return parseJSON(data, false) }
+
+// ParseJSONShared is ParseJSON for documents that repeat a large value, as
+// a verdict repeats a passing output as its actual and expected value: an
+// object or list of at least sharedMin bytes whose text follows the same
+// text just parsed is the same value, not a second copy. The result must
+// not be modified.
+func ParseJSONShared(data string) (any, error) { return parseJSON(data, true) }
+
+func parseJSON(data string, share bool) (any, error) {
+	if v, ok := parseJSONFast(data, share); ok {
 		return v, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader([]byte(data)))

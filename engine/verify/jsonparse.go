@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -17,8 +18,8 @@ const maxJSONDepth = 10000
 // natively. It reports ok=false for anything it does not handle itself;
 // ParseJSON then defers to encoding/json, which gives the exact value or
 // the standard error message, so results never depend on which parser ran.
-func parseJSONFast(data string) (v any, ok bool) {
-	p := jsonParser{s: data}
+func parseJSONFast(data string, share bool) (v any, ok bool) {
+	p := jsonParser{s: data, share: share}
 	p.space()
 	v, ok = p.value(0)
 	if !ok {
@@ -46,7 +47,17 @@ type jsonParser struct {
 	s     string
 	i     int
 	check bool // only check the grammar: build no maps or lists
+	// share reuses the last large object or list parsed when its text
+	// comes again (ParseJSONShared). Parsing depends only on the bytes
+	// read and a value's text ends at its own closing bracket, so the
+	// same text is the same value.
+	share    bool
+	lastText string
+	lastVal  any
 }
+
+// sharedMin is the smallest object or list text worth remembering.
+const sharedMin = 256
 
 func (p *jsonParser) space() {
 	for p.i < len(p.s) && isJSONSpace(p.s[p.i]) {
@@ -59,10 +70,23 @@ func (p *jsonParser) value(depth int) (any, bool) {
 		return nil, false
 	}
 	switch c := p.s[p.i]; {
-	case c == '{':
-		return p.object(depth + 1)
-	case c == '[':
-		return p.array(depth + 1)
+	case c == '{' || c == '[':
+		if p.share && p.lastText != "" && strings.HasPrefix(p.s[p.i:], p.lastText) {
+			p.i += len(p.lastText)
+			return p.lastVal, true
+		}
+		start := p.i
+		var v any
+		var ok bool
+		if c == '{' {
+			v, ok = p.object(depth + 1)
+		} else {
+			v, ok = p.array(depth + 1)
+		}
+		if ok && p.share && p.i-start >= sharedMin {
+			p.lastText, p.lastVal = p.s[start:p.i], v
+		}
+		return v, ok
 	case c == '"':
 		return p.str()
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -184,11 +208,11 @@ func (p *jsonParser) str() (any, bool) {
 		switch {
 		case c == '"':
 			p.i++
+			if p.check { // no value: boxing the string would allocate
+				return nil, simple || validEscapes(p.s[start+1:p.i-1])
+			}
 			if simple {
 				return p.s[start+1 : p.i-1], true
-			}
-			if p.check {
-				return nil, validEscapes(p.s[start+1 : p.i-1])
 			}
 			var out string
 			if err := json.Unmarshal([]byte(p.s[start:p.i]), &out); err != nil {
@@ -241,6 +265,9 @@ func (p *jsonParser) number() (any, bool) {
 		if !p.digits() {
 			return nil, false
 		}
+	}
+	if p.check {
+		return nil, true
 	}
 	return json.Number(p.s[start:p.i]), true
 }

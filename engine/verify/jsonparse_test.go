@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -34,7 +35,7 @@ var parseCorpus = []string{
 
 func checkParse(t *testing.T, doc string) {
 	t.Helper()
-	fast, ok := parseJSONFast(doc)
+	fast, ok := parseJSONFast(doc, false)
 	want, stdErr := stdParse(doc)
 	if ok && stdErr != nil {
 		t.Fatalf("fast parser accepted %q, which encoding/json rejects: %v", clip(doc, 60), stdErr)
@@ -54,7 +55,7 @@ func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
 	}
 	// The plain documents take the fast path (the point of it).
 	for _, doc := range []string{`{"a":[1,2.5,"x",true,null]}`, `"ünïcödé"`} {
-		if _, ok := parseJSONFast(doc); !ok {
+		if _, ok := parseJSONFast(doc, false); !ok {
 			t.Errorf("fast path not taken for %s", doc)
 		}
 	}
@@ -65,4 +66,44 @@ func FuzzParseJSON(f *testing.F) {
 		f.Add(doc)
 	}
 	f.Fuzz(func(t *testing.T, doc string) { checkParse(t, doc) })
+}
+
+func TestParseJSONSharedReusesRepeatedValues(t *testing.T) {
+	var items []string
+	for i := 0; i < 20; i++ {
+		items = append(items, fmt.Sprintf(`{"sku":"SKU-%03d","qty":%d}`, i, i))
+	}
+	doc := "[" + strings.Join(items, ",") + "]"
+	verdict := `{"attributes":[{"actual":` + doc + `,"expected":` + doc + `,"other":` + doc[:len(doc)-1] + `,1]}]}`
+	shared, err := ParseJSONShared(verdict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := ParseJSON(verdict)
+	if !reflect.DeepEqual(shared, plain) {
+		t.Fatalf("shared parse differs:\n%v\n%v", shared, plain)
+	}
+	a := shared.(map[string]any)["attributes"].([]any)[0].(map[string]any)
+	actual, expected, other := a["actual"].([]any), a["expected"].([]any), a["other"].([]any)
+	if &actual[0] != &expected[0] {
+		t.Error("the repeated document is parsed twice")
+	}
+	if len(other) != 21 || &other[0] == &actual[0] {
+		t.Errorf("a value that only starts like the last one is its own: %d items", len(other))
+	}
+}
+
+// FuzzParseJSONShared holds sharing to the plain parse.
+func FuzzParseJSONShared(f *testing.F) {
+	big := `{"k":"` + strings.Repeat("x", 300) + `"}`
+	f.Add(`[` + big + `,` + big + `]`)
+	f.Add(`{"a":` + big + `,"b":` + big + `,"c":[` + big + `]}`)
+	f.Add(`[` + big + `,` + big[:len(big)-1] + `,"z":1}]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		shared, serr := ParseJSONShared(s)
+		plain, perr := ParseJSON(s)
+		if (serr == nil) != (perr == nil) || !reflect.DeepEqual(shared, plain) {
+			t.Fatalf("%q: shared %v (%v), plain %v (%v)", s, shared, serr, plain, perr)
+		}
+	})
 }

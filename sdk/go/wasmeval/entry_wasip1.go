@@ -42,40 +42,48 @@ func DescribePlugin(d Describe) int32 {
 //	//go:wasmexport verify
 //	func verify() int32 { return wasmeval.Verify(check) }
 func Verify(fn Verifier) int32 {
-	return serve(func(in []byte) ([]byte, error) { return HandleVerify(in, fn) })
+	return serve(func(dst, in []byte) ([]byte, error) { return handleVerify(dst, in, fn) })
 }
 
 // LoadCases serves the load_cases export with fn.
 func LoadCases(fn Loader) int32 {
-	return serve(func(in []byte) ([]byte, error) { return HandleLoad(in, fn) })
+	return serve(func(dst, in []byte) ([]byte, error) { return handleLoad(dst, in, fn) })
 }
 
 // Evaluate serves the evaluate export with fn.
 func Evaluate(fn Evaluator) int32 {
-	return serve(func(in []byte) ([]byte, error) { return HandleEvaluate(in, fn) })
+	return serve(func(dst, in []byte) ([]byte, error) { return handleEvaluate(dst, in, fn) })
 }
 
 // Test serves the test export with fn.
 func Test(fn TestFunction) int32 {
-	return serve(func(in []byte) ([]byte, error) { return HandleTest(in, fn) })
+	return serve(func(dst, in []byte) ([]byte, error) { return handleTest(dst, in, fn) })
 }
 
-func serve(handle func([]byte) ([]byte, error)) int32 {
+// The input and output buffers are kept from call to call: a plugin
+// instance serves one call at a time, the decoded input copies what it
+// keeps, and the output is written out before the call returns. Growing
+// fresh buffers on every call is a measurable share of a short call.
+var inputBuf, outputBuf []byte
+
+func serve(handle func(dst, in []byte) ([]byte, error)) int32 {
 	var input []byte
 	if Transport == abi.TransportStdio {
 		var err error
-		if input, err = io.ReadAll(os.Stdin); err != nil {
+		if input, err = readAll(os.Stdin, inputBuf[:0]); err != nil {
 			pdk.SetErrorString("read input: " + err.Error())
 			return 1
 		}
+		inputBuf = input
 	} else {
 		input = pdk.Input()
 	}
-	out, err := handle(input)
+	out, err := handle(outputBuf[:0], input)
 	if err != nil {
 		pdk.SetErrorString(err.Error())
 		return 1
 	}
+	outputBuf = out
 	if Transport == abi.TransportStdio {
 		if _, err := os.Stdout.Write(out); err != nil {
 			pdk.SetErrorString("write output: " + err.Error())
@@ -85,6 +93,23 @@ func serve(handle func([]byte) ([]byte, error)) int32 {
 	}
 	pdk.Output(out)
 	return 0
+}
+
+// readAll appends everything r holds to buf.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // ReadAsset returns a file of the problem directory through the host's

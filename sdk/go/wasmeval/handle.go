@@ -21,17 +21,20 @@ type Evaluator func(*EvaluateInput) (*EvaluateOutput, error)
 // TestFunction is the one function a test-function plugin writes.
 type TestFunction func(*TestInput) (*TestOutput, error)
 
-func finish(out any, err error) ([]byte, error) {
+// finish appends the output envelope to dst.
+func finish(dst []byte, out any, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return EncodeJSON(out)
+	return AppendJSON(dst, out)
 }
 
 func inputError(err error) error { return fmt.Errorf("invalid input: %w", err) }
 
 // HandleVerify runs fn on a verify input envelope.
-func HandleVerify(input []byte, fn Verifier) ([]byte, error) {
+func HandleVerify(input []byte, fn Verifier) ([]byte, error) { return handleVerify(nil, input, fn) }
+
+func handleVerify(dst, input []byte, fn Verifier) ([]byte, error) {
 	in, err := DecodeVerifyInput(input)
 	if err != nil {
 		return nil, inputError(err)
@@ -40,11 +43,13 @@ func HandleVerify(input []byte, fn Verifier) ([]byte, error) {
 	if err == nil && out == nil {
 		out = &VerifyOutput{}
 	}
-	return finish(out, err)
+	return finish(dst, out, err)
 }
 
 // HandleLoad runs fn on a load_cases input envelope.
-func HandleLoad(input []byte, fn Loader) ([]byte, error) {
+func HandleLoad(input []byte, fn Loader) ([]byte, error) { return handleLoad(nil, input, fn) }
+
+func handleLoad(dst, input []byte, fn Loader) ([]byte, error) {
 	in, err := DecodeLoadInput(input)
 	if err != nil {
 		return nil, inputError(err)
@@ -53,11 +58,15 @@ func HandleLoad(input []byte, fn Loader) ([]byte, error) {
 	if err == nil && out == nil {
 		out = &LoadOutput{Done: true}
 	}
-	return finish(out, err)
+	return finish(dst, out, err)
 }
 
 // HandleEvaluate runs fn on an evaluate input envelope.
 func HandleEvaluate(input []byte, fn Evaluator) ([]byte, error) {
+	return handleEvaluate(nil, input, fn)
+}
+
+func handleEvaluate(dst, input []byte, fn Evaluator) ([]byte, error) {
 	in, err := DecodeEvaluateInput(input)
 	if err != nil {
 		return nil, inputError(err)
@@ -66,11 +75,13 @@ func HandleEvaluate(input []byte, fn Evaluator) ([]byte, error) {
 	if err == nil && out == nil {
 		out = &EvaluateOutput{}
 	}
-	return finish(out, err)
+	return finish(dst, out, err)
 }
 
 // HandleTest runs fn on a test input envelope.
-func HandleTest(input []byte, fn TestFunction) ([]byte, error) {
+func HandleTest(input []byte, fn TestFunction) ([]byte, error) { return handleTest(nil, input, fn) }
+
+func handleTest(dst, input []byte, fn TestFunction) ([]byte, error) {
 	in, err := DecodeTestInput(input)
 	if err != nil {
 		return nil, inputError(err)
@@ -79,5 +90,5 @@ func HandleTest(input []byte, fn TestFunction) ([]byte, error) {
 	if err == nil && out == nil {
 		out = &TestOutput{}
 	}
-	return finish(out, err)
+	return finish(dst, out, err)
 }

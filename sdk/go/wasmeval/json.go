@@ -380,8 +380,11 @@ func (p *parser) str() (string, error) {
 // EncodeJSON writes v canonically. Besides the shared model it accepts the
 // Go types plugins naturally build: float64 and the integer types, []string,
 // map[string]string and []map[string]any, and the ABI envelopes.
-func EncodeJSON(v any) ([]byte, error) {
-	e := encoder{}
+func EncodeJSON(v any) ([]byte, error) { return AppendJSON(nil, v) }
+
+// AppendJSON appends v, written as EncodeJSON writes it, to dst.
+func AppendJSON(dst []byte, v any) ([]byte, error) {
+	e := encoder{buf: dst}
 	if err := e.value(v); err != nil {
 		return nil, err
 	}
