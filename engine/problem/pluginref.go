@@ -7,7 +7,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
-	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 )
 
 // PluginRef binds a Wasm plugin; see checkspec.PluginRef.
@@ -60,7 +60,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 		l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file %s: %v (plugins in this repository are built with `task plugins`)", ref.Path, diag.UnwrapPathError(err))
 		return
 	}
-	digest := abi.Digest(data)
+	digest := pin.Digest(data)
 	switch {
 	case ref.SHA256 == "":
 		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "required: plugins are pinned by digest; this file's is %s", digest)

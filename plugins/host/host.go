@@ -20,7 +20,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 
-	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 )
 
 // Defaults for the sandbox limits.
@@ -151,7 +151,7 @@ func Digest(path string) (string, []byte, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	return abi.Digest(data), data, nil
+	return pin.Digest(data), data, nil
 }
 
 // Load compiles (once per process) the plugin in file and checks it: its

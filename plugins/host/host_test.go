@@ -17,6 +17,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
@@ -380,7 +381,7 @@ func TestWorkersRunThePinnedModule(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "p.wasm")
 	os.WriteFile(file, data, 0o644)
-	p, err := h.Load(context.Background(), file, abi.Digest(data))
+	p, err := h.Load(context.Background(), file, pin.Digest(data))
 	if err != nil {
 		t.Fatal(err)
 	}

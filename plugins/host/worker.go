@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 )
 
 // Worker processes run plugin code compiled without termination checks —
@@ -102,7 +103,7 @@ func serveWorker(spec workerSpec, in io.Reader, out io.Writer) int {
 	var hi hello
 	data, err := readFrame(r, &struct{}{})
 	if err == nil {
-		if got := abi.Digest(data); got != spec.Digest {
+		if got := pin.Digest(data); got != spec.Digest {
 			err = &Error{Plugin: spec.File, Fault: FaultDigest, Detail: fmt.Sprintf("the worker was sent a module with sha256 %s, not %s", got, spec.Digest)}
 		} else {
 			p, err = h.compile(ctx, spec.File, spec.Digest, data, false)

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 
-	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 )
 
 // pinRef matches a plugin reference's path and the sha256 that follows it
@@ -41,7 +41,7 @@ func PinExamples() ([]string, error) {
 			if err != nil {
 				return m
 			}
-			return append(append([]byte{}, sub[1]...), abi.Digest(module)...)
+			return append(append([]byte{}, sub[1]...), pin.Digest(module)...)
 		})
 		if string(out) != string(data) {
 			changed = append(changed, p)
