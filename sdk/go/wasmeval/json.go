@@ -87,6 +87,10 @@ func invalidUTF8(b []byte) int {
 type parser struct {
 	data []byte
 	pos  int
+	// scratch holds a string being unescaped; allocated once per
+	// document, as long as the rest of the input (a decoded string is
+	// never longer than its text).
+	scratch []byte
 }
 
 func (p *parser) skip() {
@@ -290,31 +294,42 @@ var plainByte = func() (t [256]bool) {
 }()
 
 // str decodes a string; a lone surrogate escape becomes U+FFFD, as in
-// encoding/json. Runs of plain bytes are skipped with a table lookup and
-// copied whole, in local variables: inside a Wasm guest each field access
-// and byte-at-a-time append costs several times more than natively.
+// encoding/json. Plain bytes are skipped with a table lookup. A string with
+// escapes is decoded byte by byte into scratch by index: inside a Wasm
+// guest an append (a runtime call) per run of plain bytes between escapes
+// costs more than the bytes themselves, and JSON text held in a string has
+// an escape every few bytes.
 func (p *parser) str() (string, error) {
 	data, i := p.data, p.pos+1 // after the opening quote
-	var buf []byte
-	run := i // start of the plain bytes not yet copied to buf
+	start := i
+	for i < len(data) && plainByte[data[i]] {
+		i++
+	}
+	if i < len(data) && data[i] == '"' {
+		p.pos = i + 1
+		return string(data[start:i]), nil
+	}
+	if p.scratch == nil {
+		p.scratch = make([]byte, len(data)-start)
+	}
+	out := p.scratch
+	w := copy(out, data[start:i])
 	for {
-		for i < len(data) && plainByte[data[i]] {
-			i++
-		}
 		if i >= len(data) {
 			p.pos = i
 			return "", p.fail("unexpected end of input")
 		}
-		switch c := data[i]; {
+		c := data[i]
+		if plainByte[c] {
+			out[w] = c
+			w++
+			i++
+			continue
+		}
+		switch {
 		case c == '"':
-			var s string
-			if buf == nil {
-				s = string(data[run:i])
-			} else {
-				s = string(append(buf, data[run:i]...))
-			}
 			p.pos = i + 1
-			return s, nil
+			return string(out[:w]), nil
 		case c < 0x20:
 			p.pos = i
 			return "", p.fail("control character in string")
@@ -324,28 +339,28 @@ func (p *parser) str() (string, error) {
 				p.pos = i
 				return "", p.fail("invalid UTF-8")
 			}
+			w += copy(out[w:], data[i:i+n])
 			i += n
 			continue
 		}
 		// A backslash.
-		buf = append(buf, data[run:i]...)
 		if i+1 >= len(data) {
 			p.pos = i + 1
 			return "", p.fail("unexpected end of input")
 		}
-		switch esc := data[i+1]; esc {
+		esc := data[i+1]
+		switch esc {
 		case '"', '\\', '/':
-			buf = append(buf, esc)
 		case 'b':
-			buf = append(buf, '\b')
+			esc = '\b'
 		case 'f':
-			buf = append(buf, '\f')
+			esc = '\f'
 		case 'n':
-			buf = append(buf, '\n')
+			esc = '\n'
 		case 'r':
-			buf = append(buf, '\r')
+			esc = '\r'
 		case 't':
-			buf = append(buf, '\t')
+			esc = '\t'
 		case 'u':
 			r, ok := hex4(data[i+2:])
 			if !ok {
@@ -365,15 +380,16 @@ func (p *parser) str() (string, error) {
 					r = utf8.RuneError
 				}
 			}
-			buf = utf8.AppendRune(buf, r)
-			run = i
+			// At most 4 bytes for at least 6 of text: it fits.
+			w += utf8.EncodeRune(out[w:], r)
 			continue
 		default:
 			p.pos = i
 			return "", p.fail("invalid escape")
 		}
+		out[w] = esc
+		w++
 		i += 2
-		run = i
 	}
 }
 
