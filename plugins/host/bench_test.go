@@ -134,6 +134,65 @@ func BenchmarkFirstCall(b *testing.B) {
 	}
 }
 
+// BenchmarkFirstCallPhases splits BenchmarkFirstCall's warm-cache,
+// in-process case into its phases: reading and hashing the module,
+// compiling it (from the cache: wazero still decodes and validates the
+// module and loads and checksums the cached machine code), instantiating
+// it (the guest runtime's own start), and the first verdict.
+//
+//	go test -run '^$' -bench FirstCallPhases -benchtime 5x ./plugins/host/
+func BenchmarkFirstCallPhases(b *testing.B) {
+	c, actual := benchCase()
+	wasm := exampleVerifier(b)
+	cache := b.TempDir()
+	if h, err := New(Options{CacheDir: cache, Isolation: InProcess}); err != nil {
+		b.Fatal(err)
+	} else if _, err := h.Load(context.Background(), wasm, ""); err != nil {
+		b.Fatal(err)
+	} else {
+		h.Close()
+	}
+	var read, compile, instantiate, verdict time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		h, err := New(Options{CacheDir: cache, Isolation: InProcess})
+		if err != nil {
+			b.Fatal(err)
+		}
+		digest, data, err := Digest(wasm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		p := &Plugin{host: h, file: wasm, digest: digest, size: len(data), data: data}
+		if p.compiled, err = p.compileModule(context.Background(), true); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		inst, err := p.newInstance(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		p.pool = make(chan *instance, 1)
+		p.pool <- inst
+		p.describe.Kinds, p.describe.Transport = []string{"verifier"}, "stdio"
+		if _, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		t4 := time.Now()
+		read, compile, instantiate, verdict = read+t1.Sub(t0), compile+t2.Sub(t1), instantiate+t3.Sub(t2), verdict+t4.Sub(t3)
+		p.close()
+		h.Close()
+	}
+	for _, m := range []struct {
+		d    time.Duration
+		name string
+	}{{read, "ms/read"}, {compile, "ms/compile"}, {instantiate, "ms/instantiate"}, {verdict, "ms/verdict"}} {
+		b.ReportMetric(float64(m.d.Microseconds())/1000/float64(b.N), m.name)
+	}
+}
+
 // BenchmarkRoundTrip1MB sends a 1 MB output into a plugin that returns it
 // in its verdict (1 MB in, 1 MB back).
 //
