@@ -172,7 +172,8 @@ func TestEncodeRawMessage(t *testing.T) {
 // FuzzParseJSON holds the parser to encoding/json (with UseNumber): the same
 // documents accepted, the same values.
 func FuzzParseJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,2.5e3,"x\"y\u00e9\ud83d\ude00"],"b":null}`, `"a\\b\/c\n"`, `["\ud800x"]`, "\"caf\xc3\xa9\""} {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\"y\u00e9\ud83d\ude00"],"b":null}`, `"a\\b\/c\n"`, `["\ud800x"]`, "\"caf\xc3\xa9\"",
+		`["` + strings.Repeat(`a\"b`, 30) + `","` + strings.Repeat(`a\"b`, 30) + `","` + strings.Repeat(`a\"b`, 30) + `c"]`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -197,4 +198,22 @@ func FuzzParseJSON(f *testing.F) {
 			t.Fatalf("%q: got %#v, want %#v", s, got, want)
 		}
 	})
+}
+
+func TestParseRepeatedLongStrings(t *testing.T) {
+	long := `{\"sku\":\"SKU-001\",\"name\":\"caf\u00e9 \\\\ item\"}` + strings.Repeat(" pad", 20)
+	doc := `["` + long + `","` + long + `","` + long + `x","short"]`
+	got, err := ParseJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want any
+	d := json.NewDecoder(strings.NewReader(doc))
+	d.UseNumber()
+	if err := d.Decode(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
 }
