@@ -90,17 +90,20 @@ func BenchmarkVerifier(b *testing.B) {
 
 // BenchmarkFirstCall measures loading a plugin and getting its first
 // verdict in a fresh host: with wazero's compilation cache warm, and with
-// no cache at all.
+// no cache at all. The minimal rows are the floor, measured in the same
+// run: a Go plugin with nothing but Extism's PDK and a fixed verdict.
 //
 //	go test -run '^$' -bench FirstCall -benchtime 5x ./plugins/host/
 func BenchmarkFirstCall(b *testing.B) {
 	c, actual := benchCase()
-	wasm := exampleVerifier(b)
+	verifier, minimal := exampleVerifier(b), plugins(b)["minimal"]
 	warm := b.TempDir()
-	for _, tc := range []struct{ name, cache, iso string }{
-		{"warm-cache", warm, InProcess}, {"no-cache", "-", InProcess},
-		{"process-warm-cache", warm, Process}, {"process-no-cache", "-", Process},
+	for _, tc := range []struct{ name, cache, iso, wasm string }{
+		{"warm-cache", warm, InProcess, verifier}, {"no-cache", "-", InProcess, verifier},
+		{"process-warm-cache", warm, Process, verifier}, {"process-no-cache", "-", Process, verifier},
+		{"minimal-warm-cache", warm, InProcess, minimal}, {"minimal-process-warm-cache", warm, Process, minimal},
 	} {
+		wasm := tc.wasm
 		if tc.cache != "-" { // fill the cache once (per compilation mode)
 			h, err := New(Options{CacheDir: tc.cache, Isolation: tc.iso})
 			if err != nil {

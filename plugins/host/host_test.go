@@ -39,8 +39,12 @@ func plugins(t testing.TB) map[string]string {
 		built = map[string]string{
 			"misbehave": filepath.Join(dir, "misbehave.wasm"),
 			"abi99":     filepath.Join(dir, "abi99.wasm"),
+			"minimal":   filepath.Join(dir, "minimal.wasm"),
 		}
 		if buildErr = pluginbuild.Build("./testdata/misbehave", built["misbehave"]); buildErr != nil {
+			return
+		}
+		if buildErr = pluginbuild.Build("./testdata/minimal", built["minimal"]); buildErr != nil {
 			return
 		}
 		buildErr = pluginbuild.Build("./testdata/misbehave", built["abi99"], "-ldflags=-X main.abiOverride=99")
