@@ -14,11 +14,12 @@ func bindToParent(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
-// workerPipe returns a pipe for talking to a worker. Its ends stay in
-// blocking mode, so the parent's reads and writes are plain system calls
-// rather than going through Go's network poller: a call then costs one
-// wake-up on each side instead of a poller wake-up plus a thread hand-off,
-// which is a large part of a short plugin call.
+// workerPipe returns a pipe for talking to a worker. Both ends stay in
+// blocking mode (os.Pipe would make them non-blocking, and the worker
+// inherits that), so the worker waits for its next request in a plain read
+// rather than in Go's network poller: one wake-up per request instead of a
+// poller wake-up plus a thread hand-off. That was 15-20% of a near-empty
+// plugin call; for the parent's ends it made no measurable difference.
 func workerPipe() (r, w *os.File, err error) {
 	var fds [2]int
 	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC); err != nil {
