@@ -108,7 +108,12 @@ func (b *Browser) End() error {
 		b.allocCancel() // waits for the browser process to exit
 	}
 	if b.userDir != "" {
-		os.RemoveAll(b.userDir)
+		// Chromium's helper processes can still be writing to the profile
+		// for a moment after the browser has exited; retry briefly rather
+		// than leave the directory behind.
+		for i := 0; i < 20 && os.RemoveAll(b.userDir) != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+		}
 	}
 	return b.Server.Stop()
 }
