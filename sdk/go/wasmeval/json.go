@@ -540,12 +540,59 @@ func (e *encoder) value(v any) error {
 		}
 		e.buf = append(e.buf, '}')
 		e.last.obj, e.last.start, e.last.end = ptr, start, len(e.buf)
+	case *VerifyOutput:
+		return e.verifyOutput(t)
+	case VerifyOutput:
+		return e.verifyOutput(&t)
 	default:
 		if m, ok := toValue(v); ok {
 			return e.value(m)
 		}
 		return fmt.Errorf("cannot encode a %T as JSON", v)
 	}
+	return nil
+}
+
+// verifyOutput writes a verdict field by field, exactly as the map toValue
+// makes of it would be written (keys in sorted order), without building the
+// maps: this is every verifier's output.
+func (e *encoder) verifyOutput(t *VerifyOutput) error {
+	e.buf = append(e.buf, `{"attributes":[`...)
+	for i := range t.Attributes {
+		a := &t.Attributes[i]
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = append(e.buf, `{"actual":`...)
+		if err := e.value(a.Actual); err != nil {
+			return err
+		}
+		e.buf = append(e.buf, `,"attribute":`...)
+		e.str(a.Attribute)
+		if a.Diff != nil {
+			e.buf = append(e.buf, `,"diff":`...)
+			if err := e.value(*a.Diff); err != nil {
+				return err
+			}
+		}
+		e.buf = append(e.buf, `,"expected":`...)
+		if err := e.value(a.Expected); err != nil {
+			return err
+		}
+		e.buf = append(e.buf, `,"is_correct":`...)
+		e.buf = strconv.AppendBool(e.buf, a.IsCorrect)
+		e.buf = append(e.buf, `,"weight":`...)
+		if err := e.float(a.Weight); err != nil {
+			return err
+		}
+		e.buf = append(e.buf, '}')
+	}
+	e.buf = append(e.buf, ']')
+	if t.Error != "" {
+		e.buf = append(e.buf, `,"error":`...)
+		e.str(t.Error)
+	}
+	e.buf = append(e.buf, '}')
 	return nil
 }
 

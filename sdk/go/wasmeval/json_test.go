@@ -217,3 +217,31 @@ func TestParseRepeatedLongStrings(t *testing.T) {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
+
+func TestEncodeVerifyOutputMatchesItsMap(t *testing.T) {
+	shared := map[string]any{"b": []any{json.Number("1")}, "a": "x"}
+	for _, out := range []VerifyOutput{
+		{},
+		{Error: "bad config"},
+		{Attributes: []Attribute{{Attribute: "output", Actual: shared, Expected: shared, IsCorrect: true, Weight: 1}}},
+		{Attributes: []Attribute{
+			{Attribute: "status_code", Actual: 2, Expected: json.Number("0"), Weight: 0.5,
+				Diff: &Diff{Summary: "expected 0, got 2", Unified: "-0\n+2\n", Truncated: true,
+					Entries: []DiffEntry{{Path: "$", Op: "changed", Expected: json.Number("0"), Actual: 2}, {Path: "$.x", Op: "missing"}}}},
+			{Attribute: "raw", Actual: json.RawMessage(`{"z": 1, "a": 2}`), Expected: nil, IsCorrect: true, Weight: 1},
+		}, Error: "also this"},
+	} {
+		got, err := EncodeJSON(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, _ := toValue(out)
+		want, err := EncodeJSON(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("direct  %s\nvia map %s", got, want)
+		}
+	}
+}
