@@ -7,10 +7,12 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
 // runExampleOn evaluates the example problem on a runtime and returns
@@ -24,7 +26,7 @@ func runExampleOn(t *testing.T, rt runtime.Runtime, submission string) map[strin
 	out := t.TempDir()
 	if _, err := Run(context.Background(), Options{
 		Problem: p, Submission: filepath.Join(exampleDir, "submissions", submission),
-		OutDir: out, Jobs: 2, Runtime: rt, Loader: BuiltinLoader, Plugins: testHost(t),
+		OutDir: out, Jobs: 2, Runtime: rt, Loader: BuiltinLoader, Plugins: runtest.Host(t, host.Options{}),
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func runExampleOn(t *testing.T, rt runtime.Runtime, submission string) map[strin
 // The same submission gives the same per-case outcomes on the host and in
 // containers: every adapter and check sees the same results.
 func TestExampleSameOutcomesLocalAndDocker(t *testing.T) {
-	requirePython(t)
+	runtest.RequirePython(t)
 	spec := dockertest.Spec(t, dockertest.Image(t, "python"))
 	drt, err := docker.New(context.Background(), docker.Options{Spec: spec, BaseDir: t.TempDir(), Client: dockertest.Client(t)})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 	"github.com/wasmeval/wasmeval/plugins/host"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
@@ -52,11 +53,7 @@ checkpoints:
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.New(host.Options{CacheDir: filepath.Join(os.TempDir(), "wasmeval-test-cache"), Timeout: 4e9, MemoryBytes: 32 << 20, Isolation: host.Process})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := runtest.Host(t, host.Options{Timeout: 4e9, MemoryBytes: 32 << 20})
 	out := t.TempDir()
 	res, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out,
 		Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: BuiltinLoader, Plugins: h})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,28 +11,23 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
 const exampleDir = "../../examples/inventory"
-
-func requirePython(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Fatal("python3 is required for the example problem's submissions")
-	}
-}
 
 // runExample evaluates the example problem and returns records by key, in
 // journal order.
 func runExample(t *testing.T, submission string, jobs int) (*Outcome, []*result.CaseRecord) {
 	t.Helper()
-	requirePython(t)
+	runtest.RequirePython(t)
 	p, err := LoadProblem(exampleDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := testHost(t)
+	h := runtest.Host(t, host.Options{})
 	if err := Validate(context.Background(), p, BuiltinLoader, h); err != nil {
 		t.Fatal(err)
 	}

@@ -16,17 +16,19 @@ import (
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
+	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
 // evaluate runs a problem against a submission and returns the output
 // directory and the records by key.
 func evaluate(t *testing.T, problemDir, submission string) (string, *run.Outcome, map[string]*result.CaseRecord) {
 	t.Helper()
-	requirePython(t)
+	runtest.RequirePython(t)
 	return evaluateOn(t, local.New(local.Options{BaseDir: t.TempDir()}), problemDir, submission)
 }
 
@@ -37,7 +39,7 @@ func evaluateOn(t *testing.T, rt runtime.Runtime, problemDir, submission string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := testHost(t)
+	h := runtest.Host(t, host.Options{})
 	if err := run.Validate(context.Background(), p, run.BuiltinLoader, h); err != nil {
 		t.Fatal(err)
 	}
