@@ -18,11 +18,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
-// SessionEnv marks every process a case starts, so the whole tree —
-// including processes that called setsid or were orphaned — can be found
-// and killed inside the container (see runtime.SessionEnv).
-const SessionEnv = runtime.SessionEnv
-
 // drainDelay bounds how long output is awaited after a timed-out tree was
 // killed.
 const drainDelay = 2 * time.Second
@@ -38,7 +33,7 @@ const drainDelay = 2 * time.Second
 // strings splits each environ file at its NULs (grep alone would stop at
 // the first), so each variable is matched whole; a scan counts only when
 // strings itself ran, which its own environment (/proc/self) proves.
-const killer = `M=` + SessionEnv + `=$1; X=$2; e=0; export WASMEVAL_SCAN=done
+const killer = `M=` + runtime.SessionEnv + `=$1; X=$2; e=0; export WASMEVAL_SCAN=done
 for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
   l=$(strings -n 1 -f /proc/self/environ /proc/[0-9]*/environ 2>/dev/null | grep -F -e ": $M" -e ": WASMEVAL_SCAN=done")
   case $l in *"/proc/self/environ: WASMEVAL_SCAN=done"*) ;; *) continue ;; esac
@@ -69,7 +64,7 @@ cnt /proc/[0-9]*; n0=$n
 "$p" "$@"
 rc=$?
 cnt /proc/[0-9]*
-[ $n -gt $n0 ] && ` + helperPath + ` env -u ` + SessionEnv + ` ` + helperPath + ` sh -c "$K" wasmeval-kill "$T" $$ >/dev/null
+[ $n -gt $n0 ] && ` + helperPath + ` env -u ` + runtime.SessionEnv + ` ` + helperPath + ` sh -c "$K" wasmeval-kill "$T" $$ >/dev/null
 exit $rc
 `
 
@@ -80,7 +75,7 @@ func wrapperArgs(name, token, startMark string, env map[string]string, argv []st
 
 // Exec runs one command in the group's container through an exec, with
 // exactly the given environment (host-specific values translated) and
-// SessionEnv.
+// runtime.SessionEnv.
 func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.ExecResult, error) {
 	var res runtime.ExecResult
 	if len(req.Argv) == 0 {
@@ -277,12 +272,12 @@ func (s *session) environ(env map[string]string, token string) []string {
 	if _, ok := merged["PATH"]; !ok {
 		merged["PATH"] = s.rt.imagePath
 	}
-	delete(merged, SessionEnv)
+	delete(merged, runtime.SessionEnv)
 	for k, v := range merged {
 		out = append(out, k+"="+v)
 	}
 	sort.Strings(out)
-	return append(out, SessionEnv+"="+token)
+	return append(out, runtime.SessionEnv+"="+token)
 }
 
 // unsetList names the variables the container or the wrapper shell would

@@ -24,7 +24,7 @@ import (
 const waitDelay = 2 * time.Second
 
 // Exec runs one process in the workspace, in its own process group, with
-// exactly the given environment (plus SessionEnv).
+// exactly the given environment (plus runtime.SessionEnv).
 func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.ExecResult, error) {
 	var res runtime.ExecResult
 	if len(req.Argv) == 0 {
@@ -117,12 +117,12 @@ func exitState(ps *os.ProcessState) runtime.ExitState {
 func environ(env map[string]string, token string) []string {
 	out := make([]string, 0, len(env)+1)
 	for k, v := range env {
-		if k != SessionEnv {
+		if k != runtime.SessionEnv {
 			out = append(out, k+"="+v)
 		}
 	}
 	sort.Strings(out)
-	return append(out, SessionEnv+"="+token)
+	return append(out, runtime.SessionEnv+"="+token)
 }
 
 // lookPath resolves a program, caching PATH lookups for the session: every

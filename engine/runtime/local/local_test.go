@@ -78,7 +78,7 @@ func TestExecEnvironmentIsExactlyTheRequest(t *testing.T) {
 			lines = append(lines, name)
 		}
 	}
-	if got := strings.Join(lines, ","); got != "A,B,PATH,"+SessionEnv {
+	if got := strings.Join(lines, ","); got != "A,B,PATH,"+runtime.SessionEnv {
 		t.Errorf("environment variables: %s", got)
 	}
 }

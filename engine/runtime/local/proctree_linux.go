@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
 // killTree kills a process, its process group and every descendant,
@@ -63,7 +65,7 @@ func descendants(root int) []int {
 
 // marked lists live processes whose environment holds the session marker.
 func marked(token string) []int {
-	needle := []byte(SessionEnv + "=" + token + "\x00")
+	needle := []byte(runtime.SessionEnv + "=" + token + "\x00")
 	self := os.Getpid()
 	var out []int
 	for _, pid := range procPIDs() {

@@ -14,10 +14,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
-// SessionEnv is the marker the local runtime adds to every process it
-// starts (see runtime.SessionEnv).
-const SessionEnv = runtime.SessionEnv
-
 // session is one group's workspace.
 type session struct {
 	dir        string // session directory (holds work/)
