@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
@@ -37,21 +36,14 @@ type SchemaViolation struct {
 	Message     string
 }
 
-var (
-	schemaMu     sync.RWMutex
-	schemaEngine SchemaEngine
-)
+// schemaEngine is the installed engine; nil until one is.
+var schemaEngine SchemaEngine
 
-// UseSchemaEngine installs the engine schema checks use.
-func UseSchemaEngine(e SchemaEngine) {
-	schemaMu.Lock()
-	defer schemaMu.Unlock()
-	schemaEngine = e
-}
+// UseSchemaEngine installs the engine schema checks use. Call it before any
+// check runs (engine/verify/schemacheck does, from its init function).
+func UseSchemaEngine(e SchemaEngine) { schemaEngine = e }
 
 func currentSchemaEngine() (SchemaEngine, error) {
-	schemaMu.RLock()
-	defer schemaMu.RUnlock()
 	if schemaEngine == nil {
 		return nil, fmt.Errorf("schema checks are not available in this program (no JSON Schema engine is linked in)")
 	}
