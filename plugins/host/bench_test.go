@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
@@ -194,6 +196,57 @@ func BenchmarkFirstCallPhases(b *testing.B) {
 	}{{read, "ms/read"}, {compile, "ms/compile"}, {instantiate, "ms/instantiate"}, {verdict, "ms/verdict"}} {
 		b.ReportMetric(float64(m.d.Microseconds())/1000/float64(b.N), m.name)
 	}
+}
+
+// BenchmarkVerdictHostSide measures, natively, the host's own work on a
+// verify call of BenchmarkVerifier: encoding the input envelope, parsing
+// the plugin's output (the example verifier's real output) and checking it
+// against the ABI schema.
+//
+//	go test -run '^$' -bench VerdictHostSide ./plugins/host/
+func BenchmarkVerdictHostSide(b *testing.B) {
+	c, actual := benchCase()
+	in := abi.VerifyInput{ABIVersion: abi.Version, Config: benchConfig, Case: CallCase(c), Actual: actual, Expected: c.Expected}
+	input, err := json.Marshal(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := newHost(b, Options{Isolation: Process}).Load(context.Background(), exampleVerifier(b), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := p.Call(context.Background(), "verify", input, CallOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, err := verify.ParseJSONShared(string(out))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("encode-input", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := json.Marshal(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parse-output", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := verify.ParseJSONShared(string(out)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("check-schema", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := validateEnvelope("verify_output", doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkRoundTrip1MB sends a 1 MB output into a plugin that returns it
