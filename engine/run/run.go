@@ -365,7 +365,10 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 		return nil, verify.Actual{}, err
 	}
 	actual := actualOf(out)
-	env := verify.Env{ReadProblemFile: func(rel string) ([]byte, error) {
+	// RawJSON: the verdict is only encoded into the journal, so a JSON
+	// output settled by its text is kept as that text — as verifier
+	// plugins keep it, so both give the journal the same bytes.
+	env := verify.Env{RawJSON: true, ReadProblemFile: func(rel string) ([]byte, error) {
 		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
 	}}
 	attrs, pluginFault := r.plugins.verifyCase(ctx, j.group, c, actual, env)

@@ -43,6 +43,18 @@ func validJSONText(data string) bool {
 	return p.i == len(p.s)
 }
 
+// JSONValueEnd scans the one JSON value that starts at s[i] (no leading
+// space) without building it and returns the index just past it. ok is
+// false when no value starts there or it is one the fast parser refuses,
+// such as a string with invalid UTF-8 — so the text of an accepted value is
+// exactly the value ParseJSON gives. Callers use it to keep part of a
+// document as text (a json.RawMessage) rather than decode it.
+func JSONValueEnd(s string, i int) (end int, ok bool) {
+	p := jsonParser{s: s, i: i, check: true}
+	_, ok = p.value(0)
+	return p.i, ok
+}
+
 type jsonParser struct {
 	s     string
 	i     int

@@ -15,7 +15,8 @@ type Env struct {
 	// RawJSON lets the json check keep a document it settles by its text
 	// (the output is the expected text, token for token) as that text, a
 	// json.RawMessage, instead of decoding it. For callers that only
-	// encode the verdict again, such as verifier plugins: decoding into
+	// encode the verdict again, such as verifier plugins and engine/run
+	// (which journals it): decoding into
 	// maps and writing them back out is most of their work, and whoever
 	// reads the verdict decodes the same value from the text.
 	RawJSON bool

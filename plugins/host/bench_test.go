@@ -239,6 +239,14 @@ func BenchmarkVerdictHostSide(b *testing.B) {
 			}
 		}
 	})
+	b.Run("scan-output", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, ok := scanVerifyOutput(out); !ok {
+				b.Fatal("refused")
+			}
+		}
+	})
 	b.Run("check-schema", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {

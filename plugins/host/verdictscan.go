@@ -1,0 +1,329 @@
+package host
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// scanVerifyOutput decodes a verify output straight from its text. It is
+// the fast path for the host's busiest envelope: building a tree of the
+// whole verdict and running the JSON Schema validator over it was most of
+// the host's own work on a verify call, and a passing verdict carries the
+// whole output twice (as actual and expected).
+//
+// An actual or expected value that is an object or a list is kept as its
+// text (a json.RawMessage, checked to be JSON with verify.JSONValueEnd),
+// as the built-in json check keeps a document it settles by its text
+// (verify.Env.RawJSON): the journal encodes it again and every report
+// decodes it from there, so all see the same value. Scalars are decoded. A diff, which only failing verdicts carry and
+// which is small, is decoded as the full path decodes it.
+//
+// It accepts only what the verify_output schema accepts and gives what
+// the full path gives for it (FuzzScanVerifyOutput holds it to that). For
+// anything else — an envelope the schema refuses, a repeated key, a weight
+// that does not fit a float64 — it reports ok=false and the caller takes
+// the full path, which also words the fault.
+func scanVerifyOutput(out []byte) (abi.VerifyOutput, bool) {
+	sc := verdictScanner{s: string(out)}
+	var vo abi.VerifyOutput
+	var haveAttrs, haveError bool
+	ok := sc.object(func(key string) bool {
+		switch key {
+		case "attributes":
+			if haveAttrs {
+				return false // a repeated key: the full path keeps the last
+			}
+			haveAttrs = true
+			vo.Attributes = []abi.Attribute{}
+			if sc.literal("null") {
+				return true
+			}
+			return sc.array(func() bool {
+				a, ok := sc.attribute()
+				vo.Attributes = append(vo.Attributes, a)
+				return ok
+			})
+		case "error":
+			if haveError {
+				return false
+			}
+			haveError = true
+			var ok bool
+			vo.Error, ok = sc.str()
+			return ok
+		default:
+			_, ok := sc.raw()
+			return ok
+		}
+	})
+	sc.space()
+	if !ok || sc.i != len(sc.s) || !(haveAttrs || haveError) {
+		return abi.VerifyOutput{}, false
+	}
+	if !haveAttrs {
+		vo.Attributes = []abi.Attribute{}
+	}
+	return vo, true
+}
+
+// attribute decodes one attribute verdict.
+func (sc *verdictScanner) attribute() (abi.Attribute, bool) {
+	var a abi.Attribute
+	const (
+		name = 1 << iota
+		actual
+		expected
+		diff
+		correct
+		weight
+	)
+	seen := 0
+	once := func(bit int) bool {
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	}
+	ok := sc.object(func(key string) bool {
+		switch key {
+		case "attribute":
+			var ok bool
+			a.Attribute, ok = sc.str()
+			return once(name) && ok && a.Attribute != ""
+		case "actual":
+			v, ok := sc.raw()
+			if ok {
+				a.Actual = sc.value(v)
+			}
+			return once(actual) && ok
+		case "expected":
+			v, ok := sc.raw()
+			if ok {
+				a.Expected = sc.value(v)
+			}
+			return once(expected) && ok
+		case "diff":
+			v, ok := sc.raw()
+			if !once(diff) || !ok {
+				return false
+			}
+			a.Diff, ok = diffOfText(v)
+			return ok
+		case "is_correct":
+			switch {
+			case sc.literal("true"):
+				a.IsCorrect = true
+			case sc.literal("false"):
+			default:
+				return false
+			}
+			return once(correct)
+		case "weight":
+			v, ok := sc.raw()
+			if !once(weight) || !ok || !(v[0] == '-' || v[0] >= '0' && v[0] <= '9') {
+				return false
+			}
+			w, err := strconv.ParseFloat(v, 64)
+			a.Weight = w
+			return err == nil && w >= 0
+		default:
+			_, ok := sc.raw()
+			return ok
+		}
+	})
+	return a, ok && seen&(name|correct|weight) == name|correct|weight
+}
+
+// diffOfText decodes a diff (or null) and checks it against the schema's
+// diff by hand.
+func diffOfText(text string) (*abi.Diff, bool) {
+	doc, err := verify.ParseJSON(text)
+	if err != nil {
+		return nil, false
+	}
+	if doc == nil {
+		return nil, true
+	}
+	d, ok := doc.(map[string]any)
+	if !ok || !isType[string](d, "summary", true) || !isType[string](d, "unified", false) ||
+		!isType[bool](d, "truncated", false) || !isType[[]any](d, "entries", false) {
+		return nil, false
+	}
+	entries, _ := d["entries"].([]any)
+	for _, item := range entries {
+		e, ok := item.(map[string]any)
+		if !ok || !isType[string](e, "path", true) {
+			return nil, false
+		}
+		switch e["op"] {
+		case "changed", "missing", "extra", "type", "mismatch":
+		default:
+			return nil, false
+		}
+	}
+	return diffOf(d), true
+}
+
+// isType reports whether m[key] has type T, or is absent and not required.
+func isType[T any](m map[string]any, key string, required bool) bool {
+	v, ok := m[key]
+	if !ok {
+		return !required
+	}
+	_, ok = v.(T)
+	return ok
+}
+
+// verdictScanner walks a JSON text whose shape the caller knows.
+type verdictScanner struct {
+	s string
+	i int
+	// last is the last object or list kept as text; a passing verdict's
+	// expected value is usually the same text as its actual one and
+	// shares it.
+	last    string
+	lastRaw json.RawMessage
+}
+
+func (sc *verdictScanner) space() {
+	for sc.i < len(sc.s) {
+		switch sc.s[sc.i] {
+		case ' ', '\t', '\n', '\r':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips space and consumes c if it comes next.
+func (sc *verdictScanner) next(c byte) bool {
+	sc.space()
+	if sc.i < len(sc.s) && sc.s[sc.i] == c {
+		sc.i++
+		return true
+	}
+	return false
+}
+
+// literal consumes true, false or null if it comes next.
+func (sc *verdictScanner) literal(word string) bool {
+	sc.space()
+	if strings.HasPrefix(sc.s[sc.i:], word) {
+		if end := sc.i + len(word); end == len(sc.s) || !isWordByte(sc.s[end]) {
+			sc.i = end
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// raw consumes one JSON value and returns its text.
+func (sc *verdictScanner) raw() (string, bool) {
+	sc.space()
+	if last := sc.last; len(last) > 0 && (last[0] == '{' || last[0] == '[') && strings.HasPrefix(sc.s[sc.i:], last) {
+		// The text of the object or list just kept comes again: an
+		// object's or list's text ends at its own closing bracket, so
+		// this is the same value, already checked.
+		sc.i += len(last)
+		return last, true
+	}
+	end, ok := verify.JSONValueEnd(sc.s, sc.i)
+	if !ok {
+		return "", false
+	}
+	v := sc.s[sc.i:end]
+	sc.i = end
+	return v, true
+}
+
+// str consumes a JSON string and returns its value.
+func (sc *verdictScanner) str() (string, bool) {
+	v, ok := sc.raw()
+	if !ok || v[0] != '"' {
+		return "", false
+	}
+	if !strings.Contains(v, `\`) {
+		return v[1 : len(v)-1], true // JSONValueEnd checked its UTF-8
+	}
+	decoded, err := verify.ParseJSON(v)
+	str, ok := decoded.(string)
+	return str, ok && err == nil
+}
+
+// value gives a verdict value as the full path's decoding would, except
+// that an object or list is kept as its text.
+func (sc *verdictScanner) value(v string) any {
+	switch v[0] {
+	case '{', '[':
+		if v != sc.last {
+			sc.last, sc.lastRaw = v, json.RawMessage(v)
+		}
+		return sc.lastRaw
+	case '"':
+		if !strings.Contains(v, `\`) {
+			return v[1 : len(v)-1] // JSONValueEnd checked its UTF-8
+		}
+	case 't':
+		return true
+	case 'f':
+		return false
+	case 'n':
+		return nil
+	default:
+		return json.Number(v)
+	}
+	decoded, _ := verify.ParseJSON(v)
+	return decoded
+}
+
+// object consumes an object, calling member for each key with the scanner
+// at the member's value.
+func (sc *verdictScanner) object(member func(key string) bool) bool {
+	if !sc.next('{') {
+		return false
+	}
+	if sc.next('}') {
+		return true
+	}
+	for {
+		key, ok := sc.str()
+		if !ok || !sc.next(':') || !member(key) {
+			return false
+		}
+		if sc.next('}') {
+			return true
+		}
+		if !sc.next(',') {
+			return false
+		}
+	}
+}
+
+// array consumes an array, calling item with the scanner at each element.
+func (sc *verdictScanner) array(item func() bool) bool {
+	if !sc.next('[') {
+		return false
+	}
+	if sc.next(']') {
+		return true
+	}
+	for {
+		if !item() {
+			return false
+		}
+		if sc.next(']') {
+			return true
+		}
+		if !sc.next(',') {
+			return false
+		}
+	}
+}

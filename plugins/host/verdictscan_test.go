@@ -1,0 +1,156 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// verdictTexts are verify outputs the schema accepts.
+var verdictTexts = []string{
+	`{"attributes":[]}`,
+	`{"attributes":null,"error":"cannot verify: not a table"}`,
+	`{"error":"no \"table\" here\n"}`,
+	` {"attributes" : [ {"attribute":"status_code","actual":0,"expected":0,"is_correct":true,"weight":1} ] } `,
+	`{"attributes":[{"attribute":"output","actual":{"b":[1,2.50,"x\u00e9<&>",null,true],"a":{}},"expected":{"b":[1,2.50,"x\u00e9<&>",null,true],"a":{}},"is_correct":true,"weight":1}]}`,
+	`{"attributes":[{"attribute":"output","actual":{"a":[1,2.5,"x",null,true]},"expected":{"a":[1,2.50]},"is_correct":false,"weight":0.5,
+	  "diff":{"summary":"$.a: 2 differences","entries":[{"path":"$.a[1]","op":"changed","expected":2.50,"actual":2.5},{"path":"$.a[2]","op":"extra","actual":"x"}],"truncated":true}}]}`,
+	`{"attributes":[{"attribute":"stdout","actual":"a\nb","expected":"a\nc","is_correct":false,"weight":1,"diff":{"summary":"line 2 differs","unified":"@@ -1,2 +1,2 @@\n a\n-c\n+b\n"}},
+	  {"attribute":"status_code","actual":0,"expected":null,"diff":null,"is_correct":true,"weight":2}]}`,
+	`{"attributes":[{"attribute":"caf\u00e9","is_correct":false,"weight":-0,"note":{"x":[1]},"diff":{"summary":"s","entries":[]}}],"extra":1}`,
+	`{"attributes":[{"weight":1e-400,"is_correct":true,"attribute":"x","actual":"\ud800"}]}`,
+}
+
+// fullVerifyOutput is the full path: parse, schema, decode.
+func fullVerifyOutput(text string) (abi.VerifyOutput, error) {
+	doc, err := verify.ParseJSON(text)
+	if err != nil {
+		return abi.VerifyOutput{}, err
+	}
+	if err := validateEnvelope("verify_output", doc); err != nil {
+		return abi.VerifyOutput{}, err
+	}
+	return verifyOutputOf(doc), nil
+}
+
+// sameVerdict compares two verdicts by the value they encode to, which is
+// what the journal and the reports see.
+func sameVerdict(t *testing.T, a, b abi.VerifyOutput) bool {
+	t.Helper()
+	norm := func(v abi.VerifyOutput) any {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	return reflect.DeepEqual(norm(a), norm(b))
+}
+
+func TestScanVerifyOutputMatchesFullPath(t *testing.T) {
+	for _, text := range verdictTexts {
+		want, err := fullVerifyOutput(text)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		got, ok := scanVerifyOutput([]byte(text))
+		if !ok {
+			t.Errorf("%s: refused", text)
+			continue
+		}
+		if !sameVerdict(t, got, want) {
+			t.Errorf("%s:\nscanned %+v\nfull    %+v", text, got, want)
+		}
+		for _, a := range got.Attributes {
+			switch v := a.Actual.(type) {
+			case map[string]any, []any:
+				t.Errorf("%s: actual %T, want its text", text, v)
+			case json.RawMessage:
+				if v[0] != '{' && v[0] != '[' {
+					t.Errorf("%s: actual %s kept as text, want it decoded", text, v)
+				}
+			}
+		}
+	}
+}
+
+// A passing verdict's expected value is the same text as its actual one:
+// it is kept once.
+func TestScanVerifyOutputSharesRepeatedValue(t *testing.T) {
+	got, ok := scanVerifyOutput([]byte(verdictTexts[4]))
+	if !ok {
+		t.Fatal("refused")
+	}
+	a, e := got.Attributes[0].Actual.(json.RawMessage), got.Attributes[0].Expected.(json.RawMessage)
+	if &a[0] != &e[0] {
+		t.Error("the repeated value was copied")
+	}
+}
+
+// What the scanner refuses goes the full path, which either decodes it
+// (a repeated key keeps the last) or words the fault.
+func TestScanVerifyOutputRefuses(t *testing.T) {
+	for _, tt := range []struct {
+		text        string
+		schemaValid bool
+	}{
+		{``, false},
+		{`[]`, false},
+		{`{}`, false},
+		{`{"attributes":{}}`, false},
+		{`{"attributes":[1]}`, false},
+		{`{"attributes":[{"attribute":"","is_correct":true,"weight":1}]}`, false},
+		{`{"attributes":[{"attribute":"x","is_correct":true}]}`, false},
+		{`{"attributes":[{"attribute":"x","is_correct":1,"weight":1}]}`, false},
+		{`{"attributes":[{"attribute":"x","is_correct":true,"weight":-1}]}`, false},
+		{`{"attributes":[{"attribute":"x","is_correct":true,"weight":"1"}]}`, false},
+		{`{"attributes":[{"attribute":"x","is_correct":true,"weight":1,"diff":{}}]}`, false},
+		{`{"attributes":[{"attribute":"x","is_correct":true,"weight":1,"diff":{"summary":"s","entries":[{"path":"$","op":"moved"}]}}]}`, false},
+		{`{"attributes":[{"attribute":"x","is_correct":true,"weight":1,"diff":[]}]}`, false},
+		{`{"attributes":[],"error":3}`, false},
+		{`{"attributes":[]} x`, false},
+		{`{"attributes":[{"attribute":"x","is_correct":truex,"weight":1}]}`, false},
+		{`{"attributes":[{"attribute":"x","actual":"` + "\xff" + `","is_correct":true,"weight":1}]}`, true}, // decoding replaces the byte
+		{`{"attributes":[{"attribute":"x","is_correct":true,"weight":1,"weight":2}]}`, true},
+		{`{"attributes":[],"attributes":null}`, true},
+		{`{"attributes":[{"attribute":"x","is_correct":true,"weight":1e400}]}`, true},
+	} {
+		if _, ok := scanVerifyOutput([]byte(tt.text)); ok {
+			t.Errorf("%q: accepted", tt.text)
+		}
+		if _, err := fullVerifyOutput(tt.text); (err == nil) != tt.schemaValid {
+			t.Errorf("%q: full path error %v, want valid=%v", tt.text, err, tt.schemaValid)
+		}
+	}
+}
+
+// FuzzScanVerifyOutput holds the scanner to the full path: whatever it
+// accepts, the schema accepts, and both give the same verdict.
+func FuzzScanVerifyOutput(f *testing.F) {
+	for _, text := range verdictTexts {
+		f.Add(text)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got, ok := scanVerifyOutput([]byte(text))
+		if !ok {
+			return
+		}
+		want, err := fullVerifyOutput(text)
+		if err != nil {
+			t.Fatalf("%q: scanned, but the full path says %v", text, err)
+		}
+		if !sameVerdict(t, got, want) {
+			t.Fatalf("%q:\nscanned %+v\nfull    %+v", text, got, want)
+		}
+	})
+}
