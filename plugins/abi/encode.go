@@ -17,7 +17,7 @@ import (
 func (a Attribute) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, 256)
 	b = append(b, `{"attribute":`...)
-	b = appendString(b, a.Attribute)
+	b = AppendQuoted(b, a.Attribute)
 	var err error
 	b = append(b, `,"actual":`...)
 	if b, err = appendValue(b, a.Actual); err != nil {
@@ -51,7 +51,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendString(b, v), nil
+		return AppendQuoted(b, v), nil
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case json.Number:
@@ -61,12 +61,15 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	case float64:
 		return appendFloat(b, v)
 	case map[string]any:
+		if v == nil {
+			return append(b, "null"...), nil
+		}
 		b = append(b, '{')
 		for i, k := range slices.Sorted(maps.Keys(v)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = AppendQuoted(b, k)
 			b = append(b, ':')
 			var err error
 			if b, err = appendValue(b, v[k]); err != nil {
@@ -94,46 +97,84 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	return append(b, data...), err
 }
 
-// appendString writes s quoted. Strings that encoding/json would escape
-// beyond the quote (control characters, <, >, &, U+2028/9, invalid
-// UTF-8) are left to it, so the bytes stay identical.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
-			if c >= utf8.RuneSelf && plainUTF8(s[i:]) {
-				break
-			}
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
+const hexDigits = "0123456789abcdef"
+
+// AppendQuoted appends s as a JSON string, escaped exactly as encoding/json
+// escapes it: HTML characters and U+2028/U+2029 included, invalid UTF-8
+// replaced by U+FFFD. The host and the Go SDK both write strings with it.
+func AppendQuoted(b []byte, s string) []byte {
 	b = append(b, '"')
-	b = append(b, s...)
+	start, i := 0, 0
+	for {
+		// Runs of bytes that need no escaping are copied whole.
+		for i < len(s) && plainASCII[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default: // other control characters, <, > and &
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			start = i + n
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			start = i + n
+		}
+		i += n
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
-// plainUTF8 reports whether s needs no escaping: valid UTF-8 without
-// U+2028, U+2029 and without ASCII bytes that need it.
-func plainUTF8(s string) bool {
-	for _, r := range s {
-		switch {
-		case r == utf8.RuneError, r == '\u2028', r == '\u2029':
-			return false
-		case r < utf8.RuneSelf && (r < 0x20 || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&'):
-			return false
-		}
+// plainASCII marks the bytes a JSON string holds as they are: printable
+// ASCII other than the quote, the backslash and the HTML characters.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
-	return true
-}
+	return t
+}()
 
-// appendFloat formats like encoding/json: the shortest representation,
-// exponent form outside [1e-6, 1e21).
+// appendFloat formats like encoding/json (AppendFloat), with its error
+// for a non-finite number.
 func appendFloat(b []byte, f float64) ([]byte, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		_, err := json.Marshal(f) // the standard error
 		return nil, err
 	}
+	return AppendFloat(b, f), nil
+}
+
+// AppendFloat appends a finite f as encoding/json formats it: the shortest
+// representation, exponent form outside [1e-6, 1e21).
+func AppendFloat(b []byte, f float64) []byte {
 	abs := math.Abs(f)
 	format := byte('f')
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
@@ -148,7 +189,7 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 			b = b[:n-1]
 		}
 	}
-	return b, nil
+	return b
 }
 
 // validNumber checks the JSON number grammar (what encoding/json requires

@@ -25,7 +25,7 @@ func TestAttributeEncodesLikeEncodingJSON(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		attr := abi.Attribute{Attribute: "output", Actual: v, Expected: []any{v, "<&>\u2028", 1e-7, 3.0}, Weight: 0.5}
+		attr := abi.Attribute{Attribute: "output", Actual: v, Expected: []any{v, "<&>\u2028", 1e-7, 3.0, map[string]any(nil), []any(nil)}, Weight: 0.5}
 		got, err := json.Marshal(attr)
 		if err != nil {
 			t.Fatal(err)
@@ -57,4 +57,17 @@ func TestAttributeEncoderFloatsAndErrors(t *testing.T) {
 	if _, err := json.Marshal(abi.Attribute{Actual: json.Number("1x")}); err == nil {
 		t.Error("invalid json.Number encoded")
 	}
+}
+
+// FuzzAppendQuoted holds the string encoder to encoding/json.
+func FuzzAppendQuoted(f *testing.F) {
+	for _, s := range []string{"", "plain", "q\"b\\s/", "\b\f\n\r\t\x00\x1f\x7f", "<&>", "\u2028\u2029", "é😀", "\xff\xfe", "a\xc3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		if got := abi.AppendQuoted(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("%q: got %s, want %s", s, got, want)
+		}
+	})
 }

@@ -28,10 +28,12 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 	if err != nil {
 		return err
 	}
-	schema := map[string]string{abi.KindVerifier: "verify_output", abi.KindLoader: "load_output",
-		abi.KindEvaluator: "evaluate_output", abi.KindTest: "test_output"}[kind]
-	return checkEnvelope(p.Label(), export, schema, raw, out)
+	return checkEnvelope(p.Label(), export, outputSchemas[kind], raw, out)
 }
+
+// outputSchemas names the ABI schema of each kind's output.
+var outputSchemas = map[string]string{abi.KindVerifier: "verify_output", abi.KindLoader: "load_output",
+	abi.KindEvaluator: "evaluate_output", abi.KindTest: "test_output"}
 
 // Verify runs a verifier plugin on one case. The attributes it returns are
 // indistinguishable from built-in checks' (Check names the plugin). An
