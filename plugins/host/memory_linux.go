@@ -21,6 +21,12 @@ func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
 	if err != nil {
 		return &sliceMemory{buf: make([]byte, 0, capacity), max: max}
 	}
+	// Transparent huge pages where the kernel offers them on request: a Go
+	// guest touches several MiB while its runtime starts, and faulting
+	// that in 4 KiB pages was most of instantiating it (15 → 6 ms for the
+	// example verifier on a virtual machine, where page faults are dear).
+	// Without THP the call fails and nothing changes.
+	_ = unix.Madvise(buf, unix.MADV_HUGEPAGE)
 	return &mappedMemory{buf: buf}
 }
 

@@ -11,48 +11,56 @@ import (
 )
 
 var (
-	schemaOnce sync.Once
-	schemas    map[string]*jsonschema.Schema
-	schemaErr  error
+	schemaMu sync.Mutex
+	// schemaCompiler holds every ABI schema as a resource; each is
+	// compiled on first use. A worker process validates one describe
+	// output in its whole life, and compiling all of them then was a
+	// tenth of a worker's start.
+	schemaCompiler *jsonschema.Compiler
+	schemas        = map[string]*jsonschema.Schema{}
 )
 
-// validateEnvelope checks a decoded envelope against the ABI schema.
-func validateEnvelope(name string, doc any) error {
-	schemaOnce.Do(func() {
-		schemas = map[string]*jsonschema.Schema{}
+// schemaFor returns the compiled ABI schema name (without ".json").
+func schemaFor(name string) (*jsonschema.Schema, error) {
+	schemaMu.Lock()
+	defer schemaMu.Unlock()
+	if s, ok := schemas[name]; ok {
+		return s, nil
+	}
+	if schemaCompiler == nil {
 		c := jsonschema.NewCompiler()
 		entries, err := abi.Schemas.ReadDir("schema")
 		if err != nil {
-			schemaErr = err
-			return
+			return nil, err
 		}
 		for _, e := range entries {
 			data, _ := abi.Schemas.ReadFile("schema/" + e.Name())
 			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 			if err != nil {
-				schemaErr = fmt.Errorf("schema %s: %w", e.Name(), err)
-				return
+				return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
 			}
 			if err := c.AddResource(e.Name(), doc); err != nil {
-				schemaErr = err
-				return
+				return nil, err
 			}
 		}
-		for _, e := range entries {
-			s, err := c.Compile(e.Name())
-			if err != nil {
-				schemaErr = fmt.Errorf("schema %s: %w", e.Name(), err)
-				return
-			}
-			schemas[e.Name()[:len(e.Name())-len(".json")]] = s
-		}
-	})
-	if schemaErr != nil {
-		return schemaErr
+		schemaCompiler = c
 	}
-	s, ok := schemas[name]
-	if !ok {
-		return fmt.Errorf("no schema %q", name)
+	if _, err := abi.Schemas.ReadFile("schema/" + name + ".json"); err != nil {
+		return nil, fmt.Errorf("no schema %q", name)
+	}
+	s, err := schemaCompiler.Compile(name + ".json")
+	if err != nil {
+		return nil, fmt.Errorf("schema %s: %w", name, err)
+	}
+	schemas[name] = s
+	return s, nil
+}
+
+// validateEnvelope checks a decoded envelope against the ABI schema.
+func validateEnvelope(name string, doc any) error {
+	s, err := schemaFor(name)
+	if err != nil {
+		return err
 	}
 	if err := s.Validate(doc); err != nil {
 		return fmt.Errorf("does not match the %s schema: %v", name, err)
