@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	extism "github.com/extism/go-sdk"
@@ -40,8 +42,11 @@ type Plugin struct {
 	compiled *extism.CompiledPlugin
 	pool     chan *instance
 	// workers run the plugin in child processes instead (Isolation
-	// "process"); compiled and pool are nil then.
-	workers chan *worker
+	// "process"); compiled and pool are nil then. module holds the
+	// module's bytes for them (see moduleFile), when the system has it.
+	workers    chan *worker
+	moduleOnce sync.Once
+	module     *os.File
 
 	created   atomic.Int64 // instances created, for tests and inspection
 	discarded atomic.Int64

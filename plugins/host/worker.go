@@ -36,6 +36,9 @@ type workerSpec struct {
 	MemoryBytes uint64 `json:"memory_bytes"`
 	AssetBytes  int64  `json:"asset_bytes"`
 	CacheDir    string `json:"cache_dir"`
+	// ModuleFD, when set, is a sealed in-memory file holding the module
+	// (see moduleFile); otherwise the module is the first frame.
+	ModuleFD int `json:"module_fd,omitempty"`
 }
 
 type wireError struct {
@@ -101,13 +104,18 @@ func serveWorker(spec workerSpec, in io.Reader, out io.Writer) int {
 	ctx := context.Background()
 	var p *Plugin
 	var hi hello
-	data, err := readFrame(r, &struct{}{})
-	if err == nil {
+	var data []byte
+	if spec.ModuleFD > 0 {
+		// Sealed by the parent after it checked the digest: these are
+		// the checked bytes.
+		data, err = mapModule(spec.ModuleFD)
+	} else if data, err = readFrame(r, &struct{}{}); err == nil {
 		if got := pin.Digest(data); got != spec.Digest {
 			err = &Error{Plugin: spec.File, Fault: FaultDigest, Detail: fmt.Sprintf("the worker was sent a module with sha256 %s, not %s", got, spec.Digest)}
-		} else {
-			p, err = h.compile(ctx, spec.File, spec.Digest, data, false)
 		}
+	}
+	if err == nil {
+		p, err = h.compile(ctx, spec.File, spec.Digest, data, false)
 	}
 	if err != nil {
 		hi.Error = toWire(err)
@@ -207,9 +215,15 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 	if err != nil {
 		return nil, hi, fmt.Errorf("plugin worker: %w", err)
 	}
-	spec, _ := json.Marshal(workerSpec{File: file, Digest: p.digest, MemoryBytes: h.opts.MemoryBytes, AssetBytes: h.opts.AssetBytes, CacheDir: h.cacheDir})
+	spec := workerSpec{File: file, Digest: p.digest, MemoryBytes: h.opts.MemoryBytes, AssetBytes: h.opts.AssetBytes, CacheDir: h.cacheDir}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), workerEnv+"="+string(spec))
+	p.moduleOnce.Do(func() { p.module, _ = moduleFile(p.data) }) // nil: send it over the pipe
+	if p.module != nil {
+		cmd.ExtraFiles = []*os.File{p.module}
+		spec.ModuleFD = 3 // the first of ExtraFiles
+	}
+	rawSpec, _ := json.Marshal(spec)
+	cmd.Env = append(os.Environ(), workerEnv+"="+string(rawSpec))
 	cmd.Stderr = os.Stderr
 	bindToParent(cmd)
 	childIn, stdin, err := workerPipe()
@@ -241,9 +255,11 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 	// Compiling an uncached module can take seconds; allow for it.
 	got := make(chan error, 1)
 	go func() {
-		if err := writeFrame(wk.in, struct{}{}, p.data); err != nil {
-			got <- err
-			return
+		if spec.ModuleFD == 0 {
+			if err := writeFrame(wk.in, struct{}{}, p.data); err != nil {
+				got <- err
+				return
+			}
 		}
 		_, err := readFrame(wk.out, &hi)
 		got <- err
@@ -367,6 +383,9 @@ func (p *Plugin) closeWorkers() {
 		case wk := <-p.workers:
 			wk.kill()
 		default:
+			if p.module != nil {
+				p.module.Close()
+			}
 			return
 		}
 	}

@@ -3,6 +3,7 @@
 package host
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 )
@@ -13,3 +14,8 @@ func bindToParent(*exec.Cmd) {}
 
 // workerPipe returns a pipe for talking to a worker.
 func workerPipe() (r, w *os.File, err error) { return os.Pipe() }
+
+// moduleFile: elsewhere workers receive the module over their pipe.
+func moduleFile([]byte) (*os.File, error) { return nil, errors.ErrUnsupported }
+
+func mapModule(int) ([]byte, error) { return nil, errors.ErrUnsupported }

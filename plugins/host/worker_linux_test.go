@@ -1,0 +1,65 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// The module file workers map is sealed: nobody can change the bytes the
+// parent checked, and a worker refuses a file that is not sealed.
+func TestModuleFileIsSealed(t *testing.T) {
+	data := []byte("\x00asm\x01\x00\x00\x00 module bytes")
+	f, err := moduleFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte("X"), 0); err == nil {
+		t.Error("wrote into a sealed module file")
+	}
+	if err := f.Truncate(1); err == nil {
+		t.Error("shrank a sealed module file")
+	}
+	got, err := mapModule(int(f.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Errorf("mapped %q, want %q", got, data)
+	}
+	unix.Munmap(got)
+
+	fd, err := unix.MemfdCreate("unsealed", unix.MFD_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsealed := os.NewFile(uintptr(fd), "unsealed")
+	defer unsealed.Close()
+	unsealed.Write(data)
+	if _, err := mapModule(int(unsealed.Fd())); err == nil {
+		t.Error("mapped an unsealed module file")
+	}
+}
+
+// A module sent over the pipe (where there is no sealed file) is hashed by
+// the worker, which refuses bytes that are not the ones the parent checked.
+func TestWorkerRefusesPipedModuleWithOtherDigest(t *testing.T) {
+	var in, out bytes.Buffer
+	w := bufio.NewWriter(&in)
+	if err := writeFrame(w, struct{}{}, []byte("\x00asm\x01\x00\x00\x00")); err != nil {
+		t.Fatal(err)
+	}
+	spec := workerSpec{File: "x.wasm", Digest: "0000000000000000000000000000000000000000000000000000000000000000", CacheDir: "-", MemoryBytes: 64 << 20}
+	serveWorker(spec, &in, &out)
+	var hi hello
+	if _, err := readFrame(bufio.NewReader(&out), &hi); err != nil {
+		t.Fatal(err)
+	}
+	if hi.Error == nil || hi.Error.Fault != FaultDigest {
+		t.Fatalf("hello %+v, want a digest fault", hi)
+	}
+}
