@@ -29,36 +29,9 @@ func parseJSONFast(data string, share bool) (v any, ok bool) {
 	return v, p.i == len(p.s)
 }
 
-// validJSONText reports whether data is one JSON document the fast parser
-// accepts, checking the grammar without building the value. Strings with
-// invalid UTF-8 are refused (the full parser replaces the bad bytes, so the
-// text would not be the value).
-func validJSONText(data string) bool {
-	p := jsonParser{s: data, check: true}
-	p.space()
-	if _, ok := p.value(0); !ok {
-		return false
-	}
-	p.space()
-	return p.i == len(p.s)
-}
-
-// JSONValueEnd scans the one JSON value that starts at s[i] (no leading
-// space) without building it and returns the index just past it. ok is
-// false when no value starts there or it is one the fast parser refuses,
-// such as a string with invalid UTF-8 — so the text of an accepted value is
-// exactly the value ParseJSON gives. Callers use it to keep part of a
-// document as text (a json.RawMessage) rather than decode it.
-func JSONValueEnd(s string, i int) (end int, ok bool) {
-	p := jsonParser{s: s, i: i, check: true}
-	_, ok = p.value(0)
-	return p.i, ok
-}
-
 type jsonParser struct {
-	s     string
-	i     int
-	check bool // only check the grammar: build no maps or lists
+	s string
+	i int
 	// share reuses the last large object or list parsed when its text
 	// comes again (ParseJSONShared). Parsing depends only on the bytes
 	// read and a value's text ends at its own closing bracket, so the
@@ -122,10 +95,7 @@ func (p *jsonParser) object(depth int) (any, bool) {
 		return nil, false
 	}
 	p.i++ // {
-	var m map[string]any
-	if !p.check {
-		m = map[string]any{}
-	}
+	m := map[string]any{}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -149,9 +119,7 @@ func (p *jsonParser) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		if !p.check {
-			m[k.(string)] = v // a repeated key: the last one wins, as in encoding/json
-		}
+		m[k.(string)] = v // a repeated key: the last one wins, as in encoding/json
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
@@ -174,10 +142,7 @@ func (p *jsonParser) array(depth int) (any, bool) {
 		return nil, false
 	}
 	p.i++ // [
-	var l []any
-	if !p.check {
-		l = []any{}
-	}
+	l := []any{}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
@@ -188,9 +153,7 @@ func (p *jsonParser) array(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		if !p.check {
-			l = append(l, v)
-		}
+		l = append(l, v)
 		p.space()
 		if p.i >= len(p.s) {
 			return nil, false
@@ -220,9 +183,6 @@ func (p *jsonParser) str() (any, bool) {
 		switch {
 		case c == '"':
 			p.i++
-			if p.check { // no value: boxing the string would allocate
-				return nil, simple || validEscapes(p.s[start+1:p.i-1])
-			}
 			if simple {
 				return p.s[start+1 : p.i-1], true
 			}
@@ -278,9 +238,6 @@ func (p *jsonParser) number() (any, bool) {
 			return nil, false
 		}
 	}
-	if p.check {
-		return nil, true
-	}
 	return json.Number(p.s[start:p.i]), true
 }
 
@@ -291,37 +248,4 @@ func (p *jsonParser) digits() bool {
 		p.i++
 	}
 	return p.i > start
-}
-
-// validEscapes checks the escapes of a string's body and that it is valid
-// UTF-8.
-func validEscapes(body string) bool {
-	for i := 0; i < len(body); i++ {
-		switch c := body[i]; {
-		case c == '\\':
-			i++
-			switch body[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(body) {
-					return false
-				}
-				for _, h := range []byte(body[i+1 : i+5]) {
-					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
-						return false
-					}
-				}
-				i += 4
-			default:
-				return false
-			}
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(body[i:])
-			if r == utf8.RuneError && size == 1 {
-				return false
-			}
-			i += size - 1
-		}
-	}
-	return true
 }
