@@ -70,7 +70,11 @@ func (w *Writer) Close() error {
 }
 
 // Read streams every record of the journal at path to fn, in file order. A
-// torn last line (the process died mid-write) is skipped, not an error.
+// torn last line (the process died mid-write) is skipped, not an error: a
+// record is only complete with its newline, which it is written with in one
+// write, even when the part before it happens to parse. ReadOffsets and
+// Repair apply the same rule, so a report and a resumed run see the same
+// records.
 func Read(path string, fn func(*result.CaseRecord) error) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -83,12 +87,11 @@ func Read(path string, fn func(*result.CaseRecord) error) error {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
 			lineNo++
-			complete := line[len(line)-1] == '\n'
+			if line[len(line)-1] != '\n' {
+				return nil // torn final write
+			}
 			var rec result.CaseRecord
 			if uerr := json.Unmarshal(line, &rec); uerr != nil {
-				if !complete {
-					return nil // torn final write
-				}
 				return fmt.Errorf("%s:%d: corrupt journal line: %w", path, lineNo, uerr)
 			}
 			if ferr := fn(&rec); ferr != nil {

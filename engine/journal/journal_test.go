@@ -62,6 +62,30 @@ func TestTornLastLineIsIgnored(t *testing.T) {
 	}
 }
 
+// A last line cut just before its newline parses, but it is still a torn
+// write: Read, ReadOffsets and Repair all drop it.
+func TestUnterminatedLastLineIsTornEverywhere(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	os.WriteFile(path, []byte("{\"id\":\"a\"}\n{\"id\":\"b\"}"), 0o644)
+	var read, offsets []string
+	if err := Read(path, func(r *result.CaseRecord) error { read = append(read, r.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReadOffsets(path, func(r *result.CaseRecord, _ int64) error { offsets = append(offsets, r.ID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := Repair(path); err != nil {
+		t.Fatal(err)
+	}
+	var repaired []string
+	Read(path, func(r *result.CaseRecord) error { repaired = append(repaired, r.ID); return nil })
+	for name, ids := range map[string][]string{"Read": read, "ReadOffsets": offsets, "after Repair": repaired} {
+		if strings.Join(ids, ",") != "a" {
+			t.Errorf("%s: %v, want [a]", name, ids)
+		}
+	}
+}
+
 func TestCorruptMiddleLineIsAnError(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	os.WriteFile(path, []byte("{\"id\":\"a\"}\nnot json\n{\"id\":\"c\"}\n"), 0o644)
