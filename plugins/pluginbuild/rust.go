@@ -2,6 +2,8 @@ package pluginbuild
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -106,27 +108,79 @@ func rustFlags(root string) []string {
 
 var (
 	rustSDKMu    sync.Mutex
-	rustSDKBuilt = map[string]string{} // rustc → directory holding libwasmeval.rlib
+	rustSDKBuilt = map[string]string{} // build key → directory holding libwasmeval.rlib
 )
 
-// rustSDK compiles the SDK crate once per process and rustc, so building
-// several plugins does not rebuild it each time.
+// rustSDK compiles the SDK crate once per rustc and SDK source into the
+// user cache directory (wasmeval/rust-sdk/KEY), so building plugins — in
+// one process or many — neither rebuilds it each time nor leaves a
+// directory behind.
 func rustSDK(rc, root string) (string, error) {
 	rustSDKMu.Lock()
 	defer rustSDKMu.Unlock()
-	if dir, ok := rustSDKBuilt[rc]; ok {
+	key, err := rustSDKKey(rc, root)
+	if err != nil {
+		return "", err
+	}
+	if dir, ok := rustSDKBuilt[key]; ok {
 		return dir, nil
 	}
-	dir, err := os.MkdirTemp("", "wasmeval-rust-sdk-")
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	dir := filepath.Join(base, "wasmeval", "rust-sdk", key)
+	rlib := filepath.Join(dir, "libwasmeval.rlib")
+	if _, err := os.Stat(rlib); err == nil {
+		rustSDKBuilt[key] = dir
+		return dir, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	// Build next to the final place and rename, so no process ever sees a
+	// half-written library; if another one got there first, use its.
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), key+".build-")
 	if err != nil {
 		return "", err
 	}
 	args := append(rustFlags(root), "--crate-type", "rlib", "--crate-name", "wasmeval",
-		"-o", filepath.Join(dir, "libwasmeval.rlib"), filepath.Join(root, RustSDK))
+		"-o", filepath.Join(tmp, "libwasmeval.rlib"), filepath.Join(root, RustSDK))
 	if err := run(rc, "", args...); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(tmp)
 		return "", fmt.Errorf("build the Rust SDK: %w", err)
 	}
-	rustSDKBuilt[rc] = dir
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, serr := os.Stat(rlib); serr != nil {
+			return "", fmt.Errorf("build the Rust SDK: %w", err)
+		}
+	}
+	rustSDKBuilt[key] = dir
 	return dir, nil
+}
+
+// rustSDKKey names one build of the SDK: the compiler (its path and full
+// version), the flags and every source file of the crate.
+func rustSDKKey(rc, root string) (string, error) {
+	h := sha256.New()
+	version, err := exec.Command(rc, "--version", "--verbose").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", rc, err)
+	}
+	fmt.Fprintf(h, "%s\n%s\n%q\n", rc, version, rustFlags(root))
+	srcDir := filepath.Dir(filepath.Join(root, RustSDK))
+	entries, err := os.ReadDir(srcDir)
+	if err != nil {
+		return "", fmt.Errorf("read the Rust SDK: %w", err)
+	}
+	for _, e := range entries { // ReadDir sorts by name
+		data, err := os.ReadFile(filepath.Join(srcDir, e.Name()))
+		if err != nil {
+			return "", fmt.Errorf("read the Rust SDK: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", e.Name(), len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
 }

@@ -43,3 +43,51 @@ func TestRustSDKCompilesWithEveryRustc(t *testing.T) {
 	}
 	t.Logf("compiled with: %s", strings.Join(versions, "; "))
 }
+
+// The SDK is built once into the user cache directory and found there by
+// the next build, in this process or another, with nothing left behind.
+func TestRustSDKIsCachedByContent(t *testing.T) {
+	rc, err := rustc()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	forget := func() {
+		rustSDKMu.Lock()
+		clear(rustSDKBuilt)
+		rustSDKMu.Unlock()
+	}
+	forget()
+	dir, err := rustSDK(rc, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, _ := os.UserCacheDir()
+	if !strings.HasPrefix(dir, cache) {
+		t.Fatalf("built in %s, not under the cache %s", dir, cache)
+	}
+	rlib := filepath.Join(dir, "libwasmeval.rlib")
+	first, err := os.Stat(rlib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forget() // as a new process would
+	again, err := rustSDK(rc, root)
+	if err != nil || again != dir {
+		t.Fatalf("second build: %s, %v; want %s", again, err, dir)
+	}
+	if second, _ := os.Stat(rlib); !second.ModTime().Equal(first.ModTime()) {
+		t.Error("the SDK was rebuilt")
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Errorf("left behind in %s: %v", filepath.Dir(dir), entries)
+	}
+}
