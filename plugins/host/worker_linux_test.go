@@ -63,3 +63,30 @@ func TestWorkerRefusesPipedModuleWithOtherDigest(t *testing.T) {
 		t.Fatalf("hello %+v, want a digest fault", hi)
 	}
 }
+
+// Where there is no sealed file, the module goes over the pipe; the worker
+// hashes it, loads it and serves calls.
+func TestWorkerServesPipedModule(t *testing.T) {
+	digest, data, err := Digest(plugins(t)["minimal"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in, out bytes.Buffer
+	w := bufio.NewWriter(&in)
+	writeFrame(w, struct{}{}, data)
+	writeFrame(w, request{Export: "describe"}, nil)
+	spec := workerSpec{File: "minimal.wasm", Digest: digest, CacheDir: "-", MemoryBytes: 64 << 20}
+	if code := serveWorker(spec, &in, &out); code != 0 {
+		t.Fatalf("worker exited %d", code)
+	}
+	r := bufio.NewReader(&out)
+	var hi hello
+	if _, err := readFrame(r, &hi); err != nil || hi.Error != nil || hi.Describe.Name == "" {
+		t.Fatalf("hello %+v, %v", hi, err)
+	}
+	var resp response
+	output, err := readFrame(r, &resp)
+	if err != nil || resp.Error != nil || !bytes.Contains(output, []byte(`"abi_version"`)) {
+		t.Fatalf("describe: %+v %q %v", resp, output, err)
+	}
+}
