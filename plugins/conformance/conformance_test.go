@@ -163,6 +163,7 @@ func Reference(tb testing.TB, lang Language) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	buildDirs = append(buildDirs, dir)
 	out := filepath.Join(dir, "conformance-"+lang.Name+".wasm")
 	if err := lang.Build(out); err != nil {
 		if errors.Is(err, pluginbuild.ErrToolchain) && os.Getenv("CI") != "true" {

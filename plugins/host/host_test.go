@@ -58,7 +58,15 @@ func plugins(t testing.TB) map[string]string {
 // TestMain lets this test binary serve as a plugin worker.
 func TestMain(m *testing.M) {
 	ServeWorker()
-	os.Exit(m.Run())
+	code := m.Run()
+	// The plugins built for the tests and benchmarks.
+	if built != nil {
+		os.RemoveAll(filepath.Dir(built["misbehave"]))
+	}
+	if verifierWasm != "" {
+		os.Remove(verifierWasm)
+	}
+	os.Exit(code)
 }
 
 func newHost(t testing.TB, opts Options) *Host {
