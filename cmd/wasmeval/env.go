@@ -17,6 +17,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime/docker/images"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 	"github.com/wasmeval/wasmeval/engine/runtime/setup"
+	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 // envFlags select where a run's processes run.
@@ -151,12 +152,21 @@ func newEnvCleanCmd() *cobra.Command {
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "clean",
-		Short: "Remove containers and networks left by runs that crashed",
-		Long: `Remove the containers and networks wasmeval created (found by their
-io.wasmeval.* labels) for runs that are no longer alive. With --all, those of
-runs still in progress are removed too.`,
+		Short: "Remove work directories, containers and networks left by runs that crashed",
+		Long: `Remove what runs that are no longer alive left behind: their work
+directories in the temporary directory (a run removes its own when it ends,
+but not when it is killed), and the containers and networks wasmeval created
+for them (found by their io.wasmeval.* labels). With --all, those of runs
+still in progress are removed too.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			dirs, dirErr := workspace.CleanRunDirs(all)
+			for _, d := range dirs {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed work directory %s\n", d)
+			}
+			if dirErr != nil {
+				fmt.Fprintln(cmd.ErrOrStderr(), "wasmeval env clean:", dirErr)
+			}
 			cli, err := docker.Connect()
 			if err != nil {
 				return usageErr(err)
@@ -170,8 +180,8 @@ runs still in progress are removed too.`,
 			for _, r := range removed {
 				fmt.Fprintf(cmd.OutOrStdout(), "removed %s %s (run %s)\n", r.Kind, r.Name, r.Run)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%d removed\n", len(removed))
-			if err != nil {
+			fmt.Fprintf(cmd.OutOrStdout(), "%d removed\n", len(dirs)+len(removed))
+			if err = errors.Join(dirErr, err); err != nil {
 				return &exitError{code: exitFail, err: err}
 			}
 			return nil

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -187,12 +188,19 @@ func TestInterruptAndCleanLeaveNoContainers(t *testing.T) {
 		if containers(t, cmd.Process.Pid) == 0 {
 			t.Fatal("a killed run left nothing to clean (test cannot tell)")
 		}
+		workDirs := filepath.Join(os.TempDir(), fmt.Sprintf("wasmeval-work-%d-*", cmd.Process.Pid))
+		if left, _ := filepath.Glob(workDirs); len(left) != 1 {
+			t.Fatalf("the killed run's work directory: %v", left)
+		}
 		res := wasmeval(t, "env", "clean")
-		if res.code != 0 || !strings.Contains(res.stdout, "removed container") {
+		if res.code != 0 || !strings.Contains(res.stdout, "removed container") || !strings.Contains(res.stdout, "removed work directory") {
 			t.Errorf("clean: %d %s %s", res.code, res.stdout, res.stderr)
 		}
 		if n := containers(t, cmd.Process.Pid); n != 0 {
 			t.Errorf("after clean, %d of the killed run's containers left", n)
+		}
+		if left, _ := filepath.Glob(workDirs); len(left) != 0 {
+			t.Errorf("after clean, the killed run's work directory is left: %v", left)
 		}
 	}
 }

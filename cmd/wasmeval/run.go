@@ -14,6 +14,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
+	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 type runFlags struct {
@@ -106,7 +107,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if err := checkFreshOut(out, f); err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "wasmeval-work-")
+	work, err := workspace.NewRunDir()
 	if err != nil {
 		return fmt.Errorf("create work directory: %w", err)
 	}
