@@ -383,6 +383,9 @@ func (p *Plugin) closeWorkers() {
 		case wk := <-p.workers:
 			wk.kill()
 		default:
+			// Do waits for a module file being made, and keeps one from
+			// being made after this.
+			p.moduleOnce.Do(func() {})
 			if p.module != nil {
 				p.module.Close()
 			}
