@@ -19,8 +19,9 @@ import (
 // text (a json.RawMessage, checked to be JSON with verify.JSONValueEnd),
 // as the built-in json check keeps a document it settles by its text
 // (verify.Env.RawJSON): the journal encodes it again and every report
-// decodes it from there, so all see the same value. Scalars are decoded. A diff, which only failing verdicts carry and
-// which is small, is decoded as the full path decodes it.
+// decodes it from there, so all see the same value. Scalars are decoded.
+// A diff, which only failing verdicts carry and which is small, is decoded
+// as the full path decodes it.
 //
 // It accepts only what the verify_output schema accepts and gives what
 // the full path gives for it (FuzzScanVerifyOutput holds it to that). For
