@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
@@ -55,23 +55,6 @@ func (s *chainStream) Next(_ context.Context, history []cases.Outcome) (*cases.C
 		Arguments: []string{v}, Timeout: s.g.Timeout, Expected: map[string]any{"output": v + "\n"}}, nil
 }
 
-// cancelAfter cancels the run once n cases have finished: an interrupt at a
-// known point.
-type cancelAfter struct {
-	nopProgress
-	mu     sync.Mutex
-	n      int
-	cancel context.CancelFunc
-}
-
-func (c *cancelAfter) CaseFinished(*result.CaseRecord) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n--; c.n == 0 {
-		c.cancel()
-	}
-}
-
 // An interrupted run resumed from its journal runs only the unfinished
 // cases, and a stateful loader gets the journal's results for the finished
 // ones, so it produces the same remaining cases.
@@ -93,7 +76,7 @@ func TestResumeStatefulGroupFromJournal(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first := opts
-	first.Progress = &cancelAfter{n: 2, cancel: cancel}
+	first.Progress = &runtest.CancelAfter{N: 2, Cancel: cancel}
 	res, err := Run(ctx, first)
 	if err != nil {
 		t.Fatal(err)

@@ -1,8 +1,9 @@
 // Package runtest holds what the engine's end-to-end test packages share:
 // a TestMain that builds the example plugins from source (so tests always
 // verify with plugins compiled from this repository) and lets the test
-// binary serve as the plugin worker, a plugin host for the tests, and the
-// check that the examples' submissions can run.
+// binary serve as the plugin worker, a plugin host for the tests, the
+// check that the examples' submissions can run, and a progress that
+// interrupts a run at a known point.
 package runtest
 
 import (

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
@@ -36,25 +35,6 @@ class H(BaseHTTPRequestHandler):
         self.send_response(200); self.end_headers(); self.wfile.write(body)
 HTTPServer(("127.0.0.1", port), H).serve_forever()
 `
-
-// cancelAfter cancels the run once n cases have finished: an interrupt at
-// a known point.
-type cancelAfter struct {
-	mu     sync.Mutex
-	n      int
-	cancel context.CancelFunc
-}
-
-func (c *cancelAfter) GroupStarted(string, string, int)  {}
-func (c *cancelAfter) GroupFinished(string, string)      {}
-func (c *cancelAfter) GroupError(string, string, string) {}
-func (c *cancelAfter) CaseFinished(*result.CaseRecord) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n--; c.n == 0 {
-		c.cancel()
-	}
-}
 
 // A server-backed group interrupted half-way is resumed with a fresh
 // server: its finished cases are sent again to rebuild the server's state
@@ -94,7 +74,7 @@ checkpoints:
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first := opts
-	first.Progress = &cancelAfter{n: 2, cancel: cancel}
+	first.Progress = &runtest.CancelAfter{N: 2, Cancel: cancel}
 	res, err := run.Run(ctx, first)
 	if err != nil {
 		t.Fatal(err)

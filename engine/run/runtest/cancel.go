@@ -1,0 +1,28 @@
+package runtest
+
+import (
+	"context"
+	"sync"
+
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// CancelAfter is a run's progress (run.Progress) that cancels the run once
+// N cases have finished: an interrupt at a known point.
+type CancelAfter struct {
+	N      int
+	Cancel context.CancelFunc
+	mu     sync.Mutex
+}
+
+func (c *CancelAfter) GroupStarted(string, string, int)  {}
+func (c *CancelAfter) GroupFinished(string, string)      {}
+func (c *CancelAfter) GroupError(string, string, string) {}
+
+func (c *CancelAfter) CaseFinished(*result.CaseRecord) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.N--; c.N == 0 {
+		c.Cancel()
+	}
+}
