@@ -159,19 +159,21 @@ func TestUsageAndConfigErrors(t *testing.T) {
 		"c1/g/a/case.yaml": "input_files:\n  - path: ../../outside.txt\n    content: pwned\nexpected: {output: hi}\n",
 		"c1/g/b/case.yaml": "tracked_files: [/etc/passwd]\nexpected: {output: hi}\n",
 	})
+	outs := t.TempDir() // where refused runs were told to write
+	out := func(name string) string { return filepath.Join(outs, name) }
 	tests := []struct {
 		name string
 		args []string
 		want []string
 	}{
 		{"no submission flag", []string{"run", example}, []string{"--submission DIR is required"}},
-		{"missing submission", []string{"run", example, "--submission", "/nonexistent/sub"}, []string{"submission /nonexistent/sub"}},
-		{"missing entry file", []string{"run", example, "--submission", empty}, []string{`entry file "inventory" not found`}},
+		{"missing submission", []string{"run", example, "--submission", "/nonexistent/sub", "--out", out("a")}, []string{"submission /nonexistent/sub"}},
+		{"missing entry file", []string{"run", example, "--submission", empty, "--out", out("b")}, []string{`entry file "inventory" not found`}},
 		{"malformed yaml", []string{"validate", malformed}, []string{"config.yaml:1", "malformed YAML"}},
 		{"unknown key", []string{"validate", unknown}, []string{"config.yaml:3", `flavour: unknown key "flavour"`}},
 		{"escaping paths", []string{"validate", escape}, []string{"input_files[0].path", "tracked_files[0]"}},
-		{"bad policy", []string{"run", example, "--submission", good, "--pass-policy", "most"}, []string{`unknown pass policy "most"`}},
-		{"bad checkpoint", []string{"run", example, "--submission", good, "--checkpoint", "checkpoint_9"}, []string{`no such checkpoint`}},
+		{"bad policy", []string{"run", example, "--submission", good, "--pass-policy", "most", "--out", out("c")}, []string{`unknown pass policy "most"`}},
+		{"bad checkpoint", []string{"run", example, "--submission", good, "--checkpoint", "checkpoint_9", "--out", out("d")}, []string{`no such checkpoint`}},
 		{"unknown flag", []string{"run", example, "--frobnicate"}, []string{"unknown flag"}},
 	}
 	for _, tt := range tests {
@@ -189,6 +191,10 @@ func TestUsageAndConfigErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(escape), "outside.txt")); err == nil {
 		t.Error("an escaping input file was written")
+	}
+	// A refused run writes nothing.
+	if entries, _ := os.ReadDir(outs); len(entries) != 0 {
+		t.Errorf("output directories created for refused runs: %v", entries)
 	}
 }
 

@@ -123,6 +123,11 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if command == "" {
 		command = env.command
 	}
+	// A bad checkpoint name, submission or entry file is refused before
+	// anything is written to the output directory.
+	if err := run.CheckSubmission(p, f.submission, command, f.checkpoints); err != nil {
+		return usageErr(err)
+	}
 
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)

@@ -89,24 +89,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		opts.Progress = nopProgress{}
 	}
 	p := opts.Problem
-	cps, err := selectCheckpoints(p, opts.Checkpoints)
+	cps, jobs, err := planJobs(p, opts.Submission, opts.Command, opts.Checkpoints)
 	if err != nil {
 		return nil, err
-	}
-	var jobs []*groupJob
-	for _, cp := range cps {
-		sub := submissionFor(opts.Submission, cp.Name)
-		template := opts.Command
-		if template == "" {
-			template = p.Command
-		}
-		argv, err := adapter.EntryCommand(sub, p.EntryFile, template)
-		if err != nil {
-			return nil, fmt.Errorf("checkpoint %s: %w", cp.Name, err)
-		}
-		for i, g := range cp.Groups {
-			jobs = append(jobs, &groupJob{cp: cp, group: g, index: i, command: argv, subDir: sub})
-		}
 	}
 	plugins := newPluginSet(opts.Plugins, p)
 	if err := plugins.preload(ctx, p); err != nil {
@@ -208,7 +193,43 @@ feed:
 	return out, nil
 }
 
-func selectCheckpoints(p *problem.Problem, names []string) ([]*problem.Checkpoint, error) {
+// CheckSubmission resolves the checkpoints to run and, for each, the
+// submission snapshot and the command that starts it, as Run does: a
+// caller refuses a bad checkpoint name, a missing submission or a missing
+// entry file with it before it writes anything.
+func CheckSubmission(p *problem.Problem, submission, command string, checkpoints []string) error {
+	_, _, err := planJobs(p, submission, command, checkpoints)
+	return err
+}
+
+// planJobs selects the checkpoints and makes one job per group, with the
+// command that starts the checkpoint's submission.
+func planJobs(p *problem.Problem, submission, command string, names []string) ([]*problem.Checkpoint, []*groupJob, error) {
+	cps, err := SelectCheckpoints(p, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	template := command
+	if template == "" {
+		template = p.Command
+	}
+	var jobs []*groupJob
+	for _, cp := range cps {
+		sub := submissionFor(submission, cp.Name)
+		argv, err := adapter.EntryCommand(sub, p.EntryFile, template)
+		if err != nil {
+			return nil, nil, fmt.Errorf("checkpoint %s: %w", cp.Name, err)
+		}
+		for i, g := range cp.Groups {
+			jobs = append(jobs, &groupJob{cp: cp, group: g, index: i, command: argv, subDir: sub})
+		}
+	}
+	return cps, jobs, nil
+}
+
+// SelectCheckpoints picks the named checkpoints in the problem's order (all
+// when names is empty), or says which name is not a checkpoint.
+func SelectCheckpoints(p *problem.Problem, names []string) ([]*problem.Checkpoint, error) {
 	if len(names) == 0 {
 		return p.Checkpoints, nil
 	}
