@@ -44,11 +44,7 @@ type jsonParser struct {
 // sharedMin is the smallest object or list text worth remembering.
 const sharedMin = 256
 
-func (p *jsonParser) space() {
-	for p.i < len(p.s) && isJSONSpace(p.s[p.i]) {
-		p.i++
-	}
-}
+func (p *jsonParser) space() { p.i = skipJSONSpace(p.s, p.i) }
 
 func (p *jsonParser) value(depth int) (any, bool) {
 	if p.i >= len(p.s) {
@@ -211,41 +207,11 @@ func (p *jsonParser) str() (any, bool) {
 
 // number checks the JSON number grammar and keeps the literal text.
 func (p *jsonParser) number() (any, bool) {
-	start := p.i
-	if p.s[p.i] == '-' {
-		p.i++
-	}
-	switch {
-	case p.i < len(p.s) && p.s[p.i] == '0':
-		p.i++
-	case p.i < len(p.s) && p.s[p.i] >= '1' && p.s[p.i] <= '9':
-		p.digits()
-	default:
+	end, ok := scanJSONNumber(p.s, p.i)
+	if !ok {
 		return nil, false
 	}
-	if p.i < len(p.s) && p.s[p.i] == '.' {
-		p.i++
-		if !p.digits() {
-			return nil, false
-		}
-	}
-	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
-		p.i++
-		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
-			p.i++
-		}
-		if !p.digits() {
-			return nil, false
-		}
-	}
-	return json.Number(p.s[start:p.i]), true
-}
-
-// digits consumes one or more decimal digits.
-func (p *jsonParser) digits() bool {
-	start := p.i
-	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
-		p.i++
-	}
-	return p.i > start
+	v := json.Number(p.s[p.i:end])
+	p.i = end
+	return v, true
 }

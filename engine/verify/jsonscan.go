@@ -1,6 +1,10 @@
 package verify
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
 
 // validJSONText reports whether data is one JSON document the fast parser
 // accepts, checking the grammar without building the value. Strings with
@@ -125,7 +129,7 @@ func scanJSONString(s string, i int) (int, bool) {
 	i++ // the opening quote
 	for {
 		// Runs of plain ASCII, most of any string, in a tight loop.
-		for i < len(s) && plainStringByte[s[i]] {
+		for i < len(s) && abi.IsPlainStringByte(s[i]) {
 			i++
 		}
 		if i >= len(s) {
@@ -210,12 +214,3 @@ func skipJSONSpace(s string, i int) int {
 }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
-
-// plainStringByte marks the bytes a string's text holds as they are:
-// printable ASCII other than the quote and the backslash.
-var plainStringByte = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()

@@ -153,12 +153,24 @@ func AppendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// plainASCII marks the bytes a JSON string holds as they are: printable
-// ASCII other than the quote, the backslash and the HTML characters.
-var plainASCII = func() (t [256]bool) {
+// IsPlainStringByte reports whether c stands for itself inside a JSON
+// string's text: printable ASCII other than the quote and the backslash.
+// The parsers (engine/verify's and the Go SDK's) scan runs of such bytes in
+// a tight loop.
+func IsPlainStringByte(c byte) bool { return plainStringByte[c] }
+
+var plainStringByte = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		t[c] = c != '"' && c != '\\'
 	}
+	return t
+}()
+
+// plainASCII marks the bytes a JSON string holds as they are when written
+// as encoding/json writes it: IsPlainStringByte less the HTML characters.
+var plainASCII = func() (t [256]bool) {
+	t = plainStringByte
+	t['<'], t['>'], t['&'] = false, false, false
 	return t
 }()
 

@@ -296,15 +296,6 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// plainByte marks the bytes a string scan can pass over: not '"', not '\\',
-// not a control character, not the start of a multi-byte character.
-var plainByte = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // str decodes a string; a lone surrogate escape becomes U+FFFD, as in
 // encoding/json. Plain bytes are skipped with a table lookup. A string with
 // escapes is decoded byte by byte into scratch by index: inside a Wasm
@@ -328,7 +319,7 @@ func (p *parser) str() (string, error) {
 func (p *parser) decodeStr() (string, error) {
 	data, i := p.data, p.pos+1 // after the opening quote
 	start := i
-	for i < len(data) && plainByte[data[i]] {
+	for i < len(data) && abi.IsPlainStringByte(data[i]) {
 		i++
 	}
 	if i < len(data) && data[i] == '"' {
@@ -346,7 +337,7 @@ func (p *parser) decodeStr() (string, error) {
 			return "", p.fail("unexpected end of input")
 		}
 		c := data[i]
-		if plainByte[c] {
+		if abi.IsPlainStringByte(c) {
 			out[w] = c
 			w++
 			i++
