@@ -108,7 +108,7 @@ func rustFlags(root string) []string {
 
 var (
 	rustSDKMu    sync.Mutex
-	rustSDKBuilt = map[string]string{} // build key → directory holding libwasmeval.rlib
+	rustSDKBuilt = map[string]string{} // rustc → directory holding libwasmeval.rlib
 )
 
 // rustSDK compiles the SDK crate once per rustc and SDK source into the
@@ -118,12 +118,12 @@ var (
 func rustSDK(rc, root string) (string, error) {
 	rustSDKMu.Lock()
 	defer rustSDKMu.Unlock()
+	if dir, ok := rustSDKBuilt[rc]; ok { // known in this process: no rustc run
+		return dir, nil
+	}
 	key, err := rustSDKKey(rc, root)
 	if err != nil {
 		return "", err
-	}
-	if dir, ok := rustSDKBuilt[key]; ok {
-		return dir, nil
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
@@ -132,7 +132,7 @@ func rustSDK(rc, root string) (string, error) {
 	dir := filepath.Join(base, "wasmeval", "rust-sdk", key)
 	rlib := filepath.Join(dir, "libwasmeval.rlib")
 	if _, err := os.Stat(rlib); err == nil {
-		rustSDKBuilt[key] = dir
+		rustSDKBuilt[rc] = dir
 		return dir, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -156,7 +156,7 @@ func rustSDK(rc, root string) (string, error) {
 			return "", fmt.Errorf("build the Rust SDK: %w", err)
 		}
 	}
-	rustSDKBuilt[key] = dir
+	rustSDKBuilt[rc] = dir
 	return dir, nil
 }
 
