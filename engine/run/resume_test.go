@@ -11,7 +11,6 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/journal"
-	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
@@ -82,8 +81,8 @@ func TestResumeStatefulGroupFromJournal(t *testing.T) {
 		t.Fatal(err)
 	}
 	jpath := filepath.Join(out, journal.FileName)
-	if !res.Interrupted || len(readIDs(t, jpath)) != 2 {
-		t.Fatalf("first run: interrupted=%v journal=%v", res.Interrupted, readIDs(t, jpath))
+	if !res.Interrupted || len(runtest.JournalIDs(t, jpath)) != 2 {
+		t.Fatalf("first run: interrupted=%v journal=%v", res.Interrupted, runtest.JournalIDs(t, jpath))
 	}
 
 	fin, err := LoadFinished(jpath)
@@ -96,7 +95,7 @@ func TestResumeStatefulGroupFromJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(readIDs(t, jpath), ","); got != "step1=true,step2=true,step3=true,step4=true,step5=true" {
+	if got := strings.Join(runtest.JournalIDs(t, jpath), ","); got != "step1=true,step2=true,step3=true,step4=true,step5=true" {
 		t.Fatalf("journal after resume: %s", got)
 	}
 	s := res.Summaries[0]
@@ -110,16 +109,4 @@ func TestResumeStatefulGroupFromJournal(t *testing.T) {
 	if !strings.HasPrefix(got, "1 2 3 ") || !strings.HasSuffix(got, " 3 4 5") || strings.Count(got, "1") != 1 || strings.Count(got, "2") != 1 {
 		t.Fatalf("submission invocations: %v", got)
 	}
-}
-
-func readIDs(t *testing.T, path string) []string {
-	t.Helper()
-	var ids []string
-	if err := journal.Read(path, func(r *result.CaseRecord) error {
-		ids = append(ids, r.ID+"="+strconv.FormatBool(r.Passed))
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return ids
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
-	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
@@ -80,7 +79,7 @@ checkpoints:
 		t.Fatal(err)
 	}
 	jpath := filepath.Join(out, journal.FileName)
-	if got := ids(t, jpath); !res.Interrupted || got != "inc1=true,inc2=true" {
+	if got := strings.Join(runtest.JournalIDs(t, jpath), ","); !res.Interrupted || got != "inc1=true,inc2=true" {
 		t.Fatalf("first run: interrupted=%v journal=%s", res.Interrupted, got)
 	}
 	os.Remove(requests) // what the resumed run's server sees
@@ -94,7 +93,7 @@ checkpoints:
 	if res, err = run.Run(context.Background(), second); err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(t, jpath); got != "inc1=true,inc2=true,inc3=true,inc4=true" {
+	if got := strings.Join(runtest.JournalIDs(t, jpath), ","); got != "inc1=true,inc2=true,inc3=true,inc4=true" {
 		t.Fatalf("journal after resume: %s", got)
 	}
 	if s := res.Summaries[0]; res.Interrupted || !res.Passed || s.Cases != 4 || s.CasesPassed != 4 || !s.Complete {
@@ -106,16 +105,4 @@ checkpoints:
 	if got := strings.Join(strings.Fields(string(data)), " "); got != "1 2 3 4" {
 		t.Fatalf("requests the resumed run's server saw: %q", got)
 	}
-}
-
-func ids(t *testing.T, path string) string {
-	t.Helper()
-	var out []string
-	if err := journal.Read(path, func(r *result.CaseRecord) error {
-		out = append(out, r.ID+"="+map[bool]string{true: "true", false: "false"}[r.Passed])
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return strings.Join(out, ",")
 }

@@ -2,8 +2,11 @@ package runtest
 
 import (
 	"context"
+	"strconv"
 	"sync"
+	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -25,4 +28,17 @@ func (c *CancelAfter) CaseFinished(*result.CaseRecord) {
 	if c.N--; c.N == 0 {
 		c.Cancel()
 	}
+}
+
+// JournalIDs lists a run's journal as "id=passed" entries, in file order.
+func JournalIDs(t testing.TB, path string) []string {
+	t.Helper()
+	var ids []string
+	if err := journal.Read(path, func(r *result.CaseRecord) error {
+		ids = append(ids, r.ID+"="+strconv.FormatBool(r.Passed))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }
