@@ -33,12 +33,18 @@ const drainDelay = 2 * time.Second
 // strings splits each environ file at its NULs (grep alone would stop at
 // the first), so each variable is matched whole; a scan counts only when
 // strings itself ran, which its own environment (/proc/self) proves.
+// Before it reports, it waits (boundedly, without forking) until the
+// container's init has reaped the killed processes: a zombie still holds
+// its slot under the pids limit, and the next case could not fork.
 const killer = `M=` + runtime.SessionEnv + `=$1; X=$2; e=0; export WASMEVAL_SCAN=done
+reaped() { w=0; while [ $w -lt 300 ]; do z=
+  for f in /proc/[0-9]*/stat; do read -r s < "$f" 2>/dev/null || continue; case $s in *") Z "*) z=1; break ;; esac; done
+  [ -z "$z" ] && return 0; w=$((w+1)); done; }
 for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
   l=$(strings -n 1 -f /proc/self/environ /proc/[0-9]*/environ 2>/dev/null | grep -F -e ": $M" -e ": WASMEVAL_SCAN=done")
   case $l in *"/proc/self/environ: WASMEVAL_SCAN=done"*) ;; *) continue ;; esac
   p=; for f in $l; do case $f in /proc/*) q=${f#/proc/}; q=${q%/environ:} ;; "$M") [ "$q" = "$X" ] || p="$p $q" ;; esac; done
-  if [ -z "$p" ]; then e=$((e+1)); [ $e -ge 2 ] && echo killed && exit 0; continue; fi
+  if [ -z "$p" ]; then e=$((e+1)); [ $e -ge 2 ] && reaped; [ $e -ge 2 ] && echo killed && exit 0; continue; fi
   e=0; kill -STOP $p 2>/dev/null; kill -9 $p 2>/dev/null
 done
 exit 1
