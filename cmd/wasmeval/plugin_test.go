@@ -13,7 +13,7 @@ func TestPluginInspectAndCall(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("inspect: %d %s", r.code, r.stderr)
 	}
-	for _, want := range []string{"sha256:   ", "name:     inventory-evaluator 1.0.0", "abi:      1", "kinds:    evaluator",
+	for _, want := range []string{"sha256:   ", "size:     ", "name:     inventory-evaluator 1.0.0", "abi:      1", "kinds:    evaluator",
 		"exports:  describe, evaluate", "functions: compare_csv, row_count", `"transport": "extism"`} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
@@ -36,10 +36,20 @@ func TestPluginInspectAndCall(t *testing.T) {
 		{"plugin", "call", wasm, "evaluate", "--input", "{not json"},
 		{"plugin", "inspect", filepath.Join(example, "config.yaml")},
 		{"plugin", "inspect", "/no/such.wasm"},
+		{"plugin", "inspect", wasm, "--plugin-memory", "8192"},
+		{"plugin", "inspect", wasm, "--plugin-timeout", "500us"},
 	} {
 		r = wasmeval(t, args...)
 		if r.code != 2 || strings.Contains(r.stderr, "goroutine") {
 			t.Errorf("%v: exit %d, stderr %s", args, r.code, r.stderr)
+		}
+	}
+	for flag, want := range map[string]string{
+		"--plugin-memory=8192":   "--plugin-memory 8192: expected from 1 to 4096 MiB",
+		"--plugin-timeout=500us": "--plugin-timeout 500µs: expected at least 1ms",
+	} {
+		if r := wasmeval(t, "plugin", "inspect", wasm, flag); !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: stderr %q lacks %q", flag, r.stderr, want)
 		}
 	}
 	if r := wasmeval(t, "plugin", "inspect", filepath.Join(example, "config.yaml")); !strings.Contains(r.stderr, "not a Wasm module") {

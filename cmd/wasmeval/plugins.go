@@ -30,17 +30,17 @@ func (f *pluginFlags) register(fl *pflag.FlagSet) {
 
 // newHost starts a plugin host whose plugin logs go to logw.
 func (f *pluginFlags) newHost(logw io.Writer) (*host.Host, error) {
-	if f.timeout <= 0 {
-		return nil, usageErr(fmt.Errorf("--plugin-timeout must be positive"))
+	if f.timeout < host.MinTimeout {
+		return nil, usageErr(fmt.Errorf("--plugin-timeout %v: expected at least %v", f.timeout, host.MinTimeout))
 	}
 	if f.isolation != host.Process && f.isolation != host.InProcess {
 		return nil, usageErr(fmt.Errorf("--plugin-isolation must be %s or %s", host.Process, host.InProcess))
 	}
-	if f.memoryMB < 1 {
-		return nil, usageErr(fmt.Errorf("--plugin-memory must be at least 1 MiB"))
+	if max := host.MaxMemoryBytes >> 20; f.memoryMB < 1 || f.memoryMB > max {
+		return nil, usageErr(fmt.Errorf("--plugin-memory %d: expected from 1 to %d MiB (a 32-bit Wasm memory's limit)", f.memoryMB, max))
 	}
 	var mu sync.Mutex
-	return host.New(host.Options{
+	h, err := host.New(host.Options{
 		CacheDir: f.cacheDir, Timeout: f.timeout, MemoryBytes: uint64(f.memoryMB) << 20, Isolation: f.isolation,
 		Log: func(plugin, level, msg string) {
 			mu.Lock()
@@ -48,6 +48,10 @@ func (f *pluginFlags) newHost(logw io.Writer) (*host.Host, error) {
 			fmt.Fprintf(logw, "%s plugin %s %s: %s\n", time.Now().UTC().Format(time.RFC3339), plugin, level, msg)
 		},
 	})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return h, nil
 }
 
 // switchWriter is a writer whose destination can change (safely while

@@ -28,6 +28,15 @@ const (
 	DefaultTimeout     = 10 * time.Second
 	DefaultMemoryBytes = 256 << 20
 	DefaultAssetBytes  = 16 << 20
+
+	// MinTimeout is the shortest per-call timeout: in process, Extism
+	// counts timeouts in whole milliseconds, and a zero count would mean
+	// no timeout (and no termination checks) at all.
+	MinTimeout = time.Millisecond
+	// MaxMemoryBytes is the largest memory cap: a 32-bit Wasm memory has
+	// at most 65,536 pages of 64 KiB.
+	MaxMemoryBytes = 65536 * wasmPage
+	wasmPage       = 64 << 10
 )
 
 // Options configures a Host.
@@ -35,10 +44,11 @@ type Options struct {
 	// CacheDir holds wazero's compilation cache. Empty means
 	// <user cache dir>/wasmeval/wazero; "-" disables the on-disk cache.
 	CacheDir string
-	// Timeout bounds each call (default DefaultTimeout).
+	// Timeout bounds each call (default DefaultTimeout; at least
+	// MinTimeout).
 	Timeout time.Duration
 	// MemoryBytes caps a plugin instance's linear memory (default
-	// DefaultMemoryBytes).
+	// DefaultMemoryBytes; from one 64 KiB page to MaxMemoryBytes).
 	MemoryBytes uint64
 	// AssetBytes caps a file read through read_asset (default
 	// DefaultAssetBytes).
@@ -90,11 +100,18 @@ type loadEntry struct {
 
 // New returns a Host. Close it to release compiled modules.
 func New(opts Options) (*Host, error) {
-	if opts.Timeout <= 0 {
+	if opts.Timeout == 0 {
 		opts.Timeout = DefaultTimeout
+	}
+	if opts.Timeout < MinTimeout {
+		return nil, fmt.Errorf("plugin timeout %v: expected at least %v", opts.Timeout, MinTimeout)
 	}
 	if opts.MemoryBytes == 0 {
 		opts.MemoryBytes = DefaultMemoryBytes
+	}
+	if opts.MemoryBytes < wasmPage || opts.MemoryBytes > MaxMemoryBytes {
+		return nil, fmt.Errorf("plugin memory cap %d MiB: expected from 64 KiB to %d MiB (a 32-bit Wasm memory's limit)",
+			opts.MemoryBytes>>20, MaxMemoryBytes>>20)
 	}
 	if opts.AssetBytes <= 0 {
 		opts.AssetBytes = DefaultAssetBytes

@@ -422,3 +422,45 @@ func TestWorkersRunThePinnedModule(t *testing.T) {
 		t.Fatalf("the concurrent calls should have started new workers, %d started", p.InstancesCreated())
 	}
 }
+
+// Limits outside what the host can enforce are refused when the host is
+// made, not discovered later as a panic or a call that never ends.
+func TestOptionLimits(t *testing.T) {
+	for _, tc := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{Timeout: 500 * time.Microsecond}, "plugin timeout 500µs: expected at least 1ms"},
+		{Options{Timeout: -time.Second}, "plugin timeout -1s: expected at least 1ms"},
+		{Options{MemoryBytes: 8 << 30}, "plugin memory cap 8192 MiB: expected from 64 KiB to 4096 MiB"},
+		{Options{MemoryBytes: 1000}, "plugin memory cap 0 MiB: expected from 64 KiB"},
+	} {
+		if h, err := New(tc.opts); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if h != nil {
+				h.Close()
+			}
+			t.Errorf("%+v: got %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+	// The shortest timeout is enforced in process (a timeout that rounded
+	// down to zero milliseconds used to disable the checks, and a looping
+	// plugin then ran forever): a Go guest cannot even start its runtime
+	// in a millisecond, and says so.
+	h := newHost(t, Options{Timeout: MinTimeout, Isolation: InProcess})
+	_, err := h.Load(context.Background(), plugins(t)["misbehave"], "")
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Fault != FaultTimeout || !strings.Contains(pe.Error(), "did not finish starting within 1ms") {
+		t.Errorf("a Go plugin under a 1ms timeout: %v", err)
+	}
+}
+
+// A memory cap below what the module itself declares is said to be that,
+// not blamed on the file.
+func TestMemoryCapBelowModuleMinimum(t *testing.T) {
+	h := newHost(t, Options{MemoryBytes: 64 << 10, Isolation: InProcess})
+	_, err := h.Load(context.Background(), plugins(t)["minimal"], "")
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Fault != FaultMemory || !strings.Contains(pe.Error(), "more linear memory than the 64 KiB cap") {
+		t.Errorf("got %v, want a memory fault naming the cap", err)
+	}
+}

@@ -97,13 +97,18 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 	}
 	compiled, err := p.compileModule(ctx, checked)
 	if err != nil {
+		if strings.Contains(err.Error(), "section memory") && strings.Contains(err.Error(), "over limit") {
+			// The module declares more initial memory than the cap allows.
+			return nil, &Error{Plugin: label, Fault: FaultMemory,
+				Detail: fmt.Sprintf("the module needs more linear memory than the %s cap to start (%v)", sizeLabel(h.opts.MemoryBytes), err)}
+		}
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: err.Error()}
 	}
 	p.compiled, p.pool = compiled, make(chan *instance, 2*goruntime.GOMAXPROCS(0))
 	inst, err := p.newInstance(ctx)
 	if err != nil {
 		compiled.Close(ctx)
-		return nil, &Error{Plugin: label, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
+		return nil, p.instantiateError(label, "", err)
 	}
 	for _, name := range []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test"} {
 		if inst.p.FunctionExists(name) {
@@ -247,7 +252,7 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 	default:
 		var err error
 		if inst, err = p.newInstance(ctx); err != nil {
-			return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
+			return nil, p.instantiateError(p.Label(), export, err)
 		}
 	}
 	inst.stderr.Reset()
@@ -302,6 +307,27 @@ type callResult struct {
 // MaxOutputBytes caps a stdio-transport plugin's output.
 const MaxOutputBytes = 64 << 20
 
+// instantiateError says why a new instance could not start: its start
+// (a Go guest's runtime initialisation) outlived the call timeout, or it
+// trapped.
+func (p *Plugin) instantiateError(label, export string, err error) *Error {
+	var exit *sys.ExitError
+	if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline exceeded") ||
+		(errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded) {
+		return &Error{Plugin: label, Export: export, Fault: FaultTimeout,
+			Detail: fmt.Sprintf("the module did not finish starting within %v (%v)", p.host.opts.Timeout, err)}
+	}
+	return &Error{Plugin: label, Export: export, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
+}
+
+// sizeLabel writes a byte count in MiB, or KiB below one MiB.
+func sizeLabel(n uint64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
+}
+
 // classify turns a failed call into a fault that says what happened.
 func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
 	e := &Error{Plugin: p.Label()}
@@ -321,7 +347,7 @@ func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
 		out := inst.stderr.String()
 		if strings.Contains(out, "out of memory") || strings.Contains(out, "memory allocation") {
 			e.Fault = FaultMemory
-			e.Detail = fmt.Sprintf("linear memory reached the %d MiB cap (%s)", p.host.opts.MemoryBytes>>20, e.Detail)
+			e.Detail = fmt.Sprintf("linear memory reached the %s cap (%s)", sizeLabel(p.host.opts.MemoryBytes), e.Detail)
 		}
 	case err != nil:
 		e.Fault, e.Detail = FaultFailed, err.Error()
