@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 )
 
 var testOpts = Options{Loaders: []string{"auto", "case_dirs", "group_file", "args_expected"}}
@@ -367,5 +368,60 @@ func TestEnvironmentKey(t *testing.T) {
 		if _, err := Load(dir, testOpts); err == nil || !strings.Contains(err.Error(), "config.yaml:1: environment: ") || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", env, err)
 		}
+	}
+}
+
+// A plugin named by name is found in the caller's plugin directories, then
+// WASMEVAL_PLUGIN_PATH, then <problem>/plugins; its pin may be written in
+// either case and is kept in canonical lowercase.
+func TestPluginByName(t *testing.T) {
+	module := func(tag string) string { return "\x00asm\x01\x00\x00\x00" + tag }
+	digestOf := func(s string) string { return pin.Digest([]byte(s)) }
+	config := func(name, sha string) string {
+		return "name: p\nentry_file: main.py\nverifier: {name: " + name + ", sha256: " + sha + "}\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n"
+	}
+	flagDir, envDir := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(flagDir, "both.wasm"), []byte(module("flag")), 0o644)
+	os.WriteFile(filepath.Join(envDir, "both.wasm"), []byte(module("env")), 0o644)
+	os.WriteFile(filepath.Join(envDir, "envonly.wasm"), []byte(module("env")), 0o644)
+	t.Setenv("WASMEVAL_PLUGIN_PATH", envDir)
+
+	for _, tc := range []struct {
+		name, module, file string
+	}{
+		{"both", module("flag"), filepath.Join(flagDir, "both.wasm")},     // the flag's directory wins
+		{"envonly", module("env"), filepath.Join(envDir, "envonly.wasm")}, // then the environment's
+		{"local", module("local"), "plugins/local.wasm"},                  // then the problem's own
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sha := strings.ToUpper(digestOf(tc.module))
+			dir := writeTree(t, map[string]string{"config.yaml": config(tc.name, sha), "c1/g/a/case.yaml": "{}\n",
+				"plugins/local.wasm": module("local")})
+			opts := testOpts
+			opts.PluginDirs = []string{flagDir}
+			p, err := Load(dir, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.file
+			if !filepath.IsAbs(want) {
+				want = filepath.Join(dir, want)
+			}
+			ref := p.Checkpoints[0].Groups[0].Verifier
+			if ref == nil || ref.Path != want || ref.SHA256 != digestOf(tc.module) {
+				t.Fatalf("got %+v, want path %s and the lowercase digest", ref, want)
+			}
+		})
+	}
+
+	dir := writeTree(t, map[string]string{"config.yaml": config("nowhere", strings.Repeat("0", 64))})
+	_, err := Load(dir, Options{PluginDirs: []string{flagDir}})
+	if err == nil || !strings.Contains(err.Error(), `verifier.name: plugin "nowhere" not found (looked for nowhere.wasm in: `+flagDir+", "+envDir+", "+filepath.Join(dir, "plugins")+")") {
+		t.Errorf("missing plugin: %v", err)
+	}
+	dir = writeTree(t, map[string]string{"config.yaml": config("envonly", "sha256:abc")})
+	_, err = Load(dir, testOpts)
+	if err == nil || !strings.Contains(err.Error(), `verifier.sha256: expected 64 hexadecimal digits, got "sha256:abc"`) {
+		t.Errorf("malformed pin: %v", err)
 	}
 }

@@ -64,9 +64,28 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	switch {
 	case ref.SHA256 == "":
 		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "required: plugins are pinned by digest; this file's is %s", digest)
+	case !isHexDigest(ref.SHA256):
+		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "expected 64 hexadecimal digits, got %q (this file's digest is %s)", ref.SHA256, digest)
 	case !strings.EqualFold(ref.SHA256, digest):
 		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "plugin %s has sha256 %s, not the pinned %s; refusing to run it", ref.Path, digest, ref.SHA256)
+	default:
+		// Pins may be written in either case; the host and the manifest
+		// compare and record the canonical lowercase form.
+		ref.SHA256 = digest
 	}
+}
+
+// isHexDigest says whether s is a sha256 written as 64 hex digits.
+func isHexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // pluginDirs are searched for plugins named by name: the caller's
