@@ -92,7 +92,7 @@ func TestRunWritesManifestAndReports(t *testing.T) {
 	if len(m.Submission.Digest) != 64 || m.Submission.Digest == ref.Submission.Digest || !filepath.IsAbs(m.Submission.Path) {
 		t.Errorf("submission: %+v (reference %+v)", m.Submission, ref.Submission)
 	}
-	if len(m.Plugins) != 3 || m.Plugins["plugins/inventory-verifier.wasm"] == "" {
+	if len(m.Plugins) != 4 || m.Plugins["plugins/inventory-verifier.wasm"] == "" || m.Plugins["plugins/inventory-ranking.wasm"] == "" {
 		t.Errorf("plugins: %v", m.Plugins)
 	}
 	if m.Engine.Version == "" || m.Engine.GoVersion == "" || m.Host.CPUs < 1 || m.Host.OS == "" || m.Flags.Jobs != 3 {

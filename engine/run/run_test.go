@@ -71,6 +71,8 @@ var brokenFails = map[string]struct {
 	"checkpoint_1/summary/basic":                       {[]string{"output"}, 0.2},
 	"checkpoint_1/summary/static_catalog":              {[]string{"output"}, 0.2},
 	"checkpoint_1/errors/missing_file":                 {[]string{"status_code", "stderr"}, 0},
+	"checkpoint_1/top/top_all":                         {[]string{"evaluator:top_by_value", "output"}, 0.1},
+	"checkpoint_1/top/top_two":                         {[]string{"evaluator:top_by_value", "output"}, 0.1},
 	"checkpoint_2/category/catalog_tools":              {[]string{"output"}, 0.2},
 	"checkpoint_2/category/office":                     {[]string{"output"}, 0.2},
 	"checkpoint_2/export/unsorted":                     {[]string{"files-out/items.csv"}, 0.5},
@@ -123,6 +125,20 @@ func TestReferenceSubmissionPassesEverything(t *testing.T) {
 	if !res.Passed {
 		t.Error("reference run must pass its policy")
 	}
+	// The top group combines a built-in check with two plugins, a Go
+	// verifier and a Go evaluator, each attribute saying which checked it.
+	for _, r := range recs {
+		if r.Group != "top" {
+			continue
+		}
+		var checks []string
+		for _, a := range r.Attributes {
+			checks = append(checks, a.Attribute+"="+strings.Split(a.Check, "@")[0])
+		}
+		if got, want := strings.Join(checks, " "), "status_code=status evaluator:top_by_value=inventory-ranking output=inventory-verifier"; got != want {
+			t.Errorf("%s: attributes checked by %s, want %s", r.Key(), got, want)
+		}
+	}
 	for _, s := range res.Summaries {
 		if !s.Passed || !s.Complete || s.Cases != s.CasesPassed {
 			t.Errorf("summary %s: %+v", s.Name, s)
@@ -169,6 +185,18 @@ func TestBrokenSubmissionFailsSpecificCases(t *testing.T) {
 	}
 	if g := cp1.GroupOutcomes["summary"]; strings.Join(g.Failed, ",") != "basic,static_catalog" {
 		t.Errorf("summary group failed list: %v", g.Failed)
+	}
+	// The evaluator gives partial credit: ranked by quantity, the full
+	// list gets its last two ranks right.
+	for _, r := range recs {
+		if r.Key() != "checkpoint_1/top/top_all" {
+			continue
+		}
+		for _, a := range r.Attributes {
+			if a.Attribute == "evaluator:top_by_value" && fmt.Sprint(a.Actual) != "0.4" {
+				t.Errorf("top_all ranking score %v, want 0.4 (diff %+v)", a.Actual, a.Diff)
+			}
+		}
 	}
 }
 

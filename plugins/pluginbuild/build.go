@@ -78,12 +78,14 @@ type Example struct {
 	Output string // relative to the module root
 }
 
-// Examples lists the example plugins the build produces: a verifier and a
-// test function in Go, an evaluator in Rust, a loader in AssemblyScript.
+// Examples lists the example plugins the build produces: a plugin of every
+// kind in Go (verifier, evaluator, loader, test function), and an evaluator
+// in Rust and a loader in AssemblyScript.
 var Examples = []Example{
 	{Go, "./examples/inventory/plugins/verifier", "examples/inventory/plugins/inventory-verifier.wasm"},
 	{AssemblyScript, "examples/inventory/plugins/loader/plugin.ts", "examples/inventory/plugins/inventory-loader.wasm"},
 	{Rust, "examples/inventory/plugins/evaluator/lib.rs", "examples/inventory/plugins/inventory-evaluator.wasm"},
+	{Go, "./examples/inventory/plugins/ranking", "examples/inventory/plugins/inventory-ranking.wasm"},
 	{Go, "./examples/answers/plugins/answercheck", "examples/answers/plugins/answercheck.wasm"},
 	{Go, "./examples/notes/plugins/statsloader", "examples/notes/plugins/notes-statsloader.wasm"},
 }

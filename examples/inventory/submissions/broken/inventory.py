@@ -49,7 +49,7 @@ def top(args):
         n = 0
     if n <= 0:
         fail(2, f"N must be a positive integer, got {args[0]!r}")
-    items = sorted(read_items(args[1]), key=lambda i: (-value(i), i["name"]))
+    items = sorted(read_items(args[1]), key=lambda i: -int(i["quantity"]))  # BUG: ranks by quantity, not value
     for item in items[:n]:
         print(item["name"])
 
