@@ -40,10 +40,8 @@ var outputSchemas = map[string]string{abi.KindVerifier: "verify_output", abi.Kin
 // error the plugin reports in its envelope is a verdict: one incorrect
 // attribute carrying the message.
 func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual, config map[string]any, opts CallOptions) ([]verify.AttributeResult, error) {
-	in := abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: CallCase(c),
-		Actual: actual, Expected: nonNil(c.Expected)}
 	var out abi.VerifyOutput
-	if err := p.call(ctx, abi.KindVerifier, in, &out, opts); err != nil {
+	if err := p.call(ctx, abi.KindVerifier, verifyInput(c, actual, config), &out, opts); err != nil {
 		return nil, err
 	}
 	if out.Error != "" {
@@ -61,35 +59,59 @@ func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual
 
 // Evaluate calls a named evaluator function.
 func (p *Plugin) Evaluate(ctx context.Context, in abi.EvaluateInput, opts CallOptions) (abi.EvaluateOutput, error) {
-	in.ABIVersion = abi.Version
-	in.Config = nonNil(in.Config)
-	in.Arguments = nonNil(in.Arguments)
 	var out abi.EvaluateOutput
-	err := p.call(ctx, abi.KindEvaluator, in, &out, opts)
+	err := p.call(ctx, abi.KindEvaluator, evaluateInput(in), &out, opts)
 	return out, err
 }
 
 // Test runs a test function on an agent run.
 func (p *Plugin) Test(ctx context.Context, run abi.AgentRun, config map[string]any, opts CallOptions) (abi.TestOutput, error) {
-	in := abi.TestInput{ABIVersion: abi.Version, Config: nonNil(config), Result: run}
-	if in.Result.Conversation == nil {
-		in.Result.Conversation = []abi.Message{}
-	}
 	var out abi.TestOutput
-	err := p.call(ctx, abi.KindTest, in, &out, opts)
+	err := p.call(ctx, abi.KindTest, testInput(run, config), &out, opts)
 	return out, err
 }
 
 // LoadCases asks a loader plugin for the next cases of a group.
 func (p *Plugin) LoadCases(ctx context.Context, in abi.LoadInput, opts CallOptions) (abi.LoadOutput, error) {
+	var out abi.LoadOutput
+	err := p.call(ctx, abi.KindLoader, loadInput(in), &out, opts)
+	return out, err
+}
+
+// The input envelopes, as each kind's call sends them: the ABI version
+// set, and no null where the schema promises an object or a list (a test
+// holds each to its schema in plugins/abi/schema).
+
+func verifyInput(c *cases.Case, actual verify.Actual, config map[string]any) abi.VerifyInput {
+	return abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: CallCase(c),
+		Actual: actual, Expected: nonNil(c.Expected)}
+}
+
+func evaluateInput(in abi.EvaluateInput) abi.EvaluateInput {
+	in.ABIVersion = abi.Version
+	in.Config = nonNil(in.Config)
+	in.Arguments = nonNil(in.Arguments)
+	return in
+}
+
+func testInput(run abi.AgentRun, config map[string]any) abi.TestInput {
+	in := abi.TestInput{ABIVersion: abi.Version, Config: nonNil(config), Result: run}
+	if in.Result.Conversation == nil {
+		in.Result.Conversation = []abi.Message{}
+	}
+	if in.Result.ExecutionTrace == nil {
+		in.Result.ExecutionTrace = []any{}
+	}
+	return in
+}
+
+func loadInput(in abi.LoadInput) abi.LoadInput {
 	in.ABIVersion = abi.Version
 	in.Config = nonNil(in.Config)
 	if in.History == nil {
 		in.History = []abi.Outcome{}
 	}
-	var out abi.LoadOutput
-	err := p.call(ctx, abi.KindLoader, in, &out, opts)
-	return out, err
+	return in
 }
 
 // CallCase is a case as a verify or evaluate call carries it: its expected
