@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
 var binary string

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmeval/wasmeval/plugins/pin"
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
 func TestPluginInspectAndCall(t *testing.T) {
@@ -79,5 +82,38 @@ checkpoints:
 	r := wasmeval(t, "validate", dir)
 	if r.code != 2 || !strings.Contains(r.stderr, "config.yaml:3: verifier.sha256: plugin") || !strings.Contains(r.stderr, "refusing to run it") {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+// What a plugin logs during a run lands in the run directory's run.log,
+// with the plugin's name and level, in both isolation modes.
+func TestPluginLogsReachRunLog(t *testing.T) {
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "misbehave.wasm")
+	if err := pluginbuild.Build("../../plugins/host/testdata/misbehave", wasm); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := "name: logs\ncommand: sh echo.sh\nverifier: {path: misbehave.wasm, sha256: " + pin.Digest(data) + ", config: {mode: log}}\n" +
+		"checkpoints:\n  c1:\n    groups:\n      g: {type: Core}\n"
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644)
+	os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte("first: {order: 1, expected: {output: \"hi\\n\"}}\nsecond: {order: 2, expected: {output: \"hi\\n\"}}\n"), 0o644)
+	sub := t.TempDir()
+	os.WriteFile(filepath.Join(sub, "echo.sh"), []byte("echo hi\n"), 0o644)
+	for _, iso := range []string{"process", "inprocess"} {
+		out := filepath.Join(t.TempDir(), "run")
+		if r := wasmeval(t, "run", dir, "--submission", sub, "--out", out, "--plugin-isolation", iso); r.code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", iso, r.code, r.stdout, r.stderr)
+		}
+		log, _ := os.ReadFile(filepath.Join(out, "run.log"))
+		for _, id := range []string{"first", "second"} {
+			if !strings.Contains(string(log), "plugin misbehave info: checked case "+id+"\n") {
+				t.Errorf("%s: run.log lacks case %s's plugin log line:\n%s", iso, id, log)
+			}
+		}
 	}
 }

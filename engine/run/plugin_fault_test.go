@@ -13,6 +13,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 	"github.com/wasmeval/wasmeval/plugins/host"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
@@ -83,6 +84,56 @@ checkpoints:
 		t.Fatalf("%d records, want %d: the run must finish", n, len(modes))
 	}
 	if s := res.Summaries[0]; s.PluginErrors != 5 || s.CasesPassed != 3 {
+		t.Errorf("summary: plugin_errors=%d passed=%d", s.PluginErrors, s.CasesPassed)
+	}
+}
+
+// A plugin named by one case file that is not a Wasm module at all (here
+// a text file, pinned by its own digest) fails that case with a plugin
+// error naming the file and the fault; the group's other cases pass and
+// the summary counts one plugin error. (Plugins named in config files are
+// loaded before the run and refused as configuration errors instead.)
+func TestCasePluginThatIsNotWasmIsContained(t *testing.T) {
+	dir := t.TempDir()
+	notWasm := []byte("this is a README, not a module\n")
+	os.WriteFile(filepath.Join(dir, "notes.wasm"), notWasm, 0o644)
+	digest := pin.Digest(notWasm)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: notwasm\ncommand: sh echo.sh\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(fmt.Sprintf(`a: {order: 1, expected: {output: "hi\n"}}
+b:
+  order: 2
+  expected: {output: "hi\n"}
+  checks:
+    - kind: text
+    - {kind: evaluator, function: f, plugin: {path: notes.wasm, sha256: %s}}
+c: {order: 3, expected: {output: "hi\n"}}
+`, digest)), 0o644)
+	sub := t.TempDir()
+	os.WriteFile(filepath.Join(sub, "echo.sh"), []byte("echo hi\n"), 0o644)
+	p, err := LoadProblem(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out,
+		Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: BuiltinLoader, Plugins: runtest.Host(t, host.Options{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*result.CaseRecord{}
+	journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error { got[r.ID] = r; return nil })
+	if len(got) != 3 || !got["a"].Passed || !got["c"].Passed {
+		t.Fatalf("the other cases must run and pass: %+v", got)
+	}
+	b := got["b"]
+	if b.Passed || !strings.Contains(b.Result.PluginError, "plugin notes.wasm@"+digest[:12]+": not a Wasm module") {
+		t.Errorf("b: passed=%v plugin_error=%q", b.Passed, b.Result.PluginError)
+	}
+	if len(b.Attributes) != 2 || !b.Attributes[0].IsCorrect || b.Attributes[1].Attribute != "evaluator:f" || b.Attributes[1].IsCorrect {
+		t.Errorf("b: attributes %+v", b.Attributes)
+	}
+	if s := res.Summaries[0]; s.PluginErrors != 1 || s.CasesPassed != 2 {
 		t.Errorf("summary: plugin_errors=%d passed=%d", s.PluginErrors, s.CasesPassed)
 	}
 }
