@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -222,6 +224,13 @@ func TestDeterministicSandbox(t *testing.T) {
 		if o != outs[0] {
 			t.Fatalf("clock/random differ between calls: %q", outs)
 		}
+	}
+	// And on any machine: the wall clock reads 2022-01-01T00:00:00Z, the
+	// random bytes are the sandbox's fixed ChaCha8 stream and the
+	// monotonic clock advances a virtual millisecond per reading, so the
+	// answer is this constant wherever and whenever the test runs.
+	if want := "1640995200000000000 ce4ed727a9eeda8b 1000000"; outs[0] != want {
+		t.Errorf("clock/random answer %q, want the pinned %q", outs[0], want)
 	}
 }
 
@@ -462,5 +471,48 @@ func TestMemoryCapBelowModuleMinimum(t *testing.T) {
 	var pe *Error
 	if !errors.As(err, &pe) || pe.Fault != FaultMemory || !strings.Contains(pe.Error(), "more linear memory than the 64 KiB cap") {
 		t.Errorf("got %v, want a memory fault naming the cap", err)
+	}
+}
+
+// Compiled code goes to wazero's on-disk cache, by default under the user
+// cache directory, and a second host (a fresh process's, in effect) reads
+// it back instead of compiling again: the cache gains no entry.
+func TestCompilationCacheIsUsed(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", base)
+	t.Setenv("HOME", base)
+	h, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(base, "wasmeval", "wazero"); h.cacheDir != want {
+		t.Fatalf("default cache dir %q, want %q", h.cacheDir, want)
+	}
+	entries := func() map[string]time.Time {
+		m := map[string]time.Time{}
+		filepath.WalkDir(h.cacheDir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if info, err := d.Info(); err == nil {
+					m[p] = info.ModTime()
+				}
+			}
+			return nil
+		})
+		return m
+	}
+	load(t, h, "minimal")
+	first := entries()
+	if len(first) == 0 {
+		t.Fatal("loading a plugin left nothing in the compilation cache")
+	}
+	h.Close()
+	h2, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h2.Close()
+	load(t, h2, "minimal")
+	if second := entries(); !maps.Equal(first, second) {
+		t.Errorf("the second host compiled again: cache %v, then %v", first, second)
 	}
 }
