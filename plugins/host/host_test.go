@@ -288,6 +288,37 @@ func testLogRouting(t *testing.T, isolation string) {
 	if len(got) != 1 || got[0] != "misbehave info checked case c1" {
 		t.Fatalf("logs %q", got)
 	}
+	// A plugin that logs in a loop gets MaxLogLines lines per call, a long
+	// line is cut, and one warning says how much was dropped; the next call
+	// logs again.
+	got = nil
+	mu.Unlock()
+	if _, err := verifyMode(p, "logflood", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verifyMode(p, "log", nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(got) != MaxLogLines+2 {
+		t.Fatalf("%d log lines, want %d", len(got), MaxLogLines+2)
+	}
+	if first := got[0]; !strings.HasPrefix(first, "misbehave warn long long") || len(first) > MaxLogLineSize+100 || !strings.HasSuffix(first, "… (5904 bytes cut)") {
+		t.Errorf("long line: %d bytes, ends %q", len(first), first[len(first)-30:])
+	}
+	if last := got[MaxLogLines-1]; last != fmt.Sprintf("misbehave info line %d of a plugin that logs in a loop", MaxLogLines-2) {
+		t.Errorf("last kept line %q", last)
+	}
+	dropped := 0
+	for i := MaxLogLines - 1; i < 20000; i++ {
+		dropped += len(fmt.Sprintf("line %d of a plugin that logs in a loop", i))
+	}
+	if w, want := got[MaxLogLines], fmt.Sprintf("misbehave warn verify: 19001 more log lines (%d bytes) dropped: a call logs at most 1000 lines, 256 KiB", dropped); w != want {
+		t.Errorf("summary %q", w)
+	}
+	if got[MaxLogLines+1] != "misbehave info checked case c1" {
+		t.Errorf("the next call's line: %q", got[MaxLogLines+1])
+	}
 }
 
 func TestOtherKinds(t *testing.T) {

@@ -81,6 +81,7 @@ type instance struct {
 	stdin  *bytes.Reader
 	stdout *capBuffer
 	mem    *instanceMemory
+	log    *callLog
 }
 
 // close closes the module instance and releases its linear memory.
@@ -221,16 +222,9 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 			return nil, err
 		}
 	}
-	label := filepath.Base(p.file)
-	ep.SetLogger(func(level extism.LogLevel, msg string) {
-		if log := p.host.opts.Log; log != nil {
-			if p.describe.Name != "" {
-				label = p.describe.Name
-			}
-			log(label, strings.ToLower(level.String()), msg)
-		}
-	})
-	return &instance{p: ep, stderr: stderr, clock: clock, stdin: stdin, stdout: stdout, mem: mem}, nil
+	log := newCallLog(p)
+	ep.SetLogger(log.write)
+	return &instance{p: ep, stderr: stderr, clock: clock, stdin: stdin, stdout: stdout, mem: mem, log: log}, nil
 }
 
 // CallOptions scope one call.
@@ -258,6 +252,7 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 	inst.stderr.Reset()
 	inst.stdout.Reset()
 	inst.clock.reset()
+	inst.log.reset()
 	stdio := export != abi.DescribeExport && p.describe.Transport == abi.TransportStdio
 	if stdio {
 		inst.stdin.Reset(input)
@@ -272,6 +267,7 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 
 	var r callResult
 	r.rc, r.out, r.err = inst.p.CallWithContext(callCtx, export, input)
+	inst.log.finish(export)
 	if r.err != nil || r.rc != 0 {
 		fault := p.classify(inst, r.err, r.rc)
 		fault.Export = export

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	pdk "github.com/extism/go-pdk"
@@ -88,6 +89,11 @@ func verify() int32 {
 		return 0
 	case "log":
 		pdk.Log(pdk.LogInfo, "checked case "+in.Case.ID)
+	case "logflood":
+		pdk.Log(pdk.LogWarn, strings.Repeat("long ", 2000)) // 10,000 bytes in one line
+		for i := 0; i < 20000; i++ {
+			pdk.Log(pdk.LogInfo, fmt.Sprintf("line %d of a plugin that logs in a loop", i))
+		}
 	case "clock":
 		b := make([]byte, 8)
 		rand.Read(b)
