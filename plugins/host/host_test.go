@@ -197,6 +197,20 @@ func testFaultIsolation(t *testing.T, isolation string) {
 	}
 }
 
+// A plugin's diff keeps at most as many entries as a built-in check's.
+func TestPluginDiffIsCapped(t *testing.T) {
+	p := load(t, newHost(t, Options{}), "misbehave")
+	attrs, err := verifyMode(p, "bigdiff", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := attrs[0].Diff
+	if d == nil || len(d.Entries) != verify.MaxDiffEntries || !d.Truncated || d.Summary != "10000 lines differ" ||
+		d.Entries[verify.MaxDiffEntries-1].Path != fmt.Sprintf("line %d", verify.MaxDiffEntries) {
+		t.Errorf("diff kept %d entries (truncated %v)", len(d.Entries), d.Truncated)
+	}
+}
+
 func TestVerdictErrorIsNotAFault(t *testing.T) {
 	p := load(t, newHost(t, Options{}), "misbehave")
 	attrs, err := verifyMode(p, "verdict", nil)

@@ -51,10 +51,23 @@ func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual
 	res := make([]verify.AttributeResult, 0, len(out.Attributes))
 	for _, a := range out.Attributes {
 		r := verify.AttributeResult{Attribute: a.Attribute, Actual: a.Actual, Expected: a.Expected,
-			Diff: a.Diff, IsCorrect: a.IsCorrect, Weight: a.Weight, Check: p.Label()}
+			Diff: capDiff(a.Diff), IsCorrect: a.IsCorrect, Weight: a.Weight, Check: p.Label()}
 		res = append(res, r)
 	}
 	return res, nil
+}
+
+// capDiff keeps at most verify.MaxDiffEntries entries of a plugin's diff,
+// as the built-in checks do, so a plugin listing every difference of a huge
+// output cannot make a record (and the journal, the reports) unreadable.
+func capDiff(d *verify.Diff) *verify.Diff {
+	if d == nil || len(d.Entries) <= verify.MaxDiffEntries {
+		return d
+	}
+	c := *d
+	c.Entries = d.Entries[:verify.MaxDiffEntries:verify.MaxDiffEntries]
+	c.Truncated = true
+	return &c
 }
 
 // Evaluate calls a named evaluator function.

@@ -75,6 +75,13 @@ func verify() int32 {
 	case "verdict":
 		wasmeval.WriteOutput(abi.VerifyOutput{Error: "cannot verify this output"})
 		return 0
+	case "bigdiff":
+		d := &abi.Diff{Summary: "10000 lines differ"}
+		for i := 0; i < 10000; i++ {
+			d.Entries = append(d.Entries, abi.DiffEntry{Path: fmt.Sprintf("line %d", i+1), Op: "changed", Expected: "a", Actual: "b"})
+		}
+		wasmeval.WriteOutput(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "output", Actual: "b", Expected: "a", Weight: 1, Diff: d}}})
+		return 0
 	case "http":
 		url, _ := in.Config["url"].(string)
 		res := pdk.NewHTTPRequest(pdk.MethodGet, url).Send()
