@@ -159,7 +159,7 @@ func (a *API) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (res
 	case problem.ResponseArchive:
 		files, err := unpackArchive(body, max)
 		if err != nil {
-			out.Error = joinErr(out.Error, fmt.Sprintf("response is not an archive: %v", err))
+			out.Error = joinErr(out.Error, fmt.Sprintf("response archive: %v", err))
 			out.Output = capped(body, dropped)
 		}
 		out.Files = files

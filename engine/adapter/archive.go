@@ -11,20 +11,30 @@ import (
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
-// maxArchiveEntries bounds the files taken from one response archive, so a
-// hostile archive cannot exhaust memory through its entry count.
-const maxArchiveEntries = 10000
+// An archive response is held to the same limits as a case's tracked
+// files (each file is also cut at the per-file cap): so many entries, so
+// many bytes kept in all.
+const (
+	maxArchiveEntries = workspace.MaxTrackedFiles
+	maxArchiveBytes   = workspace.MaxTrackedBytes
+)
 
-// maxArchiveBytes bounds a gzip-compressed archive once inflated.
-const maxArchiveBytes = 1 << 30
+// maxInflatedBytes bounds how much of a gzip-compressed tar is inflated at
+// all, kept or skipped, so a small compressed bomb cannot keep the engine
+// busy inflating gigabytes of entries it throws away. (A variable so the
+// test can show it without inflating a gigabyte.)
+var maxInflatedBytes int64 = 1 << 30
 
 // unpackArchive reads a zip, tar or gzip-compressed tar held in memory into
 // path → content (text when UTF-8, bytes otherwise), each file capped at
 // max bytes. Absolute paths and paths that climb out with .. are refused.
 func unpackArchive(data []byte, max int64) (map[string]any, error) {
 	files := map[string]any{}
+	var total int64
 	add := func(name string, r io.Reader) error {
 		if path.IsAbs(name) || strings.HasPrefix(path.Clean(name), "../") || path.Clean(name) == ".." {
 			return fmt.Errorf("entry %q escapes the archive", name)
@@ -35,6 +45,9 @@ func unpackArchive(data []byte, max int64) (map[string]any, error) {
 		b, err := io.ReadAll(io.LimitReader(r, max))
 		if err != nil {
 			return fmt.Errorf("entry %s: %w", name, err)
+		}
+		if total += int64(len(b)); total > maxArchiveBytes {
+			return fmt.Errorf("more than %d MiB of files (after %d entries)", maxArchiveBytes>>20, len(files))
 		}
 		if utf8.Valid(b) {
 			files[path.Clean(name)] = string(b)
@@ -52,13 +65,14 @@ func unpackArchive(data []byte, max int64) (map[string]any, error) {
 		if gzErr != nil {
 			return nil, fmt.Errorf("gzip: %w", gzErr)
 		}
-		inner, rdErr := io.ReadAll(io.LimitReader(zr, maxArchiveBytes))
-		if rdErr != nil {
-			return nil, fmt.Errorf("gzip: %w", rdErr)
+		// Streamed: only the entries' kept bytes are ever held.
+		inflated := &io.LimitedReader{R: zr, N: maxInflatedBytes}
+		err = unpackTar(inflated, add)
+		if err != nil && inflated.N <= 0 {
+			err = fmt.Errorf("inflates to more than %d MiB", maxInflatedBytes>>20)
 		}
-		err = unpackTar(inner, add)
 	case len(data) > 262 && string(data[257:262]) == "ustar":
-		err = unpackTar(data, add)
+		err = unpackTar(bytes.NewReader(data), add)
 	default:
 		return nil, errors.New("expected a zip, tar or tar.gz archive")
 	}
@@ -90,8 +104,8 @@ func unpackZip(data []byte, add func(string, io.Reader) error) error {
 	return nil
 }
 
-func unpackTar(data []byte, add func(string, io.Reader) error) error {
-	tr := tar.NewReader(bytes.NewReader(data))
+func unpackTar(r io.Reader, add func(string, io.Reader) error) error {
+	tr := tar.NewReader(r)
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {

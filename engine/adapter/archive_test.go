@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,31 @@ func TestUnpackArchiveRefusesBadInput(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s: %v, want %q", name, err, tc.msg)
 		}
+	}
+}
+
+// A hostile archive is bounded like a case's tracked files: so many bytes
+// kept in all, and a gzip stream inflated only so far, however little it
+// weighs compressed.
+func TestUnpackArchiveLimits(t *testing.T) {
+	zeros := strings.Repeat("\x00", 8<<20)
+	big := map[string]string{}
+	for i := 0; i <= maxArchiveBytes/len(zeros); i++ {
+		big[fmt.Sprintf("f%02d.bin", i)] = zeros
+	}
+	data := tarOf(t, big, false)
+	if _, err := unpackArchive(data, 8<<20); err == nil || !strings.Contains(err.Error(), "more than 128 MiB of files (after 16 entries)") {
+		t.Errorf("total: %v", err)
+	}
+	// Each entry cut to 1 KiB, the same archive fits.
+	if got, err := unpackArchive(data, 1<<10); err != nil || len(got) != len(big) {
+		t.Errorf("cut entries: %d files, %v", len(got), err)
+	}
+
+	defer func(n int64) { maxInflatedBytes = n }(maxInflatedBytes)
+	maxInflatedBytes = 1 << 20
+	bomb := tarOf(t, map[string]string{"bomb.bin": strings.Repeat("\x00", 4<<20)}, true)
+	if _, err := unpackArchive(bomb, 1<<10); err == nil || err.Error() != "inflates to more than 1 MiB" {
+		t.Errorf("bomb: %v", err)
 	}
 }

@@ -16,6 +16,15 @@ import (
 // FileTruncationMarker is appended to a tracked text file cut at the cap.
 const FileTruncationMarker = "\n[wasmeval: file truncated, %d more bytes dropped]"
 
+// Limits on a case's tracked files as a whole (each file is also cut at
+// the caller's per-file cap): a submission that writes thousands of files,
+// or many large ones, must not make the engine read them all into memory.
+// A case over either limit fails with an error that says so.
+const (
+	MaxTrackedFiles = 10000
+	MaxTrackedBytes = 128 << 20
+)
+
 // ReadTracked reads the files a case tracks, after it ran. Each pattern is a
 // path, a directory (every file under it) or a glob with ** (doublestar
 // syntax), relative to root. The result maps slash-separated path →
@@ -58,8 +67,12 @@ func ReadTracked(root string, patterns []string, maxBytes int64) (map[string]any
 		sorted = append(sorted, p)
 	}
 	sort.Strings(sorted)
+	if len(sorted) > MaxTrackedFiles {
+		return nil, fmt.Errorf("the tracked files are %d files; a case may track at most %d", len(sorted), MaxTrackedFiles)
+	}
 	out := make(map[string]any, len(sorted))
-	for _, rel := range sorted {
+	var total int64
+	for i, rel := range sorted {
 		full := filepath.Join(realRoot, filepath.FromSlash(rel))
 		real, err := filepath.EvalSymlinks(full)
 		if err != nil || !within(realRoot, real) {
@@ -69,9 +82,19 @@ func ReadTracked(root string, patterns []string, maxBytes int64) (map[string]any
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
+		if total+min(st.Size(), maxBytes) > MaxTrackedBytes {
+			return nil, fmt.Errorf("the tracked files add up to more than %d MiB, the most a case may track (%d of %d files read)",
+				MaxTrackedBytes>>20, i, len(sorted))
+		}
 		content, err := readCapped(real, maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("tracked file %s: %w", rel, err)
+		}
+		switch c := content.(type) {
+		case string:
+			total += int64(len(c))
+		case []byte:
+			total += int64(len(c))
 		}
 		out[rel] = content
 	}

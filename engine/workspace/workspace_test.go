@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -162,5 +163,37 @@ func TestReadTracked(t *testing.T) {
 		if _, err := ReadTracked(root, []string{bad}, 10); err == nil {
 			t.Errorf("pattern %q must be refused", bad)
 		}
+	}
+}
+
+// A submission cannot make the engine read unbounded output: past
+// MaxTrackedFiles files or MaxTrackedBytes in all, the case gets an error
+// saying so instead of the files. (Sparse files: the test writes nothing.)
+func TestReadTrackedTotalLimits(t *testing.T) {
+	root := t.TempDir()
+	const fileBytes = 8 << 20
+	n := MaxTrackedBytes/fileBytes + 1
+	for i := 0; i < n; i++ {
+		f := filepath.Join(root, "out", fmt.Sprintf("%02d.bin", i))
+		mustWrite(t, f, "", 0o644)
+		if err := os.Truncate(f, fileBytes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := ReadTracked(root, []string{"out"}, fileBytes)
+	if want := fmt.Sprintf("the tracked files add up to more than 128 MiB, the most a case may track (%d of %d files read)", n-1, n); err == nil || err.Error() != want {
+		t.Errorf("bytes: got %v, want %q", err, want)
+	}
+	// Cut to the per-file cap first, the same files fit.
+	if got, err := ReadTracked(root, []string{"out"}, 1<<20); err != nil || len(got) != n {
+		t.Errorf("with a 1 MiB per-file cap: %d files, %v", len(got), err)
+	}
+
+	many := t.TempDir()
+	for i := 0; i <= MaxTrackedFiles; i++ {
+		mustWrite(t, filepath.Join(many, "out", fmt.Sprintf("%05d", i)), "x", 0o644)
+	}
+	if _, err := ReadTracked(many, []string{"out"}, 10); err == nil || !strings.Contains(err.Error(), "the tracked files are 10001 files; a case may track at most 10000") {
+		t.Errorf("count: %v", err)
 	}
 }
