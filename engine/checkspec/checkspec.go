@@ -77,4 +77,16 @@ type PluginRef struct {
 	// SHA256 pins the file's digest; a file with another digest is refused.
 	SHA256 string         `yaml:"sha256" json:"sha256"`
 	Config map[string]any `yaml:"config,omitempty" json:"config,omitempty"`
+	// At is where the binding is written, so what is found wrong with it
+	// once the plugin is loaded (a config its schema refuses, a function it
+	// lacks) is reported there. Not part of the binding itself.
+	At Location `yaml:"-" json:"-"`
+}
+
+// Location is a place in a config file: the file, the key path of the
+// mapping and its line.
+type Location struct {
+	File string
+	Key  string
+	Line int
 }

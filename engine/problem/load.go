@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
@@ -186,6 +187,7 @@ func (l *loader) verifierRef(file, path string, m *rawLoader, inherited *PluginR
 		}
 		ref := *inherited
 		ref.Config = m.Config
+		ref.At = checkspec.Location{File: file, Key: key, Line: m.line}
 		return &ref
 	}
 	if m.isPlugin() {

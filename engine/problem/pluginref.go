@@ -29,6 +29,7 @@ func (l *loader) pluginRef(file, key string, m *rawLoader) *PluginRef {
 // resolveRef finds the plugin file and checks its digest, so a missing or
 // changed plugin is reported before anything runs.
 func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
+	ref.At = checkspec.Location{File: file, Key: key, Line: line}
 	switch {
 	case ref.Path != "" && ref.Name != "":
 		l.errs.Add(file, key, line, "give the plugin's path or its name, not both")

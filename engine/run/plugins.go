@@ -2,8 +2,11 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
@@ -77,10 +80,23 @@ func (s *pluginSet) loaderFor(ctx context.Context, g *problem.Group, builtin fun
 	return l, nil
 }
 
-// preload loads every plugin the problem's groups reference.
+// preload loads every plugin the problem's groups reference and checks
+// each binding against what the plugin declares (see checkBinding).
 func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 	var errs diag.List
 	seen := map[*problem.Group]bool{}
+	checked := map[*problem.PluginRef]bool{}
+	bind := func(file, key string, ref *problem.PluginRef, kind, function string) {
+		pl, err := s.get(ctx, ref, kind)
+		if err != nil {
+			errs.Add(file, key, 0, "%v", err)
+			return
+		}
+		if !checked[ref] {
+			checked[ref] = true
+			errs = append(errs, checkBinding(pl, ref, function)...)
+		}
+	}
 	for _, cp := range p.Checkpoints {
 		for _, g := range cp.Groups {
 			if seen[g] {
@@ -89,25 +105,65 @@ func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 			seen[g] = true
 			at := func(key string) string { return diag.JoinPath(g.Path, key) }
 			if g.Verifier != nil {
-				if _, err := s.get(ctx, g.Verifier, abi.KindVerifier); err != nil {
-					errs.Add(g.File, at("verifier"), 0, "%v", err)
-				}
+				bind(g.File, at("verifier"), g.Verifier, abi.KindVerifier, "")
 			}
 			if g.LoaderRef != nil {
-				if _, err := s.get(ctx, g.LoaderRef, abi.KindLoader); err != nil {
-					errs.Add(g.File, at("loader"), 0, "%v", err)
-				}
+				bind(g.File, at("loader"), g.LoaderRef, abi.KindLoader, "")
 			}
 			for i, c := range g.Checks {
 				if c.Plugin != nil {
-					if _, err := s.get(ctx, c.Plugin, abi.KindEvaluator); err != nil {
-						errs.Add(g.File, diag.IndexPath(at("checks"), i)+".plugin", 0, "%v", err)
-					}
+					bind(g.File, diag.IndexPath(at("checks"), i)+".plugin", c.Plugin, abi.KindEvaluator, c.Function)
 				}
 			}
 		}
 	}
 	return errs.Err()
+}
+
+// checkBinding checks a binding against what its plugin declares, so a
+// mistake in config is reported before anything runs, where it is
+// written: the binding's config must satisfy the plugin's config_schema,
+// and an evaluator check must name one of the plugin's functions (when
+// the plugin lists them).
+func checkBinding(p *host.Plugin, ref *problem.PluginRef, function string) diag.List {
+	var errs diag.List
+	d := p.Describe()
+	if function != "" && len(d.Functions) > 0 && !slices.Contains(d.Functions, function) {
+		errs.Add(ref.At.File, strings.TrimSuffix(ref.At.Key, ".plugin")+".function", ref.At.Line,
+			"plugin %s has no function %q (its functions: %s)", p.Label(), function, strings.Join(d.Functions, ", "))
+	}
+	if len(d.ConfigSchema) == 0 || string(d.ConfigSchema) == "null" {
+		return errs
+	}
+	key := diag.JoinPath(ref.At.Key, "config")
+	schema, err := verify.CompileSchema(string(d.ConfigSchema))
+	if err != nil {
+		errs.Add(ref.At.File, key, ref.At.Line, "plugin %s declares a config_schema that is not a valid JSON Schema: %v", p.Label(), err)
+		return errs
+	}
+	config := ref.Config
+	if config == nil {
+		config = map[string]any{}
+	}
+	raw, err := json.Marshal(config)
+	if err != nil {
+		errs.Add(ref.At.File, key, ref.At.Line, "cannot be passed to a plugin as JSON: %v", err)
+		return errs
+	}
+	_, violations, err := schema.Validate(string(raw))
+	if err != nil {
+		errs.Add(ref.At.File, key, ref.At.Line, "%v", err)
+		return errs
+	}
+	if len(violations) > 0 {
+		var msgs []string
+		for _, v := range violations {
+			where := "/" + strings.Join(v.Location, "/")
+			msgs = append(msgs, where+": "+v.Message)
+		}
+		errs.Add(ref.At.File, key, ref.At.Line, "plugin %s refuses this config (its config_schema): %s", p.Label(), strings.Join(msgs, "; "))
+	}
+	return errs
 }
 
 // verifyCase runs a case's checks and the group's verifier plugin. A plugin

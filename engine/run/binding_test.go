@@ -1,0 +1,59 @@
+package run
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/engine/run/runtest"
+	"github.com/wasmeval/wasmeval/plugins/host"
+)
+
+// Mistakes in a plugin binding that only the plugin can recognise are
+// reported by validation, before anything runs, at the line that holds
+// them: a config its config_schema refuses (a misspelt key, a wrong type,
+// a missing key) and an evaluator function it does not have.
+func TestBindingsAreCheckedAgainstThePlugin(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "inventory")
+	if err := os.CopyFS(dir, os.DirFS(exampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	edit := func(file, old, new string) {
+		t.Helper()
+		p := filepath.Join(dir, file)
+		data, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(data), old) {
+			t.Fatalf("%s does not hold %q (%v)", file, old, err)
+		}
+		os.WriteFile(p, []byte(strings.Replace(string(data), old, new, 1)), 0o644)
+	}
+	edit("checkpoint_1/config.yaml", "tolerance: 0.005", "tolerence: 0.005")
+	edit("checkpoint_1/config.yaml", "function: top_by_value", "function: top_by_valu")
+	edit("checkpoint_2/config.yaml", "config: {catalog: static/catalog.csv, asset: catalog, currency: EUR}", "config: {catalog: 5}")
+
+	p, err := LoadProblem(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Validate(context.Background(), p, BuiltinLoader, runtest.Host(t, host.Options{}))
+	if err == nil {
+		t.Fatal("validation passed")
+	}
+	for _, want := range []string{
+		"checkpoint_1/config.yaml:7: groups.summary.verifier.config: plugin inventory-verifier@",
+		"refuses this config (its config_schema): /: additional properties 'tolerence' not allowed",
+		`checkpoint_1/config.yaml:24: groups.top.checks[1].function: plugin inventory-ranking@`,
+		`has no function "top_by_valu" (its functions: top_by_value)`,
+		"checkpoint_2/config.yaml:34: groups.by_category.loader.config: plugin inventory-loader@",
+		"/: missing property 'asset'; /catalog: got number, want string",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("validation error lacks %q:\n%v", want, err)
+		}
+	}
+	if n := strings.Count(err.Error(), "\n") + 1; n != 3 {
+		t.Errorf("%d problems reported, want 3 (each once):\n%v", n, err)
+	}
+}
