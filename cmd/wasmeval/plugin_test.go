@@ -55,6 +55,16 @@ func TestPluginInspectAndCall(t *testing.T) {
 			t.Errorf("%s: stderr %q lacks %q", flag, r.stderr, want)
 		}
 	}
+	// An export the plugin lacks is named with the ones it has; an input
+	// that is not the export's envelope is sent anyway, with a warning.
+	if r := wasmeval(t, "plugin", "call", wasm, "verify", "--input", "{}"); r.code != 2 || !strings.Contains(r.stderr, `has no export "verify" (its exports: describe, evaluate)`) {
+		t.Errorf("unknown export: exit %d, stderr %s", r.code, r.stderr)
+	}
+	r = wasmeval(t, "plugin", "call", wasm, "evaluate", "--input", `{"function":3}`)
+	if !strings.Contains(r.stderr, "warning: the input does not match the evaluate_input schema: at '/': missing properties 'abi_version', 'config', 'arguments'; at '/function': got number, want string") ||
+		!strings.Contains(r.stderr, "invalid input: $.function is a number, expected a string") {
+		t.Errorf("bad envelope: exit %d, stderr %s", r.code, r.stderr)
+	}
 	if r := wasmeval(t, "plugin", "inspect", filepath.Join(example, "config.yaml")); !strings.Contains(r.stderr, "not a Wasm module") {
 		t.Errorf("a YAML file as plugin: %s", r.stderr)
 	}

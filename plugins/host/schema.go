@@ -7,6 +7,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/wasmeval/wasmeval/engine/verify/schemacheck"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
@@ -63,7 +64,7 @@ func validateEnvelope(name string, doc any) error {
 		return err
 	}
 	if err := s.Validate(doc); err != nil {
-		return fmt.Errorf("does not match the %s schema: %v", name, err)
+		return fmt.Errorf("does not match the %s schema: %s", name, schemacheck.Explain(err))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ package schemacheck
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -79,6 +80,22 @@ func (s schema) Validate(raw string) (any, []verify.SchemaViolation, error) {
 			KeywordPath: leaf.ErrorKind.KeywordPath(), Message: leaf.ErrorKind.LocalizedString(printer)})
 	}
 	return inst, out, nil
+}
+
+// Explain words a validation error from this package's schema library as
+// its innermost violations, "at '/path': message", joined with "; " — the
+// library's own text starts with the schema's file URL, which means
+// nothing to a reader. Other errors are returned as their text.
+func Explain(err error) string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	var msgs []string
+	for _, leaf := range leaves(ve) {
+		msgs = append(msgs, fmt.Sprintf("at '/%s': %s", strings.Join(leaf.InstanceLocation, "/"), leaf.ErrorKind.LocalizedString(printer)))
+	}
+	return strings.Join(msgs, "; ")
 }
 
 // leaves returns the innermost causes: the violations a reader can act on,
