@@ -68,7 +68,11 @@ func (f *envFlags) open(ctx context.Context, p *problem.Problem, workDir, outDir
 	env := &environment{close: func() {}}
 	switch kind {
 	case envspec.Local:
-		env.rt = local.New(local.Options{BaseDir: workDir})
+		opts := local.Options{BaseDir: workDir}
+		if spec != nil {
+			opts.MemoryBytes = spec.Memory // per process on the host (RLIMIT_DATA)
+		}
+		env.rt = local.New(opts)
 	case envspec.Docker:
 		if spec == nil || spec.Runtime != envspec.Docker {
 			return nil, usageErr(errors.New("--runtime docker needs an environment spec with an image (--env FILE, or the problem's environment)"))

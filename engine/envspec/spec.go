@@ -163,12 +163,23 @@ func (s *Spec) resolve(raw *rawSpec, v *validator, allowedRoots []string) {
 			v.errorf(fmt.Sprintf("setup[%d]", i), "empty setup command")
 		}
 	}
+	if raw.Memory != nil {
+		// A container's limit for all its processes; on the local runtime,
+		// each process's own (RLIMIT_DATA).
+		n, err := ParseBytes(raw.Memory.Value)
+		if err != nil || !raw.Memory.ok {
+			v.errorf("memory", "expected a size such as 512MiB, 2GiB or a byte count, got %q", raw.Memory.Value)
+		} else if n < 6<<20 {
+			v.errorf("memory", "expected at least 6MiB (less cannot start a container or an interpreter), got %q", raw.Memory.Value)
+		}
+		s.Memory = n
+	}
 	if s.Runtime == Local {
 		// Container-only keys would silently do nothing on the host.
 		for key, set := range map[string]bool{
 			"image": raw.Image != "", "workdir": raw.Workdir != "", "user": raw.User != "",
 			"mounts": len(raw.Mounts) > 0, "network": raw.Network != "", "cpus": raw.CPUs != nil,
-			"memory": raw.Memory != nil, "pids": raw.Pids != nil,
+			"pids": raw.Pids != nil,
 		} {
 			if set {
 				v.errorf(key, "only applies to the docker runtime (this spec uses runtime: local)")
@@ -204,15 +215,6 @@ func (s *Spec) resolve(raw *rawSpec, v *validator, allowedRoots []string) {
 			v.errorf("cpus", "expected a positive number of CPUs (e.g. 1.5), got %v", *raw.CPUs)
 		}
 		s.NanoCPUs = int64(*raw.CPUs * 1e9)
-	}
-	if raw.Memory != nil {
-		n, err := ParseBytes(raw.Memory.Value)
-		if err != nil || !raw.Memory.ok {
-			v.errorf("memory", "expected a size such as 512MiB, 2GiB or a byte count, got %q", raw.Memory.Value)
-		} else if n < 6<<20 {
-			v.errorf("memory", "at least 6MiB is needed to start a container, got %q", raw.Memory.Value)
-		}
-		s.Memory = n
 	}
 	s.Pids = DefaultPids
 	if raw.Pids != nil {

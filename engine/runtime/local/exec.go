@@ -53,6 +53,11 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		return res, fmt.Errorf("start %s: %w", req.Argv[0], err)
 	}
 	pid := cmd.Process.Pid
+	if err := limitMemory(pid, s.memory); err != nil {
+		killTree(pid, s.token)
+		cmd.Wait()
+		return res, err
+	}
 	// Wait for the process itself to exit, not for its output pipes: a
 	// background child that inherited stdout must neither stretch the
 	// case's time nor make it look timed out. The exit status is collected

@@ -20,6 +20,11 @@ import (
 type Options struct {
 	// BaseDir holds the per-group workspaces (default: the OS temp dir).
 	BaseDir string
+	// MemoryBytes caps the memory each process of a case may allocate
+	// (its data segment and private writable mappings, RLIMIT_DATA); its
+	// children inherit the cap. 0 means no cap. Unlike a container's, the
+	// cap is per process, not for the group's processes together.
+	MemoryBytes int64
 }
 
 // Runtime is the local runtime.
@@ -49,7 +54,7 @@ func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.S
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("copy submission into workspace: %w", err)
 	}
-	return newSession(dir, work, spec)
+	return newSession(dir, work, spec, r.opts.MemoryBytes)
 }
 
 func newToken() string {

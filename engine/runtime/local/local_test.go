@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -298,5 +299,44 @@ func TestResetSkipsUntouchedWorkspace(t *testing.T) {
 				t.Errorf("%q: %s survived the reset", script, gone)
 			}
 		}
+	}
+}
+
+// With a memory cap, a process that allocates without end fails at the
+// cap (its own allocation error, here Python's MemoryError) instead of
+// taking the host's memory, and so do the processes it starts; the group
+// goes on. Servers started with Start are capped the same way.
+func TestMemoryCapPerProcess(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Fatal("python3 is needed for this test:", err)
+	}
+	sub := t.TempDir()
+	s, err := New(Options{BaseDir: t.TempDir(), MemoryBytes: 96 << 20}).Open(context.Background(), runtime.SessionSpec{Submission: sub, Label: "mem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hog := "x = []\nwhile True: x.append(bytearray(16 << 20))"
+	for _, argv := range [][]string{{"python3", "-c", hog}, {"sh", "-c", "python3 -c '" + hog + "'"}} {
+		res, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: argv, Env: baseEnv, Timeout: 60 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode == 0 || res.TimedOut || !strings.Contains(string(res.Stderr), "MemoryError") {
+			t.Errorf("%v: %+v stderr %q", argv[0], res, res.Stderr)
+		}
+	}
+	res, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: []string{"python3", "-c", "x = bytearray(32 << 20); print('fits')"}, Env: baseEnv, Timeout: 20 * time.Second})
+	if err != nil || string(res.Stdout) != "fits\n" {
+		t.Errorf("under the cap: %+v %v (stderr %q)", res, err, res.Stderr)
+	}
+	p, err := s.Start(context.Background(), runtime.StartRequest{Argv: []string{"python3", "-c", hog}, Env: baseEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.Exited():
+	case <-time.After(60 * time.Second):
+		t.Error("a server over the cap kept running")
 	}
 }

@@ -24,6 +24,7 @@ type session struct {
 	paths      map[string]string // lookPath cache
 	started    int               // processes launched by Start
 	procs      []*process
+	memory     int64 // Options.MemoryBytes
 
 	// An isolated group resets before every case. The next fresh copy is
 	// prepared in the background while a case runs, and the used one is
@@ -52,8 +53,8 @@ func (s *session) StaticPath(name string) (string, bool) {
 	return p, ok
 }
 
-func newSession(dir, work string, spec runtime.SessionSpec) (runtime.Session, error) {
-	s := &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken()}
+func newSession(dir, work string, spec runtime.SessionSpec, memory int64) (runtime.Session, error) {
+	s := &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken(), memory: memory}
 	s.watch, _ = newChangeWatch(work)
 	return s, nil
 }

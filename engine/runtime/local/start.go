@@ -50,6 +50,11 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", req.Argv[0], err)
 	}
+	if err := limitMemory(cmd.Process.Pid, s.memory); err != nil {
+		killTree(cmd.Process.Pid, token)
+		cmd.Wait()
+		return nil, err
+	}
 	p := &process{cmd: cmd, token: token, exited: make(chan struct{})}
 	go p.wait()
 	s.procs = append(s.procs, p)
