@@ -88,10 +88,11 @@ Faults (trap, timeout, memory cap, invalid output) are reported as errors.`,
 			// Say (on stderr) when the input does not match the export's
 			// envelope; it is sent anyway, since an author may be testing
 			// how the plugin takes a bad one.
-			if schema := inputSchemas[args[1]]; schema != "" {
+			inSchema, outSchema := host.EnvelopeSchemas(args[1])
+			if inSchema != "" {
 				if input == "" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: no --input given; %s is called with an empty input\n", args[1])
-				} else if err := host.ValidateEnvelope(schema, data); err != nil {
+				} else if err := host.ValidateEnvelope(inSchema, data); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: the input %v\n", err)
 				}
 			}
@@ -110,8 +111,8 @@ Faults (trap, timeout, memory cap, invalid output) are reported as errors.`,
 				fmt.Fprintln(w)
 			}
 			// Say (on stderr) when an output does not match its envelope.
-			if schema := outputSchemas[args[1]]; schema != "" {
-				if err := host.ValidateEnvelope(schema, out); err != nil {
+			if outSchema != "" {
+				if err := host.ValidateEnvelope(outSchema, out); err != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: the output %v\n", err)
 				}
 			}
@@ -123,14 +124,6 @@ Faults (trap, timeout, memory cap, invalid output) are reported as errors.`,
 	pf.register(cmd.Flags())
 	return cmd
 }
-
-// The ABI schema of each export's input and output envelope.
-var (
-	inputSchemas = map[string]string{"verify": "verify_input", "load_cases": "load_input",
-		"evaluate": "evaluate_input", "test": "test_input"}
-	outputSchemas = map[string]string{"describe": "describe", "verify": "verify_output", "load_cases": "load_output",
-		"evaluate": "evaluate_output", "test": "test_output"}
-)
 
 // load starts a host and loads one plugin file for the plugin commands; a
 // file that is not a usable plugin is a usage error. closeHost releases it.

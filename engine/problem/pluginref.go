@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,15 +79,8 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 
 // isHexDigest says whether s is a sha256 written as 64 hex digits.
 func isHexDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
+	_, err := hex.DecodeString(s)
+	return len(s) == 64 && err == nil
 }
 
 // pluginDirs are searched for plugins named by name: the caller's

@@ -82,19 +82,13 @@ func ReadTracked(root string, patterns []string, maxBytes int64) (map[string]any
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		if total+min(st.Size(), maxBytes) > MaxTrackedBytes {
+		if total += min(st.Size(), maxBytes); total > MaxTrackedBytes {
 			return nil, fmt.Errorf("the tracked files add up to more than %d MiB, the most a case may track (%d of %d files read)",
 				MaxTrackedBytes>>20, i, len(sorted))
 		}
 		content, err := readCapped(real, maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("tracked file %s: %w", rel, err)
-		}
-		switch c := content.(type) {
-		case string:
-			total += int64(len(c))
-		case []byte:
-			total += int64(len(c))
 		}
 		out[rel] = content
 	}

@@ -96,11 +96,6 @@ func LoadVectors(dir string) ([]*Vector, error) {
 	return out, nil
 }
 
-var outputSchemas = map[string]string{
-	abi.DescribeExport: "describe", "verify": "verify_output", "load_cases": "load_output",
-	"evaluate": "evaluate_output", "test": "test_output",
-}
-
 // call runs a vector through a plugin: the output bytes, or the failure
 // message of a call that reported failure.
 func call(ctx context.Context, p *host.Plugin, v *Vector) (out []byte, failure string, err error) {
@@ -236,7 +231,8 @@ func check(t *testing.T, v *Vector, out []byte, failure string) {
 		if !bytes.Equal(out, []byte(want)) {
 			t.Fatalf("%s: output differs at byte %d\nwant %s\ngot  %s", v.Description, firstDiff(out, []byte(want)), head([]byte(want)), head(out))
 		}
-		if err := host.ValidateEnvelope(outputSchemas[v.Export], out); err != nil {
+		_, schema := host.EnvelopeSchemas(v.Export)
+		if err := host.ValidateEnvelope(schema, out); err != nil {
 			t.Fatalf("%s: %v", v.Description, err)
 		}
 	default:

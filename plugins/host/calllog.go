@@ -22,16 +22,13 @@ const (
 // callLog routes one instance's log lines to the host's Log, within the
 // per-call limits.
 type callLog struct {
-	p             *Plugin
-	lines, bytes  int
-	dropped       int
-	droppedBytes  int
-	fallbackLabel string
+	p            *Plugin
+	lines, bytes int
+	dropped      int
+	droppedBytes int
 }
 
-func newCallLog(p *Plugin) *callLog {
-	return &callLog{p: p, fallbackLabel: fileLabel(p.file, p.digest)}
-}
+func newCallLog(p *Plugin) *callLog { return &callLog{p: p} }
 
 // reset starts a new call's count.
 func (l *callLog) reset() { l.lines, l.bytes, l.dropped, l.droppedBytes = 0, 0, 0, 0 }
@@ -40,7 +37,7 @@ func (l *callLog) label() string {
 	if name := l.p.describe.Name; name != "" {
 		return name
 	}
-	return l.fallbackLabel
+	return fileLabel(l.p.file, l.p.digest) // before describe has answered
 }
 
 // write is the instance's Extism logger.
@@ -50,7 +47,8 @@ func (l *callLog) write(level extism.LogLevel, msg string) {
 		return
 	}
 	if len(msg) > MaxLogLineSize {
-		msg = verify.CutAtRune(msg, MaxLogLineSize) + fmt.Sprintf("… (%d bytes cut)", len(msg)-len(verify.CutAtRune(msg, MaxLogLineSize)))
+		kept := verify.CutAtRune(msg, MaxLogLineSize)
+		msg = kept + fmt.Sprintf("… (%d bytes cut)", len(msg)-len(kept))
 	}
 	if l.lines >= MaxLogLines || l.bytes+len(msg) > MaxLogBytes {
 		l.dropped++

@@ -28,12 +28,28 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 	if err != nil {
 		return err
 	}
-	return checkEnvelope(p.Label(), export, outputSchemas[kind], raw, out)
+	_, schema := EnvelopeSchemas(export)
+	return checkEnvelope(p.Label(), export, schema, raw, out)
 }
 
-// outputSchemas names the ABI schema of each kind's output.
-var outputSchemas = map[string]string{abi.KindVerifier: "verify_output", abi.KindLoader: "load_output",
-	abi.KindEvaluator: "evaluate_output", abi.KindTest: "test_output"}
+// envelopeSchemas names the ABI schemas (plugins/abi/schema, without
+// ".json") of each export's input and output envelope; describe takes no
+// input.
+var envelopeSchemas = map[string][2]string{
+	abi.DescribeExport: {"", "describe"},
+	"verify":           {"verify_input", "verify_output"},
+	"load_cases":       {"load_input", "load_output"},
+	"evaluate":         {"evaluate_input", "evaluate_output"},
+	"test":             {"test_input", "test_output"},
+}
+
+// EnvelopeSchemas returns the names of the ABI schemas of an export's input
+// and output envelopes, for ValidateEnvelope; "" where there is none (an
+// export that is not the ABI's, describe's input).
+func EnvelopeSchemas(export string) (input, output string) {
+	s := envelopeSchemas[export]
+	return s[0], s[1]
+}
 
 // Verify runs a verifier plugin on one case. The attributes it returns are
 // indistinguishable from built-in checks' (Check names the plugin). An

@@ -128,7 +128,8 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		p.close()
 		return nil, err
 	}
-	if err := checkEnvelope(label, abi.DescribeExport, "describe", out, &p.describe); err != nil {
+	_, schema := EnvelopeSchemas(abi.DescribeExport)
+	if err := checkEnvelope(label, abi.DescribeExport, schema, out, &p.describe); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -307,13 +308,19 @@ const MaxOutputBytes = 64 << 20
 // (a Go guest's runtime initialisation) outlived the call timeout, or it
 // trapped.
 func (p *Plugin) instantiateError(label, export string, err error) *Error {
-	var exit *sys.ExitError
-	if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline exceeded") ||
-		(errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded) {
+	if isTimeout(err) {
 		return &Error{Plugin: label, Export: export, Fault: FaultTimeout,
 			Detail: fmt.Sprintf("the module did not finish starting within %v (%v)", p.host.opts.Timeout, err)}
 	}
 	return &Error{Plugin: label, Export: export, Fault: FaultTrap, Detail: "cannot instantiate: " + err.Error()}
+}
+
+// isTimeout says whether err is wazero closing the module at its call's
+// deadline (Extism passes some of these on as text, hence the last test).
+func isTimeout(err error) bool {
+	var exit *sys.ExitError
+	return err != nil && (errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded ||
+		errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "deadline exceeded"))
 }
 
 // sizeLabel writes a byte count in MiB, or KiB below one MiB.
@@ -327,12 +334,8 @@ func sizeLabel(n uint64) string {
 // classify turns a failed call into a fault that says what happened.
 func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
 	e := &Error{Plugin: p.Label()}
-	var exit *sys.ExitError
 	switch {
-	case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded:
-		e.Fault, e.Detail = FaultTimeout, fmt.Sprintf("no answer within %v", p.host.opts.Timeout)
-		return e
-	case errors.Is(err, context.DeadlineExceeded):
+	case isTimeout(err):
 		e.Fault, e.Detail = FaultTimeout, fmt.Sprintf("no answer within %v", p.host.opts.Timeout)
 		return e
 	case err != nil && strings.Contains(err.Error(), "wasm error"):

@@ -74,12 +74,17 @@ func (s schema) Validate(raw string) (any, []verify.SchemaViolation, error) {
 	if !errors.As(err, &ve) {
 		return inst, []verify.SchemaViolation{{Message: "schema validation failed: " + err.Error()}}, nil
 	}
+	return inst, violations(ve), nil
+}
+
+// violations are the innermost causes of a validation error, in words.
+func violations(ve *jsonschema.ValidationError) []verify.SchemaViolation {
 	var out []verify.SchemaViolation
 	for _, leaf := range leaves(ve) {
 		out = append(out, verify.SchemaViolation{Location: leaf.InstanceLocation,
 			KeywordPath: leaf.ErrorKind.KeywordPath(), Message: leaf.ErrorKind.LocalizedString(printer)})
 	}
-	return inst, out, nil
+	return out
 }
 
 // Explain words a validation error from this package's schema library as
@@ -92,8 +97,8 @@ func Explain(err error) string {
 		return err.Error()
 	}
 	var msgs []string
-	for _, leaf := range leaves(ve) {
-		msgs = append(msgs, fmt.Sprintf("at '/%s': %s", strings.Join(leaf.InstanceLocation, "/"), leaf.ErrorKind.LocalizedString(printer)))
+	for _, v := range violations(ve) {
+		msgs = append(msgs, fmt.Sprintf("at '/%s': %s", strings.Join(v.Location, "/"), v.Message))
 	}
 	return strings.Join(msgs, "; ")
 }
