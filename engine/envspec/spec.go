@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // Runtimes a spec can select.
@@ -241,7 +242,7 @@ func (s *Spec) resolve(raw *rawSpec, v *validator, allowedRoots []string) {
 			v.errorf(key+".source", "%s: %v", m.Source, diag.UnwrapPathError(err))
 			continue
 		}
-		if !insideAny(real, roots) {
+		if !confine.InsideAny(real, roots) {
 			v.errorf(key+".source", "%s is outside the allowed mount roots (%s)", m.Source, strings.Join(roots, ", "))
 			continue
 		}
@@ -268,17 +269,6 @@ func reservedTarget(p string) bool {
 	return false
 }
 
-func insideAny(p string, roots []string) bool {
-	for _, r := range roots {
-		if rr, err := filepath.EvalSymlinks(r); err == nil {
-			r = rr
-		}
-		if rel, err := filepath.Rel(r, p); err == nil && filepath.IsLocal(rel) {
-			return true
-		}
-	}
-	return false
-}
 
 // keyLines maps each top-level key (and mounts[i], setup[i] and their
 // fields) to its node, for errors found after decoding.
