@@ -2,11 +2,11 @@ package workspace
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // WriteFiles writes a case's input files under root, creating directories
@@ -32,27 +32,17 @@ func WriteFiles(root string, files []cases.InputFile) error {
 }
 
 // ReadFile reads a file below root by relative path, read-only: escapes are
-// refused (as by SafeJoin), so are non-regular files and files over max
-// bytes. Problem files that checks and plugins read go through it.
+// refused (as by SafeJoin), so are non-regular files (opening a FIFO would
+// block) and files over max bytes. Problem files that checks and plugins
+// (read_asset) read go through it; the read itself goes through a
+// confine.Tree, as every other problem file does.
 func ReadFile(root, rel string, max int64) ([]byte, error) {
-	path, err := SafeJoin(root, rel)
+	if _, err := SafeJoin(root, rel); err != nil {
+		return nil, err
+	}
+	tree, err := confine.New(root)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d byte cap", rel, st.Size(), max)
-	}
-	return io.ReadAll(io.LimitReader(f, max))
+	return tree.ReadFileMax(rel, max)
 }

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // SafeJoin joins a slash-separated relative path under root. It refuses
@@ -50,10 +52,6 @@ func SafeJoin(root, rel string) (string, error) {
 	return full, nil
 }
 
-// within reports whether path is root or inside it (both already cleaned).
-func within(root, path string) bool {
-	if path == root {
-		return true
-	}
-	return strings.HasPrefix(path, root+string(filepath.Separator))
-}
+// within reports whether path is root or inside it (both already cleaned):
+// the same rule the problem's own paths are held to (confine).
+func within(root, path string) bool { return confine.Within(root, path) }
