@@ -2,7 +2,8 @@
 // case, appended the moment the case finishes. Each line goes to the file in
 // a single write with no user-space buffering, so a crash or Ctrl-C loses
 // nothing that had finished, and a reader can stream the file back without
-// holding it in memory.
+// holding it in memory. A run directory has one writer at a time (see
+// LockDir); RATIONALE.md says why the journal is written the way it is.
 package journal
 
 import (
@@ -20,23 +21,47 @@ import (
 // FileName is the journal's name inside a run directory.
 const FileName = "results.jsonl"
 
-// Writer appends records; it is safe for concurrent use.
+// Writer appends records; it is safe for concurrent use. Its caller holds
+// the run directory's lock: the writer cuts the file back to its last
+// whole record when an append fails, which is only safe with no other
+// writer.
 type Writer struct {
 	mu   sync.Mutex
 	f    *os.File
 	path string
+	// size is where the next record starts: the end of the last whole
+	// record written.
+	size int64
+	kept int
+	// failed is the first failed append. The writer refuses every later
+	// one: a record appended after a failure could land after a partial
+	// line that could not be cut, leaving a corrupt line in the middle.
+	failed error
 }
 
-// Create opens (creating or appending to) the journal at path.
+// Create opens (creating or appending to) the journal at path. A torn last
+// line, left by a process that died mid-write, is cut first so that the
+// next record starts on a line of its own.
 func Create(path string) (*Writer, error) {
+	if err := Repair(path); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open results journal: %w", err)
 	}
-	return &Writer{f: f, path: path}, nil
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open results journal: %w", err)
+	}
+	return &Writer{f: f, path: path, size: st.Size()}, nil
 }
 
-// Append writes one record as one line.
+// Append writes one record as one line. When the write fails or is short
+// (a full disk), the partial line is cut, so the journal still ends with
+// a whole record, and the writer refuses every later append: the caller
+// must stop. The error is a *WriteError.
 func (w *Writer) Append(rec *result.CaseRecord) error {
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -45,13 +70,33 @@ func (w *Writer) Append(rec *result.CaseRecord) error {
 	line = append(line, '\n')
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.failed != nil {
+		return w.failed
+	}
 	if w.f == nil {
 		return errors.New("results journal is closed")
 	}
-	if _, err := w.f.Write(line); err != nil {
-		return fmt.Errorf("write results journal %s: %w", w.path, err)
+	n, err := w.f.Write(line)
+	if err == nil {
+		w.size += int64(n)
+		w.kept++
+		return nil
 	}
-	return nil
+	werr := &WriteError{Path: w.path, Err: err, Partial: n > 0}
+	if n > 0 {
+		if terr := w.f.Truncate(w.size); terr != nil {
+			werr.CutErr = terr
+		}
+	}
+	w.failed = werr
+	return werr
+}
+
+// Kept is how many records this writer appended.
+func (w *Writer) Kept() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.kept
 }
 
 // Close syncs and closes the file.
@@ -66,40 +111,60 @@ func (w *Writer) Close() error {
 		err = cerr
 	}
 	w.f = nil
-	return err
+	if err != nil {
+		return fmt.Errorf("close results journal %s: %w", w.path, err)
+	}
+	return nil
 }
+
+// WriteError is a failed append.
+type WriteError struct {
+	Path string
+	Err  error // what the OS said (errors.Is(err, syscall.ENOSPC) on a full disk)
+	// Partial: part of the line reached the file before the write failed.
+	Partial bool
+	// CutErr is why the partial line could not be cut back, if it could not.
+	CutErr error
+}
+
+func (e *WriteError) Error() string {
+	s := fmt.Sprintf("cannot write to the results journal %s: %v", e.Path, e.Err)
+	switch {
+	case e.CutErr != nil:
+		s += fmt.Sprintf(" (and cutting the partial line back failed: %v; it is the journal's last line, which reports ignore and --resume cuts)", e.CutErr)
+	case e.Partial:
+		s += " (the partial line was cut back: the journal ends with the last whole record)"
+	}
+	return s
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
 
 // Read streams every record of the journal at path to fn, in file order. A
 // torn last line (the process died mid-write) is skipped, not an error: a
 // record is only complete with its newline, which it is written with in one
 // write, even when the part before it happens to parse. ReadOffsets and
 // Repair apply the same rule, so a report and a resumed run see the same
-// records.
+// records. A corrupt line anywhere else is a *CorruptError (see Salvage).
 func Read(path string, fn func(*result.CaseRecord) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open results journal: %w", err)
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	lineNo := 0
-	for {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			lineNo++
-			if line[len(line)-1] != '\n' {
-				return nil // torn final write
-			}
-			var rec result.CaseRecord
-			if uerr := json.Unmarshal(line, &rec); uerr != nil {
-				return fmt.Errorf("%s:%d: corrupt journal line: %w", path, lineNo, uerr)
-			}
-			if ferr := fn(&rec); ferr != nil {
+	return ReadOffsets(path, func(rec *result.CaseRecord, _ int64) error { return fn(rec) })
+}
+
+// lines calls fn with each whole line of the journal (newline included),
+// its number and offset; a torn last line is not passed.
+func lines(r io.Reader, fn func(line []byte, lineNo int, offset int64) error) error {
+	br := bufio.NewReaderSize(r, 1<<16)
+	var off int64
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			if ferr := fn(line, lineNo, off); ferr != nil {
 				return ferr
 			}
+			off += int64(len(line))
 		}
 		if errors.Is(err, io.EOF) {
-			return nil
+			return nil // a line without its newline is a torn final write
 		}
 		if err != nil {
 			return fmt.Errorf("read results journal: %w", err)

@@ -3,7 +3,6 @@ package journal
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -21,30 +20,13 @@ func ReadOffsets(path string, fn func(rec *result.CaseRecord, offset int64) erro
 		return fmt.Errorf("open results journal: %w", err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 1<<16)
-	var off int64
-	for lineNo := 1; ; lineNo++ {
-		line, err := r.ReadBytes('\n')
-		if len(line) > 0 {
-			if line[len(line)-1] != '\n' {
-				return nil // torn final write
-			}
-			var rec result.CaseRecord
-			if uerr := json.Unmarshal(line, &rec); uerr != nil {
-				return fmt.Errorf("%s:%d: corrupt journal line: %w", path, lineNo, uerr)
-			}
-			if ferr := fn(&rec, off); ferr != nil {
-				return ferr
-			}
-			off += int64(len(line))
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
+	return lines(f, func(line []byte, lineNo int, off int64) error {
+		rec, err := decodeLine(path, lineNo, line)
 		if err != nil {
-			return fmt.Errorf("read results journal: %w", err)
+			return err
 		}
-	}
+		return fn(rec, off)
+	})
 }
 
 // ReadAt reads the record starting at offset.
@@ -58,11 +40,11 @@ func ReadAt(path string, offset int64) (*result.CaseRecord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: read record at byte %d: %w", path, offset, err)
 	}
-	var rec result.CaseRecord
-	if err := json.Unmarshal(line, &rec); err != nil {
+	rec, err := decodeLine(path, 0, line)
+	if err != nil {
 		return nil, fmt.Errorf("%s: record at byte %d: %w", path, offset, err)
 	}
-	return &rec, nil
+	return rec, nil
 }
 
 // Repair cuts a torn final line (the process died mid-write) so that
@@ -79,7 +61,7 @@ func Repair(path string) error {
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return fmt.Errorf("repair results journal %s: %w", path, err)
 	}
 	size := st.Size()
 	// Walk back from the end in blocks to the last newline.
@@ -90,16 +72,23 @@ func Repair(path string) error {
 		start := max(end-block, 0)
 		n, err := f.ReadAt(buf[:end-start], start)
 		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("repair results journal: %w", err)
+			return fmt.Errorf("repair results journal %s: %w", path, err)
 		}
 		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
 			keep := start + int64(i) + 1
 			if keep == size {
 				return nil
 			}
-			return f.Truncate(keep)
+			return cut(f, path, keep)
 		}
 		end = start
 	}
-	return f.Truncate(0)
+	return cut(f, path, 0)
+}
+
+func cut(f *os.File, path string, size int64) error {
+	if err := f.Truncate(size); err != nil {
+		return fmt.Errorf("cut the torn last line of the results journal %s: %w", path, err)
+	}
+	return nil
 }
