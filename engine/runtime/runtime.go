@@ -35,6 +35,11 @@ type SessionSpec struct {
 	Label string
 	// StaticAssets maps asset name → host path (file or directory).
 	StaticAssets map[string]string
+	// Private lists host directories the submission's processes must not
+	// read: the problem directory (expected outputs) and the run directory
+	// (the journal). A container runtime never mounts them; the local
+	// runtime covers them where it runs cases in namespaces.
+	Private []string
 }
 
 // Session is a group's workspace and the place its processes run. A Session

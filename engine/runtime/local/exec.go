@@ -7,8 +7,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -19,12 +19,13 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
-// waitDelay bounds how long Wait waits for output pipes after the process
-// exited: a background grandchild holding them must not hang the case.
+// waitDelay bounds how long Wait waits for output pipes after the launcher
+// exited: a process that escaped it must not hang the case.
 const waitDelay = 2 * time.Second
 
-// Exec runs one process in the workspace, in its own process group, with
-// exactly the given environment (plus runtime.SessionEnv).
+// Exec runs one process in the workspace under a launcher (see
+// launcher_linux.go), with exactly the given environment (plus
+// runtime.SessionEnv).
 func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.ExecResult, error) {
 	var res runtime.ExecResult
 	if len(req.Argv) == 0 {
@@ -39,36 +40,21 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		outCap = runtime.DefaultOutputCap
 	}
 	stdout, stderr := &runtime.CappedBuffer{Max: outCap}, &runtime.CappedBuffer{Max: outCap}
-	cmd := &exec.Cmd{
-		Path: path, Args: req.Argv, Dir: s.work, Env: environ(req.Env, s.token),
-		Stdout: stdout, Stderr: stderr,
-		SysProcAttr: sysProcAttr(),
-		WaitDelay:   waitDelay,
-	}
+	var stdin io.Reader
 	if len(req.Stdin) > 0 {
-		cmd.Stdin = bytes.NewReader(req.Stdin)
+		stdin = bytes.NewReader(req.Stdin)
 	} // else /dev/null: the same empty input, without a pipe and a copier
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return res, fmt.Errorf("start %s: %w", req.Argv[0], err)
-	}
-	pid := cmd.Process.Pid
-	if err := limitMemory(pid, s.memory); err != nil {
-		killTree(pid, s.token)
-		cmd.Wait()
+	l, err := s.launch(launchRequest{
+		path: path, argv: req.Argv, env: environ(req.Env, s.token),
+		stdin: stdin, stdout: stdout, stderr: stderr, token: s.token,
+	})
+	if err != nil {
 		return res, err
 	}
-	// Wait for the process itself to exit, not for its output pipes: a
-	// background child that inherited stdout must neither stretch the
-	// case's time nor make it look timed out. The exit status is collected
-	// only later (cmd.Wait), so the pid cannot be reused while the group is
-	// being killed.
-	exited := make(chan struct{})
-	go func() {
-		waitExit(pid)
-		close(exited)
-	}()
-
+	// The launcher exits once the program has and everything it left
+	// running is killed, so a background child holding stdout neither
+	// stretches the case nor makes it look timed out.
 	var timeout <-chan time.Time
 	if req.Timeout > 0 {
 		t := time.NewTimer(req.Timeout)
@@ -77,34 +63,37 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	}
 	canceled := false
 	select {
-	case <-exited:
+	case <-l.exited:
 	case <-timeout:
 		res.TimedOut = true
-		killTree(pid, s.token)
-		<-exited
+		l.kill()
+		<-l.exited
 	case <-ctx.Done():
 		canceled = true
-		killTree(pid, s.token)
-		<-exited
+		l.kill()
+		<-l.exited
 	}
 	res.Elapsed = time.Since(start)
-	// Background children still in the group must not outlive the case
-	// (and are what may still hold the output pipes open).
-	syscall.Kill(-pid, syscall.SIGKILL)
-	waitErr := cmd.Wait()
+	st, _, waitErr := l.wait()
 
 	res.Stdout, res.StdoutDropped = stdout.Buf.Bytes(), stdout.Dropped
 	res.Stderr, res.StderrDropped = stderr.Buf.Bytes(), stderr.Dropped
 	if canceled {
 		return res, ctx.Err()
 	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
-		return res, fmt.Errorf("wait for %s: %w", req.Argv[0], waitErr)
+	if waitErr != nil {
+		return res, waitErr
 	}
-	st := exitState(cmd.ProcessState)
-	res.ExitCode, res.Signal = st.ExitCode, st.Signal
+	res.ExitCode, res.Signal = st.Code, signalName(st.Signal)
 	return res, nil
+}
+
+// signalName names a signal as the shell does (e.g. "killed"); 0 is none.
+func signalName(sig int) string {
+	if sig == 0 {
+		return ""
+	}
+	return syscall.Signal(sig).String()
 }
 
 // exitState reads the exit code, or the signal that killed the process

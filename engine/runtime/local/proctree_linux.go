@@ -10,26 +10,9 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
-// killTree kills a process, its process group and every descendant,
-// including those that left the group (setsid) and those orphaned and
-// reparented (found by the session marker in their environment). It
-// repeats a few rounds because a dying tree can still fork.
-func killTree(pid int, token string) {
-	for round := 0; round < 4; round++ {
-		victims := descendants(pid)
-		victims = append(victims, marked(token)...)
-		syscall.Kill(-pid, syscall.SIGKILL)
-		syscall.Kill(pid, syscall.SIGKILL)
-		for _, v := range victims {
-			syscall.Kill(v, syscall.SIGKILL)
-		}
-		if len(victims) == 0 {
-			return
-		}
-	}
-}
-
-// killSession kills every process still carrying the session's marker.
+// killSession kills every process still carrying the session's marker. It
+// is the last resort without namespaces, for processes whose launcher was
+// killed before it could kill them (the program can do that there).
 func killSession(token string) {
 	for round := 0; round < 4; round++ {
 		victims := marked(token)

@@ -25,6 +25,12 @@ type session struct {
 	started    int               // processes launched by Start
 	procs      []*process
 	memory     int64 // Options.MemoryBytes
+	// ns says processes run in namespaces; then static assets are seen
+	// read-only at staticPaths (bound from binds) and hide is covered.
+	ns          bool
+	binds       []bindMount
+	hide        []string
+	staticPaths map[string]string
 
 	// An isolated group resets before every case. The next fresh copy is
 	// prepared in the background while a case runs, and the used one is
@@ -47,14 +53,26 @@ type spareResult struct {
 
 func (s *session) Workdir() string { return s.work }
 
-// StaticPath exposes assets in place: the host path itself.
+// StaticPath is where a static asset is seen: with namespaces a read-only
+// bind inside the session directory (the problem directory holding it is
+// covered), else the host path itself.
 func (s *session) StaticPath(name string) (string, bool) {
+	if s.ns {
+		p, ok := s.staticPaths[name]
+		return p, ok
+	}
 	p, ok := s.assets[name]
 	return p, ok
 }
 
-func newSession(dir, work string, spec runtime.SessionSpec, memory int64) (runtime.Session, error) {
-	s := &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken(), memory: memory}
+func newSession(dir, work string, spec runtime.SessionSpec, memory int64, ns bool) (runtime.Session, error) {
+	s := &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken(), memory: memory, ns: ns}
+	if ns {
+		if err := s.prepareMounts(spec); err != nil {
+			workspace.RemoveAll(dir)
+			return nil, err
+		}
+	}
 	s.watch, _ = newChangeWatch(work)
 	return s, nil
 }
@@ -129,7 +147,9 @@ func (s *session) prepareSpare() {
 // workspace.
 func (s *session) Close() error {
 	s.stopAll()
-	killSession(s.token)
+	if !s.ns {
+		killSession(s.token)
+	}
 	if s.ready != nil {
 		r := <-s.ready
 		r.watch.close()

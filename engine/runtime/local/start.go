@@ -8,10 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os/exec"
 	"strconv"
-	"sync"
-	"syscall"
 
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
@@ -28,9 +25,9 @@ func (s *session) Endpoint(ctx context.Context) (runtime.Endpoint, error) {
 	return runtime.Endpoint{Host: "127.0.0.1", Port: port, Dial: net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}, nil
 }
 
-// Start launches a long-running process in the workspace. It carries its
-// own marker (not the session's), so killing a timed-out case's strays
-// never kills the server; Close stops it like any other.
+// Start launches a long-running process in the workspace under a launcher
+// of its own, so killing a timed-out case never kills the server; Close
+// stops it like any other.
 func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.Process, error) {
 	if len(req.Argv) == 0 {
 		return nil, errors.New("empty command")
@@ -41,21 +38,14 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 	}
 	s.started++
 	token := s.token + "-p" + strconv.Itoa(s.started)
-	cmd := &exec.Cmd{
-		Path: path, Args: req.Argv, Dir: s.work, Env: environ(req.Env, token),
-		Stdout: orDiscard(req.Stdout), Stderr: orDiscard(req.Stderr),
-		SysProcAttr: sysProcAttr(),
-		WaitDelay:   waitDelay,
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", req.Argv[0], err)
-	}
-	if err := limitMemory(cmd.Process.Pid, s.memory); err != nil {
-		killTree(cmd.Process.Pid, token)
-		cmd.Wait()
+	l, err := s.launch(launchRequest{
+		path: path, argv: req.Argv, env: environ(req.Env, token),
+		stdout: orDiscard(req.Stdout), stderr: orDiscard(req.Stderr), token: token,
+	})
+	if err != nil {
 		return nil, err
 	}
-	p := &process{cmd: cmd, token: token, exited: make(chan struct{})}
+	p := &process{l: l, stderr: orDiscard(req.Stderr), exited: make(chan struct{})}
 	go p.wait()
 	s.procs = append(s.procs, p)
 	return p, nil
@@ -71,28 +61,23 @@ func (s *session) stopAll() {
 
 // process is a server started by Start.
 type process struct {
-	cmd    *exec.Cmd
-	token  string
+	l      *launched
+	stderr io.Writer
 	exited chan struct{}
 	state  runtime.ExitState
-	stop   sync.Once
-	// mu orders reaping against Stop's kill: once the exit is collected
-	// the pid may be reused, so it must not be signalled any more.
-	mu     sync.Mutex
-	reaped bool
 }
 
 func (p *process) wait() {
-	pid := p.cmd.Process.Pid
-	waitExit(pid)
-	// The server is gone; whatever it left in its group goes with it, so
-	// the output pipes close and Wait returns.
-	syscall.Kill(-pid, syscall.SIGKILL)
-	p.mu.Lock()
-	p.cmd.Wait()
-	p.reaped = true
-	p.mu.Unlock()
-	p.state = exitState(p.cmd.ProcessState)
+	<-p.l.exited
+	st, _, err := p.l.wait()
+	if err != nil {
+		// It did not start (or its launcher could not be waited for):
+		// an exit like any other, reported with the server's output.
+		fmt.Fprintf(p.stderr, "wasmeval: %v\n", err)
+		p.state = runtime.ExitState{ExitCode: 127}
+	} else {
+		p.state = runtime.ExitState{ExitCode: st.Code, Signal: signalName(st.Signal)}
+	}
 	close(p.exited)
 }
 
@@ -103,18 +88,11 @@ func (p *process) State() runtime.ExitState {
 	return p.state
 }
 
-// Stop kills the process tree (including anything that left the group,
-// found by the process's marker) and waits for the exit to be collected.
+// Stop kills the server and everything it started, and waits for its exit
+// to be collected.
 func (p *process) Stop() error {
-	p.stop.Do(func() {
-		p.mu.Lock()
-		if !p.reaped {
-			killTree(p.cmd.Process.Pid, p.token)
-		}
-		p.mu.Unlock()
-		<-p.exited
-		killSession(p.token)
-	})
+	p.l.kill()
+	<-p.exited
 	return nil
 }
 

@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -134,27 +133,23 @@ func TestStartedProcessExitIsReported(t *testing.T) {
 }
 
 func TestCloseStopsStartedProcessesAndTheirEscapees(t *testing.T) {
-	s := openSession(t, nil)
-	pidFile := filepath.Join(t.TempDir(), "escapee")
-	// The server double-forks a child into its own session, then keeps running.
-	script := fmt.Sprintf("setsid sh -c 'echo $$ > %s; exec sleep 300' & sleep 300", pidFile)
-	if _, err := s.Start(context.Background(), runtime.StartRequest{Argv: []string{"sh", "-c", script}, Env: baseEnv}); err != nil {
-		t.Fatal(err)
-	}
-	var pid int
-	waitFor(t, "the escapee's pid", func() bool {
-		b, err := os.ReadFile(pidFile)
-		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
-			return false
+	eachIsolation(t, func(t *testing.T, iso Isolation) {
+		s := openSessionWith(t, Options{Isolation: iso}, nil)
+		started := filepath.Join(t.TempDir(), "started")
+		// The server double-forks a child into its own session, with its
+		// environment cleared, then keeps running.
+		script := fmt.Sprintf("setsid env -i /bin/sh -c 'touch %s; exec sleep 313.1' & sleep 313.2", started)
+		if _, err := s.Start(context.Background(), runtime.StartRequest{Argv: []string{"sh", "-c", script}, Env: baseEnv}); err != nil {
+			t.Fatal(err)
 		}
-		pid, err = strconv.Atoi(strings.TrimSpace(string(b)))
-		return err == nil
-	})
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the escapee to die", func() bool {
-		return syscall.Kill(pid, 0) != nil || isZombie(pid)
+		waitFor(t, "the escapee to start", func() bool {
+			_, err := os.Stat(started)
+			return err == nil && len(procsWith("sleep 313.1")) > 0
+		})
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		assertGone(t, "sleep 313.")
 	})
 }
 

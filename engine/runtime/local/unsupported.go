@@ -13,7 +13,9 @@ import (
 // The local runtime finds and kills whole process trees through /proc and
 // waitid(WNOWAIT); without them a timeout could leave processes behind, so
 // it refuses to run rather than run unsafely.
-func newSession(dir, _ string, _ runtime.SessionSpec, _ int64) (runtime.Session, error) {
+func newSession(dir, _ string, _ runtime.SessionSpec, _ int64, _ bool) (runtime.Session, error) {
 	os.RemoveAll(dir)
 	return nil, fmt.Errorf("the local runtime needs Linux (this is %s); use the Docker runtime", goruntime.GOOS)
 }
+
+func resolveIsolation(want Isolation) (Isolation, error) { return want, nil }
