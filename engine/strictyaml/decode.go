@@ -7,6 +7,7 @@ package strictyaml
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -138,10 +139,35 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 			d.Errorf(node, path, "expected %s, got %s", kindName(v), Describe(node))
 			return
 		}
+		if isInt(v) && !integral(node) {
+			// yaml.v3 truncates 1.5 into an int; a value the author wrote
+			// is kept exactly or refused, never silently changed.
+			d.Errorf(node, path, "expected %s, got %q", kindName(v), node.Value)
+			return
+		}
 		if err := node.Decode(v.Addr().Interface()); err != nil {
 			d.Errorf(node, path, "expected %s, got %q", kindName(v), node.Value)
 		}
 	}
+}
+
+func isInt(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return true
+	}
+	return false
+}
+
+// integral reports whether a scalar decodes to an integer without losing
+// anything: an int, or a float with no fractional part (1.0, 1e3).
+func integral(n *yaml.Node) bool {
+	if n.Tag != "!!float" {
+		return true // ints decode exactly; other tags fail to decode
+	}
+	var f float64
+	return n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53
 }
 
 // StructValue decodes a mapping into a struct whose fields carry yaml tags;
