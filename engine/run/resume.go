@@ -1,6 +1,8 @@
 package run
 
 import (
+	"errors"
+
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/report"
@@ -33,20 +35,43 @@ type finishedCase struct {
 	score  float64
 }
 
-// LoadFinished indexes the journal at path.
+// LoadFinished indexes the journal at path. When a case has more than one
+// record (a journal written by two processes before run directories were
+// locked), the first one counts, as it does for a resumed shared group.
 func LoadFinished(path string) (*Finished, error) {
 	f := &Finished{path: path, cases: map[string]finishedCase{}, groups: map[string]int{}}
 	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
 		if _, dup := f.cases[r.Key()]; !dup {
 			f.groups[r.Checkpoint+"/"+r.Group]++
+			f.cases[r.Key()] = finishedCase{offset: off, passed: r.Passed, score: r.Score}
 		}
-		f.cases[r.Key()] = finishedCase{offset: off, passed: r.Passed, score: r.Score}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// LoadFinishedSalvaging is LoadFinished for a resume: a journal with
+// corrupt lines has them set aside first (journal.Salvage, into
+// journal.SetAsideName) and they are returned, so the caller can say which
+// lines were moved; their cases are not finished and run again. nil when
+// the journal was sound. The caller holds the run directory's lock.
+func LoadFinishedSalvaging(path string) (*Finished, *journal.Corruption, error) {
+	f, err := LoadFinished(path)
+	var ce *journal.CorruptError
+	if !errors.As(err, &ce) {
+		return f, nil, err
+	}
+	c, err := journal.Salvage(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f, err = LoadFinished(path); err != nil {
+		return nil, nil, err
+	}
+	return f, c, nil
 }
 
 // Len is how many cases are finished.
@@ -74,8 +99,9 @@ func (f *Finished) groupDone(checkpoint, group string, n int) bool {
 // addTo counts the finished cases of the selected checkpoints into the
 // summaries, so they cover the whole run and not only what ran this time.
 func (f *Finished) addTo(b *report.Builder, selected map[string]bool) error {
-	return journal.Read(f.path, func(r *result.CaseRecord) error {
-		if selected[r.Checkpoint] {
+	return journal.ReadOffsets(f.path, func(r *result.CaseRecord, off int64) error {
+		// Only the record that counts for its case (see LoadFinished).
+		if selected[r.Checkpoint] && f.cases[r.Key()].offset == off {
 			b.Add(r)
 		}
 		return nil

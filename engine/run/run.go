@@ -56,6 +56,10 @@ type Options struct {
 	// Resume continues the run whose journal is in OutDir: finished cases
 	// are not recorded again (see Finished).
 	Resume *Finished
+	// Lock is OutDir's writer lock (journal.LockDir), held by a caller
+	// that writes more of the directory than the run does (the manifest);
+	// nil: Run takes it itself for as long as it runs.
+	Lock *journal.Lock
 }
 
 // Outcome is what a run produced.
@@ -100,17 +104,24 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
 	}
-	jpath := filepath.Join(opts.OutDir, journal.FileName)
-	if opts.Resume != nil {
-		if err := journal.Repair(jpath); err != nil {
+	if opts.Lock == nil {
+		lock, err := journal.LockDir(opts.OutDir)
+		if err != nil {
 			return nil, err
 		}
+		defer lock.Unlock()
 	}
-	jw, err := journal.Create(jpath)
+	jpath := filepath.Join(opts.OutDir, journal.FileName)
+	jw, err := journal.Create(jpath) // cuts a torn last line first
 	if err != nil {
 		return nil, err
 	}
 	defer jw.Close()
+	// A failed append stops the run at once: the cases still running are
+	// canceled and no other case starts, since none of them could be kept.
+	parent := ctx
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 
 	start := time.Now()
 	builder := report.NewBuilder(p, cps, opts.Policy, start)
@@ -126,18 +137,21 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	var mu sync.Mutex // guards builder and the first journal error
 	var journalErr error
-	record := func(rec *result.CaseRecord) {
+	record := func(rec *result.CaseRecord) error {
 		if err := jw.Append(rec); err != nil {
 			mu.Lock()
 			if journalErr == nil {
 				journalErr = err
 			}
 			mu.Unlock()
+			stop(err)
+			return err
 		}
 		mu.Lock()
 		builder.Add(rec)
 		mu.Unlock()
 		opts.Progress.CaseFinished(rec)
+		return nil
 	}
 	groupErr := func(j *groupJob, msg string) {
 		mu.Lock()
@@ -173,18 +187,22 @@ feed:
 	close(work)
 	wg.Wait()
 
-	interrupted := ctx.Err() != nil
-	if interrupted {
+	interrupted := parent.Err() != nil
+	if interrupted || journalErr != nil {
 		for _, cp := range cps {
 			builder.Incomplete(cp.Name)
 		}
 	}
 	sums := builder.Summaries()
+	if journalErr != nil {
+		// The summaries are only derived (a report rebuilds them from
+		// the journal), and on a full disk they may not fit either: the
+		// journal's error is the one to report.
+		_ = report.Write(opts.OutDir, sums)
+		return nil, &JournalError{Err: journalErr, Path: jpath, Kept: jw.Kept() + opts.Resume.Len()}
+	}
 	if err := report.Write(opts.OutDir, sums); err != nil {
 		return nil, err
-	}
-	if journalErr != nil {
-		return nil, journalErr
 	}
 	out := &Outcome{Summaries: sums, Passed: !interrupted, Interrupted: interrupted, JournalPath: jpath}
 	for _, s := range sums {
@@ -265,9 +283,11 @@ func submissionFor(dir, checkpoint string) string {
 
 // groupRunner runs one group's cases in order in one session.
 type groupRunner struct {
-	opts    *Options
-	job     *groupJob
-	record  func(*result.CaseRecord)
+	opts *Options
+	job  *groupJob
+	// record keeps a finished case; an error (the journal cannot be
+	// written) stops the group.
+	record  func(*result.CaseRecord) error
 	plugins *pluginSet
 }
 
@@ -291,10 +311,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 	for name, a := range p.StaticAssets {
 		assets[name] = a.Path
 	}
-	// The problem directory holds the expected outputs and the run
-	// directory the journal: neither is the submission's to read.
-	private := []string{p.Dir, r.opts.OutDir}
-	sess, err := r.opts.Runtime.Open(ctx, runtime.SessionSpec{Submission: j.subDir, Label: j.cp.Name + "-" + g.Name, StaticAssets: assets, Private: private})
+	sess, err := r.opts.Runtime.Open(ctx, runtime.SessionSpec{Submission: j.subDir, Label: j.cp.Name + "-" + g.Name, StaticAssets: assets})
 	if err != nil {
 		return fmt.Errorf("prepare workspace: %w", err)
 	}
@@ -334,7 +351,9 @@ func (r *groupRunner) run(ctx context.Context) error {
 		if errors.As(err, &caseErr) && ctx.Err() == nil {
 			// One unreadable case fails alone; the group goes on.
 			if rec := r.unloadable(caseErr, idx); !r.opts.Resume.has(rec.Key()) {
-				r.record(rec)
+				if err := r.record(rec); err != nil {
+					return err
+				}
 			}
 			continue
 		}
@@ -356,6 +375,9 @@ func (r *groupRunner) run(ctx context.Context) error {
 				return err
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return err // stopped (interrupted, or the journal failed): start nothing more
+		}
 		fresh = false
 		rec, actual, err := r.runCase(ctx, sess, ad, c, idx)
 		if err != nil {
@@ -367,7 +389,9 @@ func (r *groupRunner) run(ctx context.Context) error {
 			}
 			continue
 		}
-		r.record(rec)
+		if err := r.record(rec); err != nil {
+			return err
+		}
 		if keepHistory {
 			history = append(history, cases.Outcome{Case: c, Actual: actual})
 		}
