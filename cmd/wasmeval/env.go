@@ -40,7 +40,10 @@ type environment struct {
 	// images maps the image references the runtime uses to their
 	// digests, for the run's manifest.
 	images map[string]string
-	close  func()
+	// isolation is how the local runtime contains processes, and
+	// warning what a user should know about it.
+	isolation, warning string
+	close              func()
 }
 
 // openEnvironment loads the spec (from --env or the problem) and opens
@@ -72,7 +75,15 @@ func (f *envFlags) open(ctx context.Context, p *problem.Problem, workDir, outDir
 		if spec != nil {
 			opts.MemoryBytes = spec.Memory // per process on the host (RLIMIT_DATA)
 		}
-		env.rt = local.New(opts)
+		rt := local.New(opts)
+		iso, err := rt.Isolation()
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		env.rt, env.isolation = rt, string(iso)
+		if iso != local.IsolationNamespaces {
+			env.warning = fmt.Sprintf("local runtime: no namespaces here (%v): cases run with process isolation only, and can see and signal this user's processes and read the problem directory; use the Docker runtime for untrusted submissions", local.NamespaceError())
+		}
 	case envspec.Docker:
 		if spec == nil || spec.Runtime != envspec.Docker {
 			return nil, usageErr(errors.New("--runtime docker needs an environment spec with an image (--env FILE, or the problem's environment)"))

@@ -138,6 +138,10 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	defer runLog.Close()
 	logw.set(runLog)
+	if env.warning != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", env.warning)
+		fmt.Fprintln(runLog, "warning:", env.warning)
+	}
 	man, finished, err := startManifest(p, f, env, out, givenArgs(cmd, problemPath))
 	if err != nil {
 		return err

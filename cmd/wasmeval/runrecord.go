@@ -83,7 +83,7 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string) (*manifest.Manifest, *run.Finished, error) {
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
 		Flags:       manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, Command: f.command},
-		RuntimeName: env.rt.Name(), Images: env.images, Start: time.Now()})
+		RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}

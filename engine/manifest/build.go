@@ -28,7 +28,9 @@ type Input struct {
 	RuntimeName                 string
 	// Images maps each container image reference to its digest.
 	Images map[string]string
-	Start  time.Time
+	// Isolation is how the local runtime contained processes.
+	Isolation string
+	Start     time.Time
 }
 
 // New builds a manifest for a run that starts now: it hashes the problem
@@ -60,7 +62,7 @@ func New(in Input) (*Manifest, error) {
 			Checkpoints: checkpointNames(p)},
 		Submission: Submission{Path: in.Submission, Digest: sd, Files: files},
 		Plugins:    PluginDigests(p),
-		Runtime:    Runtime{Name: in.RuntimeName, Images: in.Images},
+		Runtime:    Runtime{Name: in.RuntimeName, Images: in.Images, Isolation: in.Isolation},
 		Flags:      in.Flags,
 		Host:       Host{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
 		StartedAt:  in.Start.UTC(),

@@ -89,6 +89,9 @@ type Submission struct {
 type Runtime struct {
 	Name   string            `json:"name"`
 	Images map[string]string `json:"images,omitempty"`
+	// Isolation says how the local runtime contained the cases'
+	// processes ("namespaces" or "process").
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // Flags are the run's settings as given.

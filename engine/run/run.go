@@ -311,7 +311,10 @@ func (r *groupRunner) run(ctx context.Context) error {
 	for name, a := range p.StaticAssets {
 		assets[name] = a.Path
 	}
-	sess, err := r.opts.Runtime.Open(ctx, runtime.SessionSpec{Submission: j.subDir, Label: j.cp.Name + "-" + g.Name, StaticAssets: assets})
+	// The problem directory holds the expected outputs and the run
+	// directory the journal: neither is the submission's to read.
+	private := []string{p.Dir, r.opts.OutDir}
+	sess, err := r.opts.Runtime.Open(ctx, runtime.SessionSpec{Submission: j.subDir, Label: j.cp.Name + "-" + g.Name, StaticAssets: assets, Private: private})
 	if err != nil {
 		return fmt.Errorf("prepare workspace: %w", err)
 	}

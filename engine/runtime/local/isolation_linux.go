@@ -60,3 +60,7 @@ func resolveIsolation(want Isolation) (Isolation, error) {
 	}
 	return "", fmt.Errorf("local runtime: unknown isolation %q (want %q or %q)", want, IsolationNamespaces, IsolationProcess)
 }
+
+// NamespaceError says why namespaces are not available here (nil when
+// they are).
+func NamespaceError() error { return namespacesAvailable() }
