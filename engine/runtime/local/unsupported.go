@@ -21,4 +21,6 @@ func newSession(dir, _ string, _ runtime.SessionSpec, _ int64, _ bool) (runtime.
 func resolveIsolation(want Isolation) (Isolation, error) { return want, nil }
 
 // NamespaceError says why namespaces are not available here.
-func NamespaceError() error { return fmt.Errorf("the local runtime needs Linux (this is %s)", goruntime.GOOS) }
+func NamespaceError() error {
+	return fmt.Errorf("the local runtime needs Linux (this is %s)", goruntime.GOOS)
+}
