@@ -3,8 +3,10 @@ package problem
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // DefaultTimeout applies when no level of the config sets one.
@@ -37,6 +40,10 @@ type Options struct {
 	ValidateCheck func(CheckSpec) []string
 	// PluginDirs are searched for plugins referenced by name.
 	PluginDirs []string
+	// MountRoots are host directories outside the problem that its paths
+	// may name (--mount-root); everything else a problem names must stay
+	// inside the problem directory.
+	MountRoots []string
 }
 
 // Load reads and resolves the problem at path (a directory holding
@@ -57,10 +64,13 @@ type loader struct {
 	errs   diag.List
 	digest hash.Hash
 	dir    string // the problem directory
+	// files is the only way the loader reaches the problem's files: it
+	// refuses paths that leave the problem (and the mount roots).
+	files *confine.Tree
 }
 
 func (l *loader) parse(file string) (*yaml.Node, bool) {
-	data, err := os.ReadFile(file)
+	data, err := l.files.ReadFile(file)
 	if err != nil {
 		l.errs.Add(file, "", 0, "cannot read file: %v", diag.UnwrapPathError(err))
 		return nil, false
@@ -84,6 +94,12 @@ func (l *loader) load(path string) *Problem {
 		}
 	}
 	dir, _ := filepath.Abs(filepath.Dir(file))
+	files, err := confine.New(dir, l.opts.MountRoots...)
+	if err != nil {
+		l.errs.Add(path, "", 0, "%v", err)
+		return nil
+	}
+	l.dir, l.files = dir, files
 	root, ok := l.parse(file)
 	if !ok {
 		return nil
@@ -96,7 +112,7 @@ func (l *loader) load(path string) *Problem {
 		Name: raw.Name, Description: raw.Description, Tags: raw.Tags,
 		Author: raw.Author, Category: raw.Category, Difficulty: raw.Difficulty,
 		Dir: dir, File: file, EntryFile: raw.EntryFile, Command: raw.Command,
-		Version: 1, OutputCap: DefaultOutputCap,
+		Version: 1, OutputCap: DefaultOutputCap, Files: files,
 	}
 	if raw.Version != nil {
 		p.Version = *raw.Version
@@ -109,12 +125,10 @@ func (l *loader) load(path string) *Problem {
 		}
 	}
 	if raw.Environment != "" {
-		if !isLocalPath(raw.Environment) {
-			l.errs.Add(file, "environment", keyLine(root, "environment"), "expected a path inside the problem directory, got %q", raw.Environment)
-		} else if st, err := os.Stat(filepath.Join(dir, raw.Environment)); err != nil || st.IsDir() {
-			l.errs.Add(file, "environment", keyLine(root, "environment"), "environment spec %q not found in the problem directory", raw.Environment)
+		if real, err := l.resolve(raw.Environment, isFile); err != nil {
+			l.errs.Add(file, "environment", keyLine(root, "environment"), "environment spec: %v", err)
 		} else {
-			p.Environment = filepath.Join(dir, raw.Environment)
+			p.Environment = real
 		}
 	}
 	if raw.Name == "" {
@@ -141,9 +155,8 @@ func (l *loader) load(path string) *Problem {
 		}
 	}
 
-	p.StaticAssets = l.staticAssets(file, dir, raw.StaticAssets)
+	p.StaticAssets = l.staticAssets(file, raw.StaticAssets)
 
-	l.dir = dir
 	base := scope{env: raw.Env, checks: raw.Checks, timeout: DefaultTimeout}
 	base.loader, base.loaderRef = l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
 	base.verifier = l.verifierRef(file, "", raw.Verifier, nil)
@@ -155,6 +168,11 @@ func (l *loader) load(path string) *Problem {
 	}
 	if raw.Checkpoints.node == nil {
 		l.errs.Add(file, "checkpoints", 0, "required key is missing: at least one checkpoint")
+		return p
+	}
+	if n := raw.Checkpoints.node; (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && len(n.Content) == 0 {
+		// A problem with nothing to run would pass every policy vacuously.
+		l.errs.Add(file, "checkpoints", keyLine(root, "checkpoints"), "expected at least one checkpoint, got none")
 		return p
 	}
 	p.Checkpoints = l.checkpoints(file, dir, &raw.Checkpoints, base)
@@ -199,36 +217,49 @@ func (l *loader) verifierRef(file, path string, m *rawLoader, inherited *PluginR
 	return nil
 }
 
-// checkRefs resolves plugin references inside a checks list.
+// checkRefs resolves plugin references inside a checks list and checks
+// the problem files its checks read.
 func (l *loader) checkRefs(file string, c *rawChecks) {
 	for i := range c.items {
-		if ref := c.items[i].Plugin; ref != nil {
+		spec := &c.items[i]
+		if ref := spec.Plugin; ref != nil {
 			l.resolveRef(file, c.paths[i]+".plugin", c.lines[i], ref)
+		}
+		for _, f := range [][2]string{{"expected_file", spec.ExpectedFile}, {"schema_file", spec.SchemaFile}} {
+			if f[1] == "" {
+				continue
+			}
+			if err := CheckProblemFile(l.files, f[1]); err != nil {
+				l.errs.Add(file, c.paths[i]+"."+f[0], c.lines[i], "%v", err)
+			}
 		}
 	}
 }
 
-func (l *loader) staticAssets(file, dir string, raw map[string]rawStaticAsset) map[string]StaticAsset {
+func (l *loader) staticAssets(file string, raw map[string]rawStaticAsset) map[string]StaticAsset {
 	out := map[string]StaticAsset{}
 	for name, a := range raw {
 		kp := "static_assets." + name
+		if err := CheckName(name); err != nil {
+			// The name becomes /static/<name> in a container.
+			l.errs.Add(file, kp, a.line, "static asset %v", err)
+			continue
+		}
 		if a.Path == "" {
 			l.errs.Add(file, kp+".path", a.line, "required key is missing: the asset's path")
 			continue
 		}
-		abs := a.Path
-		if !filepath.IsAbs(abs) {
-			abs = filepath.Join(dir, a.Path)
-		}
-		if _, err := os.Stat(abs); err != nil {
-			l.errs.Add(file, kp+".path", a.line, "static asset %q not found: %v", a.Path, diag.UnwrapPathError(err))
+		if _, err := l.resolve(a.Path, isFileOrDir); err != nil {
+			l.errs.Add(file, kp+".path", a.line, "static asset: %v", err)
 			continue
 		}
 		save := a.SavePath
 		if save == "" {
 			save = "/static/" + name
 		}
-		out[name] = StaticAsset{Name: name, Path: abs, SavePath: save}
+		// The path as written (made absolute), not its resolved target:
+		// a file asset keeps its own name where the runtime exposes it.
+		out[name] = StaticAsset{Name: name, Path: l.files.Abs(a.Path), SavePath: save}
 	}
 	return out
 }
@@ -292,18 +323,24 @@ func (l *loader) checkpoints(file, dir string, rc *rawCheckpoints, base scope) [
 	var all []*pending
 	seen := map[string]bool{}
 	for i, e := range rc.entries {
+		if err := CheckName(e.name); err != nil {
+			l.errs.Add(file, e.path, e.line, "checkpoint %v", err)
+			continue
+		}
 		if seen[e.name] {
-			l.errs.Add(file, e.path, rc.node.Line, "checkpoint %q listed twice", e.name)
+			l.errs.Add(file, e.path, e.line, "checkpoint %q listed twice", e.name)
 			continue
 		}
 		seen[e.name] = true
 		pd := &pending{cp: &Checkpoint{Name: e.name, Order: i + 1, Version: 1}, file: file, path: e.path, node: e.node}
 		if e.node == nil {
 			// List form: the checkpoint's own directory holds its config.
-			cdir := filepath.Join(dir, e.name)
-			cfile := filepath.Join(cdir, "config.yaml")
-			if !fileExists(cfile) {
-				l.errs.Add(file, e.path, keyLine(rc.node, ""), "checkpoint directory %q has no config.yaml", e.name)
+			cfile := filepath.Join(dir, e.name, "config.yaml")
+			if _, err := l.resolve(cfile, isFile); errors.Is(err, fs.ErrNotExist) {
+				l.errs.Add(file, e.path, e.line, "checkpoint directory %q has no config.yaml", e.name)
+				continue
+			} else if err != nil {
+				l.errs.Add(file, e.path, e.line, "checkpoint %q: %v", e.name, err)
 				continue
 			}
 			node, ok := l.parse(cfile)
@@ -369,16 +406,17 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 	if len(raw.StaticAssets) > 0 || len(raw.SubmissionStaticAssets) > 0 {
 		l.errs.Add(file, diag.JoinPath(path, "static_assets"), keyLine(node, "static_assets"), "static assets belong to the problem's config.yaml, not to a checkpoint")
 	}
-	cp.Dir = filepath.Join(dir, cp.Name)
-	if raw.Path != "" {
-		if filepath.IsAbs(raw.Path) {
-			cp.Dir = raw.Path
-		} else {
-			cp.Dir = filepath.Join(dir, raw.Path)
-		}
+	// The directory as written (made absolute): loaders open what is
+	// below it through the problem's confine.Tree, which checks it again.
+	cpPath := raw.Path
+	if cpPath == "" {
+		cpPath = cp.Name
 	}
-	if st, err := os.Stat(cp.Dir); err != nil || !st.IsDir() {
+	cp.Dir = l.files.Abs(cpPath)
+	if _, err := l.resolve(cpPath, isDir); errors.Is(err, fs.ErrNotExist) {
 		l.errs.Add(file, diag.JoinPath(path, "path"), keyLine(node, "path"), "checkpoint directory %s does not exist", relTo(dir, cp.Dir))
+	} else if err != nil {
+		l.errs.Add(file, diag.JoinPath(path, "path"), keyLine(node, "path"), "checkpoint directory: %v", err)
 	}
 
 	sc := scope{env: MergeEnv(base.env, raw.Env), timeout: base.timeout, checks: base.checks, loader: base.loader, loaderRef: base.loaderRef}
@@ -406,6 +444,10 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 	for i, name := range raw.Groups.names {
 		rg := &raw.Groups.items[i]
 		gp := diag.JoinPath(groupsPath, name)
+		if err := CheckName(name); err != nil {
+			l.errs.Add(file, gp, rg.line, "group %v", err)
+			continue
+		}
 		g := l.group(file, gp, raw.Groups.nodes[i], cp, name, rg, sc, byName)
 		g.GroupFiles = append(append([]string{}, constant...), g.GroupFiles...)
 		cp.Groups = append(cp.Groups, g)
@@ -506,10 +548,13 @@ func (l *loader) groupFile(file, path string, line int, cpDir, rel string) strin
 		l.errs.Add(file, path, line, "%q escapes the checkpoint directory; expected a relative path", rel)
 		return ""
 	}
-	abs := filepath.Join(cpDir, rel)
-	if !fileExists(abs) {
+	abs := filepath.Join(cpDir, filepath.FromSlash(rel))
+	if _, err := l.resolve(abs, isFile); errors.Is(err, fs.ErrNotExist) {
 		l.errs.Add(file, path, line, "file %q not found in %s", rel, cpDir)
+	} else if err != nil {
+		l.errs.Add(file, path, line, "%v", err)
 	}
+	// As written: the workspace gets the file under this name.
 	return abs
 }
 

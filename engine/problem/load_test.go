@@ -284,7 +284,7 @@ checkpoints: [c1, c2]
 	for _, want := range []string{
 		"entry_file: expected a path relative to the submission",
 		`unknown loader "fancy"`,
-		`static asset "nowhere.csv" not found`,
+		`static_assets.data.path: static asset: "nowhere.csv" not found`,
 		"escapes the workspace",
 		`checkpoint directory "c2" has no config.yaml`,
 		`file "missing.txt" not found`,
@@ -363,7 +363,7 @@ func TestEnvironmentKey(t *testing.T) {
 	if p.Environment != filepath.Join(dir, "env", "docker.yaml") {
 		t.Errorf("environment %q", p.Environment)
 	}
-	for env, want := range map[string]string{"missing.yaml": "not found", "../outside.yaml": "expected a path inside"} {
+	for env, want := range map[string]string{"missing.yaml": "not found", "../outside.yaml": `path "../outside.yaml" is outside the problem directory`} {
 		dir := writeTree(t, map[string]string{"config.yaml": "environment: " + env + "\n" + base})
 		if _, err := Load(dir, testOpts); err == nil || !strings.Contains(err.Error(), "config.yaml:1: environment: ") || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v", env, err)

@@ -2,6 +2,8 @@ package problem
 
 import (
 	"encoding/hex"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,18 +40,45 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	case ref.Path == "" && ref.Name == "":
 		l.errs.Add(file, key, line, "a plugin needs a path (relative to the problem) or a name (found in the plugin directories)")
 		return
-	case ref.Path != "":
-		if !filepath.IsAbs(ref.Path) {
-			ref.Path = filepath.Join(l.dir, filepath.FromSlash(ref.Path))
+	}
+	// Plugins of the problem are read through its confine.Tree; those in
+	// a directory the user named (--plugin-dir, WASMEVAL_PLUGIN_PATH) are
+	// the user's own choice.
+	read := l.files.ReadFile
+	if ref.Path != "" {
+		real, err := l.resolve(ref.Path, isFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file: %v (plugins in this repository are built with `task plugins`)", err)
+			return
+		} else if err != nil {
+			l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file: %v", err)
+			return
 		}
-	default:
-		var searched []string
-		for _, d := range l.pluginDirs() {
+		ref.Path = real
+	} else {
+		if err := CheckName(ref.Name); err != nil {
+			// The name becomes a file name in each plugin directory.
+			l.errs.Add(file, diag.JoinPath(key, "name"), line, "plugin %v", err)
+			return
+		}
+		searched := l.userPluginDirs()
+		for _, d := range searched {
 			p := filepath.Join(d, ref.Name+".wasm")
-			searched = append(searched, d)
 			if st, err := os.Stat(p); err == nil && !st.IsDir() {
-				ref.Path = p
+				ref.Path, read = p, os.ReadFile
 				break
+			}
+		}
+		if ref.Path == "" {
+			own := filepath.Join(l.dir, "plugins")
+			searched = append(searched, own)
+			real, err := l.resolve(filepath.Join(own, ref.Name+".wasm"), isFile)
+			switch {
+			case err == nil:
+				ref.Path = real
+			case !errors.Is(err, fs.ErrNotExist):
+				l.errs.Add(file, diag.JoinPath(key, "name"), line, "plugin %q: %v", ref.Name, err)
+				return
 			}
 		}
 		if ref.Path == "" {
@@ -57,7 +86,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 			return
 		}
 	}
-	data, err := os.ReadFile(ref.Path)
+	data, err := read(ref.Path)
 	if err != nil {
 		l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file %s: %v (plugins in this repository are built with `task plugins`)", ref.Path, diag.UnwrapPathError(err))
 		return
@@ -83,12 +112,13 @@ func isHexDigest(s string) bool {
 	return len(s) == 64 && err == nil
 }
 
-// pluginDirs are searched for plugins named by name: the caller's
-// directories, then WASMEVAL_PLUGIN_PATH, then <problem>/plugins.
-func (l *loader) pluginDirs() []string {
+// userPluginDirs are searched first for plugins named by name: the
+// caller's directories, then WASMEVAL_PLUGIN_PATH; <problem>/plugins comes
+// last.
+func (l *loader) userPluginDirs() []string {
 	dirs := append([]string{}, l.opts.PluginDirs...)
 	if env := os.Getenv("WASMEVAL_PLUGIN_PATH"); env != "" {
 		dirs = append(dirs, filepath.SplitList(env)...)
 	}
-	return append(dirs, filepath.Join(l.dir, "plugins"))
+	return dirs
 }

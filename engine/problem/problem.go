@@ -9,7 +9,11 @@
 // diag.List.
 package problem
 
-import "time"
+import (
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
+)
 
 // Problem is a fully resolved problem.
 type Problem struct {
@@ -24,6 +28,10 @@ type Problem struct {
 	// Dir is the problem directory; File its config.yaml.
 	Dir  string
 	File string
+	// Files is how the problem's files are opened: paths must stay inside
+	// Dir, or under a directory the user allowed with --mount-root, also
+	// after resolving symlinks. Case loaders read through it too.
+	Files *confine.Tree
 
 	// EntryFile is the submission file that starts it (e.g. "main.py" or
 	// "solution", resolved against the submission at run time).

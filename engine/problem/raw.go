@@ -155,6 +155,7 @@ type rawCheckpointEntry struct {
 	name string
 	node *yaml.Node // nil when the config lives in the checkpoint's own file
 	path string     // key path for diagnostics
+	line int        // where the name is written
 }
 
 func (c *rawCheckpoints) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
@@ -162,7 +163,7 @@ func (c *rawCheckpoints) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path st
 	switch n.Kind {
 	case yaml.MappingNode:
 		for _, kv := range strictyaml.MappingPairs(n) {
-			c.entries = append(c.entries, rawCheckpointEntry{name: kv[0].Value, node: kv[1], path: path + "." + kv[0].Value})
+			c.entries = append(c.entries, rawCheckpointEntry{name: kv[0].Value, node: kv[1], path: path + "." + kv[0].Value, line: kv[0].Line})
 		}
 	case yaml.SequenceNode:
 		c.isList = true
@@ -171,7 +172,7 @@ func (c *rawCheckpoints) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path st
 				d.Errorf(item, pathIndex(path, i), "expected a checkpoint directory name, got %s", strictyaml.Describe(item))
 				continue
 			}
-			c.entries = append(c.entries, rawCheckpointEntry{name: item.Value, path: pathIndex(path, i)})
+			c.entries = append(c.entries, rawCheckpointEntry{name: item.Value, path: pathIndex(path, i), line: item.Line})
 		}
 	default:
 		d.Errorf(n, path, "expected a mapping of checkpoints or a list of checkpoint directories, got %s", strictyaml.Describe(n))

@@ -90,6 +90,10 @@ func (l *loader) expandRegression(file, path string, r *rawRegression, cp *Check
 				continue
 			}
 			gname := strings.NewReplacer("{checkpoint}", src.cp.Name, "{group}", name, "{idx}", strconv.Itoa(idx)).Replace(tmpl)
+			if err := CheckName(gname); err != nil {
+				l.errs.Add(file, diag.JoinPath(path, "name_template"), r.line, "regression group %v", err)
+				continue
+			}
 			out = append(out, &Group{
 				Name: gname, Type: Regression,
 				CaseOrder: sg.CaseOrder, CaseDefaults: sg.CaseDefaults, Isolated: sg.Isolated,
