@@ -27,6 +27,19 @@ type Run struct {
 	Manifest  *manifest.Manifest
 	Info      report.RunInfo
 	Summaries []*report.CheckpointSummary
+	// Writer says whether a process was writing the run when it was
+	// opened (it holds the run directory's lock), and its pid. A report
+	// of such a run covers the cases finished so far.
+	Writer Writer
+}
+
+// Writer is what is known of the process writing a run directory.
+type Writer struct {
+	Active bool
+	PID    int // 0 when it cannot be told
+	// Known is false where the system cannot tell whether a writer is
+	// active (outside Linux).
+	Known bool
 }
 
 // Open reads the run in dir. The pass policy is the run's own (from its
@@ -59,7 +72,16 @@ func Open(dir string, policy result.Policy) (*Run, error) {
 	if policy == "" {
 		policy = result.DefaultPolicy
 	}
+	pid, active, known := journal.Holder(dir)
+	r.Writer = Writer{Active: active, PID: pid, Known: known}
 	sums, err := report.FromRun(dir, order, policy, r.Info.RunID)
+	var ce *journal.CorruptError
+	if errors.As(err, &ce) {
+		// Say every corrupt line at once, not only the first.
+		if c, cerr := journal.Check(ce.Path); cerr == nil && c != nil {
+			return nil, c
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -105,4 +127,36 @@ func (r *Run) WriteFiles() error {
 		return err
 	}
 	return html.WriteFile(r.Dir, r.HTMLOptions(), r.Summaries)
+}
+
+// Salvage sets the corrupt lines of the run's journal aside
+// (journal.Salvage: into journal.SetAsideName, byte for byte) and returns
+// them; nil when the journal is sound. It takes the run directory's lock,
+// so it is refused while a run writes the directory. A run that had
+// completed is marked interrupted in its manifest: it now lacks the cases
+// of those lines, so it must not pass, and `run --resume` runs them again.
+func Salvage(dir string) (*journal.Corruption, error) {
+	lock, err := journal.LockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	c, err := journal.Salvage(filepath.Join(dir, journal.FileName))
+	if err != nil || c == nil {
+		return nil, err
+	}
+	m, err := manifest.Read(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	if m.Status == manifest.StatusComplete {
+		m.Status = manifest.StatusInterrupted
+		if err := manifest.Write(dir, m); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
 }
