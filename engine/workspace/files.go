@@ -12,19 +12,23 @@ import (
 // WriteFiles writes a case's input files under root, creating directories
 // as needed. Paths are checked again here (not only when the case was
 // loaded) because a plugin loader's cases never went through that check.
+// The writes go through an os.Root on root (see rootio.go): the check
+// names the rule a bad path breaks, and a symlink planted after it by a
+// process still running in the workspace cannot redirect a write.
 func WriteFiles(root string, files []cases.InputFile) error {
+	if len(files) == 0 {
+		return nil
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", root, err)
+	}
+	defer r.Close()
 	for _, f := range files {
-		full, err := SafeJoin(root, f.Path)
-		if err != nil {
+		if _, err := SafeJoin(root, f.Path); err != nil {
 			return err
 		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return fmt.Errorf("input file %s: %w", f.Path, err)
-		}
-		// Remove first so a symlink planted at the path is replaced, not
-		// written through.
-		os.Remove(full)
-		if err := os.WriteFile(full, f.Content, 0o644); err != nil {
+		if err := writeNew(r, filepath.FromSlash(f.Path), f.Content, 0o644); err != nil {
 			return fmt.Errorf("input file %s: %w", f.Path, err)
 		}
 	}

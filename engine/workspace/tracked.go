@@ -32,13 +32,16 @@ const (
 // than maxBytes are cut (text gets a marker). Patterns matching nothing add
 // nothing — a missing output file is for a check to report. Symlinks that
 // leave the workspace are skipped, so a submission cannot make the engine
-// read the host's files into a report.
+// read the host's files into a report: globbing and reading go through an
+// os.Root on root, so a link swapped in while they run cannot lead out
+// either, and only regular files are opened (see openRegular).
 func ReadTracked(root string, patterns []string, maxBytes int64) (map[string]any, error) {
-	realRoot, err := filepath.EvalSymlinks(root)
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", root, err)
 	}
-	fsys := os.DirFS(realRoot)
+	defer r.Close()
+	fsys := r.FS()
 	paths := map[string]bool{}
 	for _, pat := range patterns {
 		if pat != "" {
@@ -73,20 +76,20 @@ func ReadTracked(root string, patterns []string, maxBytes int64) (map[string]any
 	out := make(map[string]any, len(sorted))
 	var total int64
 	for i, rel := range sorted {
-		full := filepath.Join(realRoot, filepath.FromSlash(rel))
-		real, err := filepath.EvalSymlinks(full)
-		if err != nil || !within(realRoot, real) {
-			continue
+		f, st, ok, err := openRegular(r, filepath.FromSlash(rel))
+		if err != nil {
+			return nil, fmt.Errorf("tracked file %s: %w", rel, err)
 		}
-		st, err := os.Stat(real)
-		if err != nil || !st.Mode().IsRegular() {
+		if !ok {
 			continue
 		}
 		if total += min(st.Size(), maxBytes); total > MaxTrackedBytes {
+			f.Close()
 			return nil, fmt.Errorf("the tracked files add up to more than %d MiB, the most a case may track (%d of %d files read)",
 				MaxTrackedBytes>>20, i, len(sorted))
 		}
-		content, err := readCapped(real, maxBytes)
+		content, err := readCapped(f, st, maxBytes)
+		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("tracked file %s: %w", rel, err)
 		}
@@ -95,16 +98,7 @@ func ReadTracked(root string, patterns []string, maxBytes int64) (map[string]any
 	return out, nil
 }
 
-func readCapped(path string, maxBytes int64) (any, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
+func readCapped(f *os.File, st fs.FileInfo, maxBytes int64) (any, error) {
 	data, err := io.ReadAll(io.LimitReader(f, maxBytes))
 	if err != nil {
 		return nil, err
