@@ -17,10 +17,10 @@ import (
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
-// A verifier that traps, loops, runs out of memory or returns garbage on
-// some cases fails exactly those cases, with a message naming the plugin,
-// the export and the fault; every other case is unaffected, the run
-// finishes and the summary counts the plugin errors.
+// A verifier that traps, loops, runs out of memory, returns garbage or
+// returns 20,000 attributes on some cases fails exactly those cases, with
+// a message naming the plugin, the export and the fault; every other case
+// is unaffected, the run finishes and the summary counts the plugin errors.
 func TestMisbehavingPluginIsContained(t *testing.T) {
 	dir := t.TempDir()
 	wasm := filepath.Join(dir, "misbehave.wasm")
@@ -40,7 +40,7 @@ checkpoints:
       g: {type: Core}
 `, digest)
 	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(cfg), 0o644)
-	modes := []string{"ok", "trap", "ok", "loop", "oom", "badjson", "badenvelope", "ok"}
+	modes := []string{"ok", "trap", "ok", "loop", "oom", "badjson", "badenvelope", "ok", "manyattrs, attributes: 20000"}
 	var group strings.Builder
 	for i, m := range modes {
 		fmt.Fprintf(&group, "case%d: {order: %d, expected: {output: \"hi\\n\"}, extra: {mode: %s}}\n", i, i, m)
@@ -65,6 +65,8 @@ checkpoints:
 		"case1": "export verify: trapped", "case3": "export verify: timed out",
 		"case4": "export verify: memory limit reached", "case5": "export verify: returned invalid JSON",
 		"case6": "export verify: returned a wrong envelope",
+		// Not stored: the journal line stays small.
+		"case8": "export verify: returned an oversized verdict: 20000 attributes in one verdict, at most 256 are accepted",
 	}
 	n := 0
 	journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
@@ -83,7 +85,10 @@ checkpoints:
 	if n != len(modes) {
 		t.Fatalf("%d records, want %d: the run must finish", n, len(modes))
 	}
-	if s := res.Summaries[0]; s.PluginErrors != 5 || s.CasesPassed != 3 {
+	if data, _ := os.ReadFile(filepath.Join(out, journal.FileName)); len(data) > 64<<10 {
+		t.Errorf("journal of %d bytes for %d cases", len(data), len(modes))
+	}
+	if s := res.Summaries[0]; s.PluginErrors != 6 || s.CasesPassed != 3 {
 		t.Errorf("summary: plugin_errors=%d passed=%d", s.PluginErrors, s.CasesPassed)
 	}
 }

@@ -15,6 +15,7 @@ const (
 	FaultInvalidJSON   = "returned invalid JSON"
 	FaultEnvelope      = "returned a wrong envelope"
 	FaultFailed        = "reported failure"
+	FaultOversized     = "returned an oversized verdict"
 )
 
 // Error is a plugin fault: which plugin, which export, what went wrong.

@@ -211,6 +211,22 @@ func TestPluginDiffIsCapped(t *testing.T) {
 	}
 }
 
+// A verdict with more attributes than MaxVerdictAttributes is a fault of
+// the plugin, not a verdict to store; one at the cap is accepted.
+func TestVerdictWithTooManyAttributesIsAFault(t *testing.T) {
+	p := load(t, newHost(t, Options{}), "misbehave")
+	attrs, err := verifyMode(p, "manyattrs", map[string]any{"attributes": MaxVerdictAttributes})
+	if err != nil || len(attrs) != MaxVerdictAttributes {
+		t.Fatalf("a verdict at the cap: %d attributes, %v", len(attrs), err)
+	}
+	attrs, err = verifyMode(p, "manyattrs", map[string]any{"attributes": 20000})
+	var perr *Error
+	if !errors.As(err, &perr) || perr.Fault != FaultOversized || attrs != nil ||
+		!strings.Contains(err.Error(), "export verify: returned an oversized verdict: 20000 attributes in one verdict, at most 256 are accepted") {
+		t.Fatalf("20,000 attributes: %v (%d kept)", err, len(attrs))
+	}
+}
+
 func TestVerdictErrorIsNotAFault(t *testing.T) {
 	p := load(t, newHost(t, Options{}), "misbehave")
 	attrs, err := verifyMode(p, "verdict", nil)

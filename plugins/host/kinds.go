@@ -64,6 +64,10 @@ func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual
 		return []verify.AttributeResult{{Attribute: "plugin:" + p.describe.Name, Weight: 1, Check: p.Label(),
 			Diff: &verify.Diff{Summary: out.Error}}}, nil
 	}
+	if n := len(out.Attributes); n > MaxVerdictAttributes {
+		return nil, &Error{Plugin: p.Label(), Export: abi.Exports[abi.KindVerifier], Fault: FaultOversized,
+			Detail: fmt.Sprintf("%d attributes in one verdict, at most %d are accepted", n, MaxVerdictAttributes)}
+	}
 	res := make([]verify.AttributeResult, 0, len(out.Attributes))
 	for _, a := range out.Attributes {
 		r := verify.AttributeResult{Attribute: a.Attribute, Actual: a.Actual, Expected: a.Expected,
@@ -72,6 +76,15 @@ func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual
 	}
 	return res, nil
 }
+
+// MaxVerdictAttributes caps the attributes of one verifier verdict. A case
+// checks a handful (status, output, stderr, a few files or headers); a
+// verdict with thousands is a broken plugin, and stored it would bloat the
+// case's journal line (200,000 attributes made one of 22 MB) and every
+// report. Unlike a diff, whose entries are detail and are cut, attributes
+// are the verdict: one that is over the cap is a fault of the plugin, not
+// a verdict to trim.
+const MaxVerdictAttributes = 256
 
 // capDiff keeps at most verify.MaxDiffEntries entries of a plugin's diff,
 // as the built-in checks do, so a plugin listing every difference of a huge

@@ -82,6 +82,17 @@ func verify() int32 {
 		}
 		wasmeval.WriteOutput(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "output", Actual: "b", Expected: "a", Weight: 1, Diff: d}}})
 		return 0
+	case "manyattrs":
+		n, _ := in.Config["attributes"].(float64)
+		if m, ok := in.Case.Extra["attributes"].(float64); ok {
+			n = m
+		}
+		attrs := make([]abi.Attribute, int(n))
+		for i := range attrs {
+			attrs[i] = abi.Attribute{Attribute: fmt.Sprintf("attr%d", i), IsCorrect: true, Weight: 1, Actual: "x", Expected: "x"}
+		}
+		wasmeval.WriteOutput(abi.VerifyOutput{Attributes: attrs})
+		return 0
 	case "http":
 		url, _ := in.Config["url"].(string)
 		res := pdk.NewHTTPRequest(pdk.MethodGet, url).Send()
