@@ -1,7 +1,8 @@
 package cases
 
 import (
-	"os"
+	"errors"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -16,47 +17,53 @@ import (
 // key (order, env, timeout, expected status…). Every other file is an input
 // file.
 func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
-	dir := filepath.Join(gc.groupDir(), name)
+	dir, err := gc.caseDir(name)
+	if err != nil {
+		return nil, err
+	}
 	var errs diag.List
 	d := &strictyaml.Decoder{Errs: &errs}
-	meta := caseFile(dir, []string{"META.yaml", "META.yml"}, d)
+	meta := gc.caseFile(dir, []string{"META.yaml", "META.yml"}, d)
 	d.File = meta
-	src := source{id: name, file: meta, node: parseCaseFile(meta, d)}
+	src := source{id: name, file: meta, node: gc.parseCaseFile(meta, d)}
 	if src.file == "" {
 		src.file = dir
 	}
 	rc := decodeRaw(d, src)
 
 	argsFile := filepath.Join(dir, "ARGS")
-	if data, err := os.ReadFile(argsFile); err != nil {
+	if data, err := gc.files.ReadFile(argsFile); err != nil {
 		errs.Add(argsFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	} else if rc.Arguments != nil {
 		errs.Add(meta, "arguments", 0, "arguments are given both in ARGS and in META.yaml; keep one")
 	} else {
 		rc.Arguments = &rawArgs{text: strings.TrimSpace(string(data)), isStr: true}
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "STDIN")); err == nil {
+	stdinFile := filepath.Join(dir, "STDIN")
+	if data, err := gc.files.ReadFile(stdinFile); err == nil {
 		if rc.Stdin != nil {
 			errs.Add(meta, "stdin", 0, "stdin is given both in STDIN and in META.yaml; keep one")
 		}
 		s := string(data)
 		rc.Stdin = &s
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs.Add(stdinFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}
 	fromFiles := map[string]any{}
 	expFile := filepath.Join(dir, "EXPECTED")
-	if data, err := os.ReadFile(expFile); err == nil {
+	if data, err := gc.files.ReadFile(expFile); err == nil {
 		fromFiles["output"] = verify.FileValue(data)
-	} else if !os.IsNotExist(err) {
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs.Add(expFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}
 	skip := map[string]bool{"ARGS": true, "EXPECTED": true, "STDIN": true, "META.yaml": true, "META.yml": true}
 	withInputs := rc.InputFilesFromDir == nil || *rc.InputFilesFromDir
-	contents := readCaseDir(dir, skip, withInputs, d)
+	contents := gc.readCaseDir(dir, skip, withInputs, d)
 	for k, v := range contents.expected {
 		fromFiles[k] = v
 	}
 	rc.Expected = mergeExpected(rc.Expected, fromFiles, src.file, d, "")
-	c := build(&gc.in, gc.defaults, rc, d, src, contents.inputs)
+	c := gc.build(rc, d, src, contents.inputs)
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
@@ -64,15 +71,15 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 }
 
 // isArgsDir tells the auto loader which layout a case directory uses.
-func isArgsDir(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "ARGS"))
+func (gc *groupCtx) isArgsDir(dir string) bool {
+	_, err := gc.files.Stat(filepath.Join(dir, "ARGS"))
 	return err == nil
 }
 
 // metaOrder reads the order of an ARGS/EXPECTED case from META.yaml.
-func metaOrder(dir string) *int {
+func (gc *groupCtx) metaOrder(dir string) *int {
 	for _, n := range []string{"META.yaml", "META.yml"} {
-		if o := peekOrder(filepath.Join(dir, n)); o != nil {
+		if o := gc.peekOrder(filepath.Join(dir, n)); o != nil {
 			return o
 		}
 	}
@@ -80,9 +87,9 @@ func metaOrder(dir string) *int {
 }
 
 // caseDirOrder reads the order of a case directory from its case file.
-func caseDirOrder(dir string) *int {
+func (gc *groupCtx) caseDirOrder(dir string) *int {
 	for _, n := range caseFileNames {
-		if o := peekOrder(filepath.Join(dir, n)); o != nil {
+		if o := gc.peekOrder(filepath.Join(dir, n)); o != nil {
 			return o
 		}
 	}

@@ -122,3 +122,101 @@ func (e *CaseError) Unwrap() error { return e.Err }
 func reflectValue(p any) reflect.Value { return reflect.ValueOf(p).Elem() }
 
 func indexPath(p string, i int) string { return diag.IndexPath(p, i) }
+
+// build checks what the case itself declares — expected values' types and
+// the problem files its checks read — and resolves it against the group.
+// The group's case_defaults were checked once, when the group was opened.
+func (gc *groupCtx) build(rc *rawCase, d *strictyaml.Decoder, src source, dirFiles []InputFile) *Case {
+	reportExpected(d, rc.Expected, src.node, src.path)
+	gc.checkFiles(d, rc.Checks, src.node, src.path)
+	return build(&gc.in, gc.defaults, rc, d, src, dirFiles)
+}
+
+// reportExpected reports expected values of the wrong type (CheckExpected)
+// at the line that holds them; values read from expected_* files have no
+// line, and are reported at the case.
+func reportExpected(d *strictyaml.Decoder, expected map[string]any, node *yaml.Node, path string) {
+	for _, e := range CheckExpected(expected) {
+		at := lookup(node, "expected", e.Key, e.Entry)
+		if at == nil {
+			at = lookup(node, "input", "expected", e.Key, e.Entry)
+		}
+		d.Errorf(at, diag.JoinPath(path, "expected."+e.Path()), "%s", e.Msg)
+	}
+}
+
+// checkFiles checks the problem files a case's checks read at run time
+// (expected_file, schema_file): inside the problem, relative to it.
+func (gc *groupCtx) checkFiles(d *strictyaml.Decoder, checks []problem.CheckSpec, node *yaml.Node, path string) {
+	for i, spec := range checks {
+		for _, f := range [][2]string{{"expected_file", spec.ExpectedFile}, {"schema_file", spec.SchemaFile}} {
+			if f[1] == "" {
+				continue
+			}
+			if err := problem.CheckProblemFile(gc.files, f[1]); err != nil {
+				key := indexPath(diag.JoinPath(path, "checks"), i) + "." + f[0]
+				d.Errorf(lookupItem(node, i), key, "%v", err)
+			}
+		}
+	}
+}
+
+// lookup descends a mapping by keys (empty keys are skipped) and returns
+// the deepest node found: the most precise line there is. Nil when even
+// the first key is absent.
+func lookup(n *yaml.Node, keys ...string) *yaml.Node {
+	var found *yaml.Node
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		if n == nil || n.Kind != yaml.MappingNode {
+			return found
+		}
+		var next *yaml.Node
+		for _, kv := range strictyaml.MappingPairs(n) {
+			if kv[0].Value == k {
+				found, next = kv[0], kv[1]
+				break
+			}
+		}
+		if next == nil {
+			return found
+		}
+		n = next
+	}
+	return found
+}
+
+// lookupItem is the i-th entry of the case's checks list (or the case).
+func lookupItem(n *yaml.Node, i int) *yaml.Node {
+	for _, under := range [][]string{{"checks"}, {"input", "checks"}} {
+		key := lookup(n, under...)
+		if key == nil {
+			continue
+		}
+		list := valueOf(n, under...)
+		if list != nil && list.Kind == yaml.SequenceNode && i < len(list.Content) {
+			return list.Content[i]
+		}
+		return key
+	}
+	return n
+}
+
+// valueOf is the value node at keys, or nil.
+func valueOf(n *yaml.Node, keys ...string) *yaml.Node {
+	for _, k := range keys {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for _, kv := range strictyaml.MappingPairs(n) {
+			if kv[0].Value == k {
+				next = kv[1]
+			}
+		}
+		n = next
+	}
+	return n
+}

@@ -3,7 +3,6 @@ package cases
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 )
 
@@ -44,10 +43,16 @@ func (b builtin) Open(_ context.Context, g GroupInput) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	file := gc.findGroupFile()
+	file, err := gc.findGroupFile()
+	if err != nil {
+		return nil, err
+	}
 	dir := gc.groupDir()
-	st, dirErr := os.Stat(dir)
-	hasDir := dirErr == nil && st.IsDir()
+	st, err := gc.exists(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: group directory: %w", gc.where(), err)
+	}
+	hasDir := st != nil && st.IsDir()
 	switch string(b) {
 	case LoaderGroupFile:
 		if file == "" {
@@ -65,7 +70,7 @@ func (b builtin) Open(_ context.Context, g GroupInput) (Stream, error) {
 	case file != "":
 		return gc.openGroupFile(file)
 	case hasDir:
-		return gc.openDirs(isArgsDir)
+		return gc.openDirs(gc.isArgsDir)
 	}
 	return nil, fmt.Errorf("%s has no cases: expected a directory %s or a file %s.yaml", gc.where(), dir, dir)
 }
@@ -81,9 +86,9 @@ func (gc *groupCtx) openDirs(argsLayout func(dir string) bool) (Stream, error) {
 	for _, n := range names {
 		dir := filepath.Join(gc.groupDir(), n)
 		if argsLayout(dir) {
-			entries = append(entries, entry{name: n, order: metaOrder(dir)})
+			entries = append(entries, entry{name: n, order: gc.metaOrder(dir)})
 		} else {
-			entries = append(entries, entry{name: n, order: caseDirOrder(dir)})
+			entries = append(entries, entry{name: n, order: gc.caseDirOrder(dir)})
 		}
 	}
 	if entries, err = gc.ordered(entries); err != nil {

@@ -64,5 +64,6 @@ type InputFile struct {
 	Content []byte `json:"content"`
 }
 
-// Key identifies a case within a run.
-func (c *Case) Key() string { return c.Checkpoint + "/" + c.Group + "/" + c.ID }
+// Key identifies a case within a run; it equals the Key of the case's
+// record (problem.CaseKey).
+func (c *Case) Key() string { return problem.CaseKey(c.Checkpoint, c.Group, c.ID) }

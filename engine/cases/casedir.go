@@ -1,8 +1,6 @@
 package cases
 
 import (
-	"path/filepath"
-
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
@@ -14,12 +12,15 @@ var caseFileNames = []string{"case.yaml", "case.yml", "case.json"}
 // files, every other file being an input file written into the workspace at
 // the same relative path (unless input_files_from_dir: false).
 func (gc *groupCtx) loadCaseDir(name string) (*Case, error) {
-	dir := filepath.Join(gc.groupDir(), name)
+	dir, err := gc.caseDir(name)
+	if err != nil {
+		return nil, err
+	}
 	var errs diag.List
 	d := &strictyaml.Decoder{Errs: &errs}
-	file := caseFile(dir, caseFileNames, d)
+	file := gc.caseFile(dir, caseFileNames, d)
 	d.File = file
-	src := source{id: name, file: file, node: parseCaseFile(file, d)}
+	src := source{id: name, file: file, node: gc.parseCaseFile(file, d)}
 	if src.file == "" {
 		src.file = dir
 	}
@@ -34,9 +35,9 @@ func (gc *groupCtx) loadCaseDir(name string) (*Case, error) {
 	for _, n := range caseFileNames {
 		skip[n] = true
 	}
-	contents := readCaseDir(dir, skip, withInputs, d)
+	contents := gc.readCaseDir(dir, skip, withInputs, d)
 	rc.Expected = mergeExpected(rc.Expected, contents.expected, src.file, d, "")
-	c := build(&gc.in, gc.defaults, rc, d, src, contents.inputs)
+	c := gc.build(rc, d, src, contents.inputs)
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package cases
 import (
 	"encoding/json"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -23,9 +22,9 @@ type dirContents struct {
 	inputs   []InputFile
 }
 
-func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyaml.Decoder) dirContents {
+func (gc *groupCtx) readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyaml.Decoder) dirContents {
 	out := dirContents{expected: map[string]any{}}
-	ents, err := os.ReadDir(dir)
+	ents, err := gc.files.ReadDir(dir)
 	if err != nil {
 		d.Errs.Add(dir, "", 0, "cannot read case directory: %v", diag.UnwrapPathError(err))
 		return out
@@ -36,19 +35,30 @@ func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyam
 		if skip[name] {
 			continue
 		}
+		// What an entry is counts after following a symlink (inside the
+		// problem only: one leading out is refused here).
+		isDir := e.IsDir()
+		if e.Type()&fs.ModeSymlink != 0 {
+			st, err := gc.files.Stat(full)
+			if err != nil {
+				d.Errs.Add(full, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+				continue
+			}
+			isDir = st.IsDir()
+		}
 		switch {
-		case name == "expected_files" && e.IsDir():
+		case name == "expected_files" && isDir:
 			files := map[string]any{}
-			for _, f := range readTree(full, d) {
+			for _, f := range gc.readTree(full, d) {
 				files[f.Path] = verify.FileValue(f.Content)
 			}
 			out.expected["files"] = files
-		case strings.HasPrefix(name, "expected_output") && !e.IsDir():
-			setExpected(out.expected, "output", full, d)
-		case strings.HasPrefix(name, "expected_stderr") && !e.IsDir():
-			setExpected(out.expected, "stderr", full, d)
-		case strings.HasPrefix(name, "expected_status_code") && !e.IsDir():
-			data, err := os.ReadFile(full)
+		case strings.HasPrefix(name, "expected_output") && !isDir:
+			gc.setExpected(out.expected, "output", full, d)
+		case strings.HasPrefix(name, "expected_stderr") && !isDir:
+			gc.setExpected(out.expected, "stderr", full, d)
+		case strings.HasPrefix(name, "expected_status_code") && !isDir:
+			data, err := gc.files.ReadFile(full)
 			if err != nil {
 				d.Errs.Add(full, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 				continue
@@ -60,12 +70,12 @@ func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyam
 			}
 			out.expected["status_code"] = code
 		case withInputs:
-			if e.IsDir() {
-				for _, f := range readTree(full, d) {
+			if isDir {
+				for _, f := range gc.readTree(full, d) {
 					f.Path = name + "/" + f.Path
 					out.inputs = append(out.inputs, f)
 				}
-			} else if data, err := os.ReadFile(full); err == nil {
+			} else if data, err := gc.files.ReadFile(full); err == nil {
 				out.inputs = append(out.inputs, InputFile{Path: name, Content: data})
 			} else {
 				d.Errs.Add(full, "", 0, "cannot read input file: %v", diag.UnwrapPathError(err))
@@ -77,12 +87,12 @@ func readCaseDir(dir string, skip map[string]bool, withInputs bool, d *strictyam
 
 // setExpected reads an expected_* file: structured when its extension says
 // JSON or YAML (so the default check compares structure), text otherwise.
-func setExpected(expected map[string]any, key, file string, d *strictyaml.Decoder) {
+func (gc *groupCtx) setExpected(expected map[string]any, key, file string, d *strictyaml.Decoder) {
 	if _, dup := expected[key]; dup {
 		d.Errs.Add(file, "", 0, "a second expected %s file; keep one", key)
 		return
 	}
-	data, err := os.ReadFile(file)
+	data, err := gc.files.ReadFile(file)
 	if err != nil {
 		d.Errs.Add(file, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 		return
@@ -108,26 +118,17 @@ func setExpected(expected map[string]any, key, file string, d *strictyaml.Decode
 }
 
 // readTree reads every regular file under root, paths slash-separated and
-// relative to root, in lexical order.
-func readTree(root string, d *strictyaml.Decoder) []InputFile {
-	var out []InputFile
-	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !e.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		out = append(out, InputFile{Path: filepath.ToSlash(rel), Content: data})
-		return nil
-	})
+// relative to root, in lexical order (see confine.Tree.WalkFiles for the
+// links it follows).
+func (gc *groupCtx) readTree(root string, d *strictyaml.Decoder) []InputFile {
+	files, err := gc.files.WalkFiles(root)
 	if err != nil {
 		d.Errs.Add(root, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+		return nil
+	}
+	out := make([]InputFile, len(files))
+	for i, f := range files {
+		out[i] = InputFile{Path: f.Path, Content: f.Content}
 	}
 	return out
 }
@@ -153,10 +154,15 @@ func mergeExpected(block map[string]any, fromFiles map[string]any, dir string, d
 }
 
 // caseFile finds the one case file among names, if any.
-func caseFile(dir string, names []string, d *strictyaml.Decoder) string {
+func (gc *groupCtx) caseFile(dir string, names []string, d *strictyaml.Decoder) string {
 	var found []string
 	for _, n := range names {
-		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+		st, err := gc.exists(filepath.Join(dir, n))
+		if err != nil {
+			d.Errs.Add(filepath.Join(dir, n), "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+			continue
+		}
+		if st != nil {
 			found = append(found, n)
 		}
 	}
@@ -169,12 +175,22 @@ func caseFile(dir string, names []string, d *strictyaml.Decoder) string {
 	return filepath.Join(dir, found[0])
 }
 
+// parse reads and parses a YAML (or JSON) file of the problem.
+func (gc *groupCtx) parse(file string, errs *diag.List) (*yaml.Node, bool) {
+	data, err := gc.files.ReadFile(file)
+	if err != nil {
+		errs.Add(file, "", 0, "cannot read file: %v", diag.UnwrapPathError(err))
+		return nil, false
+	}
+	return strictyaml.ParseBytes(file, data, errs)
+}
+
 // parseCaseFile parses a case file into its root node.
-func parseCaseFile(file string, d *strictyaml.Decoder) *yaml.Node {
+func (gc *groupCtx) parseCaseFile(file string, d *strictyaml.Decoder) *yaml.Node {
 	if file == "" {
 		return nil
 	}
-	n, ok := strictyaml.ParseFile(file, d.Errs)
+	n, ok := gc.parse(file, d.Errs)
 	if !ok {
 		return nil
 	}

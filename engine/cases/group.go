@@ -1,26 +1,41 @@
 package cases
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // groupCtx is what every built-in layout shares while a group is open.
 type groupCtx struct {
 	in       GroupInput
 	defaults *rawCase
+	// files is the only way the loaders open files (see GroupInput.Files).
+	files *confine.Tree
 }
 
 // openGroup decodes the group's case_defaults once; they are checked as
 // strictly as a case, and reported at the group's declaration.
 func openGroup(g GroupInput) (*groupCtx, error) {
-	gc := &groupCtx{in: g}
+	gc := &groupCtx{in: g, files: g.Files}
+	if gc.files == nil {
+		root := g.ProblemDir
+		if root == "" {
+			root = g.CheckpointDir
+		}
+		files, err := confine.New(root)
+		if err != nil {
+			return nil, err
+		}
+		gc.files = files
+	}
 	if len(g.CaseDefaults) == 0 {
 		return gc, nil
 	}
@@ -36,6 +51,10 @@ func openGroup(g GroupInput) (*groupCtx, error) {
 		// Serialise now so bad defaults are reported once, at the group.
 		gc.defaults.InputFiles.materialise(d)
 	}
+	// Expected values are checked here, once, and each case's own when
+	// it is built.
+	reportExpected(d, gc.defaults.Expected, &node, src.path)
+	gc.checkFiles(d, gc.defaults.Checks, &node, src.path)
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
@@ -65,26 +84,59 @@ func (gc *groupCtx) ordered(entries []entry) ([]entry, error) {
 }
 
 // caseDirs lists the case directories of the group, skipping hidden ones.
+// A symlink is listed unless it leads to a file inside the problem.
 func (gc *groupCtx) caseDirs() ([]string, error) {
 	dir := gc.groupDir()
-	ents, err := os.ReadDir(dir)
+	ents, err := gc.files.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot list cases in %s: %v", gc.where(), dir, diag.UnwrapPathError(err))
 	}
 	var names []string
 	for _, e := range ents {
-		if e.IsDir() && e.Name()[0] != '.' {
-			names = append(names, e.Name())
+		if e.Name()[0] == '.' {
+			continue
 		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			// A link to a file is not a case; a broken link or one leading
+			// out is listed, so loading it reports why it cannot be used.
+			if st, err := gc.files.Stat(filepath.Join(dir, e.Name())); err == nil && !st.IsDir() {
+				continue
+			}
+		} else if !e.IsDir() {
+			continue
+		}
+		names = append(names, e.Name())
 	}
 	return names, nil
+}
+
+// caseDir is the directory of the named case, checked to be one inside
+// the problem.
+func (gc *groupCtx) caseDir(name string) (string, error) {
+	dir := filepath.Join(gc.groupDir(), name)
+	if st, err := gc.files.Stat(dir); err != nil {
+		return "", fmt.Errorf("case directory: %w", err)
+	} else if !st.IsDir() {
+		return "", fmt.Errorf("case directory %s is not a directory", dir)
+	}
+	return dir, nil
+}
+
+// exists says whether name is present in the problem; a path leading out
+// of it is an error, not an absence.
+func (gc *groupCtx) exists(name string) (fs.FileInfo, error) {
+	st, err := gc.files.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return st, err
 }
 
 // peekOrder reads only the `order` key of a case file (top level or under
 // input), so a group can be ordered without decoding every case up front.
 // A file that does not parse has no order here; loading it reports why.
-func peekOrder(file string) *int {
-	data, err := os.ReadFile(file)
+func (gc *groupCtx) peekOrder(file string) *int {
+	data, err := gc.files.ReadFile(file)
 	if err != nil {
 		return nil
 	}

@@ -1,12 +1,13 @@
 package cases
 
 import (
-	"os"
+	"fmt"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
@@ -14,15 +15,19 @@ import (
 var groupFileExts = []string{".yaml", ".yml", ".json"}
 
 // findGroupFile returns the group's file (<checkpoint>/<group>.yaml|.yml|.json)
-// if there is one.
-func (gc *groupCtx) findGroupFile() string {
+// if there is one; one that leads out of the problem is an error.
+func (gc *groupCtx) findGroupFile() (string, error) {
 	for _, ext := range groupFileExts {
 		p := filepath.Join(gc.in.CheckpointDir, gc.in.CaseGroup+ext)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
+		st, err := gc.exists(p)
+		if err != nil {
+			return "", fmt.Errorf("%s: group file: %w", gc.where(), err)
+		}
+		if st != nil && !st.IsDir() {
+			return p, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // openGroupFile parses a group file — a mapping case name → case — and
@@ -30,7 +35,7 @@ func (gc *groupCtx) findGroupFile() string {
 // case keys directly or as {order, input: {...}, expected: {...}}.
 func (gc *groupCtx) openGroupFile(file string) (Stream, error) {
 	var errs diag.List
-	root, ok := strictyaml.ParseFile(file, &errs)
+	root, ok := gc.parse(file, &errs)
 	if !ok {
 		return nil, errs.Err()
 	}
@@ -44,6 +49,12 @@ func (gc *groupCtx) openGroupFile(file string) (Stream, error) {
 		name := kv[0].Value
 		if _, dup := nodes[name]; dup {
 			errs.Add(file, name, kv[0].Line, "case %q is given twice", name)
+			continue
+		}
+		if err := problem.CheckName(name); err != nil {
+			// The id is part of the case's key: group g's case a/b would
+			// share one with group g/a's case b.
+			errs.Add(file, name, kv[0].Line, "case %v", err)
 			continue
 		}
 		nodes[name] = kv[1]
@@ -60,7 +71,7 @@ func (gc *groupCtx) openGroupFile(file string) (Stream, error) {
 		var errs diag.List
 		d := &strictyaml.Decoder{File: file, Errs: &errs}
 		src := source{id: name, file: file, node: nodes[name], path: name}
-		c := build(&gc.in, gc.defaults, decodeRaw(d, src), d, src, nil)
+		c := gc.build(decodeRaw(d, src), d, src, nil)
 		if err := errs.Err(); err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // GroupInput is everything a loader needs to know about one group. The engine
@@ -46,6 +47,12 @@ type GroupInput struct {
 	// diagnostics about case_order and case_defaults.
 	ConfigFile string
 	ConfigPath string
+
+	// Files is how the built-in loaders open the problem's files
+	// (problem.Problem.Files): nothing they read may lie outside the
+	// problem directory or a --mount-root, symlinks resolved. Nil means a
+	// tree on ProblemDir (CheckpointDir when ProblemDir is empty).
+	Files *confine.Tree
 }
 
 // Outcome is a finished case as later cases of a stateful group see it.

@@ -68,8 +68,11 @@ type Outcome struct {
 	OOMKilled bool `json:"oom_killed,omitempty"`
 }
 
-// Key identifies the case within a run.
-func (r *CaseRecord) Key() string { return r.Checkpoint + "/" + r.Group + "/" + r.ID }
+// Key identifies the case within a run: checkpoint/group/id, escaped so
+// that no two cases share a key whatever their names hold (see
+// problem.CaseKey). It is derived, never stored, so journals written
+// before it was escaped resume with it unchanged.
+func (r *CaseRecord) Key() string { return problem.CaseKey(r.Checkpoint, r.Group, r.ID) }
 
 // Score computes a case's score and verdict from its attributes: the score is
 // the weighted mean of correct attributes; the case passes only when every

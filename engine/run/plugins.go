@@ -71,13 +71,15 @@ func (s *pluginSet) loaderFor(ctx context.Context, g *problem.Group, builtin fun
 		if err != nil {
 			return nil, err
 		}
-		return &pluginLoader{p: p, ref: g.LoaderRef, dir: s.dir}, nil
+		return cases.Checked(&pluginLoader{p: p, ref: g.LoaderRef, dir: s.dir}), nil
 	}
 	l, ok := builtin(g.Loader)
 	if !ok {
 		return nil, fmt.Errorf("loader %q is not available", g.Loader)
 	}
-	return l, nil
+	// Every loader's cases are held to the same rules (ids, expected
+	// values), so a new loader cannot forget them.
+	return cases.Checked(l), nil
 }
 
 // preload loads every plugin the problem's groups reference and checks

@@ -5,6 +5,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
@@ -42,7 +43,7 @@ func LoadFinished(path string) (*Finished, error) {
 	f := &Finished{path: path, cases: map[string]finishedCase{}, groups: map[string]int{}}
 	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
 		if _, dup := f.cases[r.Key()]; !dup {
-			f.groups[r.Checkpoint+"/"+r.Group]++
+			f.groups[problem.GroupKey(r.Checkpoint, r.Group)]++
 			f.cases[r.Key()] = finishedCase{offset: off, passed: r.Passed, score: r.Score}
 		}
 		return nil
@@ -93,7 +94,7 @@ func (f *Finished) has(key string) bool {
 // groupDone says whether every case of a group (of n, -1 when unknown)
 // finished.
 func (f *Finished) groupDone(checkpoint, group string, n int) bool {
-	return f != nil && n >= 0 && f.groups[checkpoint+"/"+group] >= n
+	return f != nil && n >= 0 && f.groups[problem.GroupKey(checkpoint, group)] >= n
 }
 
 // addTo counts the finished cases of the selected checkpoints into the

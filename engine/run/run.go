@@ -24,6 +24,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/verify"
 	_ "github.com/wasmeval/wasmeval/engine/verify/schemacheck" // schema checks
 	"github.com/wasmeval/wasmeval/engine/workspace"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -319,7 +320,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 		return fmt.Errorf("prepare workspace: %w", err)
 	}
 	defer sess.Close()
-	if err := writeGroupFiles(sess.Workdir(), g.GroupFiles); err != nil {
+	if err := writeGroupFiles(sess.Workdir(), p, g.GroupFiles); err != nil {
 		return err
 	}
 	ad := r.newAdapter()
@@ -374,7 +375,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 			if err := sess.Reset(ctx); err != nil {
 				return fmt.Errorf("reset workspace before %s: %w", c.ID, err)
 			}
-			if err := writeGroupFiles(sess.Workdir(), g.GroupFiles); err != nil {
+			if err := writeGroupFiles(sess.Workdir(), p, g.GroupFiles); err != nil {
 				return err
 			}
 		}
@@ -464,16 +465,30 @@ func GroupInput(p *problem.Problem, cp *problem.Checkpoint, g *problem.Group) ca
 		ProblemDir: p.Dir, CheckpointDir: g.CasesDir, CaseGroup: g.CaseGroup,
 		CaseOrder: g.CaseOrder, CaseDefaults: g.CaseDefaults, Timeout: g.Timeout,
 		Env: g.Env, Checks: g.Checks, TrackedFiles: p.Adapter.TrackedFiles,
-		ConfigFile: g.File, ConfigPath: g.Path,
+		ConfigFile: g.File, ConfigPath: g.Path, Files: p.Files,
 	}
 }
 
+// readProblemFile reads a file the problem names; a problem built without
+// Load (no Files) is confined to its directory.
+func readProblemFile(p *problem.Problem, name string) ([]byte, error) {
+	files := p.Files
+	if files == nil {
+		var err error
+		if files, err = confine.New(p.Dir); err != nil {
+			return nil, err
+		}
+	}
+	return files.ReadFile(name)
+}
+
 // writeGroupFiles copies the group's files (group_files, constant_files)
-// into the workspace root under their base names.
-func writeGroupFiles(workdir string, files []string) error {
+// into the workspace root under their base names, reading them through the
+// problem's confine.Tree as every problem file is read.
+func writeGroupFiles(workdir string, p *problem.Problem, files []string) error {
 	var in []cases.InputFile
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := readProblemFile(p, f)
 		if err != nil {
 			return fmt.Errorf("group file: %w", err)
 		}

@@ -1,0 +1,308 @@
+package cases
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func symlink(t *testing.T, target, name string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// caseErrors loads every case of a group and returns each CaseError's
+// text by case id (the stream moves past a bad case).
+func caseErrors(t *testing.T, loader string, g GroupInput) (map[string]string, []*Case) {
+	t.Helper()
+	l, _ := Builtin(loader)
+	s, err := Checked(l).Open(context.Background(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	errs := map[string]string{}
+	var ok []*Case
+	for {
+		c, err := s.Next(context.Background(), nil)
+		if errors.Is(err, io.EOF) {
+			return errs, ok
+		}
+		if err == nil {
+			ok = append(ok, c)
+			continue
+		}
+		var ce *CaseError
+		if !errors.As(err, &ce) {
+			t.Fatalf("want a CaseError, got %v", err)
+		}
+		errs[ce.ID] = err.Error()
+	}
+}
+
+// A case directory's files are read only while they stay inside the
+// problem: an input file, an expected output, a file under expected_files/,
+// ARGS, STDIN or the whole case directory that is a symlink leading out is
+// refused, naming the file; links that stay inside keep working.
+func TestCaseFilesLeavingTheProblemAreRefused(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "problem")
+	secret := filepath.Join(base, "secret")
+	os.MkdirAll(secret, 0o755)
+	os.WriteFile(filepath.Join(secret, "shadow"), []byte("root:x:0:0\n"), 0o600)
+	os.WriteFile(filepath.Join(secret, "case.yaml"), []byte("{}\n"), 0o644)
+	for name, body := range map[string]string{
+		"g/input/case.yaml":             "{}\n",
+		"g/output/case.yaml":            "{}\n",
+		"g/files/case.yaml":             "{}\n",
+		"g/files/expected_files/ok.txt": "ok\n",
+		"g/inside/case.yaml":            "{}\n",
+		"g/inside/data.txt":             "shared\n",
+		"shared/notes.txt":              "notes\n",
+		"a/args/EXPECTED":               "x\n",
+		"a/stdin/ARGS":                  "x\n",
+		"a/stdin/EXPECTED":              "x\n",
+		"a/fine/ARGS":                   "x\n",
+		"a/fine/EXPECTED":               "x\n",
+		"g/input/.keep":                 "",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644)
+	}
+	shadow := filepath.Join(secret, "shadow")
+	symlink(t, shadow, filepath.Join(dir, "g", "input", "passwords.txt"))
+	symlink(t, shadow, filepath.Join(dir, "g", "output", "expected_output"))
+	symlink(t, "../../../../secret/shadow", filepath.Join(dir, "g", "files", "expected_files", "leak.txt"))
+	symlink(t, secret, filepath.Join(dir, "g", "outside"))                               // a case directory leading out
+	symlink(t, "../../shared/notes.txt", filepath.Join(dir, "g", "inside", "notes.txt")) // stays inside
+	symlink(t, "inside", filepath.Join(dir, "g", "aliased"))                             // stays inside
+	symlink(t, "nowhere", filepath.Join(dir, "g", "broken"))                             // reported, not skipped
+	symlink(t, shadow, filepath.Join(dir, "a", "args", "ARGS"))
+	symlink(t, shadow, filepath.Join(dir, "a", "stdin", "STDIN"))
+
+	errs, loaded := caseErrors(t, LoaderCaseDirs, groupIn(dir, "g"))
+	through := "leads outside the problem directory through a symlink"
+	want := map[string]string{
+		"input":   filepath.Join(dir, "g/input/passwords.txt") + ": cannot read: path \"" + filepath.Join(dir, "g/input/passwords.txt") + "\" " + through,
+		"output":  filepath.Join(dir, "g/output/expected_output") + ": cannot read: path",
+		"files":   filepath.Join(dir, "g/files/expected_files") + ": cannot read: path",
+		"outside": "case directory: path \"" + filepath.Join(dir, "g/outside") + "\" " + through,
+		"broken":  "case directory: path \"" + filepath.Join(dir, "g/broken") + "\" is a broken symlink (to nowhere)",
+	}
+	for id, w := range want {
+		if !strings.Contains(errs[id], w) || (id != "outside" && id != "broken" && !strings.Contains(errs[id], through)) {
+			t.Errorf("%s: %q\nwant it to contain %q", id, errs[id], w)
+		}
+	}
+	for id, msg := range errs {
+		if strings.Contains(msg, "root:x") {
+			t.Errorf("%s: the secret's content reached a message: %s", id, msg)
+		}
+	}
+	got := map[string]string{}
+	for _, c := range loaded {
+		for _, f := range c.InputFiles {
+			got[c.ID+":"+f.Path] = string(f.Content)
+		}
+	}
+	if len(loaded) != 2 || got["inside:notes.txt"] != "notes\n" || got["aliased:notes.txt"] != "notes\n" || got["inside:data.txt"] != "shared\n" {
+		t.Errorf("links inside the problem: %d cases, files %v", len(loaded), got)
+	}
+
+	errs, loaded = caseErrors(t, LoaderArgsExpected, groupIn(dir, "a"))
+	if !strings.Contains(errs["args"], filepath.Join(dir, "a/args/ARGS")+": cannot read: path") || !strings.Contains(errs["args"], through) {
+		t.Errorf("ARGS: %q", errs["args"])
+	}
+	if !strings.Contains(errs["stdin"], filepath.Join(dir, "a/stdin/STDIN")+": cannot read: path") || !strings.Contains(errs["stdin"], through) {
+		t.Errorf("STDIN: %q", errs["stdin"])
+	}
+	if len(loaded) != 1 || loaded[0].ID != "fine" {
+		t.Errorf("args cases loaded: %v", ids(loaded))
+	}
+}
+
+// A group file or a group directory that is a symlink leading out stops
+// the group with an error naming it.
+func TestGroupFilesLeavingTheProblemAreRefused(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "problem")
+	secret := filepath.Join(base, "secret")
+	os.MkdirAll(filepath.Join(secret, "a"), 0o755)
+	os.WriteFile(filepath.Join(secret, "a", "case.yaml"), []byte("{}\n"), 0o644)
+	os.WriteFile(filepath.Join(secret, "g.yaml"), []byte("a: {}\n"), 0o644)
+	symlink(t, filepath.Join(secret, "g.yaml"), filepath.Join(dir, "byfile.yaml"))
+	symlink(t, secret, filepath.Join(dir, "bydir"))
+	for _, tc := range []struct{ group, loader, want string }{
+		{"byfile", LoaderAuto, "group cp1/byfile: group file: path"},
+		{"byfile", LoaderGroupFile, "group cp1/byfile: group file: path"},
+		{"bydir", LoaderAuto, "group cp1/bydir: group directory: path"},
+		{"bydir", LoaderCaseDirs, "group cp1/bydir: group directory: path"},
+	} {
+		_, err := loadAll(t, tc.loader, groupIn(dir, tc.group))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "leads outside the problem directory through a symlink") {
+			t.Errorf("%s with %s: %v", tc.group, tc.loader, err)
+		}
+	}
+}
+
+// Case ids are names: a group file key with a separator or .. is refused
+// at its line, so group g's case a/b can never share a key with group
+// g/a's case b.
+func TestCaseIDsAreNames(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"g.yaml": "ok: {}\na/b: {}\n\"..\": {}\n\"x\\ty\": {}\n",
+	})
+	_, err := loadAll(t, LoaderGroupFile, groupIn(dir, "g"))
+	if err == nil {
+		t.Fatal("a group file with path-like case ids loaded")
+	}
+	msg := strings.ReplaceAll(err.Error(), dir+"/", "")
+	for _, want := range []string{
+		`g.yaml:2: a/b: case name "a/b" contains a path separator`,
+		`g.yaml:3: ..: case name ".." is . or ..`,
+		`g.yaml:4: x	y: case name "x\ty" contains a control character`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in:\n%s", want, msg)
+		}
+	}
+}
+
+// Expected values are checked for the types the checks need when the
+// problem is loaded, at their line, in a case file, a group file, a case's
+// defaults and a loader's own cases.
+func TestExpectedValueTypes(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"g/zero/case.yaml":    "expected:\n  status_code: \"zero\"\n",
+		"g/frac/case.yaml":    "expected: {status_code: 1.5}\n",
+		"g/null/case.yaml":    "expected:\n  output:\n",
+		"g/files/case.yaml":   "expected:\n  files:\n    ../up.txt: x\n",
+		"g/headers/case.yaml": "input:\n  expected:\n    headers: {X-A: [1, 2]}\n",
+		"g/fine/case.yaml":    "expected: {status_code: 2, output: {a: 1}, headers: {X-N: 5}, files: {o.txt: hi}, items: 3}\n",
+		"g/check/case.yaml":   "checks:\n  - {kind: file, path: o.txt}\n  - {kind: file, path: o.txt, expected_file: ../../etc/passwd}\n",
+		"h.yaml":              "a:\n  expected:\n    status_code: [0]\n",
+		"d/a/case.yaml":       "{}\n",
+	})
+	errs, loaded := caseErrors(t, LoaderCaseDirs, groupIn(dir, "g"))
+	want := map[string]string{
+		"zero":    `g/zero/case.yaml:2: expected.status_code: expected an integer (an exit status, or an HTTP status for the api adapter), got "zero"`,
+		"frac":    `g/frac/case.yaml:1: expected.status_code: expected an integer`,
+		"null":    `g/null/case.yaml:2: expected.output: expected a value to compare output with, got null`,
+		"files":   `g/files/case.yaml:3: expected.files.../up.txt: path "../up.txt" escapes the workspace`,
+		"headers": `g/headers/case.yaml:3: expected.headers.X-A: expected the header's value as text, got a list`,
+		"check":   `g/check/case.yaml:3: checks[1].expected_file: expected a path relative to the problem directory that stays inside it, got "../../etc/passwd"`,
+	}
+	for id, w := range want {
+		if got := strings.ReplaceAll(errs[id], dir+"/", ""); !strings.Contains(got, w) {
+			t.Errorf("%s: %q\nwant it to contain %q", id, got, w)
+		}
+	}
+	if len(loaded) != 1 || loaded[0].ID != "fine" {
+		t.Errorf("loaded %s, want fine", ids(loaded))
+	}
+
+	errs, _ = caseErrors(t, LoaderGroupFile, groupIn(dir, "h"))
+	if !strings.Contains(errs["a"], "h.yaml:3: a.expected.status_code: expected an integer") {
+		t.Errorf("group file: %q", errs["a"])
+	}
+
+	g := groupIn(dir, "d")
+	g.CaseDefaults = map[string]any{"expected": map[string]any{"status_code": "zero"}}
+	if _, err := loadAll(t, LoaderCaseDirs, g); err == nil || !strings.Contains(err.Error(), `config.yaml: groups.d.case_defaults.expected.status_code: expected an integer`) {
+		t.Errorf("case_defaults: %v", err)
+	}
+}
+
+// Whatever loader made a case, Checked holds it to the same rules: a
+// path-like id or a bad expected value fails that case alone, a repeated
+// id stops the group, and a stream says it needs history exactly when the
+// loader's does.
+func TestCheckedHoldsEveryLoaderToTheRules(t *testing.T) {
+	mk := func(id string, expected map[string]any) *Case { return &Case{ID: id, Expected: expected} }
+	l := Checked(fakeLoader{cases: []*Case{
+		mk("ok", nil), mk("a/b", nil), mk("zero", map[string]any{"status_code": "zero"}), mk("ok", nil),
+	}})
+	s, err := l.Open(context.Background(), GroupInput{Group: "g"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, stateful := s.(interface{ NeedsHistory() bool }); stateful {
+		t.Error("a stateless loader's stream claims to need history")
+	}
+	var got []string
+	for {
+		c, err := s.Next(context.Background(), nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var ce *CaseError
+		switch {
+		case err == nil:
+			got = append(got, "case "+c.ID)
+		case errors.As(err, &ce):
+			got = append(got, "case error "+err.Error())
+		default:
+			got = append(got, "group error "+err.Error())
+		}
+		if err != nil && !errors.As(err, &ce) {
+			break
+		}
+	}
+	want := []string{
+		"case ok",
+		`case error case a/b: case id: name "a/b" contains a path separator`,
+		`case error case zero: expected.status_code: expected an integer`,
+		`group error group g has two cases with id "ok"`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %q", got)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("%d: %q, want %q…", i, got[i], want[i])
+		}
+	}
+
+	s, _ = Checked(fakeLoader{stateful: true}).Open(context.Background(), GroupInput{})
+	if h, ok := s.(interface{ NeedsHistory() bool }); !ok || !h.NeedsHistory() {
+		t.Error("a stateful loader's stream lost NeedsHistory")
+	}
+}
+
+type fakeLoader struct {
+	cases    []*Case
+	stateful bool
+}
+
+func (f fakeLoader) Open(context.Context, GroupInput) (Stream, error) {
+	if f.stateful {
+		return &fakeHistoryStream{fakeStream{cases: f.cases}}, nil
+	}
+	return &fakeStream{cases: f.cases}, nil
+}
+
+type fakeStream struct{ cases []*Case }
+
+func (s *fakeStream) Next(context.Context, []Outcome) (*Case, error) {
+	if len(s.cases) == 0 {
+		return nil, io.EOF
+	}
+	c := s.cases[0]
+	s.cases = s.cases[1:]
+	return c, nil
+}
+func (s *fakeStream) Len() int     { return -1 }
+func (s *fakeStream) Close() error { return nil }
+
+type fakeHistoryStream struct{ fakeStream }
+
+func (s *fakeHistoryStream) NeedsHistory() bool { return true }

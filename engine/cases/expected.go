@@ -1,0 +1,115 @@
+package cases
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// FieldError is one expected value of the wrong type.
+type FieldError struct {
+	// Key is the key below `expected` ("status_code", "files"); Entry the
+	// key inside it, for files and headers ("out.txt").
+	Key, Entry string
+	Msg        string
+}
+
+// Path is the key path below `expected`.
+func (e FieldError) Path() string {
+	if e.Entry == "" {
+		return e.Key
+	}
+	return e.Key + "." + e.Entry
+}
+
+// CheckExpected checks the types of a case's expected values, so a value
+// no check could compare (status_code: "zero") is refused when the problem
+// is validated instead of failing every run:
+//
+//   - status_code: an integer;
+//   - output, stderr: text or a structure (for JSON), not null;
+//   - files: a mapping of relative workspace path → content;
+//   - headers: a mapping of header name → text (numbers and booleans are
+//     compared as text);
+//   - any other key (a capture of the browser adapter, an attribute a
+//     check names): any value but null.
+//
+// Problems are returned sorted by key.
+func CheckExpected(expected map[string]any) []FieldError {
+	var out []FieldError
+	add := func(key, entry, format string, args ...any) {
+		out = append(out, FieldError{Key: key, Entry: entry, Msg: fmt.Sprintf(format, args...)})
+	}
+	for key, v := range expected {
+		switch key {
+		case "status_code":
+			if !isInteger(v) {
+				add(key, "", "expected an integer (an exit status, or an HTTP status for the api adapter), got %s", describe(v))
+			}
+		case "files":
+			files, ok := v.(map[string]any)
+			if !ok {
+				add(key, "", "expected a mapping of workspace path to content, got %s", describe(v))
+				continue
+			}
+			for p, content := range files {
+				if err := CheckRelPath(p); err != nil {
+					add(key, p, "%v", err)
+				} else if content == nil {
+					add(key, p, "expected the file's content, got null")
+				}
+			}
+		case "headers":
+			headers, ok := v.(map[string]any)
+			if !ok {
+				add(key, "", "expected a mapping of header name to value, got %s", describe(v))
+				continue
+			}
+			for name, value := range headers {
+				switch value.(type) {
+				case string, int, int64, uint64, float64, bool:
+				default:
+					add(key, name, "expected the header's value as text, got %s", describe(value))
+				}
+			}
+		default:
+			if v == nil {
+				add(key, "", "expected a value to compare %s with, got null (remove the key to leave %s unchecked)", key, key)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path() < out[j].Path() })
+	return out
+}
+
+// isInteger accepts the integer forms YAML, JSON and Go produce, as the
+// status check does.
+func isInteger(v any) bool {
+	switch n := v.(type) {
+	case int, int64, uint64:
+		return true
+	case float64:
+		return n == math.Trunc(n) && !math.IsInf(n, 0)
+	case json.Number:
+		_, err := n.Int64()
+		return err == nil
+	}
+	return false
+}
+
+func describe(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("%q", t)
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case bool:
+		return fmt.Sprintf("%v", t)
+	}
+	return fmt.Sprintf("%v", v)
+}
