@@ -25,7 +25,7 @@ func bigRecord(i int) *result.CaseRecord {
 // after a partial line that could not be cut would be a corrupt line in
 // the middle. A new writer (a resumed run) appends again.
 func TestAppendOnAFullDisk(t *testing.T) {
-	dir, resize := journaltest.Tmpfs(t, "64k")
+	dir, resize := journaltest.Tmpfs(t, "160k")
 	path := filepath.Join(dir, FileName)
 	w, err := Create(path)
 	if err != nil {
@@ -44,7 +44,19 @@ func TestAppendOnAFullDisk(t *testing.T) {
 	}
 	kept := w.Kept()
 	if kept == 0 || kept >= 100 {
-		t.Fatalf("kept %d records on a 64k disk", kept)
+		t.Fatalf("kept %d records on a 160k disk", kept)
+	}
+	assertWhole(t, path, kept)
+	// The room set aside is given back for what the run writes next.
+	if _, err := os.Stat(filepath.Join(dir, ReserveName)); !os.IsNotExist(err) {
+		t.Fatalf("the reserve is still there after the failure: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "manifest.json"), make([]byte, 32<<10), 0o644); err != nil {
+		t.Fatalf("no room for the manifest after the failure: %v", err)
+	}
+	// A writer cannot start without that room: refused before any record.
+	if _, err := Create(path); err == nil || !strings.Contains(err.Error(), "set room aside for the results journal in "+dir) || !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Create on a full disk: %v", err)
 	}
 	assertWhole(t, path, kept)
 

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -37,11 +38,16 @@ type Writer struct {
 	// one: a record appended after a failure could land after a partial
 	// line that could not be cut, leaving a corrupt line in the middle.
 	failed error
+	// reserve is the room kept for recording how the run ended.
+	reserve *reserve
 }
 
 // Create opens (creating or appending to) the journal at path. A torn last
 // line, left by a process that died mid-write, is cut first so that the
-// next record starts on a line of its own.
+// next record starts on a line of its own. It also sets room aside beside
+// the journal (ReserveName), given back when an append fails, so that a
+// run stopped by a full disk can still record how it ended; a disk without
+// that room is refused here, before any case runs.
 func Create(path string) (*Writer, error) {
 	if err := Repair(path); err != nil {
 		return nil, err
@@ -55,7 +61,12 @@ func Create(path string) (*Writer, error) {
 		f.Close()
 		return nil, fmt.Errorf("open results journal: %w", err)
 	}
-	return &Writer{f: f, path: path, size: st.Size()}, nil
+	res, err := makeReserve(filepath.Dir(path))
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &Writer{f: f, path: path, size: st.Size(), reserve: res}, nil
 }
 
 // Append writes one record as one line. When the write fails or is short
@@ -88,6 +99,9 @@ func (w *Writer) Append(rec *result.CaseRecord) error {
 			werr.CutErr = terr
 		}
 	}
+	// The run stops now; what it writes next (its manifest, its
+	// summaries) gets the room kept for it.
+	w.reserve.release()
 	w.failed = werr
 	return werr
 }
@@ -111,6 +125,7 @@ func (w *Writer) Close() error {
 		err = cerr
 	}
 	w.f = nil
+	w.reserve.release()
 	if err != nil {
 		return fmt.Errorf("close results journal %s: %w", w.path, err)
 	}
