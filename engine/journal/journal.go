@@ -143,7 +143,12 @@ type WriteError struct {
 }
 
 func (e *WriteError) Error() string {
-	s := fmt.Sprintf("cannot write to the results journal %s: %v", e.Path, e.Err)
+	cause := e.Err
+	var pe *os.PathError
+	if errors.As(cause, &pe) {
+		cause = pe.Err // the path is said once
+	}
+	s := fmt.Sprintf("cannot write to the results journal %s: %v", e.Path, cause)
 	switch {
 	case e.CutErr != nil:
 		s += fmt.Sprintf(" (and cutting the partial line back failed: %v; it is the journal's last line, which reports ignore and --resume cuts)", e.CutErr)
