@@ -16,10 +16,25 @@ import (
 // LoadProblem loads a problem with the engine's built-in loaders and checks;
 // plugins referenced by name are looked up in pluginDirs.
 func LoadProblem(path string, pluginDirs ...string) (*problem.Problem, error) {
+	return LoadProblemWith(path, LoadOptions{PluginDirs: pluginDirs})
+}
+
+// LoadOptions are what the user adds to a problem when loading it.
+type LoadOptions struct {
+	// PluginDirs are searched for plugins referenced by name.
+	PluginDirs []string
+	// MountRoots are host directories outside the problem that its paths
+	// may name (--mount-root), as an environment spec's mounts may.
+	MountRoots []string
+}
+
+// LoadProblemWith is LoadProblem with the mount roots the user allowed.
+func LoadProblemWith(path string, o LoadOptions) (*problem.Problem, error) {
 	return problem.Load(path, problem.Options{
 		Loaders:       cases.BuiltinNames(),
 		ValidateCheck: verify.Validate,
-		PluginDirs:    pluginDirs,
+		PluginDirs:    o.PluginDirs,
+		MountRoots:    o.MountRoots,
 	})
 }
 
