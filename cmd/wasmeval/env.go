@@ -30,7 +30,7 @@ type envFlags struct {
 func (f *envFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&f.env, "env", "", "environment spec (YAML): runtime, image, limits, network, mounts, setup, command (default: the problem's `environment`)")
 	fl.StringVar(&f.runtime, "runtime", "", "local or docker (default: the environment spec's, else local)")
-	fl.StringArrayVar(&f.mountRoots, "mount-root", nil, "host directory an environment spec may mount from, besides its own directory and the problem's (repeatable)")
+	fl.StringArrayVar(&f.mountRoots, "mount-root", nil, "host directory outside the problem that an environment spec may mount from and the problem's paths may name (repeatable)")
 }
 
 // environment is the runtime a run uses and what the spec adds to it.

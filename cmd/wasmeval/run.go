@@ -82,7 +82,9 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if err != nil {
 		return usageErr(fmt.Errorf("run: --pass-policy: %w", err))
 	}
-	p, err := run.LoadProblem(problemPath, f.plugins.dirs...)
+	// Paths the problem names may lie under the same --mount-root
+	// directories an environment spec may mount from.
+	p, err := run.LoadProblemWith(problemPath, run.LoadOptions{PluginDirs: f.plugins.dirs, MountRoots: f.env.mountRoots})
 	if err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}

@@ -10,12 +10,19 @@ import (
 
 func newValidateCmd() *cobra.Command {
 	var pf pluginFlags
+	var mountRoots []string
 	cmd := &cobra.Command{
 		Use:   "validate PROBLEM",
 		Short: "Check a problem's configuration and every case file, reporting all problems at once",
-		Args:  cobra.ExactArgs(1),
+		Long: `Check a problem's configuration and every case file without running
+anything, reporting all problems at once.
+
+Every path the problem names must stay inside the problem directory, also
+after resolving symlinks, unless it lies under a directory given with
+--mount-root (the same flag run takes).`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := run.LoadProblem(args[0], pf.dirs...)
+			p, err := run.LoadProblemWith(args[0], run.LoadOptions{PluginDirs: pf.dirs, MountRoots: mountRoots})
 			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
@@ -36,5 +43,6 @@ func newValidateCmd() *cobra.Command {
 		},
 	}
 	pf.register(cmd.Flags())
+	cmd.Flags().StringArrayVar(&mountRoots, "mount-root", nil, "host directory outside the problem that its paths may name (repeatable)")
 	return cmd
 }
