@@ -1,15 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wasmeval/wasmeval/engine/compare"
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/manifest"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/report/html"
 	"github.com/wasmeval/wasmeval/engine/report/junit"
@@ -23,6 +24,7 @@ type reportFlags struct {
 	output  string
 	policy  string
 	write   bool
+	salvage bool
 }
 
 func newReportCmd() *cobra.Command {
@@ -37,6 +39,15 @@ regressed (passed in OTHER, fail in RUN_DIR) and those fixed.
 Formats: text (default), json, markdown, junit (JUnit XML for CI), html
 (the self-contained page run writes as report.html).
 
+A journal with corrupt lines (not a torn last line: lines in the middle
+that are not case records) is refused, naming each line. With --salvage,
+they are moved to results.corrupt beside the journal and the run is
+reported from the other records, marked interrupted: run --resume then
+runs the cases of the lines moved.
+
+A run still being written is reported from the cases finished so far, and
+the report says so on stderr.
+
 Exit status: 0, or 1 when --compare finds regressions, 2 on bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -49,6 +60,7 @@ Exit status: 0, or 1 when --compare finds regressions, 2 on bad input.`,
 	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of stdout")
 	fl.StringVar(&f.policy, "pass-policy", "", "judge checkpoints with this policy instead of the run's")
 	fl.BoolVar(&f.write, "write", false, "also regenerate results.parquet and report.html in RUN_DIR")
+	fl.BoolVar(&f.salvage, "salvage", false, "move corrupt journal lines to results.corrupt and report the other results (the run is then marked interrupted)")
 	return cmd
 }
 
@@ -69,26 +81,46 @@ func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 		}
 		policy = p
 	}
+	stderr := cmd.ErrOrStderr()
+	if f.salvage {
+		c, err := rundir.Salvage(dir)
+		if err != nil {
+			return usageErr(fmt.Errorf("report --salvage: %w", err))
+		}
+		if c != nil {
+			fmt.Fprintf(stderr, "warning: %v\nthey are set aside in %s; the run is marked interrupted, and `wasmeval run --resume %s` runs their cases again\n",
+				c, filepath.Join(dir, journal.SetAsideName), dir)
+		}
+	}
 	run, err := rundir.Open(dir, policy)
+	var corrupt *journal.Corruption
+	if errors.As(err, &corrupt) {
+		return usageErr(fmt.Errorf("report: %w\n`wasmeval report --salvage %s` sets these lines aside (in %s) and reports the other results; `wasmeval run --resume %s` does too, and runs their cases again",
+			err, dir, journal.SetAsideName, dir))
+	}
 	if err != nil {
 		return usageErr(err)
 	}
+	noteWriter(stderr, dir, run)
 	if f.write {
 		if err := run.WriteFiles(); err != nil {
 			return err
 		}
 	}
-	var w io.Writer = cmd.OutOrStdout()
-	if f.output != "" {
-		out, err := os.Create(f.output)
-		if err != nil {
-			return usageErr(fmt.Errorf("report: --output: %w", err))
-		}
-		defer out.Close()
-		bw := bufio.NewWriter(out)
-		defer bw.Flush()
-		w = bw
+	if f.output == "" {
+		return writeReport(cmd.OutOrStdout(), f, dir, run)
 	}
+	// The report replaces --output whole or not at all: a full disk must
+	// not leave a cut-off JUnit file for CI to read as the whole run.
+	err = writeFileAtomic(f.output, func(w io.Writer) error { return writeReport(w, f, dir, run) })
+	var ee *exitError
+	if err != nil && !errors.As(err, &ee) {
+		return usageErr(fmt.Errorf("report: --output: %w", err))
+	}
+	return err
+}
+
+func writeReport(w io.Writer, f reportFlags, dir string, run *rundir.Run) error {
 	if f.compare != "" {
 		return reportCompare(w, f, dir)
 	}
@@ -109,6 +141,24 @@ func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 	fmt.Fprintln(w)
 	report.PrintSummary(w, run.Summaries)
 	return nil
+}
+
+// noteWriter says, on stderr (stdout may be a JUnit or JSON document),
+// when the run is not finished: still being written, or stopped without
+// ending (killed or crashed). Reading a run being written is safe: the
+// report covers the records written so far.
+func noteWriter(w io.Writer, dir string, run *rundir.Run) {
+	if run.Manifest == nil || run.Manifest.Status != manifest.StatusRunning {
+		return
+	}
+	switch {
+	case run.Writer.Active && run.Writer.PID > 0:
+		fmt.Fprintf(w, "note: the run in %s is in progress (pid %d is writing it): this report covers the cases finished so far\n", dir, run.Writer.PID)
+	case run.Writer.Active:
+		fmt.Fprintf(w, "note: the run in %s is in progress: this report covers the cases finished so far\n", dir)
+	case run.Writer.Known:
+		fmt.Fprintf(w, "note: the run in %s stopped without ending (it was killed or crashed): this report covers the cases it finished; `wasmeval run --resume %s` runs the rest\n", dir, dir)
+	}
 }
 
 func reportCompare(w io.Writer, f reportFlags, dir string) error {

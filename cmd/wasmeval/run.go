@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/manifest"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -134,6 +135,18 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
+	// One writer per run directory, for the whole run: another run or
+	// resume of it is refused from here on, naming this process.
+	lock, err := journal.LockDir(out)
+	if err != nil {
+		return usageErr(fmt.Errorf("run: %w", err))
+	}
+	defer lock.Unlock()
+	// Checked again under the lock: a run that started in the same
+	// directory a moment earlier may have written results since.
+	if err := checkFreshOut(out, f); err != nil {
+		return err
+	}
 	runLog, err := os.OpenFile(filepath.Join(out, "run.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("open run log: %w", err)
@@ -144,7 +157,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", env.warning)
 		fmt.Fprintln(runLog, "warning:", env.warning)
 	}
-	man, finished, err := startManifest(p, f, env, out, givenArgs(cmd, problemPath))
+	man, finished, err := startManifest(p, f, env, out, givenArgs(cmd, problemPath), cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
@@ -159,10 +172,15 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		Progress: prog,
 		RunID:    man.RunID,
 		Resume:   finished,
+		Lock:     lock,
 	})
 	prog.Stop()
 	if err != nil {
 		failRun(man, out)
+		var je *run.JournalError
+		if errors.As(err, &je) {
+			return usageErr(fmt.Errorf("run: %w\nonce the journal can be written again (free space), continue the run with: wasmeval run --resume %s", err, out))
+		}
 		return usageErr(err)
 	}
 	htmlPath, err := finishRun(man, out, res)

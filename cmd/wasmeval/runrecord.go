@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -80,7 +81,7 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 // startManifest writes the run's manifest before any case runs, so even a
 // crashed run says what produced it. A resumed run keeps its id and start
 // time, and is refused when what its results depend on has changed.
-func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string) (*manifest.Manifest, *run.Finished, error) {
+func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string, warn io.Writer) (*manifest.Manifest, *run.Finished, error) {
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
 		Flags:       manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, Command: f.command},
 		RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
@@ -93,9 +94,14 @@ func startManifest(p *problem.Problem, f runFlags, env *environment, out string,
 			return nil, nil, usageErr(fmt.Errorf("run --resume %s: refusing to resume: results already in the journal would not be comparable with new ones:\n  %s\nstart a new run instead",
 				out, strings.Join(changes, "\n  ")))
 		}
-		finished, err = run.LoadFinished(filepath.Join(out, journal.FileName))
+		var corrupt *journal.Corruption
+		finished, corrupt, err = run.LoadFinishedSalvaging(filepath.Join(out, journal.FileName))
 		if err != nil {
 			return nil, nil, usageErr(fmt.Errorf("run --resume: %w", err))
+		}
+		if corrupt != nil {
+			fmt.Fprintf(warn, "warning: run --resume: %v\nthey are set aside in %s, and their cases run again\n",
+				corrupt, filepath.Join(out, journal.SetAsideName))
 		}
 		m.RunID, m.StartedAt = prev.RunID, prev.StartedAt
 		m.Resumes = append(prev.Resumes, time.Now().UTC())
@@ -145,6 +151,9 @@ func checkFreshOut(out string, f runFlags) error {
 	st, err := os.Stat(filepath.Join(out, journal.FileName))
 	if err != nil || st.Size() == 0 {
 		return nil
+	}
+	if pid, active, _ := journal.Holder(out); active {
+		return usageErr(fmt.Errorf("run: %w", &journal.LockedError{Dir: out, PID: pid}))
 	}
 	return usageErr(fmt.Errorf("run: %s already holds the results of a run; continue it with --resume %s, or choose another --out", out, out))
 }

@@ -136,6 +136,9 @@ func (r *Run) WriteFiles() error {
 // completed is marked interrupted in its manifest: it now lacks the cases
 // of those lines, so it must not pass, and `run --resume` runs them again.
 func Salvage(dir string) (*journal.Corruption, error) {
+	if _, err := os.Stat(filepath.Join(dir, journal.FileName)); err != nil {
+		return nil, fmt.Errorf("%s is not a run directory (no %s): %w", dir, journal.FileName, err)
+	}
 	lock, err := journal.LockDir(dir)
 	if err != nil {
 		return nil, err
