@@ -125,10 +125,10 @@ func (l *loader) load(path string) *Problem {
 		}
 	}
 	if raw.Environment != "" {
-		if real, err := l.resolve(raw.Environment, isFile); err != nil {
+		if _, err := l.resolve(raw.Environment, isFile); err != nil {
 			l.errs.Add(file, "environment", keyLine(root, "environment"), "environment spec: %v", err)
 		} else {
-			p.Environment = real
+			p.Environment = l.files.Abs(raw.Environment)
 		}
 	}
 	if raw.Name == "" {

@@ -20,9 +20,11 @@ const (
 // resolve checks a path the problem names — relative to the problem
 // directory, or absolute under a mount root — through the loader's
 // confine.Tree, and that it leads to what is expected. It returns the
-// resolved path. Every path a problem's configuration names goes through
-// here, so none can reach outside the problem: not with `..`, not as an
-// absolute path, not through a symlink.
+// resolved path; callers keep the path as written (Tree.Abs), whose file
+// name a runtime may use, and open it through the tree again. Every path a
+// problem's configuration names goes through here, so none can reach
+// outside the problem: not with `..`, not as an absolute path, not through
+// a symlink.
 func (l *loader) resolve(name string, kind pathKind) (string, error) {
 	return resolveIn(l.files, name, kind)
 }

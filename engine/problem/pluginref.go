@@ -46,7 +46,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	// the user's own choice.
 	read := l.files.ReadFile
 	if ref.Path != "" {
-		real, err := l.resolve(ref.Path, isFile)
+		_, err := l.resolve(ref.Path, isFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file: %v (plugins in this repository are built with `task plugins`)", err)
 			return
@@ -54,7 +54,9 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 			l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file: %v", err)
 			return
 		}
-		ref.Path = real
+		// As written (made absolute), as manifests name it; the host pins
+		// what it loads by digest.
+		ref.Path = l.files.Abs(ref.Path)
 	} else {
 		if err := CheckName(ref.Name); err != nil {
 			// The name becomes a file name in each plugin directory.
@@ -72,10 +74,11 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 		if ref.Path == "" {
 			own := filepath.Join(l.dir, "plugins")
 			searched = append(searched, own)
-			real, err := l.resolve(filepath.Join(own, ref.Name+".wasm"), isFile)
+			p := filepath.Join(own, ref.Name+".wasm")
+			_, err := l.resolve(p, isFile)
 			switch {
 			case err == nil:
-				ref.Path = real
+				ref.Path = p
 			case !errors.Is(err, fs.ErrNotExist):
 				l.errs.Add(file, diag.JoinPath(key, "name"), line, "plugin %q: %v", ref.Name, err)
 				return
