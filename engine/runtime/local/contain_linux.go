@@ -3,8 +3,6 @@
 package local
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,98 +11,265 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// stopGrace is how long a launcher without namespaces gets to kill its
-// tree and exit after it is asked to, before the engine kills it and sweeps
-// for what is left. The launcher is ours and does this in microseconds; the
-// margin is for a machine under load.
+// stopGrace is how long a launcher gets to kill a program and report after
+// it is asked to, before the engine kills the launcher itself. It does
+// this in microseconds; the margin is for a machine under load.
 const stopGrace = 30 * time.Second
 
-// launched is one process of a case (or a server) under its launcher.
-type launched struct {
+// launcherProc is the engine's side of one running launcher (see
+// launcher_linux.go): a group's cases run one after another in one
+// launcher, so the process start it costs is paid once per group.
+type launcherProc struct {
 	cmd     *exec.Cmd
-	control *os.File // the engine's end; closing it asks the launcher to stop
-	status  *os.File
+	sock    *os.File // the engine's end of the socket
 	ns      bool
-	token   string
-	exited  chan struct{} // closed once the launcher has exited (not yet reaped)
-	stop    sync.Once
+	token   string             // marker for the sweep without namespaces
+	replies chan reply    // from the launcher, in order; closed when it is gone
+	gone    chan struct{} // closed once the launcher has exited and is reaped
+	sendM   sync.Mutex    // one message at a time
 }
 
-// launchRequest is a program to start under a launcher.
-type launchRequest struct {
-	path           string
-	argv           []string
-	env            []string
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	token          string // marker for the sweep without namespaces
-}
+// errLauncherGone is a launcher that exited before it answered.
+var errLauncherGone = errors.New("the launcher exited unexpectedly")
 
-// launch starts a launcher that runs the program. It returns once the
-// launcher runs; whether the program itself started is known from wait.
-func (s *session) launch(req launchRequest) (*launched, error) {
-	cfg := launchConfig{
-		Path: req.path, Argv: req.argv, Env: req.env, Dir: s.work,
-		MemoryBytes: s.memory, Namespaces: s.ns,
-	}
-	if s.ns {
-		cfg.Binds, cfg.Hide = s.binds, s.hide
-	}
-	return startLauncher(cfg, s.work, req)
-}
-
-func startLauncher(cfg launchConfig, dir string, req launchRequest) (*launched, error) {
-	controlR, controlW, err := os.Pipe()
+// startLauncher starts a launcher and sets it up. The setup's mounts and
+// namespaces last for the launcher's life.
+func startLauncher(setup launchSetup, dir, token string) (*launcherProc, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
+		return nil, fmt.Errorf("start launcher: %w", err)
 	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		controlR.Close()
-		controlW.Close()
-		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
-	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "launcher"), os.NewFile(uintptr(fds[1]), "launcher")
 	cmd := &exec.Cmd{
 		Path: "/proc/self/exe", Args: []string{"wasmeval-launcher"},
-		// The launcher's own environment is not the program's: the
-		// program's goes in the config, so nothing meant for the program
-		// (GOGC, GODEBUG…) changes how the launcher runs.
-		Env:    []string{launcherEnv + "=init", "GOMAXPROCS=1"},
-		Dir:    dir,
-		Stdin:  req.stdin,
-		Stdout: req.stdout, Stderr: req.stderr,
-		ExtraFiles:  []*os.File{controlR, statusW},
-		SysProcAttr: launcherAttr(cfg.Namespaces),
-		WaitDelay:   waitDelay,
+		// The launcher's own environment is not a program's: programs get
+		// theirs in each run request, so nothing meant for them (GOGC,
+		// GODEBUG…) changes how the launcher runs.
+		Env:         []string{launcherEnv + "=init", "GOMAXPROCS=1"},
+		Dir:         dir,
+		ExtraFiles:  []*os.File{theirs},
+		SysProcAttr: launcherAttr(setup.Namespaces),
 	}
 	err = cmd.Start()
-	controlR.Close()
-	statusW.Close()
+	theirs.Close()
 	if err != nil {
-		controlW.Close()
-		statusR.Close()
-		return nil, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
+		mine.Close()
+		return nil, fmt.Errorf("start launcher: %w", err)
 	}
-	l := &launched{cmd: cmd, control: controlW, status: statusR, ns: cfg.Namespaces, token: req.token, exited: make(chan struct{})}
-	go func() {
-		waitExit(cmd.Process.Pid)
-		close(l.exited)
-	}()
-	line, _ := json.Marshal(cfg)
-	// A launcher that died at once shows in its status, not here.
-	controlW.Write(append(line, '\n'))
+	l := &launcherProc{cmd: cmd, sock: mine, ns: setup.Namespaces, token: token, replies: make(chan reply, 4), gone: make(chan struct{})}
+	go l.read()
+	if err := l.send(request{Op: "setup", Setup: &setup}); err != nil {
+		l.close()
+		return nil, fmt.Errorf("set up launcher: %w", err)
+	}
+	r, ok := <-l.replies
+	if !ok || r.Op != "ready" {
+		l.close()
+		if r.Error != "" {
+			return nil, fmt.Errorf("set up launcher: %s", r.Error)
+		}
+		return nil, fmt.Errorf("set up launcher: %w", errLauncherGone)
+	}
 	return l, nil
+}
+
+// read passes the launcher's replies on until it is gone, then reaps it.
+func (l *launcherProc) read() {
+	fd := int(l.sock.Fd())
+	for {
+		var r reply
+		files, err := recvMessage(fd, &r)
+		closeAll(files)
+		if err != nil {
+			break
+		}
+		l.replies <- r
+	}
+	close(l.replies)
+	l.cmd.Wait()
+	if !l.ns {
+		// A launcher without namespaces can be killed by its program
+		// before it kills what the program left: sweep for them.
+		killSession(l.token)
+	}
+	close(l.gone)
+}
+
+func (l *launcherProc) send(r request, files ...int) error {
+	l.sendM.Lock()
+	defer l.sendM.Unlock()
+	return sendMessage(int(l.sock.Fd()), r, files...)
+}
+
+// alive reports whether the launcher still runs.
+func (l *launcherProc) alive() bool {
+	select {
+	case <-l.gone:
+		return false
+	default:
+		return true
+	}
+}
+
+// kill ends the launcher and everything it runs: with namespaces the kernel
+// kills the whole PID namespace with its first process.
+func (l *launcherProc) kill() {
+	l.cmd.Process.Kill()
+	if !l.ns {
+		killSession(l.token)
+	}
+}
+
+// close asks the launcher to kill what it runs and exit (closing the
+// socket does), and waits for that, killing it if it does not.
+func (l *launcherProc) close() {
+	unix.Shutdown(int(l.sock.Fd()), unix.SHUT_RDWR)
+	select {
+	case <-l.gone:
+	case <-time.After(stopGrace):
+		l.kill()
+		<-l.gone
+	}
+	l.sock.Close()
+}
+
+// program is one program running under a launcher.
+type program struct {
+	l      *launcherProc
+	exited chan struct{} // closed once it and all it left are gone, and its output read
+	status reply         // valid once exited is closed
+	err    error         // the launcher died before it reported
+	stop   sync.Once
+}
+
+// runProgram starts spec under l with the given standard streams and
+// returns once it runs. Output is copied as it comes; the program is over
+// when exited is closed.
+func (l *launcherProc) runProgram(spec programSpec, stdin []byte, stdout, stderr io.Writer) (*program, error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, err
+	}
+	files := []int{int(outW.Fd()), int(errW.Fd())}
+	var inR, inW *os.File
+	if len(stdin) > 0 {
+		if inR, inW, err = os.Pipe(); err != nil {
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return nil, err
+		}
+		files = append(files, int(inR.Fd()))
+		spec.Stdin = true
+	}
+	err = l.send(request{Op: "run", Run: &spec}, files...)
+	outW.Close()
+	errW.Close()
+	if inR != nil {
+		inR.Close()
+	}
+	if err == nil {
+		r, ok := <-l.replies
+		switch {
+		case !ok:
+			// Killed, without namespaces, by the program it had just
+			// started: the program ran, and is reported killed below.
+			<-l.gone
+			if ws, _ := l.cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() {
+				err = errLauncherGone
+			}
+		case r.Op != "started":
+			err = errors.New(r.Error)
+		}
+	}
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		if inW != nil {
+			inW.Close()
+		}
+		return nil, err
+	}
+	var copying sync.WaitGroup
+	copyOut := func(w io.Writer, r *os.File) {
+		defer copying.Done()
+		io.Copy(w, r)
+	}
+	copying.Add(2)
+	go copyOut(stdout, outR)
+	go copyOut(stderr, errR)
+	if inW != nil {
+		go func() {
+			inW.Write(stdin) // a program that does not read its input is fine
+			inW.Close()
+		}()
+	}
+	p := &program{l: l, exited: make(chan struct{})}
+	go func() {
+		r, ok := <-l.replies
+		if ok {
+			p.status = r
+		} else {
+			p.err = errLauncherGone
+			<-l.gone // so the session sees it gone and starts another
+		}
+		// Everything that held the output pipes is dead by now, unless
+		// the launcher was; bound the wait for a process that escaped it.
+		drained := make(chan struct{})
+		go func() {
+			copying.Wait()
+			close(drained)
+		}()
+		select {
+		case <-drained:
+		case <-time.After(waitDelay):
+			outR.Close()
+			errR.Close()
+			<-drained
+		}
+		outR.Close()
+		errR.Close()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// kill ends the program and everything it started: the launcher is asked
+// to, and killed itself if it does not within stopGrace.
+func (p *program) kill() {
+	p.stop.Do(func() {
+		if err := p.l.send(request{Op: "kill"}); err != nil {
+			p.l.kill()
+			return
+		}
+		go func() {
+			select {
+			case <-p.exited:
+			case <-time.After(stopGrace):
+				p.l.kill()
+			}
+		}()
+	})
 }
 
 // launcherAttr puts the launcher in a process group of its own and —
 // when namespaces are used — makes it the first process of a new PID and
 // mount namespace that the kernel kills whole if the engine dies (without
 // root, a user namespace mapping only the engine's own ids comes with
-// them). Without namespaces the engine's death closes the control pipe
-// instead, and the launcher kills its tree: killing the launcher at once
-// would leave that tree behind.
+// them). Without namespaces the engine's death closes the socket instead,
+// and the launcher kills its tree: killing the launcher at once would
+// leave that tree behind.
 func launcherAttr(ns bool) *syscall.SysProcAttr {
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	if !ns {
@@ -119,62 +284,4 @@ func launcherAttr(ns bool) *syscall.SysProcAttr {
 		attr.GidMappingsEnableSetgroups = false
 	}
 	return attr
-}
-
-// kill ends the program and everything it started. With namespaces,
-// killing the launcher is enough: the kernel kills every process of a PID
-// namespace whose first process dies. Without, the launcher kills its tree
-// when asked, and a launcher the program killed (it can, without a
-// namespace) leaves its orphans to the marker sweep.
-func (l *launched) kill() {
-	l.stop.Do(func() {
-		if l.ns {
-			l.cmd.Process.Kill()
-			return
-		}
-		l.control.Close()
-		go func() {
-			select {
-			case <-l.exited:
-			case <-time.After(stopGrace):
-				l.cmd.Process.Kill()
-				killSession(l.token)
-			}
-		}()
-	})
-}
-
-// wait reaps the launcher (which has exited: call it after exited is
-// closed) and reads how the program ended. A launcher that was killed
-// reports nothing; its own end stands for the program's.
-func (l *launched) wait() (launchStatus, bool, error) {
-	waitErr := l.cmd.Wait()
-	l.stop.Do(func() {}) // nothing to stop any more
-	l.control.Close()
-	defer l.status.Close()
-	var st launchStatus
-	line, _ := bufio.NewReader(l.status).ReadBytes('\n')
-	if len(line) == 0 || json.Unmarshal(line, &st) != nil {
-		if !l.ns {
-			// The launcher died before it could kill the program's tree.
-			killSession(l.token)
-		}
-		var exitErr *exec.ExitError
-		if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
-			return st, false, fmt.Errorf("wait for the launcher: %w", waitErr)
-		}
-		es := exitState(l.cmd.ProcessState)
-		return launchStatus{Code: es.ExitCode, Signal: signalNumber(l.cmd.ProcessState)}, false, nil
-	}
-	if st.Error != "" {
-		return st, true, errors.New(st.Error)
-	}
-	return st, true, nil
-}
-
-func signalNumber(ps *os.ProcessState) int {
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return int(ws.Signal())
-	}
-	return 0
 }

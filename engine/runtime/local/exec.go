@@ -3,11 +3,9 @@
 package local
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,7 +21,7 @@ import (
 // exited: a process that escaped it must not hang the case.
 const waitDelay = 2 * time.Second
 
-// Exec runs one process in the workspace under a launcher (see
+// Exec runs one process in the workspace under the session's launcher (see
 // launcher_linux.go), with exactly the given environment (plus
 // runtime.SessionEnv).
 func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.ExecResult, error) {
@@ -40,19 +38,16 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		outCap = runtime.DefaultOutputCap
 	}
 	stdout, stderr := &runtime.CappedBuffer{Max: outCap}, &runtime.CappedBuffer{Max: outCap}
-	var stdin io.Reader
-	if len(req.Stdin) > 0 {
-		stdin = bytes.NewReader(req.Stdin)
-	} // else /dev/null: the same empty input, without a pipe and a copier
-	start := time.Now()
-	l, err := s.launch(launchRequest{
-		path: path, argv: req.Argv, env: environ(req.Env, s.token),
-		stdin: stdin, stdout: stdout, stderr: stderr, token: s.token,
-	})
+	l, err := s.caseLauncher()
 	if err != nil {
 		return res, err
 	}
-	// The launcher exits once the program has and everything it left
+	start := time.Now()
+	p, err := l.runProgram(s.program(path, req.Argv, environ(req.Env, s.token)), req.Stdin, stdout, stderr)
+	if err != nil {
+		return res, err
+	}
+	// The program is over once it has exited and everything it left
 	// running is killed, so a background child holding stdout neither
 	// stretches the case nor makes it look timed out.
 	var timeout <-chan time.Time
@@ -63,26 +58,27 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	}
 	canceled := false
 	select {
-	case <-l.exited:
+	case <-p.exited:
 	case <-timeout:
 		res.TimedOut = true
-		l.kill()
-		<-l.exited
+		p.kill()
+		<-p.exited
 	case <-ctx.Done():
 		canceled = true
-		l.kill()
-		<-l.exited
+		p.kill()
+		<-p.exited
 	}
 	res.Elapsed = time.Since(start)
-	st, _, waitErr := l.wait()
-
 	res.Stdout, res.StdoutDropped = stdout.Buf.Bytes(), stdout.Dropped
 	res.Stderr, res.StderrDropped = stderr.Buf.Bytes(), stderr.Dropped
 	if canceled {
 		return res, ctx.Err()
 	}
-	if waitErr != nil {
-		return res, waitErr
+	st := p.status
+	if p.err != nil {
+		// The program killed its launcher (it can without namespaces):
+		// killed, by its own doing.
+		st = reply{Code: 128 + int(syscall.SIGKILL), Signal: int(syscall.SIGKILL)}
 	}
 	res.ExitCode, res.Signal = st.Code, signalName(st.Signal)
 	return res, nil

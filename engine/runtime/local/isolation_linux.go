@@ -24,20 +24,12 @@ func namespacesAvailable() error {
 			return
 		}
 		defer os.RemoveAll(dir)
-		cfg := launchConfig{Argv: []string{"probe"}, Namespaces: true, Probe: true, Hide: []string{dir}}
-		l, err := startLauncher(cfg, dir, launchRequest{})
+		l, err := startLauncher(launchSetup{Namespaces: true, Probe: true, Hide: []string{dir}}, dir, "")
 		if err != nil {
 			probeErr = err
 			return
 		}
-		<-l.exited
-		st, reported, err := l.wait()
-		switch {
-		case err != nil:
-			probeErr = err
-		case !reported || !st.Probed:
-			probeErr = fmt.Errorf("the launcher ended with status %d", st.Code)
-		}
+		l.close()
 	})
 	return probeErr
 }

@@ -3,76 +3,28 @@
 package local
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// The launcher is this same binary, started by the engine for every process
-// a case runs (see contain_linux.go for the engine's side and RATIONALE.md
-// for why). It is recognised by launcherEnv as the package initialises, so
-// any binary that links the local runtime — the CLI, a test binary — can
-// launch, and it never reaches the program's main.
+// The launcher is this same binary, started by the engine once per group
+// (and once per server) to run and contain that group's processes; see
+// contain_linux.go for the engine's side and RATIONALE.md for why. It is
+// recognised by launcherEnv as the package initialises, so any binary that
+// links the local runtime — the CLI, a test binary — can launch, and it
+// never reaches the program's main.
 const launcherEnv = "WASMEVAL_LOCAL_LAUNCHER"
-
-// File descriptors the engine hands the launcher.
-const (
-	// launchControlFD carries the launch config as one JSON line; the
-	// engine keeps its end open while the case runs, and closing it (or
-	// the engine dying) asks the launcher to kill everything and exit.
-	launchControlFD = 3
-	// launchStatusFD receives one JSON line: how the program ended.
-	launchStatusFD = 4
-)
-
-// launchConfig is what the engine asks the launcher to run.
-type launchConfig struct {
-	Path string   `json:"path"`
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-	Dir  string   `json:"dir"`
-	// MemoryBytes is RLIMIT_DATA for the program and everything it starts,
-	// set before the program's first instruction; 0 means none.
-	MemoryBytes int64 `json:"memory_bytes,omitempty"`
-	// Namespaces says the launcher is the first process of a fresh PID and
-	// mount namespace: it mounts a /proc of its own, the binds and the
-	// covers below. Otherwise it is a child subreaper in the host's.
-	Namespaces bool `json:"namespaces,omitempty"`
-	// Binds are read-only bind mounts made before the covers (static
-	// assets, seen at a path inside the session directory).
-	Binds []bindMount `json:"binds,omitempty"`
-	// Hide are directories covered with an empty read-only tmpfs: the
-	// problem directory and the run directory, which hold what the
-	// submission must not read (expected outputs, the journal).
-	Hide []string `json:"hide,omitempty"`
-	// Probe asks the launcher to set up the namespaces and report,
-	// without running anything.
-	Probe bool `json:"probe,omitempty"`
-}
-
-type bindMount struct {
-	Source string `json:"source"`
-	Target string `json:"target"`
-}
-
-// launchStatus is how the program ended, or why it did not start.
-type launchStatus struct {
-	Exited bool   `json:"exited,omitempty"`
-	Code   int    `json:"code"`
-	Signal int    `json:"signal,omitempty"`
-	Error  string `json:"error,omitempty"`
-	Probed bool   `json:"probed,omitempty"`
-}
 
 func init() {
 	switch os.Getenv(launcherEnv) {
@@ -83,24 +35,33 @@ func init() {
 	}
 }
 
-// launcherMain supervises one program: it starts it, reaps everything, and
-// when the program exits — or the engine asks, or dies — kills every
-// process the program left behind before it reports and exits.
+// launcher is the state of a running launcher.
+type launcher struct {
+	sock  int
+	setup launchSetup
+	exe   *os.File // this binary, opened before anything is covered
+	sendM sync.Mutex
+}
+
+func (l *launcher) send(r reply) {
+	l.sendM.Lock()
+	defer l.sendM.Unlock()
+	sendMessage(l.sock, r)
+}
+
+// launcherMain serves the engine: it sets up the containment, then runs
+// one program at a time. When a program exits — or the engine asks, or
+// goes away — it kills every process the program left behind and reaps
+// them all before it reports, so a program's end and its processes' end
+// are one moment for the engine.
 func launcherMain() int {
-	syscall.CloseOnExec(launchControlFD)
-	syscall.CloseOnExec(launchStatusFD)
-	control := os.NewFile(launchControlFD, "control")
-	status := os.NewFile(launchStatusFD, "status")
-	report := func(st launchStatus) int {
-		line, _ := json.Marshal(st)
-		status.Write(append(line, '\n'))
-		return 0
-	}
-	// Nothing the program sends may stop the supervisor: in a PID
-	// namespace the kernel already protects its first process, elsewhere
-	// this covers every signal but SIGKILL. They are caught, not ignored:
-	// an ignored signal stays ignored in the programs started after, a
-	// caught one is reset to its default by exec.
+	syscall.CloseOnExec(launchFD)
+	l := &launcher{sock: launchFD}
+	// Nothing a program sends may stop the launcher: in a PID namespace
+	// the kernel already protects its first process, elsewhere this covers
+	// every signal but SIGKILL. They are caught, not ignored: an ignored
+	// signal would stay ignored in the programs started after, a caught
+	// one is reset to its default by exec.
 	caught := make(chan os.Signal, 16)
 	signal.Notify(caught, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGUSR1,
 		syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
@@ -109,45 +70,70 @@ func launcherMain() int {
 		}
 	}()
 
-	in := bufio.NewReader(control)
-	line, err := in.ReadBytes('\n')
-	if err != nil {
-		return report(launchStatus{Error: fmt.Sprintf("read launch config: %v", err)})
+	var first request
+	if _, err := recvMessage(l.sock, &first); err != nil || first.Op != "setup" || first.Setup == nil {
+		l.send(reply{Op: "error", Error: fmt.Sprintf("launcher: no setup (%v)", err)})
+		return 1
 	}
-	var cfg launchConfig
-	if err := json.Unmarshal(line, &cfg); err != nil {
-		return report(launchStatus{Error: fmt.Sprintf("decode launch config: %v", err)})
-	}
-	// Opened before anything is covered: the binary itself may lie in a
-	// hidden directory, and the memory cap needs it again (execStage).
+	l.setup = *first.Setup
+	// The binary may lie in a directory about to be covered, and the
+	// memory cap's fallback needs it again (execStage).
 	exe, err := os.Open("/proc/self/exe")
 	if err != nil {
-		return report(launchStatus{Error: fmt.Sprintf("open own executable: %v", err)})
+		l.send(reply{Op: "error", Error: fmt.Sprintf("open own executable: %v", err)})
+		return 1
 	}
-	if cfg.Namespaces {
-		if err := setupMounts(&cfg); err != nil {
-			return report(launchStatus{Error: err.Error()})
-		}
-	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return report(launchStatus{Error: fmt.Sprintf("become a subreaper: %v", err)})
+	l.exe = exe
+	if l.setup.Namespaces {
+		err = setupMounts(&l.setup)
+	} else if err = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		err = fmt.Errorf("become a subreaper: %w", err)
 	}
-	if cfg.Probe {
-		return report(launchStatus{Probed: true})
-	}
-
-	pid, err := startProgram(&cfg, exe)
-	exe.Close()
 	if err != nil {
-		return report(launchStatus{Error: err.Error()})
+		l.send(reply{Op: "error", Error: err.Error()})
+		return 1
 	}
-	kill := func() { killAll(cfg.Namespaces) }
-	go func() {
-		// EOF, or anything: the engine wants the case over, or is gone.
-		io.Copy(io.Discard, in)
-		kill()
-	}()
+	l.send(reply{Op: "ready"})
+	if l.setup.Probe {
+		return 0
+	}
+	done := make(chan struct{}) // closed when the last program's tree is reaped
+	close(done)
+	for {
+		var req request
+		files, err := recvMessage(l.sock, &req)
+		if err != nil {
+			// The engine closed the socket or died: nothing may outlive it.
+			l.killAll()
+			<-done
+			return 0
+		}
+		switch req.Op {
+		case "run":
+			<-done
+			pid, err := l.start(req.Run, files)
+			closeAll(files)
+			if err != nil {
+				l.send(reply{Op: "error", Error: err.Error()})
+				continue
+			}
+			l.send(reply{Op: "started"})
+			done = make(chan struct{})
+			go l.supervise(pid, done)
+		case "kill":
+			closeAll(files)
+			l.killAll()
+		default:
+			closeAll(files)
+		}
+	}
+}
 
-	var st launchStatus
+// supervise reaps everything until the program and all it left are gone,
+// killing the rest as soon as the program exits, then reports.
+func (l *launcher) supervise(pid int, done chan struct{}) {
+	defer close(done)
+	var st reply
 	for {
 		var ws unix.WaitStatus
 		got, err := unix.Wait4(-1, &ws, 0, nil)
@@ -160,61 +146,132 @@ func launcherMain() int {
 		if got == pid {
 			switch {
 			case ws.Exited():
-				st = launchStatus{Exited: true, Code: ws.ExitStatus()}
+				st = reply{Op: "exited", Code: ws.ExitStatus()}
 			case ws.Signaled():
-				st = launchStatus{Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
+				st = reply{Op: "exited", Code: 128 + int(ws.Signal()), Signal: int(ws.Signal())}
 			}
 			// Whatever the program left running ends with it.
-			kill()
+			l.killAll()
 		}
 	}
-	return report(st)
+	l.send(st)
 }
 
-// startProgram starts the configured program as the launcher's child, in a
-// process group of its own (so a program that signals its group, kill 0,
-// does not signal the launcher).
-func startProgram(cfg *launchConfig, exe *os.File) (int, error) {
-	attr := &syscall.ProcAttr{
-		Dir:   cfg.Dir,
-		Env:   cfg.Env,
-		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+// start starts the program as the launcher's child, in a process group of
+// its own (so a program that signals its group, kill 0, does not signal
+// the launcher), with the files the engine sent as its stdout, stderr and
+// stdin.
+func (l *launcher) start(p *programSpec, files []int) (int, error) {
+	if p == nil || len(p.Argv) == 0 || len(files) < 2 || p.Stdin && len(files) < 3 {
+		return 0, errors.New("launcher: bad run request")
 	}
-	if cfg.MemoryBytes <= 0 {
-		pid, err := syscall.ForkExec(cfg.Path, cfg.Argv, attr)
+	stdin := uintptr(0)
+	if p.Stdin {
+		stdin = uintptr(files[2])
+	} else {
+		null, err := os.Open(os.DevNull)
 		if err != nil {
-			return 0, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
+			return 0, err
+		}
+		defer null.Close()
+		stdin = null.Fd()
+	}
+	attr := &syscall.ProcAttr{
+		Dir:   p.Dir,
+		Env:   p.Env,
+		Files: []uintptr{stdin, uintptr(files[0]), uintptr(files[1])},
+		Sys:   &syscall.SysProcAttr{Setpgid: true},
+	}
+	if p.MemoryBytes <= 0 {
+		pid, err := syscall.ForkExec(p.Path, p.Argv, attr)
+		if err != nil {
+			return 0, fmt.Errorf("start %s: %w", p.Argv[0], err)
 		}
 		return pid, nil
 	}
-	// A limit must hold from the program's first instruction, or what it
-	// forks at once escapes it. Go cannot set a child's limits between fork
-	// and exec, so a second stage of this binary sets them on itself and
-	// then execs the program. It reports a failed exec on a close-on-exec
-	// pipe, which reads empty once the exec succeeded.
-	r, w, err := os.Pipe()
-	if err != nil {
-		return 0, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
+	pid, err := startCapped(p, attr)
+	if errors.Is(err, errNoTrace) {
+		pid, err = l.startCappedByExec(p, attr)
 	}
-	defer r.Close()
-	attr.Files = append(attr.Files, exe.Fd(), w.Fd())
-	attr.Env = append(append([]string{}, cfg.Env...), launcherEnv+"=exec")
-	args := append([]string{"wasmeval-exec", strconv.FormatInt(cfg.MemoryBytes, 10), cfg.Path}, cfg.Argv...)
-	pid, err := syscall.ForkExec("/proc/self/fd/3", args, attr)
-	w.Close()
 	if err != nil {
-		return 0, fmt.Errorf("start %s: %w", cfg.Argv[0], err)
-	}
-	if msg, _ := io.ReadAll(r); len(msg) > 0 {
-		var ws unix.WaitStatus
-		unix.Wait4(pid, &ws, 0, nil)
-		return 0, fmt.Errorf("start %s: %s", cfg.Argv[0], msg)
+		return 0, fmt.Errorf("start %s: %w", p.Argv[0], err)
 	}
 	return pid, nil
 }
 
-// execStage is the second stage (see startProgram): argv is
+var errNoTrace = errors.New("ptrace refused")
+
+// startCapped applies a memory cap before the program's first instruction:
+// the program starts traced, so the kernel stops it right after its exec;
+// the cap is set then, and the program let go. Go cannot set a child's
+// limits between fork and exec, and a cap set any later leaves whatever
+// the program forks at once uncapped.
+func startCapped(p *programSpec, attr *syscall.ProcAttr) (int, error) {
+	// The tracer is a thread, not a process: fork, wait and detach must
+	// all come from this one.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	traced := *attr.Sys
+	traced.Ptrace = true
+	attr.Sys = &traced
+	pid, err := syscall.ForkExec(p.Path, p.Argv, attr)
+	if errors.Is(err, syscall.EPERM) {
+		return 0, errNoTrace
+	}
+	if err != nil {
+		return 0, err
+	}
+	var ws unix.WaitStatus
+	for {
+		_, err = unix.Wait4(pid, &ws, 0, nil)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil || !ws.Stopped() {
+		syscall.Kill(pid, syscall.SIGKILL)
+		return 0, fmt.Errorf("the program did not stop at its start (%v)", err)
+	}
+	lim := unix.Rlimit{Cur: uint64(p.MemoryBytes), Max: uint64(p.MemoryBytes)}
+	err = unix.Prlimit(pid, unix.RLIMIT_DATA, &lim, nil)
+	if derr := syscall.PtraceDetach(pid); err == nil && derr != nil {
+		err = derr
+	}
+	if err != nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		return 0, fmt.Errorf("limit memory: %w", err)
+	}
+	return pid, nil
+}
+
+// startCappedByExec is the cap where tracing is refused (a seccomp policy,
+// Yama's ptrace_scope): a second stage of this binary sets the limit on
+// itself and then execs the program, at the cost of one more process
+// start. It reports a failed exec on a close-on-exec pipe, which reads
+// empty once the exec succeeded.
+func (l *launcher) startCappedByExec(p *programSpec, attr *syscall.ProcAttr) (int, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	attr.Files = append(attr.Files, l.exe.Fd(), w.Fd())
+	attr.Env = append(append([]string{}, p.Env...), launcherEnv+"=exec")
+	args := append([]string{"wasmeval-exec", strconv.FormatInt(p.MemoryBytes, 10), p.Path}, p.Argv...)
+	pid, err := syscall.ForkExec("/proc/self/fd/3", args, attr)
+	w.Close()
+	if err != nil {
+		return 0, err
+	}
+	if msg, _ := io.ReadAll(r); len(msg) > 0 {
+		var ws unix.WaitStatus
+		unix.Wait4(pid, &ws, 0, nil)
+		return 0, errors.New(string(msg))
+	}
+	return pid, nil
+}
+
+// execStage is the second stage (see startCappedByExec): argv is
 // [name, memory bytes, path, program argv...], fd 3 is this binary and fd 4
 // the error pipe. Everything is prepared before the limit is set, so
 // nothing allocates under it.
@@ -258,13 +315,14 @@ func execStage() {
 	fail(errno)
 }
 
-// killAll kills every process the program left. In a PID namespace that is
-// every other process in it (kill -1 from its first process); elsewhere it
-// is every descendant of the launcher, which as a child subreaper also
-// inherits the orphans of its tree, whatever their session, group or
-// environment. Rounds repeat because a dying tree can still fork.
-func killAll(namespaces bool) {
-	if namespaces {
+// killAll kills every process the launcher's programs left. In a PID
+// namespace that is every other process in it (kill -1 from its first
+// process); elsewhere it is every descendant of the launcher, which as a
+// child subreaper also inherits the orphans of its tree, whatever their
+// session, group or environment. Rounds repeat because a dying tree can
+// still fork.
+func (l *launcher) killAll() {
+	if l.setup.Namespaces {
 		syscall.Kill(-1, syscall.SIGKILL)
 		return
 	}
@@ -292,17 +350,17 @@ func liveDescendants(root int) []int {
 	return out
 }
 
-// setupMounts gives the namespace its own /proc (so the program sees only
-// its own processes, not the engine and its command line), then the
-// read-only binds, then the covers. Mounts stay private to the namespace.
-func setupMounts(cfg *launchConfig) error {
+// setupMounts gives the namespace its own /proc (so a program sees only its
+// own processes, not the engine and its command line), then the read-only
+// binds, then the covers. Mounts stay private to the namespace.
+func setupMounts(s *launchSetup) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %w", err)
 	}
-	for _, b := range cfg.Binds {
+	for _, b := range s.Binds {
 		if err := unix.Mount(b.Source, b.Target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind %s: %w", b.Source, err)
 		}
@@ -310,7 +368,7 @@ func setupMounts(cfg *launchConfig) error {
 			return fmt.Errorf("make %s read-only: %w", b.Target, err)
 		}
 	}
-	for _, h := range cfg.Hide {
+	for _, h := range s.Hide {
 		err := unix.Mount("tmpfs", h, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555")
 		if err != nil && !errors.Is(err, unix.ENOENT) {
 			return fmt.Errorf("cover %s: %w", h, err)

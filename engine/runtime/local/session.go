@@ -31,6 +31,9 @@ type session struct {
 	binds       []bindMount
 	hide        []string
 	staticPaths map[string]string
+	// cases runs the group's cases, one after another; started on first
+	// use, and again if it died.
+	cases *launcherProc
 
 	// An isolated group resets before every case. The next fresh copy is
 	// prepared in the background while a case runs, and the used one is
@@ -143,12 +146,39 @@ func (s *session) prepareSpare() {
 	}()
 }
 
+// setup is how the session's launchers contain what they run.
+func (s *session) setup() launchSetup {
+	if !s.ns {
+		return launchSetup{}
+	}
+	return launchSetup{Namespaces: true, Binds: s.binds, Hide: s.hide}
+}
+
+// caseLauncher is the launcher the session's cases run under.
+func (s *session) caseLauncher() (*launcherProc, error) {
+	if s.cases != nil && s.cases.alive() {
+		return s.cases, nil
+	}
+	l, err := startLauncher(s.setup(), s.dir, s.token)
+	if err != nil {
+		return nil, err
+	}
+	s.cases = l
+	return l, nil
+}
+
+// program is what a launcher is asked to run for this session.
+func (s *session) program(path string, argv, env []string) programSpec {
+	return programSpec{Path: path, Argv: argv, Env: env, Dir: s.work, MemoryBytes: s.memory}
+}
+
 // Close kills anything still running from this session and removes the
 // workspace.
 func (s *session) Close() error {
 	s.stopAll()
-	if !s.ns {
-		killSession(s.token)
+	if s.cases != nil {
+		s.cases.close()
+		s.cases = nil
 	}
 	if s.ready != nil {
 		r := <-s.ready

@@ -9,6 +9,8 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"sync"
+	"syscall"
 
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
@@ -26,8 +28,8 @@ func (s *session) Endpoint(ctx context.Context) (runtime.Endpoint, error) {
 }
 
 // Start launches a long-running process in the workspace under a launcher
-// of its own, so killing a timed-out case never kills the server; Close
-// stops it like any other.
+// of its own, so that the end of a case, which kills everything the case's
+// launcher runs, never touches the server; Close stops it like any other.
 func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.Process, error) {
 	if len(req.Argv) == 0 {
 		return nil, errors.New("empty command")
@@ -38,15 +40,16 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 	}
 	s.started++
 	token := s.token + "-p" + strconv.Itoa(s.started)
-	l, err := s.launch(launchRequest{
-		path: path, argv: req.Argv, env: environ(req.Env, token),
-		stdout: orDiscard(req.Stdout), stderr: orDiscard(req.Stderr), token: token,
-	})
+	l, err := startLauncher(s.setup(), s.dir, token)
 	if err != nil {
 		return nil, err
 	}
-	p := &process{l: l, stderr: orDiscard(req.Stderr), exited: make(chan struct{})}
-	go p.wait()
+	prog, err := l.runProgram(s.program(path, req.Argv, environ(req.Env, token)), nil, orDiscard(req.Stdout), orDiscard(req.Stderr))
+	if err != nil {
+		l.close()
+		return nil, err
+	}
+	p := &process{l: l, prog: prog}
 	s.procs = append(s.procs, p)
 	return p, nil
 }
@@ -61,38 +64,29 @@ func (s *session) stopAll() {
 
 // process is a server started by Start.
 type process struct {
-	l      *launched
-	stderr io.Writer
-	exited chan struct{}
-	state  runtime.ExitState
+	l    *launcherProc
+	prog *program
+	stop sync.Once
 }
 
-func (p *process) wait() {
-	<-p.l.exited
-	st, _, err := p.l.wait()
-	if err != nil {
-		// It did not start (or its launcher could not be waited for):
-		// an exit like any other, reported with the server's output.
-		fmt.Fprintf(p.stderr, "wasmeval: %v\n", err)
-		p.state = runtime.ExitState{ExitCode: 127}
-	} else {
-		p.state = runtime.ExitState{ExitCode: st.Code, Signal: signalName(st.Signal)}
-	}
-	close(p.exited)
-}
-
-func (p *process) Exited() <-chan struct{} { return p.exited }
+func (p *process) Exited() <-chan struct{} { return p.prog.exited }
 
 func (p *process) State() runtime.ExitState {
-	<-p.exited
-	return p.state
+	<-p.prog.exited
+	if p.prog.err != nil {
+		return runtime.ExitState{ExitCode: 128 + int(syscall.SIGKILL), Signal: signalName(int(syscall.SIGKILL))}
+	}
+	return runtime.ExitState{ExitCode: p.prog.status.Code, Signal: signalName(p.prog.status.Signal)}
 }
 
-// Stop kills the server and everything it started, and waits for its exit
-// to be collected.
+// Stop kills the server and everything it started, waits for its exit to
+// be collected, and ends its launcher.
 func (p *process) Stop() error {
-	p.l.kill()
-	<-p.exited
+	p.stop.Do(func() {
+		p.prog.kill()
+		<-p.prog.exited
+		p.l.close()
+	})
 	return nil
 }
 
