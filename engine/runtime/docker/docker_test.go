@@ -126,7 +126,7 @@ func TestExecEnvironmentIsExactlyTheRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(string(res.Stdout)); got != "A FROM_SPEC HOME PATH TMPDIR "+runtime.SessionEnv {
+	if got := strings.TrimSpace(string(res.Stdout)); got != "A FROM_SPEC HOME PATH TMPDIR" {
 		t.Errorf("environment: %q (stderr %s)", got, res.Stderr)
 	}
 }

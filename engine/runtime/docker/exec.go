@@ -22,42 +22,21 @@ import (
 // killed.
 const drainDelay = 2 * time.Second
 
-// killer kills every process whose environment holds $1 (the marker),
-// except the pid $2. It runs without the marker itself, so neither it nor
-// the processes of its own scan match. It stops them all before killing
-// any, so a fork bomb cannot refill the slots it frees, and forks as
-// little as possible (a few processes per round; a round whose scan could
-// not run is retried): under a spent pids limit every fork may fail.
-// A process forked after the scan listed /proc by a parent that then
-// exited is not in that scan, so only two clean scans in a row count.
-// strings splits each environ file at its NULs (grep alone would stop at
-// the first), so each variable is matched whole; a scan counts only when
-// strings itself ran, which its own environment (/proc/self) proves.
-// Before it reports, it waits (boundedly, without forking) until the
-// container's init has reaped the killed processes: a zombie still holds
-// its slot under the pids limit, and the next case could not fork.
-const killer = `M=` + runtime.SessionEnv + `=$1; X=$2; e=0; export WASMEVAL_SCAN=done
-reaped() { w=0; while [ $w -lt 300 ]; do z=
-  for f in /proc/[0-9]*/stat; do read -r s < "$f" 2>/dev/null || continue; case $s in *") Z "*) z=1; break ;; esac; done
-  [ -z "$z" ] && return 0; w=$((w+1)); done; }
-for r in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
-  l=$(strings -n 1 -f /proc/self/environ /proc/[0-9]*/environ 2>/dev/null | grep -F -e ": $M" -e ": WASMEVAL_SCAN=done")
-  case $l in *"/proc/self/environ: WASMEVAL_SCAN=done"*) ;; *) continue ;; esac
-  p=; for f in $l; do case $f in /proc/*) q=${f#/proc/}; q=${q%/environ:} ;; "$M") [ "$q" = "$X" ] || p="$p $q" ;; esac; done
-  if [ -z "$p" ]; then e=$((e+1)); [ $e -ge 2 ] && reaped; [ $e -ge 2 ] && echo killed && exit 0; continue; fi
-  e=0; kill -STOP $p 2>/dev/null; kill -9 $p 2>/dev/null
-done
-exit 1
-`
-
 // wrapper starts a case's command and, once it exits, kills whatever it
 // left behind (so background children holding the output cannot keep the
-// case open). The command is resolved against PATH here, with an explicit
-// path: busybox's shell would otherwise prefer its own applets (sh, ls,
-// sleep…) over the image's programs. Counting /proc entries costs no
-// fork, so the scan for leftovers runs only when the case left more
-// processes than there were when it started.
-const wrapper = `T=$1; W=$2; K=$3; [ -n "$4" ] && unset $4; c=$5; shift 5
+// case open). It first writes its own PID as the first line of stdout,
+// before anything of the case runs (see rootPID). The command is resolved
+// against PATH here, with an explicit path: busybox's shell would
+// otherwise prefer its own applets (sh, ls, sleep…) over the image's
+// programs. Counting /proc entries costs no fork, so the sweep for
+// leftovers runs only when the case left more processes than there were
+// when it started; it runs in the wrapper's own shell (no fork either),
+// with the wrapper's tree and every orphan doomed. This sweep is only the
+// fast way to close the case's output: a case running as the wrapper's
+// user can kill or stop the wrapper, so the engine settles every case
+// from outside as well (see settle).
+const wrapper = `W=$1; K=$2; [ -n "$3" ] && unset $3; c=$4; shift 4
+echo $$
 cnt() { n=$#; }
 case $c in
 */*) p=$c ;;
@@ -70,39 +49,37 @@ cnt /proc/[0-9]*; n0=$n
 "$p" "$@"
 rc=$?
 cnt /proc/[0-9]*
-[ $n -gt $n0 ] && ` + helperPath + ` env -u ` + runtime.SessionEnv + ` ` + helperPath + ` sh -c "$K" wasmeval-kill "$T" $$ >/dev/null
+if [ $n -gt $n0 ]; then eval "$K"; wk_sweep $$ >/dev/null 2>&1; fi
 exit $rc
 `
 
 // wrapperArgs is the exec command line of a wrapped process.
-func wrapperArgs(name, token, startMark string, env map[string]string, argv []string) []string {
-	return append([]string{helperPath, "sh", "-c", wrapper, name, token, startMark, killer, unsetList(env)}, argv...)
+func wrapperArgs(name, startMark string, env map[string]string, argv []string) []string {
+	return append([]string{helperPath, "sh", "-c", wrapper, name, startMark, killer, unsetList(env)}, argv...)
 }
 
 // Exec runs one command in the group's container through an exec, with
-// exactly the given environment (host-specific values translated) and
-// runtime.SessionEnv.
+// exactly the given environment (host-specific values translated). When
+// it is over, nothing it started runs any more (see settle).
 func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.ExecResult, error) {
 	var res runtime.ExecResult
 	if len(req.Argv) == 0 {
 		return res, errors.New("empty command")
 	}
-	if s.broken != nil {
-		return res, s.broken
+	if err := s.brokenErr(); err != nil {
+		return res, err
 	}
 	outCap := req.OutputCap
 	if outCap <= 0 {
 		outCap = runtime.DefaultOutputCap
 	}
-	token := newToken()
-	startMark := "wasmeval-" + token
-	env := s.environ(req.Env, token)
-	cmd := wrapperArgs("wasmeval-case", token, startMark, req.Env, req.Argv)
+	startMark := "wasmeval-" + newToken()
+	cmd := wrapperArgs("wasmeval-case", startMark, req.Env, req.Argv)
 	oomBefore := s.oom.count()
 
 	start := time.Now()
 	ex, err := s.cli.ContainerExecCreate(ctx, s.container(), container.ExecOptions{
-		Cmd: cmd, Env: env, WorkingDir: s.rt.opts.Spec.Workdir,
+		Cmd: cmd, Env: s.environ(req.Env), WorkingDir: s.rt.opts.Spec.Workdir,
 		AttachStdin: len(req.Stdin) > 0, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
@@ -120,9 +97,11 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		}()
 	}
 	stdout, stderr := &runtime.CappedBuffer{Max: outCap}, &runtime.CappedBuffer{Max: outCap}
+	root := newRootPID(stdout)
 	done := make(chan error, 1)
 	go func() {
-		_, err := stdcopy.StdCopy(stdout, stderr, att.Reader)
+		_, err := stdcopy.StdCopy(root, stderr, att.Reader)
+		root.finish()
 		done <- err
 	}()
 
@@ -137,11 +116,11 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	case <-done:
 	case <-timeout:
 		res.TimedOut = true
-		s.killMarked(token)
+		s.killTree(root)
 		s.drain(done, att.Close)
 	case <-ctx.Done():
 		canceled = true
-		s.killMarked(token)
+		s.killTree(root)
 		s.drain(done, att.Close)
 	}
 	res.Elapsed = time.Since(start)
@@ -153,11 +132,19 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	ictx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	code, err := s.exitCode(ictx, ex.ID)
-	if err != nil && res.TimedOut && client.IsErrNotFound(err) {
-		// The container was replaced to stop the tree: the exec went
-		// with it, killed.
+	if err != nil && res.TimedOut {
+		// The container was replaced to stop the tree, and the exec went
+		// with it; or the tree is still not dead, and replacing the
+		// container is what is left.
+		if !client.IsErrNotFound(err) {
+			s.replace()
+		}
 		code, err = 128+int(syscall.SIGKILL), nil
 	}
+	// Whatever the case left — children that shed every marker, a tree
+	// whose wrapper it killed — is gone before the next step reads or
+	// resets the workspace.
+	s.settle()
 	if err != nil {
 		return res, err
 	}
@@ -204,29 +191,17 @@ func (s *session) drain(done <-chan error, closeConn func()) {
 	}
 }
 
-// killMarked kills every process carrying the token, from a separate exec
-// run as root so a case cannot outlive its timeout by changing user. When
-// that cannot be done — a fork bomb has spent the pids limit, so not even
-// the killer starts — the container itself is replaced: removing it kills
-// everything in it, and the workspace lives on the host.
-func (s *session) killMarked(token string) {
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-	defer cancel()
-	// Under a spent pids limit the killer may not start, or its scans may
-	// not fork; processes of a churning bomb exit all the time, so a retry
-	// soon finds room, and each round leaves more of the tree stopped.
-	for try := 0; try < 20; try++ {
-		res, err := s.helperExec(ctx, []string{"sh", "-c", killer, "wasmeval-kill", token, ""}, "0")
-		if err == nil && res.ExitCode == 0 && strings.TrimSpace(string(res.Stdout)) == "killed" {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+// killTree kills the tree of an exec whose wrapper reported root, and
+// every orphan. Without the wrapper's PID (it never started, or the
+// container is overwhelmed) there is no tree to aim at, and the container
+// is replaced.
+func (s *session) killTree(root *rootPID) {
+	pid := root.wait(cleanupTimeout)
+	if pid == 0 {
+		s.replace()
+		return
 	}
-	ctx, cancel = context.WithTimeout(context.Background(), 4*cleanupTimeout)
-	defer cancel()
-	if err := s.recycle(ctx); err != nil {
-		s.broken = fmt.Errorf("replace the container after a process tree could not be killed: %w", err)
-	}
+	s.sweep([]int{pid})
 }
 
 // helperExec runs a busybox applet in the container and waits for it.
@@ -256,7 +231,7 @@ func (s *session) helperExec(ctx context.Context, argv []string, user string) (r
 // workspace, the host's PATH — are translated: the workspace to the
 // container's workdir, and the host PATH dropped in favour of the spec's
 // or the image's. The spec's env is applied last.
-func (s *session) environ(env map[string]string, token string) []string {
+func (s *session) environ(env map[string]string) []string {
 	spec := s.rt.opts.Spec
 	hostPath := os.Getenv("PATH")
 	out := make([]string, 0, len(env)+len(spec.Env)+1)
@@ -278,12 +253,11 @@ func (s *session) environ(env map[string]string, token string) []string {
 	if _, ok := merged["PATH"]; !ok {
 		merged["PATH"] = s.rt.imagePath
 	}
-	delete(merged, runtime.SessionEnv)
 	for k, v := range merged {
 		out = append(out, k+"="+v)
 	}
 	sort.Strings(out)
-	return append(out, runtime.SessionEnv+"="+token)
+	return out
 }
 
 // unsetList names the variables the container or the wrapper shell would

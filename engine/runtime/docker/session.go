@@ -3,7 +3,6 @@ package docker
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -28,18 +27,21 @@ type session struct {
 	work       string // host workspace, mounted at the spec's workdir
 	submission string
 	static     map[string]string // asset name → container path
-	token      string
 	label      string
 	assets     map[string]string
 	oom        *oomWatch
+
+	mu sync.Mutex
 	// broken is set when the container could not be replaced after a
 	// failed kill; every later exec fails with it.
 	broken error
-
-	mu     sync.Mutex
-	procs  []*process
-	fwds   []*forwarder
-	closed bool
+	count  *taskCounter // the container's tasks, seen from the host (nil: not visible)
+	// noHostCount makes every container settle from inside, as when the
+	// host's cgroups are not visible (tests of that path set it).
+	noHostCount bool
+	procs       []*process
+	fwds        []*forwarder
+	closed      bool
 }
 
 // Open copies the submission into a fresh host workspace and starts the
@@ -51,7 +53,11 @@ func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.S
 	}
 	label := workspace.SafeLabel(spec.Label)
 	s := &session{rt: r, cli: r.cli, dir: dir, work: filepath.Join(dir, "work"), submission: spec.Submission,
-		static: map[string]string{}, token: newID(), label: label, assets: spec.StaticAssets}
+		static: map[string]string{}, label: label, assets: spec.StaticAssets}
+	if err := s.makeWorkdir(); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	if err := s.fill(); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -61,25 +67,6 @@ func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.S
 		return nil, err
 	}
 	return s, nil
-}
-
-// fill copies the submission into the workspace, owned by the spec's
-// numeric user when one is set so the container can write to it.
-func (s *session) fill() error {
-	if err := workspace.Copy(s.work, s.submission); err != nil {
-		return fmt.Errorf("copy submission into workspace: %w", err)
-	}
-	os.Chmod(s.work, 0o777) // the container's user may differ from the engine's
-	uid, gid, ok := numericUser(s.rt.opts.Spec.User)
-	if !ok {
-		return nil
-	}
-	return filepath.WalkDir(s.work, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, uid, gid)
-	})
 }
 
 func numericUser(u string) (uid, gid int, ok bool) {
@@ -169,6 +156,22 @@ func (s *session) create(ctx context.Context) error {
 	if err := s.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return fmt.Errorf("start container from %s: %w", spec.Image, err)
 	}
+	in, err := s.cli.ContainerInspect(ctx, resp.ID)
+	if err != nil {
+		return fmt.Errorf("inspect container: %w", err)
+	}
+	var count *taskCounter
+	s.mu.Lock()
+	fromInside := s.noHostCount
+	s.mu.Unlock()
+	if in.State != nil && !fromInside {
+		// Not visible (the engine runs in another PID or cgroup namespace
+		// than the daemon): every case is then settled by a sweep.
+		count, _ = hostTaskCounter(in.State.Pid, resp.ID)
+	}
+	s.mu.Lock()
+	s.count = count
+	s.mu.Unlock()
 	return nil
 }
 
@@ -180,7 +183,7 @@ func (s *session) recycle(ctx context.Context) error {
 		return fmt.Errorf("remove container: %w", err)
 	}
 	s.mu.Lock()
-	s.id = ""
+	s.id, s.count = "", nil
 	s.mu.Unlock()
 	return s.create(ctx)
 }
@@ -206,46 +209,6 @@ func (s *session) Workdir() string { return s.work }
 func (s *session) StaticPath(name string) (string, bool) {
 	p, ok := s.static[name]
 	return p, ok
-}
-
-// Reset restores the workspace in place: the directory itself is the
-// container's bind mount, so it is emptied and refilled, never replaced.
-// Processes of earlier cases are already gone (each case's are killed
-// when it ends).
-func (s *session) Reset(ctx context.Context) error {
-	if err := s.empty(ctx); err != nil {
-		return fmt.Errorf("reset workspace: %w", err)
-	}
-	if err := s.fill(); err != nil {
-		return fmt.Errorf("reset workspace: %w", err)
-	}
-	return nil
-}
-
-// empty removes the workspace's contents. Files a container user made
-// unremovable for the engine's user are removed from inside the container.
-func (s *session) empty(ctx context.Context) error {
-	ents, err := os.ReadDir(s.work)
-	if err != nil {
-		return err
-	}
-	var failed bool
-	for _, e := range ents {
-		if workspace.RemoveAll(filepath.Join(s.work, e.Name())) != nil {
-			failed = true
-		}
-	}
-	if !failed {
-		return nil
-	}
-	res, err := s.helperExec(ctx, []string{"sh", "-c", `cd "$1" && rm -rf ./* ./.[!.]* ./..?*`, "rm", s.rt.opts.Spec.Workdir}, "0")
-	if err != nil {
-		return err
-	}
-	if res.ExitCode != 0 {
-		return fmt.Errorf("clear workspace in the container: %s", strings.TrimSpace(string(res.Stderr)))
-	}
-	return nil
 }
 
 // Close stops every process, removes the container and the workspace. It

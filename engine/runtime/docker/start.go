@@ -95,9 +95,9 @@ func (f *forwarder) close() {
 	f.l.Close()
 }
 
-// Start launches a long-running process through an exec with its own
-// marker, so a timed-out case's kill never touches it. Stop (or Close)
-// kills its whole tree inside the container.
+// Start launches a long-running process through an exec of its own. Its
+// processes are the exec's tree, which case ends and timeouts spare (see
+// tree.go); Stop (or Close) kills that tree inside the container.
 func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.Process, error) {
 	if len(req.Argv) == 0 {
 		return nil, errors.New("empty command")
@@ -107,12 +107,11 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 		s.mu.Unlock()
 		return nil, errors.New("session is closed")
 	}
-	token := newToken()
 	s.mu.Unlock()
-	startMark := "wasmeval-" + token
-	cmd := wrapperArgs("wasmeval-server", token, startMark, req.Env, req.Argv)
+	startMark := "wasmeval-" + newToken()
+	cmd := wrapperArgs("wasmeval-server", startMark, req.Env, req.Argv)
 	ex, err := s.cli.ContainerExecCreate(ctx, s.container(), container.ExecOptions{
-		Cmd: cmd, Env: s.environ(req.Env, token), WorkingDir: s.rt.opts.Spec.Workdir,
+		Cmd: cmd, Env: s.environ(req.Env), WorkingDir: s.rt.opts.Spec.Workdir,
 		AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
@@ -122,13 +121,19 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 	if err != nil {
 		return nil, fmt.Errorf("attach exec: %w", err)
 	}
-	p := &process{s: s, token: token, exited: make(chan struct{}), conn: att.Close}
 	stdout, stderr := orDiscard(req.Stdout), orDiscard(req.Stderr)
+	p := &process{s: s, root: newRootPID(stdout), exited: make(chan struct{}), conn: att.Close}
+	// Registered before its exec runs anything, so no sweep meanwhile
+	// takes the container for quiet.
+	s.mu.Lock()
+	s.procs = append(s.procs, p)
+	s.mu.Unlock()
 	go func() {
 		defer att.Close()
 		// A start failure (program not found) is reported on stderr
 		// behind the mark; it goes to the caller's stderr without it.
-		stdcopy.StdCopy(stdout, &unmark{w: stderr, mark: []byte(startMark + ": ")}, att.Reader)
+		stdcopy.StdCopy(p.root, &unmark{w: stderr, mark: []byte(startMark + ": ")}, att.Reader)
+		p.root.finish()
 		ictx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		code, err := s.exitCode(ictx, ex.ID)
@@ -141,16 +146,13 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 		}
 		close(p.exited)
 	}()
-	s.mu.Lock()
-	s.procs = append(s.procs, p)
-	s.mu.Unlock()
 	return p, nil
 }
 
 // process is a server started by Start.
 type process struct {
 	s      *session
-	token  string
+	root   *rootPID
 	exited chan struct{}
 	state  runtime.ExitState
 	conn   func()
@@ -172,7 +174,7 @@ func (p *process) Stop() error {
 			return
 		default:
 		}
-		p.s.killMarked(p.token)
+		p.s.killTree(p.root)
 		select {
 		case <-p.exited:
 		case <-time.After(drainDelay):
