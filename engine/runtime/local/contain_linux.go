@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
 // stopGrace is how long a launcher gets to kill a program and report after
@@ -27,7 +29,7 @@ type launcherProc struct {
 	cmd     *exec.Cmd
 	sock    *os.File // the engine's end of the socket
 	ns      bool
-	token   string             // marker for the sweep without namespaces
+	token   string        // marker for the sweep without namespaces
 	replies chan reply    // from the launcher, in order; closed when it is gone
 	gone    chan struct{} // closed once the launcher has exited and is reaped
 	sendM   sync.Mutex    // one message at a time
@@ -142,13 +144,17 @@ type program struct {
 	l      *launcherProc
 	exited chan struct{} // closed once it and all it left are gone, and its output read
 	status reply         // valid once exited is closed
-	err    error         // the launcher died before it reported
+	err    error         // it did not start, or the launcher died before it reported
+	// killedLauncher says the launcher was killed by a signal while the
+	// program ran: without namespaces, the program can do that.
+	killedLauncher bool
 	stop   sync.Once
 }
 
-// runProgram starts spec under l with the given standard streams and
-// returns once it runs. Output is copied as it comes; the program is over
-// when exited is closed.
+// runProgram starts spec under l with the given standard streams. Output
+// is copied as it comes; the program is over when exited is closed, and
+// whether it started at all is known then (err), which saves a round trip
+// per case.
 func (l *launcherProc) runProgram(spec programSpec, stdin []byte, stdout, stderr io.Writer) (*program, error) {
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -179,20 +185,6 @@ func (l *launcherProc) runProgram(spec programSpec, stdin []byte, stdout, stderr
 	if inR != nil {
 		inR.Close()
 	}
-	if err == nil {
-		r, ok := <-l.replies
-		switch {
-		case !ok:
-			// Killed, without namespaces, by the program it had just
-			// started: the program ran, and is reported killed below.
-			<-l.gone
-			if ws, _ := l.cmd.ProcessState.Sys().(syscall.WaitStatus); !ws.Signaled() {
-				err = errLauncherGone
-			}
-		case r.Op != "started":
-			err = errors.New(r.Error)
-		}
-	}
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -217,12 +209,22 @@ func (l *launcherProc) runProgram(spec programSpec, stdin []byte, stdout, stderr
 	}
 	p := &program{l: l, exited: make(chan struct{})}
 	go func() {
+		// The launcher answers once: how the program ended, or why it
+		// could not start.
 		r, ok := <-l.replies
-		if ok {
+		switch {
+		case ok && r.Op == "error":
+			p.err = errors.New(r.Error)
+		case ok:
 			p.status = r
-		} else {
+		default:
 			p.err = errLauncherGone
 			<-l.gone // so the session sees it gone and starts another
+			if ws, _ := l.cmd.ProcessState.Sys().(syscall.WaitStatus); ws.Signaled() {
+				// Killed — without namespaces, by its program: the program
+				// ran, and is reported killed.
+				p.killedLauncher = true
+			}
 		}
 		// Everything that held the output pipes is dead by now, unless
 		// the launcher was; bound the wait for a process that escaped it.
@@ -243,6 +245,20 @@ func (l *launcherProc) runProgram(spec programSpec, stdin []byte, stdout, stderr
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// exitState is how the program ended (once exited is closed), or why it
+// did not start.
+func (p *program) exitState() (runtime.ExitState, error) {
+	switch {
+	case p.killedLauncher:
+		// The program killed its launcher (possible without namespaces):
+		// killed, by its own doing.
+		return runtime.ExitState{ExitCode: 128 + int(syscall.SIGKILL), Signal: signalName(int(syscall.SIGKILL))}, nil
+	case p.err != nil:
+		return runtime.ExitState{}, p.err
+	}
+	return runtime.ExitState{ExitCode: p.status.Code, Signal: signalName(p.status.Signal)}, nil
 }
 
 // kill ends the program and everything it started: the launcher is asked

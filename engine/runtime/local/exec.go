@@ -74,13 +74,11 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	if canceled {
 		return res, ctx.Err()
 	}
-	st := p.status
-	if p.err != nil {
-		// The program killed its launcher (it can without namespaces):
-		// killed, by its own doing.
-		st = reply{Code: 128 + int(syscall.SIGKILL), Signal: int(syscall.SIGKILL)}
+	st, err := p.exitState()
+	if err != nil {
+		return res, err
 	}
-	res.ExitCode, res.Signal = st.Code, signalName(st.Signal)
+	res.ExitCode, res.Signal = st.ExitCode, st.Signal
 	return res, nil
 }
 

@@ -40,6 +40,7 @@ type launcher struct {
 	sock  int
 	setup launchSetup
 	exe   *os.File // this binary, opened before anything is covered
+	null  *os.File // /dev/null, the stdin of programs given none
 	sendM sync.Mutex
 }
 
@@ -117,7 +118,6 @@ func launcherMain() int {
 				l.send(reply{Op: "error", Error: err.Error()})
 				continue
 			}
-			l.send(reply{Op: "started"})
 			done = make(chan struct{})
 			go l.supervise(pid, done)
 		case "kill":
@@ -165,16 +165,16 @@ func (l *launcher) start(p *programSpec, files []int) (int, error) {
 	if p == nil || len(p.Argv) == 0 || len(files) < 2 || p.Stdin && len(files) < 3 {
 		return 0, errors.New("launcher: bad run request")
 	}
-	stdin := uintptr(0)
-	if p.Stdin {
-		stdin = uintptr(files[2])
-	} else {
+	if l.null == nil {
 		null, err := os.Open(os.DevNull)
 		if err != nil {
 			return 0, err
 		}
-		defer null.Close()
-		stdin = null.Fd()
+		l.null = null
+	}
+	stdin := l.null.Fd()
+	if p.Stdin {
+		stdin = uintptr(files[2])
 	}
 	attr := &syscall.ProcAttr{
 		Dir:   p.Dir,

@@ -67,7 +67,8 @@ type programSpec struct {
 
 // reply is what a launcher answers.
 type reply struct {
-	// Op is "ready" (setup done), "started", "exited" or "error".
+	// Op is "ready" (setup done); then for each run request "exited" or,
+	// when the program could not start, "error".
 	Op     string `json:"op"`
 	Code   int    `json:"code,omitempty"`
 	Signal int    `json:"signal,omitempty"`

@@ -2,6 +2,8 @@ package local
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -25,8 +27,53 @@ func killSession(token string) {
 	}
 }
 
-// descendants walks /proc parent links from root.
+// descendants lists every process below root. It reads each process's
+// children from /proc/PID/task/TID/children, which costs in proportion to
+// the tree, and falls back to scanning every process's parent link where
+// the kernel does not offer those files.
 func descendants(root int) []int {
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		kids, ok := childrenOf(p)
+		if !ok {
+			return descendantsByScan(root)
+		}
+		out = append(out, kids...)
+		queue = append(queue, kids...)
+	}
+	return out
+}
+
+// childrenOf reads the children of every thread of pid. A process that is
+// gone has none; ok is false only when the kernel lacks the files.
+func childrenOf(pid int) (kids []int, ok bool) {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, true // gone
+	}
+	for _, t := range tasks {
+		data, err := os.ReadFile(dir + "/" + t.Name() + "/children")
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, serr := os.Stat(dir + "/" + t.Name()); serr == nil {
+				return nil, false // the thread exists, its children file does not
+			}
+			continue
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				kids = append(kids, c)
+			}
+		}
+	}
+	return kids, true
+}
+
+// descendantsByScan walks /proc parent links from root.
+func descendantsByScan(root int) []int {
 	children := map[int][]int{}
 	for _, pid := range procPIDs() {
 		if ppid, ok := parentOf(pid); ok {

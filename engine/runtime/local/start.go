@@ -10,7 +10,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"syscall"
 
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
@@ -49,7 +48,7 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 		l.close()
 		return nil, err
 	}
-	p := &process{l: l, prog: prog}
+	p := &process{l: l, prog: prog, stderr: orDiscard(req.Stderr)}
 	s.procs = append(s.procs, p)
 	return p, nil
 }
@@ -64,19 +63,28 @@ func (s *session) stopAll() {
 
 // process is a server started by Start.
 type process struct {
-	l    *launcherProc
-	prog *program
-	stop sync.Once
+	l      *launcherProc
+	prog   *program
+	stderr io.Writer
+	stop   sync.Once
+	report sync.Once
+	state  runtime.ExitState
 }
 
 func (p *process) Exited() <-chan struct{} { return p.prog.exited }
 
 func (p *process) State() runtime.ExitState {
 	<-p.prog.exited
-	if p.prog.err != nil {
-		return runtime.ExitState{ExitCode: 128 + int(syscall.SIGKILL), Signal: signalName(int(syscall.SIGKILL))}
-	}
-	return runtime.ExitState{ExitCode: p.prog.status.Code, Signal: signalName(p.prog.status.Signal)}
+	p.report.Do(func() {
+		var err error
+		if p.state, err = p.prog.exitState(); err != nil {
+			// It did not start: an exit like any other, reported by the
+			// adapter with the server's output.
+			fmt.Fprintf(p.stderr, "wasmeval: %v\n", err)
+			p.state = runtime.ExitState{ExitCode: 127}
+		}
+	})
+	return p.state
 }
 
 // Stop kills the server and everything it started, waits for its exit to
