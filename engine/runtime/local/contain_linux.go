@@ -148,7 +148,7 @@ type program struct {
 	// killedLauncher says the launcher was killed by a signal while the
 	// program ran: without namespaces, the program can do that.
 	killedLauncher bool
-	stop   sync.Once
+	stop           sync.Once
 }
 
 // runProgram starts spec under l with the given standard streams. Output
