@@ -283,3 +283,36 @@ func TestCorruptJournalLineIsSalvaged(t *testing.T) {
 		t.Fatalf("report: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// report --output on a full disk fails and leaves the previous file whole,
+// not a cut-off report that CI would read as the whole run.
+func TestReportOutputOnAFullDiskKeepsThePreviousFile(t *testing.T) {
+	prob, sub := gatedProblem(t, filepath.Join(t.TempDir(), "mark"), "/")
+	out := filepath.Join(t.TempDir(), "out")
+	if r := wasmeval(t, "run", prob, "--submission", sub, "--out", out, "--progress", "none"); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	disk, _ := journaltest.Tmpfs(t, "64k")
+	junit := filepath.Join(disk, "junit.xml")
+	if r := wasmeval(t, "report", out, "--format", "junit", "-o", junit); r.code != 0 {
+		t.Fatalf("report: exit %d\n%s", r.code, r.stderr)
+	}
+	before, _ := os.ReadFile(junit)
+	filler, _ := os.Create(filepath.Join(disk, "filler"))
+	for {
+		if _, err := filler.Write(make([]byte, 4096)); err != nil {
+			break
+		}
+	}
+	filler.Close()
+	r := wasmeval(t, "report", out, "--format", "html", "-o", junit)
+	if r.code != 2 || !strings.Contains(r.stderr, "no space left on device") {
+		t.Fatalf("report on a full disk: exit %d\n%s", r.code, r.stderr)
+	}
+	if after, _ := os.ReadFile(junit); string(after) != string(before) || !strings.Contains(string(before), "</testsuites>") {
+		t.Fatalf("the previous report was damaged (%d bytes, was %d)", len(after), len(before))
+	}
+	if entries, _ := os.ReadDir(disk); len(entries) != 2 {
+		t.Fatalf("files left behind: %v", entries)
+	}
+}
