@@ -220,3 +220,21 @@ func TestStaticAssetMustBeFileOrDirectory(t *testing.T) {
 	text := loadErr(t, dir, testOpts)
 	wantAll(t, text, `config.yaml:4: static_assets.s.path: static asset: "s.sock" is neither a regular file nor a directory`)
 }
+
+// A problem named by a relative path is read from where the path leads,
+// however deep the working directory is below it.
+func TestRelativeProblemPath(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"p/config.yaml":      "name: p\nentry_file: main.py\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
+		"p/c1/g/a/case.yaml": "{}\n",
+		"a/b/c/.keep":        "",
+	})
+	t.Chdir(filepath.Join(dir, "a", "b", "c"))
+	p, err := Load("../../../p", testOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Dir != filepath.Join(dir, "p") || p.File != "../../../p/config.yaml" {
+		t.Fatalf("dir %s, file %s", p.Dir, p.File)
+	}
+}

@@ -69,8 +69,15 @@ type loader struct {
 	files *confine.Tree
 }
 
+// parse reads a config file; file is named in diagnostics as given (the
+// problem's own config.yaml may be relative to the working directory).
 func (l *loader) parse(file string) (*yaml.Node, bool) {
-	data, err := l.files.ReadFile(file)
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		l.errs.Add(file, "", 0, "cannot read file: %v", err)
+		return nil, false
+	}
+	data, err := l.files.ReadFile(abs)
 	if err != nil {
 		l.errs.Add(file, "", 0, "cannot read file: %v", diag.UnwrapPathError(err))
 		return nil, false
