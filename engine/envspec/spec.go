@@ -269,7 +269,6 @@ func reservedTarget(p string) bool {
 	return false
 }
 
-
 // keyLines maps each top-level key (and mounts[i], setup[i] and their
 // fields) to its node, for errors found after decoding.
 func keyLines(n *yaml.Node) map[string]*yaml.Node {
