@@ -129,3 +129,26 @@ func TestResumeTellsPathLikeKeysApart(t *testing.T) {
 		t.Fatalf("after resume: passed=%v cases=%d passed=%d complete=%v; want FAIL 1/2", res.Passed, s.Cases, s.CasesPassed, s.Complete)
 	}
 }
+
+// A group whose directory holds no case, or whose group file is an empty
+// mapping, is an error before a run: it would otherwise count as nothing
+// and let a lenient policy pass.
+func TestEmptyGroupIsRefusedBeforeARun(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: empty\ncommand: sh echo.sh\ncheckpoints:\n  c1:\n    groups:\n      dirs: {type: Core}\n      file: {type: Core}\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "c1", "dirs", ".hidden"), 0o755)
+	os.WriteFile(filepath.Join(dir, "c1", "file.yaml"), []byte("{}\n"), 0o644)
+	p, err := LoadProblem(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Validate(context.Background(), p, BuiltinLoader, nil)
+	if err == nil {
+		t.Fatal("a problem whose groups have no cases validated")
+	}
+	for _, want := range []string{"checkpoint c1, group dirs has no cases", "checkpoint c1, group file has no cases"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("missing %q in:\n%v", want, err)
+		}
+	}
+}
