@@ -43,7 +43,7 @@ func TestFullDiskStopsRunAndResumeFinishes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, resize := journaltest.Tmpfs(t, "64k")
+	out, resize := journaltest.Tmpfs(t, "128k")
 	opts := Options{Problem: p, Submission: sub, OutDir: out, Jobs: 2, Loader: BuiltinLoader,
 		Runtime: local.New(local.Options{BaseDir: t.TempDir()})}
 
