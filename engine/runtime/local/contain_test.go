@@ -248,3 +248,56 @@ func TestEngineDeathKillsEveryCaseProcess(t *testing.T) {
 		})
 	})
 }
+
+// With namespaces, a case can change its workspace but nothing around it:
+// not the workspace's own name (swapped for a link to elsewhere, the
+// engine would write the next case's files there), not the spare copy a
+// reset is about to put in place, not the static assets' mount points.
+// After such attempts the next case still gets a real, fresh workspace and
+// nothing outside was written.
+func TestNamespacesKeepTheSessionDirectoryReadOnly(t *testing.T) {
+	outside := t.TempDir()
+	s := openSessionWith(t, Options{Isolation: IsolationNamespaces}, map[string]string{"keep.txt": "original"})
+	// A first case and reset, so that a spare copy is being prepared.
+	if _, err := s.Exec(context.Background(), sh("touch dirty")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Exec(context.Background(), sh(fmt.Sprintf(`
+		echo changed > keep.txt && echo workspace-writable
+		mv ../work ../moved 2>/dev/null && echo renamed-workspace
+		ln -s %[1]q ../planted 2>/dev/null && echo planted-link
+		for i in $(seq 600); do [ -d ../spare-1 ] && break; sleep 0.1; done
+		[ -d ../spare-1 ] && echo spare-present
+		ln -s %[1]q ../spare-1/link 2>/dev/null && echo planted-in-spare
+		rm -rf ../spare-1 2>/dev/null; [ -d ../spare-1 ] || echo removed-spare
+		touch ../static/new 2>/dev/null && echo wrote-static
+		true`, outside)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Stdout)
+	if !strings.Contains(out, "workspace-writable") || !strings.Contains(out, "spare-present") {
+		t.Fatalf("the workspace is not writable, or no spare copy was seen: %q %q", out, res.Stderr)
+	}
+	for _, bad := range []string{"renamed-workspace", "planted-link", "planted-in-spare", "removed-spare", "wrote-static"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s", bad)
+		}
+	}
+	if err := s.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(s.Workdir()); err != nil || !st.IsDir() {
+		t.Fatalf("workspace after reset: %v %v", st, err)
+	}
+	res, err = s.Exec(context.Background(), sh("cat keep.txt"))
+	if err != nil || string(res.Stdout) != "original" {
+		t.Errorf("after reset: %q %v", res.Stdout, err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Errorf("something was written outside: %v", ents)
+	}
+}

@@ -41,6 +41,9 @@ type launcher struct {
 	setup launchSetup
 	exe   *os.File // this binary, opened before anything is covered
 	null  *os.File // /dev/null, the stdin of programs given none
+	// bound is the workspace bound writable inside the read-only session
+	// directory for the program running now.
+	bound string
 	sendM sync.Mutex
 }
 
@@ -175,6 +178,11 @@ func (l *launcher) start(p *programSpec, files []int) (int, error) {
 	stdin := l.null.Fd()
 	if p.Stdin {
 		stdin = uintptr(files[2])
+	}
+	if l.setup.Namespaces && l.setup.Guard != "" {
+		if err := l.bindWorkspace(p.Dir); err != nil {
+			return 0, err
+		}
 	}
 	attr := &syscall.ProcAttr{
 		Dir:   p.Dir,
@@ -350,6 +358,28 @@ func liveDescendants(root int) []int {
 	return out
 }
 
+// bindWorkspace makes dir (a workspace inside the read-only session
+// directory) writable for the next program: a bind of the directory that
+// is there now, since a reset puts a fresh copy in its place between
+// programs.
+func (l *launcher) bindWorkspace(dir string) error {
+	if l.bound != "" {
+		if err := unix.Unmount(l.bound, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) {
+			return fmt.Errorf("unbind workspace: %w", err)
+		}
+		l.bound = ""
+	}
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
+		return fmt.Errorf("bind workspace: %w", err)
+	}
+	l.bound = dir
+	// A bind inside a read-only mount starts read-only.
+	if err := unix.Mount("", dir, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		return fmt.Errorf("make workspace writable: %w", err)
+	}
+	return nil
+}
+
 // setupMounts gives the namespace its own /proc (so a program sees only its
 // own processes, not the engine and its command line), then the read-only
 // binds, then the covers. Mounts stay private to the namespace.
@@ -366,6 +396,14 @@ func setupMounts(s *launchSetup) error {
 		}
 		if err := unix.Mount("", b.Target, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
 			return fmt.Errorf("make %s read-only: %w", b.Target, err)
+		}
+	}
+	if s.Guard != "" {
+		if err := unix.Mount(s.Guard, s.Guard, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind session directory: %w", err)
+		}
+		if err := unix.Mount("", s.Guard, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+			return fmt.Errorf("make session directory read-only: %w", err)
 		}
 	}
 	for _, h := range s.Hide {

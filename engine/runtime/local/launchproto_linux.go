@@ -43,6 +43,12 @@ type launchSetup struct {
 	// Hide are directories covered with an empty read-only tmpfs: the
 	// problem and run directories (expected outputs, the journal).
 	Hide []string `json:"hide,omitempty"`
+	// Guard is the session directory: with namespaces it is made
+	// read-only, and each program's directory (the workspace, which
+	// resets swap for a fresh copy) is bound writable inside it, so a
+	// program can change its workspace but not what surrounds it — the
+	// spare copy being prepared, the workspace's own name.
+	Guard string `json:"guard,omitempty"`
 	// Probe asks the launcher to set up and exit, running nothing.
 	Probe bool `json:"probe,omitempty"`
 }

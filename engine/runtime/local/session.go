@@ -120,7 +120,7 @@ func (s *session) Reset(ctx context.Context) error {
 		}
 	} else {
 		spare.watch.close()
-		if err := workspace.Copy(s.work, s.submission); err != nil {
+		if err := s.freshCopy(filepath.Base(s.work)); err != nil {
 			return fmt.Errorf("reset workspace: %w", err)
 		}
 		s.watch, _ = newChangeWatch(s.work)
@@ -129,15 +129,37 @@ func (s *session) Reset(ctx context.Context) error {
 	return nil
 }
 
+// freshCopy copies the submission into a new directory of the session
+// directory, through an os.Root on it: a name that a program planted there
+// meanwhile (a symlink leading elsewhere) is an error, never written
+// through. (With namespaces programs cannot write there at all.)
+func (s *session) freshCopy(name string) error {
+	parent, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	if err := parent.Mkdir(name, 0o755); err != nil {
+		return fmt.Errorf("copy submission into %s: %w", name, err)
+	}
+	dst, err := parent.OpenRoot(name)
+	if err != nil {
+		return fmt.Errorf("copy submission into %s: %w", name, err)
+	}
+	defer dst.Close()
+	return workspace.CopyInto(dst, s.submission, -1, -1)
+}
+
 // prepareSpare starts copying the submission for the next reset.
 func (s *session) prepareSpare() {
-	s.spare = filepath.Join(s.dir, fmt.Sprintf("spare-%d", s.resets))
+	name := fmt.Sprintf("spare-%d", s.resets)
+	s.spare = filepath.Join(s.dir, name)
 	ready := make(chan spareResult, 1)
 	s.ready = ready
 	spare := s.spare
 	go func() {
 		var r spareResult
-		if r.err = workspace.Copy(spare, s.submission); r.err == nil {
+		if r.err = s.freshCopy(name); r.err == nil {
 			// Watched from the moment it is complete, so a later reset can
 			// trust it without walking it again.
 			r.watch, _ = newChangeWatch(spare)
@@ -151,7 +173,7 @@ func (s *session) setup() launchSetup {
 	if !s.ns {
 		return launchSetup{}
 	}
-	return launchSetup{Namespaces: true, Binds: s.binds, Hide: s.hide}
+	return launchSetup{Namespaces: true, Binds: s.binds, Hide: s.hide, Guard: s.dir}
 }
 
 // caseLauncher is the launcher the session's cases run under.
