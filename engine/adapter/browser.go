@@ -119,8 +119,8 @@ func (b *Browser) End() error {
 }
 
 // Run implements Adapter.
-func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Outcome, error) {
-	out := result.Outcome{Artifacts: b.Server.Logs(), Command: []string{"browser", b.Server.BaseURL()}}
+func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (out result.Outcome, _ error) {
+	out = result.Outcome{Artifacts: b.Server.Logs(), Command: []string{"browser", b.Server.BaseURL()}}
 	fail := func(format string, args ...any) (result.Outcome, error) {
 		out.AdapterError = true
 		out.StatusCode = -1
@@ -140,6 +140,13 @@ func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) 
 		return fail("%s", b.launchErr)
 	}
 	started := time.Now()
+	// Deferred before the tab's close, so the copies go once it is closed.
+	up := &uploads{}
+	defer func() {
+		if err := up.remove(); err != nil {
+			out.Error = joinErr(out.Error, err.Error())
+		}
+	}()
 	tab, closeTab, err := b.newTab()
 	if err != nil {
 		return fail("open a browser tab: %v", err)
@@ -158,7 +165,7 @@ func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) 
 		}
 		return fail("open a browser tab: %v", err)
 	}
-	run := &stepRunner{b: b, tab: tab, sess: sess, deadline: started.Add(caseTimeout), captures: map[string]any{}, caseID: c.ID}
+	run := &stepRunner{b: b, tab: tab, sess: sess, deadline: started.Add(caseTimeout), captures: map[string]any{}, caseID: c.ID, uploads: up}
 	for i, st := range c.Steps {
 		if err := run.step(st); err != nil {
 			if ctx.Err() != nil {

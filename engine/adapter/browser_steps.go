@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/runtime"
-	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 //go:embed locate.js
@@ -39,6 +37,7 @@ type stepRunner struct {
 	artifacts   []string
 	artifactErr string
 	tags        int
+	uploads     *uploads
 }
 
 // stepContext bounds one step by its own timeout and the case's deadline.
@@ -106,16 +105,14 @@ func (r *stepRunner) step(st cases.Step) error {
 		}
 		return timedOut(chromedp.Run(ctx, chromedp.SendKeys(sel, key, chromedp.ByQuery)), "key press did not complete")
 	case "upload":
+		// The browser gets private copies, taken now: what the workspace
+		// holds at this name later (a symlink the submission swapped in)
+		// never reaches it.
 		var files []string
 		for _, f := range st.Files {
-			// SafeJoin: a symlink the submission planted must not make the
-			// browser upload a file from outside the workspace.
-			p, err := workspace.SafeJoin(r.sess.Workdir(), f)
-			if err == nil {
-				_, err = os.Stat(p)
-			}
+			p, err := r.uploads.copy(r.sess.Workdir(), f)
 			if err != nil {
-				return fmt.Errorf("file %s is not in the workspace (give it as an input file of the case): %v", f, err)
+				return err
 			}
 			files = append(files, p)
 		}
