@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Tree is a problem directory and the extra roots its paths may name.
@@ -196,26 +197,76 @@ func (t *Tree) ReadFileMax(name string, max int64) ([]byte, error) {
 }
 
 func readRegular(r *os.Root, rel, name string, max int64) ([]byte, error) {
-	// Stat before opening: opening a FIFO would block.
-	st, err := r.Stat(rel)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", name)
-	}
-	if max >= 0 && st.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, over the %d byte cap", name, st.Size(), max)
-	}
-	f, err := r.Open(rel)
+	f, st, err := openRegular(r, rel, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if max < 0 {
-		return io.ReadAll(f)
+	if max >= 0 && st.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d byte cap", name, st.Size(), max)
 	}
-	return io.ReadAll(io.LimitReader(f, max))
+	// Sized from the file, as os.ReadFile does: io.ReadAll doubles its
+	// buffer as it goes and allocates about twice a large file's size.
+	data := make([]byte, 0, st.Size()+1)
+	var src io.Reader = f
+	if max >= 0 {
+		src = io.LimitReader(f, max)
+	}
+	for {
+		n, err := src.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) { // the file grew since it was looked at
+			data = append(data, 0)[:len(data)]
+		}
+	}
+}
+
+// Open opens the regular file name for reading, for a caller that streams
+// a file too large to hold (ReadFile's rules: symlinks followed inside the
+// tree only, anything but a regular file refused). Each call resolves name
+// again, so a symlink swapped in since an earlier look is judged afresh.
+func (t *Tree) Open(name string) (*os.File, error) {
+	r, rel, err := t.openRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close() // the opened file outlives the root
+	f, _, err := openRegular(r, rel, name)
+	return f, err
+}
+
+// openRegular opens rel under r when it is a regular file. It looks before
+// it opens, since opening a FIFO blocks and opening a device acts on it;
+// should the name be swapped between the look and the open, the open does
+// not block (O_NONBLOCK), takes no terminal (O_NOCTTY) and the opened file
+// is checked again.
+func openRegular(r *os.Root, rel, name string) (*os.File, fs.FileInfo, error) {
+	before, err := r.Stat(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && (!st.Mode().IsRegular() || !os.SameFile(before, st)) {
+		err = fmt.Errorf("%s changed while it was being opened", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
 }
 
 // ReadDir lists the directory name, sorted by file name.
@@ -235,11 +286,30 @@ type File struct {
 	Content []byte
 }
 
-// WalkFiles reads every regular file under the directory name, in lexical
-// order. A symlink to a file is read when its target stays inside the
+// WalkFiles reads every regular file WalkNames finds under the directory
+// name, in lexical order.
+func (t *Tree) WalkFiles(name string) ([]File, error) {
+	names, err := t.WalkNames(name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]File, len(names))
+	for i, sub := range names {
+		data, err := t.ReadFile(filepath.Join(name, filepath.FromSlash(sub)))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = File{Path: sub, Content: data}
+	}
+	return out, nil
+}
+
+// WalkNames lists every regular file under the directory name, paths
+// slash-separated and relative to name, in lexical order, without reading
+// any. A symlink to a file is listed when its target stays inside the
 // tree; a symlink leading out is an error, and so is a symlink to a
 // directory (following those could loop). Other special files are skipped.
-func (t *Tree) WalkFiles(name string) ([]File, error) {
+func (t *Tree) WalkNames(name string) ([]string, error) {
 	r, rel, err := t.openRoot(name)
 	if err != nil {
 		return nil, err
@@ -252,7 +322,7 @@ func (t *Tree) WalkFiles(name string) ([]File, error) {
 	}
 	dir := filepath.Join(r.Name(), rel) // where the walk really happens
 	base := filepath.ToSlash(rel)
-	var out []File
+	var out []string
 	err = fs.WalkDir(r.FS(), base, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -263,11 +333,7 @@ func (t *Tree) WalkFiles(name string) ([]File, error) {
 		}
 		switch {
 		case d.Type().IsRegular():
-			data, err := readRegular(r, filepath.FromSlash(p), filepath.Join(name, sub), -1)
-			if err != nil {
-				return err
-			}
-			out = append(out, File{Path: sub, Content: data})
+			out = append(out, sub)
 		case d.Type()&fs.ModeSymlink != 0:
 			link := filepath.Join(dir, filepath.FromSlash(sub))
 			st, err := t.Stat(link)
@@ -277,14 +343,9 @@ func (t *Tree) WalkFiles(name string) ([]File, error) {
 			if st.IsDir() {
 				return fmt.Errorf("%s is a symlink to a directory; only files may be linked inside a directory tree", link)
 			}
-			if !st.Mode().IsRegular() {
-				return nil
+			if st.Mode().IsRegular() {
+				out = append(out, sub)
 			}
-			data, err := t.ReadFile(link)
-			if err != nil {
-				return err
-			}
-			out = append(out, File{Path: sub, Content: data})
 		}
 		return nil
 	})

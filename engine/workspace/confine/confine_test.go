@@ -3,6 +3,7 @@ package confine
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,5 +159,71 @@ func TestInsideAny(t *testing.T) {
 	}
 	if InsideAny("/etc", nil) {
 		t.Error("no roots, yet inside")
+	}
+}
+
+// Open hands out a file to stream under ReadFile's rules, judged when it
+// is called: a file that became a symlink leading out since it was last
+// looked at, or a FIFO, is refused.
+func TestTreeOpen(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "problem")
+	write(t, filepath.Join(base, "secret.txt"), "top secret")
+	write(t, filepath.Join(dir, "data.txt"), "data")
+	tree, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := tree.Open("data.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	n, _ := f.Read(buf)
+	f.Close()
+	if string(buf[:n]) != "data" {
+		t.Errorf("Open read %q", buf[:n])
+	}
+	if _, err := tree.Stat("data.txt"); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "data.txt"))
+	symlink(t, "../secret.txt", filepath.Join(dir, "data.txt"))
+	if f, err := tree.Open("data.txt"); err == nil || !strings.Contains(err.Error(), "leads outside the problem directory") {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("Open of a link swapped in to lead out: %v", err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err == nil {
+		if _, err := tree.Open("fifo"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("Open(fifo): %v", err)
+		}
+	}
+}
+
+// A file is read whole with one allocation the size of the file, not the
+// doubling of io.ReadAll (which allocates about twice a large file).
+func TestReadFileAllocatesTheFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	const size = 8 << 20
+	write(t, filepath.Join(dir, "big"), strings.Repeat("x", size))
+	tree, err := New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	data, err := tree.ReadFile("big")
+	runtime.ReadMemStats(&after)
+	if err != nil || len(data) != size {
+		t.Fatalf("read %d bytes, %v", len(data), err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; float64(got) > 1.1*size {
+		t.Errorf("reading %d bytes allocated %d (%.2f×)", size, got, float64(got)/size)
+	}
+	names, err := tree.WalkNames(".")
+	if err != nil || len(names) != 1 || names[0] != "big" {
+		t.Errorf("WalkNames: %v %v", names, err)
 	}
 }
