@@ -50,8 +50,9 @@ func startLauncher(setup launchSetup, dir, token string) (*launcherProc, error) 
 		Path: "/proc/self/exe", Args: []string{"wasmeval-launcher"},
 		// The launcher's own environment is not a program's: programs get
 		// theirs in each run request, so nothing meant for them (GOGC,
-		// GODEBUG…) changes how the launcher runs.
-		Env:         []string{launcherEnv + "=init", "GOMAXPROCS=1"},
+		// GODEBUG…) changes how the launcher runs. It blocks in two system
+		// calls at once (the socket, and waiting for its children).
+		Env:         []string{launcherEnv + "=init", "GOMAXPROCS=2"},
 		Dir:         dir,
 		ExtraFiles:  []*os.File{theirs},
 		SysProcAttr: launcherAttr(setup.Namespaces),

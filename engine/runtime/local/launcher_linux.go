@@ -42,8 +42,9 @@ type launcher struct {
 	exe   *os.File // this binary, opened before anything is covered
 	null  *os.File // /dev/null, the stdin of programs given none
 	// bound is the workspace bound writable inside the read-only session
-	// directory for the program running now.
-	bound string
+	// directory, and boundCopy which copy of it (programSpec.Workspace).
+	bound     string
+	boundCopy int
 	sendM sync.Mutex
 }
 
@@ -179,10 +180,13 @@ func (l *launcher) start(p *programSpec, files []int) (int, error) {
 	if p.Stdin {
 		stdin = uintptr(files[2])
 	}
-	if l.setup.Namespaces && l.setup.Guard != "" {
+	if l.setup.Namespaces && l.setup.Guard != "" && (l.bound != p.Dir || l.boundCopy != p.Workspace) {
+		// Mounts are dear (an unmount waits for the kernel's RCU grace
+		// period): only a new copy of the workspace needs a new bind.
 		if err := l.bindWorkspace(p.Dir); err != nil {
 			return 0, err
 		}
+		l.boundCopy = p.Workspace
 	}
 	attr := &syscall.ProcAttr{
 		Dir:   p.Dir,

@@ -66,6 +66,9 @@ type programSpec struct {
 	Env   []string `json:"env"`
 	Dir   string   `json:"dir"`
 	Stdin bool     `json:"stdin,omitempty"`
+	// Workspace counts the fresh copies put in place of the workspace (at
+	// Dir): the launcher binds it again when the count changed.
+	Workspace int `json:"workspace,omitempty"`
 	// MemoryBytes is RLIMIT_DATA for the program and everything it starts,
 	// set before its first instruction; 0 means none.
 	MemoryBytes int64 `json:"memory_bytes,omitempty"`

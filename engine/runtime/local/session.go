@@ -191,7 +191,7 @@ func (s *session) caseLauncher() (*launcherProc, error) {
 
 // program is what a launcher is asked to run for this session.
 func (s *session) program(path string, argv, env []string) programSpec {
-	return programSpec{Path: path, Argv: argv, Env: env, Dir: s.work, MemoryBytes: s.memory}
+	return programSpec{Path: path, Argv: argv, Env: env, Dir: s.work, Workspace: s.resets, MemoryBytes: s.memory}
 }
 
 // Close kills anything still running from this session and removes the
