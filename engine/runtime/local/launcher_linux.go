@@ -45,7 +45,7 @@ type launcher struct {
 	// directory, and boundCopy which copy of it (programSpec.Workspace).
 	bound     string
 	boundCopy int
-	sendM sync.Mutex
+	sendM     sync.Mutex
 }
 
 func (l *launcher) send(r reply) {
