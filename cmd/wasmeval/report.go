@@ -102,6 +102,9 @@ func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 		return usageErr(err)
 	}
 	noteWriter(stderr, dir, run)
+	if note := report.DuplicateNote(run.Info.DuplicatesIgnored); note != "" {
+		fmt.Fprintf(stderr, "note: %s: %s\n", filepath.Join(dir, journal.FileName), note)
+	}
 	if f.write {
 		if err := run.WriteFiles(); err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -52,7 +53,8 @@ type baseCase struct {
 // Runs compares the run in dir with the baseline run in baseDir.
 func Runs(baseDir, dir string) (*Result, error) {
 	base := map[string]*baseCase{}
-	err := journal.Read(filepath.Join(baseDir, journal.FileName), func(r *result.CaseRecord) error {
+	// Each case once, by its first record, as every report counts it.
+	_, err := report.ReadUnique(filepath.Join(baseDir, journal.FileName), func(r *result.CaseRecord) error {
 		b := &baseCase{passed: r.Passed, score: r.Score}
 		if !r.Passed {
 			b.incorrect = incorrect(r)
@@ -64,7 +66,7 @@ func Runs(baseDir, dir string) (*Result, error) {
 		return nil, fmt.Errorf("baseline %s: %w", baseDir, err)
 	}
 	res := &Result{Base: baseDir, Run: dir, Regressions: []Change{}, Fixes: []Change{}, OnlyBase: []string{}, OnlyRun: []string{}}
-	err = journal.Read(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
+	_, err = report.ReadUnique(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
 		k := r.Key()
 		b, ok := base[k]
 		if !ok {

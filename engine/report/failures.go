@@ -10,11 +10,13 @@ import (
 	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
-// EachCase streams the run's records in journal order. Reports that list
-// cases read the journal this way, one record at a time, so a long run's
-// outputs and diffs are never all in memory.
+// EachCase streams the run's records in journal order, each case once
+// (see ReadUnique). Reports that list cases read the journal this way, one
+// record at a time, so a long run's outputs and diffs are never all in
+// memory.
 func EachCase(dir string, fn func(*result.CaseRecord) error) error {
-	return journal.Read(filepath.Join(dir, journal.FileName), fn)
+	_, err := ReadUnique(filepath.Join(dir, journal.FileName), fn)
+	return err
 }
 
 // FailureText describes why a case failed in plain text: run errors first,

@@ -21,6 +21,9 @@ func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSumma
 	fmt.Fprintf(w, "# %s — wasmeval report\n\n", run.Problem)
 	t := Sum(sums)
 	fmt.Fprintf(w, "Run `%s` · %d/%d cases passed (%s) · [manifest](%s)\n\n", run.RunID, t.Passed, t.Cases, Rate(t.Passed, t.Cases), run.ManifestLink)
+	if note := DuplicateNote(run.DuplicatesIgnored); note != "" {
+		fmt.Fprintf(w, "> **Note:** %s.\n\n", note)
+	}
 	for _, s := range sums {
 		fmt.Fprintf(w, "## %s — %s\n\n", s.Name, s.Verdict())
 		fmt.Fprintf(w, "| group | type | passed | rate | score |\n| --- | --- | --- | --- | --- |\n")
@@ -69,4 +72,7 @@ type RunInfo struct {
 	// ManifestLink is the manifest's path relative to the report.
 	ManifestLink string `json:"manifest"`
 	Status       string `json:"status,omitempty"`
+	// DuplicatesIgnored counts journal records not counted because their
+	// case already had one (see unique.go).
+	DuplicatesIgnored int `json:"duplicate_records_ignored,omitempty"`
 }

@@ -41,6 +41,10 @@ type CheckpointSummary struct {
 	TimedOut      int     `json:"timed_out"`
 	// PluginErrors counts cases on which a plugin faulted.
 	PluginErrors int `json:"plugin_errors"`
+	// DuplicatesIgnored counts journal records of this checkpoint's cases
+	// that were not counted: a case's first record counts, and a journal
+	// written by two runs at once can hold more (see unique.go).
+	DuplicatesIgnored int `json:"duplicate_records_ignored,omitempty"`
 
 	PassCounts  map[problem.GroupType]int `json:"pass_counts"`
 	TotalCounts map[problem.GroupType]int `json:"total_counts"`
@@ -102,7 +106,10 @@ func NewBuilder(p *problem.Problem, cps []*problem.Checkpoint, policy result.Pol
 	return b
 }
 
-// Add counts one finished case.
+// Add counts one finished case. A case already counted is not counted
+// again: its first record counts (see unique.go), later ones are tallied
+// in DuplicatesIgnored. The per-case scores the builder keeps anyway tell
+// which cases it has seen, so this costs no memory of its own.
 func (b *Builder) Add(r *result.CaseRecord) {
 	if b.open {
 		b.ensure(r)
@@ -113,6 +120,10 @@ func (b *Builder) Add(r *result.CaseRecord) {
 	}
 	g := s.GroupOutcomes[r.Group]
 	if g == nil {
+		return
+	}
+	if _, dup := g.Results[r.ID]; dup {
+		s.DuplicatesIgnored++
 		return
 	}
 	g.Total++

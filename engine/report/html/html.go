@@ -50,7 +50,9 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 		Checkpoints     []*report.CheckpointSummary
 		CheckpointChart template.HTML
 		Groups          []groupChart
-	}{Run: opts.Run, Engine: opts.Engine, Cases: t.Cases, Passed: t.Passed, Checkpoints: sums}
+		DuplicateNote   string
+	}{Run: opts.Run, Engine: opts.Engine, Cases: t.Cases, Passed: t.Passed, Checkpoints: sums,
+		DuplicateNote: report.DuplicateNote(opts.Run.DuplicatesIgnored)}
 	var cpBars []bar
 	for _, s := range sums {
 		cpBars = append(cpBars, bar{Label: s.Name, Passed: s.CasesPassed, Total: s.Cases})

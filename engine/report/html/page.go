@@ -36,7 +36,8 @@ pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pr
 <p class="meta">run <code>{{.Run.RunID}}</code>{{if .Run.Status}} · {{.Run.Status}}{{end}} ·
 <span id="total">{{.Passed}}/{{.Cases}} cases passed ({{pct .Passed .Cases}})</span> ·
 <a id="manifest-link" href="{{.Run.ManifestLink}}">manifest</a>{{if .Engine}} · wasmeval {{.Engine}}{{end}}</p>
-<h2>Checkpoints</h2>
+{{with .DuplicateNote}}<p class="meta" id="duplicates">Note: {{.}}.</p>
+{{end}}<h2>Checkpoints</h2>
 <div id="chart-checkpoints">{{.CheckpointChart}}</div>
 <ul>{{range .Checkpoints}}<li>{{.Name}}: <span class="{{if .Passed}}pass{{else}}fail{{end}}">{{.Verdict}}</span> (policy {{.Policy}})</li>{{end}}</ul>
 {{range .Groups}}<h2>{{.Name}}: groups</h2>

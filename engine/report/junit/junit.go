@@ -120,6 +120,9 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 			P       []property `xml:"property"`
 		}{P: []property{{"run_id", run.RunID}, {"manifest", run.ManifestLink}, {"pass_policy", string(sum.Policy)},
 			{"checkpoint_passed", fmt.Sprint(sum.Passed)}, {"complete", fmt.Sprint(sum.Complete)}}}
+		if sum.DuplicatesIgnored > 0 {
+			props.P = append(props.P, property{"duplicate_records_ignored", fmt.Sprint(sum.DuplicatesIgnored)})
+		}
 		if err := enc.Encode(props); err != nil {
 			return err
 		}

@@ -13,7 +13,7 @@ import (
 
 	pq "github.com/parquet-go/parquet-go"
 
-	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -172,13 +172,14 @@ func rowBytes(r *Row) int {
 }
 
 // FromJournal writes the Parquet file for the journal at journalPath,
-// streaming it record by record. It returns the number of rows.
+// streaming it record by record, one row per case (a case's first record;
+// see report.ReadUnique). It returns the number of rows.
 func FromJournal(journalPath, path, runID, submission string) (int64, error) {
 	w, err := Create(path, runID, submission)
 	if err != nil {
 		return 0, err
 	}
-	if err := journal.Read(journalPath, w.Add); err != nil {
+	if _, err := report.ReadUnique(journalPath, w.Add); err != nil {
 		w.Abort()
 		return 0, err
 	}

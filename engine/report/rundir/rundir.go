@@ -93,6 +93,9 @@ func Open(dir string, policy result.Policy) (*Run, error) {
 		}
 	}
 	r.Summaries = sums
+	for _, s := range sums {
+		r.Info.DuplicatesIgnored += s.DuplicatesIgnored
+	}
 	if r.Info.Problem == "" && len(sums) > 0 {
 		r.Info.Problem = sums[0].ProblemName
 	}
