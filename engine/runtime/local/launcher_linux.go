@@ -331,23 +331,14 @@ func execStage() {
 // namespace that is every other process in it (kill -1 from its first
 // process); elsewhere it is every descendant of the launcher, which as a
 // child subreaper also inherits the orphans of its tree, whatever their
-// session, group or environment. Rounds repeat because a dying tree can
-// still fork.
+// session, group or environment.
 func (l *launcher) killAll() {
 	if l.setup.Namespaces {
 		syscall.Kill(-1, syscall.SIGKILL)
 		return
 	}
 	self := os.Getpid()
-	for round := 0; round < 1000; round++ {
-		victims := liveDescendants(self)
-		if len(victims) == 0 {
-			return
-		}
-		for _, v := range victims {
-			syscall.Kill(v, syscall.SIGKILL)
-		}
-	}
+	killRounds(1000, func() []int { return liveDescendants(self) })
 }
 
 // liveDescendants is descendants without the zombies, which are dead

@@ -16,8 +16,14 @@ import (
 // is the last resort without namespaces, for processes whose launcher was
 // killed before it could kill them (the program can do that there).
 func killSession(token string) {
-	for round := 0; round < 4; round++ {
-		victims := marked(token)
+	killRounds(4, func() []int { return marked(token) })
+}
+
+// killRounds kills what find lists until it lists nothing, at most rounds
+// times: a dying tree can still fork.
+func killRounds(rounds int, find func() []int) {
+	for round := 0; round < rounds; round++ {
+		victims := find()
 		if len(victims) == 0 {
 			return
 		}
