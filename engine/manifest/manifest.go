@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/wasmeval/wasmeval/engine/report/runfile"
 )
 
 // FileName is the manifest's name inside a run directory.
@@ -111,26 +113,15 @@ type Host struct {
 	CPUs     int    `json:"cpus"`
 }
 
-// Write stores m as <dir>/manifest.json atomically (write, then rename), so
-// a crash never leaves half a manifest.
+// Write stores m as <dir>/manifest.json atomically (see runfile: written
+// beside it, synced, renamed into place, with the run directory's file
+// mode), so a crash never leaves half a manifest.
 func Write(dir string, m *Manifest) error {
 	data, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode manifest: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".manifest-*.json")
-	if err != nil {
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write manifest: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {
+	if err := runfile.WriteBytes(filepath.Join(dir, FileName), append(data, '\n')); err != nil {
 		return fmt.Errorf("write manifest: %w", err)
 	}
 	return nil

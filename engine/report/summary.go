@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/report/runfile"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -199,32 +200,11 @@ func Write(dir string, sums []*CheckpointSummary) error {
 		if err != nil {
 			return fmt.Errorf("encode summary of %s: %w", s.Name, err)
 		}
-		if err := writeAtomic(filepath.Join(cdir, "evaluation.json"), append(data, '\n')); err != nil {
+		// Replaced whole (a full disk leaves the previous summary), with
+		// the run directory's file mode.
+		if err := runfile.WriteBytes(filepath.Join(cdir, "evaluation.json"), append(data, '\n')); err != nil {
 			return fmt.Errorf("write summary of %s: %w", s.Name, err)
 		}
 	}
 	return nil
-}
-
-// writeAtomic replaces the file at path with data through a temporary file
-// renamed over it, so a full disk or a crash leaves the previous file, never
-// half of the new one.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".evaluation-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename, there is nothing left to remove
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -11,11 +11,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/report/runfile"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -104,21 +104,11 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 	return bw.Flush()
 }
 
-// WriteFile writes <dir>/report.html (atomically).
+// WriteFile writes <dir>/report.html, replacing it whole (see runfile).
 func WriteFile(dir string, opts Options, sums []*report.CheckpointSummary) error {
-	f, err := os.CreateTemp(dir, ".report-*.html")
-	if err != nil {
-		return fmt.Errorf("write HTML report: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if err := Write(f, dir, opts, sums); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write HTML report: %w", err)
-	}
-	return os.Rename(f.Name(), filepath.Join(dir, FileName))
+	return runfile.Write(filepath.Join(dir, FileName), func(w io.Writer) error {
+		return Write(w, dir, opts, sums)
+	})
 }
 
 type rowData struct {

@@ -14,6 +14,7 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 
 	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/report/runfile"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -42,10 +43,11 @@ type Writer struct {
 }
 
 // Create starts a Parquet file at path. It is written to a temporary file
-// and renamed into place by Close, so readers never see half a file.
-// runID and submission fill the columns of the same name.
+// and renamed into place by Close, so readers never see half a file; the
+// file has the run directory's mode (runfile.CreateTemp). runID and
+// submission fill the columns of the same name.
 func Create(path, runID, submission string) (*Writer, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), ".results-*.parquet")
+	f, err := runfile.CreateTemp(filepath.Dir(path), ".results-*.parquet")
 	if err != nil {
 		return nil, fmt.Errorf("create parquet file: %w", err)
 	}
