@@ -41,6 +41,7 @@ var errLauncherGone = errors.New("the launcher exited unexpectedly")
 // startLauncher starts a launcher and sets it up. The setup's mounts and
 // namespaces last for the launcher's life.
 func startLauncher(setup launchSetup, dir, token string) (*launcherProc, error) {
+	setup.Uid, setup.Gid = os.Getuid(), os.Getgid()
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("start launcher: %w", err)
@@ -295,9 +296,12 @@ func launcherAttr(ns bool) *syscall.SysProcAttr {
 	attr.Pdeathsig = syscall.SIGKILL
 	attr.Cloneflags = syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
 	if uid, gid := os.Getuid(), os.Getgid(); uid != 0 {
+		// Root of its own user namespace, so it keeps the capabilities to
+		// mount after its exec; its programs are the user again (see
+		// launchSetup.Uid).
 		attr.Cloneflags |= syscall.CLONE_NEWUSER
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
 	}
 	return attr

@@ -301,3 +301,70 @@ func TestNamespacesKeepTheSessionDirectoryReadOnly(t *testing.T) {
 		t.Errorf("something was written outside: %v", ents)
 	}
 }
+
+// A case cannot undo the covers, whatever namespaces it makes of its own,
+// and runs as the engine's user.
+func TestNamespacesCannotBeUndoneByTheCase(t *testing.T) {
+	problem := t.TempDir()
+	if err := os.WriteFile(filepath.Join(problem, "expected_output"), []byte("the answer"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt := New(Options{BaseDir: t.TempDir(), Isolation: IsolationNamespaces})
+	s, err := rt.Open(context.Background(), runtime.SessionSpec{Submission: t.TempDir(), Label: "undo", Private: []string{problem}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res, err := s.Exec(context.Background(), sh(fmt.Sprintf(`
+		id -u
+		umount %[1]q 2>/dev/null; umount -l %[1]q 2>/dev/null
+		cat %[1]q/expected_output 2>/dev/null
+		unshare -rm sh -c 'umount -l %[1]q; cat %[1]q/expected_output' 2>/dev/null
+		true`, problem)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Stdout)
+	if strings.Contains(out, "the answer") {
+		t.Errorf("the case undid the cover: %q", out)
+	}
+	if uid := strings.SplitN(out, "\n", 2)[0]; uid != strconv.Itoa(os.Getuid()) {
+		t.Errorf("the case runs as uid %q, the engine as %d", uid, os.Getuid())
+	}
+}
+
+// Run as an unprivileged user (the engine is most often not root), the
+// containment tests pass the same: namespaces come with a user namespace,
+// in which the launcher may mount and its programs may not.
+func TestContainmentWithoutRoot(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("already unprivileged: the other tests cover it")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Fatal("setpriv (util-linux) is needed to run the tests as another user:", err)
+	}
+	// Not t.TempDir(): its parent is the test's own, private to root.
+	dir, err := os.MkdirTemp("", "wasmeval-unprivileged-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o777)
+	bin := filepath.Join(dir, "local.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", bin,
+		"-test.count=1", "-test.run=^(TestNamespaces|TestProgram|TestMemoryCap|TestTimeout|TestBackground|TestSignalExit|TestEngineDeath|TestCloseStops)")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + dir, "HOME=" + dir}
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS") {
+		t.Fatalf("as an unprivileged user: %v\n%s", err, out)
+	}
+}

@@ -194,6 +194,15 @@ func (l *launcher) start(p *programSpec, files []int) (int, error) {
 		Files: []uintptr{stdin, uintptr(files[0]), uintptr(files[1])},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	}
+	if l.setup.Namespaces {
+		// The launcher may mount; a program, even as root, must not be
+		// able to undo those mounts: in a user namespace of its own it
+		// holds no capability over the launcher's mount namespace.
+		attr.Sys.Cloneflags = syscall.CLONE_NEWUSER
+		attr.Sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: l.setup.Uid, HostID: os.Getuid(), Size: 1}}
+		attr.Sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: l.setup.Gid, HostID: os.Getgid(), Size: 1}}
+		attr.Sys.GidMappingsEnableSetgroups = false
+	}
 	if p.MemoryBytes <= 0 {
 		pid, err := syscall.ForkExec(p.Path, p.Argv, attr)
 		if err != nil {
@@ -369,10 +378,29 @@ func (l *launcher) bindWorkspace(dir string) error {
 	}
 	l.bound = dir
 	// A bind inside a read-only mount starts read-only.
-	if err := unix.Mount("", dir, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+	if err := remount(dir, unix.MS_NOSUID|unix.MS_NODEV); err != nil {
 		return fmt.Errorf("make workspace writable: %w", err)
 	}
 	return nil
+}
+
+// remount sets the flags of the bind mount at target, keeping those of the
+// mount it was made from that a user namespace may not clear (noexec,
+// nosuid, nodev, the atime flags): leaving one out is refused there.
+func remount(target string, flags uintptr) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(target, &st); err != nil {
+		return err
+	}
+	for _, f := range []struct{ st, ms int64 }{
+		{unix.ST_NOEXEC, unix.MS_NOEXEC}, {unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if st.Flags&f.st != 0 {
+			flags |= uintptr(f.ms)
+		}
+	}
+	return unix.Mount("", target, "", unix.MS_BIND|unix.MS_REMOUNT|flags, "")
 }
 
 // setupMounts gives the namespace its own /proc (so a program sees only its
@@ -389,7 +417,7 @@ func setupMounts(s *launchSetup) error {
 		if err := unix.Mount(b.Source, b.Target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind %s: %w", b.Source, err)
 		}
-		if err := unix.Mount("", b.Target, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		if err := remount(b.Target, unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV); err != nil {
 			return fmt.Errorf("make %s read-only: %w", b.Target, err)
 		}
 	}
@@ -397,7 +425,7 @@ func setupMounts(s *launchSetup) error {
 		if err := unix.Mount(s.Guard, s.Guard, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 			return fmt.Errorf("bind session directory: %w", err)
 		}
-		if err := unix.Mount("", s.Guard, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV, ""); err != nil {
+		if err := remount(s.Guard, unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV); err != nil {
 			return fmt.Errorf("make session directory read-only: %w", err)
 		}
 	}

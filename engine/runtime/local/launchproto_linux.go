@@ -49,6 +49,12 @@ type launchSetup struct {
 	// program can change its workspace but not what surrounds it — the
 	// spare copy being prepared, the workspace's own name.
 	Guard string `json:"guard,omitempty"`
+	// Uid and Gid are the engine's. With namespaces each program runs in
+	// a user namespace of its own below the launcher's, as Uid and Gid
+	// again: it has no capability over the mount namespace, so even a
+	// program running as root cannot unmount the covers.
+	Uid int `json:"uid"`
+	Gid int `json:"gid"`
 	// Probe asks the launcher to set up and exit, running nothing.
 	Probe bool `json:"probe,omitempty"`
 }
