@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/manifest"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
@@ -28,6 +29,7 @@ type runFlags struct {
 	progress    string
 	plugins     pluginFlags
 	resume      string
+	browser     string
 	env         envFlags
 	// previous is the manifest of the run being resumed.
 	previous *manifest.Manifest
@@ -67,6 +69,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this directory, running only unfinished cases")
+	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
 	f.plugins.register(fl)
 	f.env.register(fl)
 	return cmd
@@ -173,6 +176,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		RunID:    man.RunID,
 		Resume:   finished,
 		Lock:     lock,
+		Browser:  f.browser,
 	})
 	prog.Stop()
 	if err != nil {

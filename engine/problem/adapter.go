@@ -63,7 +63,8 @@ type HealthCheck struct {
 
 // Browser configures the browser adapter.
 type Browser struct {
-	// Executable is the Chromium binary (default /usr/bin/chromium).
+	// Executable is the Chromium binary (default /usr/bin/chromium). It
+	// is the run's to choose (run.Options.Browser), never the problem's.
 	Executable string
 	// Screenshots: on_failure (default), always, never.
 	Screenshots string
@@ -155,7 +156,13 @@ func decodeServerAdapter(d *strictyaml.Decoder, n *yaml.Node, path string, a *ra
 		}
 	}
 	onlyFor("response", AdapterAPI, r.Response != "")
-	onlyFor("executable", AdapterBrowser, r.Executable != "")
+	if r.Executable != "" {
+		// Whatever a problem names here would run on the host, outside any
+		// sandbox, as soon as a group starts: a shared problem must not
+		// choose a program to start.
+		kn, kp := at("executable")
+		d.Errorf(kn, kp, "a problem cannot choose the browser program wasmeval starts on the host (expected no executable key; whoever runs wasmeval sets it with --browser PATH or WASMEVAL_BROWSER, default %s)", DefaultBrowser)
+	}
 	onlyFor("screenshots", AdapterBrowser, r.Screenshots != "")
 	onlyFor("step_timeout", AdapterBrowser, r.StepTimeout != nil)
 	onlyFor("viewport", AdapterBrowser, r.Viewport != nil)
@@ -208,9 +215,6 @@ func decodeServerAdapter(d *strictyaml.Decoder, n *yaml.Node, path string, a *ra
 		}
 	case AdapterBrowser:
 		b := &Browser{Executable: DefaultBrowser, Screenshots: ScreenshotsOnFailure, StepTimeout: DefaultStepTimeout, Width: 1280, Height: 800}
-		if r.Executable != "" {
-			b.Executable = r.Executable
-		}
 		if r.Screenshots != "" {
 			valid := []string{ScreenshotsOnFailure, ScreenshotsAlways, ScreenshotsNever}
 			if !slices.Contains(valid, r.Screenshots) {

@@ -25,9 +25,13 @@ func (r *groupRunner) newAdapter() adapter.Adapter {
 			Response: p.Adapter.Response, OutputCap: p.OutputCap,
 		}
 	case problem.AdapterBrowser:
+		cfg := *p.Adapter.Browser
+		if r.opts.Browser != "" {
+			cfg.Executable = r.opts.Browser
+		}
 		return &adapter.Browser{
 			Server:    adapter.Server{Command: j.command, Config: *p.Adapter.Server, Env: j.group.Env, Artifacts: arts},
-			Config:    *p.Adapter.Browser,
+			Config:    cfg,
 			Artifacts: arts,
 		}
 	}

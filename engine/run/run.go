@@ -45,6 +45,10 @@ type Options struct {
 	// Command overrides the problem's command template.
 	Command string
 	Runtime runtime.Runtime
+	// Browser is the Chromium binary the browser adapter starts (default
+	// problem.DefaultBrowser). The one running wasmeval chooses it: a
+	// problem cannot.
+	Browser string
 	// Loader returns a built-in loader by name.
 	Loader func(name string) (cases.Loader, bool)
 	// Plugins runs the problem's plugins (verifiers, loaders, evaluators);
