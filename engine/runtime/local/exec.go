@@ -90,15 +90,6 @@ func signalName(sig int) string {
 	return syscall.Signal(sig).String()
 }
 
-// exitState reads the exit code, or the signal that killed the process
-// (exit code 128+n, as a shell reports it).
-func exitState(ps *os.ProcessState) runtime.ExitState {
-	ws, _ := ps.Sys().(syscall.WaitStatus)
-	if ws.Signaled() {
-		return runtime.ExitState{ExitCode: 128 + int(ws.Signal()), Signal: ws.Signal().String()}
-	}
-	return runtime.ExitState{ExitCode: ws.ExitStatus()}
-}
 
 // environ renders the environment sorted, so the process sees the same
 // environment whatever the map order, plus the marker token.
