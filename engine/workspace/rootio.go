@@ -7,7 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // A workspace is written by the submission while the engine works in it:
@@ -161,7 +162,7 @@ func openRegular(r *os.Root, rel string) (f *os.File, st fs.FileInfo, ok bool, e
 	if err != nil || !before.Mode().IsRegular() {
 		return nil, nil, false, nil
 	}
-	f, err = r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err = r.OpenFile(rel, os.O_RDONLY|confine.OpenFlags, 0)
 	if err != nil {
 		return nil, nil, false, nil
 	}

@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 )
 
 // Tree is a problem directory and the extra roots its paths may name.
@@ -254,7 +253,7 @@ func openRegular(r *os.Root, rel, name string) (*os.File, fs.FileInfo, error) {
 	if !before.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("%s is not a regular file", name)
 	}
-	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	f, err := r.OpenFile(rel, os.O_RDONLY|OpenFlags, 0)
 	if err != nil {
 		return nil, nil, err
 	}
