@@ -8,7 +8,6 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
-	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // loadArgsDir loads an ARGS/EXPECTED case directory: ARGS holds the
@@ -40,19 +39,18 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 		rc.Arguments = &rawArgs{text: strings.TrimSpace(string(data)), isStr: true}
 	}
 	stdinFile := filepath.Join(dir, "STDIN")
-	if data, err := gc.files.ReadFile(stdinFile); err == nil {
+	if s, err := gc.readString(stdinFile); err == nil {
 		if rc.Stdin != nil {
 			errs.Add(meta, "stdin", 0, "stdin is given both in STDIN and in META.yaml; keep one")
 		}
-		s := string(data)
 		rc.Stdin = &s
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs.Add(stdinFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}
 	fromFiles := map[string]any{}
 	expFile := filepath.Join(dir, "EXPECTED")
-	if data, err := gc.files.ReadFile(expFile); err == nil {
-		fromFiles["output"] = verify.FileValue(data)
+	if v, err := gc.readValue(expFile); err == nil {
+		fromFiles["output"] = v
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs.Add(expFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}

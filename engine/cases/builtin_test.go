@@ -66,6 +66,16 @@ func loadAll(t *testing.T, loader string, g GroupInput) ([]*Case, error) {
 	}
 }
 
+// inputContent is what an input file will write, held or not.
+func inputContent(t *testing.T, f InputFile) string {
+	t.Helper()
+	data, err := f.Bytes()
+	if err != nil {
+		t.Fatalf("input file %s: %v", f.Path, err)
+	}
+	return string(data)
+}
+
 func ids(cs []*Case) string {
 	var out []string
 	for _, c := range cs {
@@ -138,7 +148,12 @@ expected:
 	}
 	files := map[string]string{}
 	for _, f := range b.InputFiles {
-		files[f.Path] = string(f.Content)
+		files[f.Path] = inputContent(t, f)
+		// Files of the case directory are named, not held: they are
+		// copied when the case runs.
+		if fromDir := f.Path == "my items.csv" || f.Path == "nested/more.txt"; fromDir != (f.From != nil) || (fromDir && f.Content != nil) {
+			t.Errorf("input file %s: From %+v, %d bytes held", f.Path, f.From, len(f.Content))
+		}
 	}
 	want := map[string]string{
 		"my items.csv":    "sku\nA\n",

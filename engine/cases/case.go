@@ -15,7 +15,8 @@ import (
 )
 
 // Case is one test case, fully resolved: defaults applied, timeout resolved,
-// input files decoded to the bytes that will be written.
+// input files decoded to the bytes that will be written or, for files of
+// the problem, checked and named (see InputFile).
 type Case struct {
 	ID         string            `json:"id"`
 	Checkpoint string            `json:"checkpoint"`
@@ -56,12 +57,6 @@ type Case struct {
 	Extra map[string]any `json:"extra,omitempty"`
 	// Source is the file or directory the case was loaded from.
 	Source string `json:"source,omitempty"`
-}
-
-// InputFile is a file materialised into the workspace before a case runs.
-type InputFile struct {
-	Path    string `json:"path"`
-	Content []byte `json:"content"`
 }
 
 // Key identifies a case within a run; it equals the Key of the case's

@@ -111,7 +111,7 @@ func TestCaseFilesLeavingTheProblemAreRefused(t *testing.T) {
 	got := map[string]string{}
 	for _, c := range loaded {
 		for _, f := range c.InputFiles {
-			got[c.ID+":"+f.Path] = string(f.Content)
+			got[c.ID+":"+f.Path] = inputContent(t, f)
 		}
 	}
 	if len(loaded) != 2 || got["inside:notes.txt"] != "notes\n" || got["aliased:notes.txt"] != "notes\n" || got["inside:data.txt"] != "shared\n" {

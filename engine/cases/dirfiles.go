@@ -11,7 +11,6 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
-	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // dirContents sorts the files of a case directory into expected values
@@ -49,8 +48,12 @@ func (gc *groupCtx) readCaseDir(dir string, skip map[string]bool, withInputs boo
 		switch {
 		case name == "expected_files" && isDir:
 			files := map[string]any{}
-			for _, f := range gc.readTree(full, d) {
-				files[f.Path] = verify.FileValue(f.Content)
+			for _, sub := range gc.listTree(full, d) {
+				if v, err := gc.readValue(filepath.Join(full, filepath.FromSlash(sub))); err != nil {
+					d.Errs.Add(full, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+				} else {
+					files[sub] = v
+				}
 			}
 			out.expected["files"] = files
 		case strings.HasPrefix(name, "expected_output") && !isDir:
@@ -71,18 +74,30 @@ func (gc *groupCtx) readCaseDir(dir string, skip map[string]bool, withInputs boo
 			out.expected["status_code"] = code
 		case withInputs:
 			if isDir {
-				for _, f := range gc.readTree(full, d) {
-					f.Path = name + "/" + f.Path
-					out.inputs = append(out.inputs, f)
+				for _, sub := range gc.listTree(full, d) {
+					gc.addInput(&out, filepath.Join(full, filepath.FromSlash(sub)), name+"/"+sub, d)
 				}
-			} else if data, err := gc.files.ReadFile(full); err == nil {
-				out.inputs = append(out.inputs, InputFile{Path: name, Content: data})
 			} else {
-				d.Errs.Add(full, "", 0, "cannot read input file: %v", diag.UnwrapPathError(err))
+				gc.addInput(&out, full, name, d)
 			}
 		}
 	}
 	return out
+}
+
+// addInput adds the problem file as the input file path: named, not read
+// (see InputFile), unless it is small text holding {{static:NAME}}
+// references, which are resolved into its content when the case runs.
+func (gc *groupCtx) addInput(out *dirContents, file, path string, d *strictyaml.Decoder) {
+	f, err := FromProblem(gc.files, file, path)
+	if err == nil {
+		f, err = holdIfStatic(f)
+	}
+	if err != nil {
+		d.Errs.Add(file, "", 0, "cannot read input file: %v", diag.UnwrapPathError(err))
+		return
+	}
+	out.inputs = append(out.inputs, f)
 }
 
 // setExpected reads an expected_* file: structured when its extension says
@@ -92,12 +107,22 @@ func (gc *groupCtx) setExpected(expected map[string]any, key, file string, d *st
 		d.Errs.Add(file, "", 0, "a second expected %s file; keep one", key)
 		return
 	}
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext != ".json" && ext != ".yaml" && ext != ".yml" {
+		v, err := gc.readValue(file)
+		if err != nil {
+			d.Errs.Add(file, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+			return
+		}
+		expected[key] = v
+		return
+	}
 	data, err := gc.files.ReadFile(file)
 	if err != nil {
 		d.Errs.Add(file, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 		return
 	}
-	switch strings.ToLower(filepath.Ext(file)) {
+	switch ext {
 	case ".json":
 		var v any
 		if err := json.Unmarshal(data, &v); err != nil {
@@ -112,25 +137,19 @@ func (gc *groupCtx) setExpected(expected map[string]any, key, file string, d *st
 			return
 		}
 		expected[key] = strictyaml.Normalize(v)
-	default:
-		expected[key] = verify.FileValue(data)
 	}
 }
 
-// readTree reads every regular file under root, paths slash-separated and
-// relative to root, in lexical order (see confine.Tree.WalkFiles for the
-// links it follows).
-func (gc *groupCtx) readTree(root string, d *strictyaml.Decoder) []InputFile {
-	files, err := gc.files.WalkFiles(root)
+// listTree lists every regular file under root, paths slash-separated
+// and relative to root, in lexical order (see confine.Tree.WalkNames for
+// the links it follows).
+func (gc *groupCtx) listTree(root string, d *strictyaml.Decoder) []string {
+	names, err := gc.files.WalkNames(root)
 	if err != nil {
 		d.Errs.Add(root, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 		return nil
 	}
-	out := make([]InputFile, len(files))
-	for i, f := range files {
-		out[i] = InputFile{Path: f.Path, Content: f.Content}
-	}
-	return out
+	return names
 }
 
 // mergeExpected adds values found in files to the expected block, refusing

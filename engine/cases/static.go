@@ -1,22 +1,59 @@
 package cases
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
 // staticRef matches {{static:NAME}}.
 var staticRef = regexp.MustCompile(`\{\{static:([^{}]+)\}\}`)
 
+// staticPrefix starts every reference. Looking for it first keeps text
+// without references untouched: the regexp's ReplaceAllStringFunc copies
+// its input twice even when nothing matches (100 MB for a 50 MB expected
+// output).
+const staticPrefix = "{{static:"
+
+// StaticMaxBytes is the largest input file of the problem whose
+// {{static:NAME}} references are resolved. Resolving needs the content in
+// memory; a larger file is copied into the workspace as it is, references
+// and all, so a 50 MB input is never held to look for them.
+const StaticMaxBytes = 1 << 20
+
+// holdIfStatic reads a problem file of at most StaticMaxBytes and keeps
+// its content when it is text holding a reference, so the references can
+// be resolved (and, when validating, checked) like inline content's. Any
+// other file stays a reference to be copied when the case runs.
+func holdIfStatic(f InputFile) (InputFile, error) {
+	if f.From == nil || f.From.Size > StaticMaxBytes {
+		return f, nil
+	}
+	data, err := f.Bytes()
+	if err != nil {
+		return InputFile{}, err
+	}
+	if !bytes.Contains(data, []byte(staticPrefix)) || !utf8.Valid(data) {
+		return f, nil
+	}
+	return InputFile{Path: f.Path, Content: data}, nil
+}
+
 // ResolveStatic replaces every {{static:NAME}} in the case — arguments,
-// stdin, env, text input files, expected values and extra keys — with the
+// stdin, env, text input files held in memory (inline content, and files
+// of the problem up to StaticMaxBytes that hold a reference), expected
+// values and extra keys — with the
 // path at which the runtime exposes the asset (lookup). An unknown name is
 // an error; the case is left untouched for anything it could not resolve.
 func ResolveStatic(c *Case, lookup func(name string) (string, bool)) error {
 	var missing []string
 	repl := func(s string) string {
+		if !strings.Contains(s, staticPrefix) {
+			return s
+		}
 		return staticRef.ReplaceAllStringFunc(s, func(m string) string {
 			name := staticRef.FindStringSubmatch(m)[1]
 			p, ok := lookup(name)
@@ -45,10 +82,12 @@ func ResolveStatic(c *Case, lookup func(name string) (string, bool)) error {
 		}
 		c.Env = env
 	}
+	// A problem file (From) is copied as it is: one that needed resolving
+	// was read when its case was loaded (holdIfStatic).
 	files := make([]InputFile, len(c.InputFiles))
 	for i, f := range c.InputFiles {
 		files[i] = f
-		if utf8.Valid(f.Content) && staticRef.Match(f.Content) {
+		if bytes.Contains(f.Content, []byte(staticPrefix)) && utf8.Valid(f.Content) {
 			files[i].Content = []byte(repl(string(f.Content)))
 		}
 	}
@@ -68,6 +107,9 @@ func ResolveStatic(c *Case, lookup func(name string) (string, bool)) error {
 func StaticNames(c *Case) []string {
 	seen := map[string]bool{}
 	collect := func(s string) string {
+		if !strings.Contains(s, staticPrefix) {
+			return s
+		}
 		for _, m := range staticRef.FindAllStringSubmatch(s, -1) {
 			seen[m[1]] = true
 		}
@@ -83,7 +125,7 @@ func StaticNames(c *Case) []string {
 		collect(v)
 	}
 	for _, f := range c.InputFiles {
-		if utf8.Valid(f.Content) {
+		if bytes.Contains(f.Content, []byte(staticPrefix)) && utf8.Valid(f.Content) {
 			collect(string(f.Content))
 		}
 	}

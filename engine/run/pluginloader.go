@@ -49,7 +49,11 @@ func (s *pluginStream) Next(ctx context.Context, history []cases.Outcome) (*case
 			Checkpoint: s.g.Checkpoint, Group: s.g.Group, GroupType: string(s.g.GroupType),
 			CaseGroup: s.g.CaseGroup, CaseOrder: s.g.CaseOrder, TimeoutS: s.g.Timeout.Seconds()}}
 		for _, h := range history {
-			in.History = append(in.History, abi.Outcome{Case: host.ToABICase(h.Case), Actual: h.Actual})
+			ac, err := host.ToABICase(h.Case)
+			if err != nil {
+				return nil, fmt.Errorf("history for loader plugin: case %s: %w", h.Case.ID, err)
+			}
+			in.History = append(in.History, abi.Outcome{Case: ac, Actual: h.Actual})
 		}
 		out, err := s.l.p.LoadCases(ctx, in, host.CallOptions{AssetRoot: s.l.dir})
 		if err != nil {

@@ -199,7 +199,11 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 			attrs = append(attrs, fault(attr, err))
 			continue
 		}
-		ac := host.CallCase(c)
+		ac, err := host.CallCase(c)
+		if err != nil {
+			attrs = append(attrs, fault(attr, err))
+			continue
+		}
 		out, err := p.Evaluate(ctx, abi.EvaluateInput{Config: spec.Plugin.Config, Function: spec.Function,
 			Arguments: spec.Arguments, Case: &ac, Actual: &actual, Expected: c.Expected}, opts)
 		if err != nil {

@@ -473,30 +473,31 @@ func GroupInput(p *problem.Problem, cp *problem.Checkpoint, g *problem.Group) ca
 	}
 }
 
-// readProblemFile reads a file the problem names; a problem built without
-// Load (no Files) is confined to its directory.
-func readProblemFile(p *problem.Problem, name string) ([]byte, error) {
-	files := p.Files
-	if files == nil {
-		var err error
-		if files, err = confine.New(p.Dir); err != nil {
-			return nil, err
-		}
+// problemFiles is how the problem's files are opened; a problem built
+// without Load (no Files) is confined to its directory.
+func problemFiles(p *problem.Problem) (*confine.Tree, error) {
+	if p.Files != nil {
+		return p.Files, nil
 	}
-	return files.ReadFile(name)
+	return confine.New(p.Dir)
 }
 
 // writeGroupFiles copies the group's files (group_files, constant_files)
 // into the workspace root under their base names, reading them through the
-// problem's confine.Tree as every problem file is read.
+// problem's confine.Tree as every problem file is read. They are copied
+// file to file, as a case's input files from the problem are, never held.
 func writeGroupFiles(workdir string, p *problem.Problem, files []string) error {
 	var in []cases.InputFile
+	tree, err := problemFiles(p)
+	if err != nil {
+		return err
+	}
 	for _, f := range files {
-		data, err := readProblemFile(p, f)
+		file, err := cases.FromProblem(tree, f, filepath.Base(f))
 		if err != nil {
 			return fmt.Errorf("group file: %w", err)
 		}
-		in = append(in, cases.InputFile{Path: filepath.Base(f), Content: data})
+		in = append(in, file)
 	}
 	if len(in) == 0 {
 		return nil

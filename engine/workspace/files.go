@@ -15,6 +15,11 @@ import (
 // The writes go through an os.Root on root (see rootio.go): the check
 // names the rule a bad path breaks, and a symlink planted after it by a
 // process still running in the workspace cannot redirect a write.
+//
+// A file of the problem (InputFile.From) is copied from its source as a
+// stream, opened through the problem's confinement when it is copied, so
+// its size costs no memory and a symlink swapped in after the case was
+// loaded cannot lead the read out of the problem.
 func WriteFiles(root string, files []cases.InputFile) error {
 	if len(files) == 0 {
 		return nil
@@ -28,11 +33,20 @@ func WriteFiles(root string, files []cases.InputFile) error {
 		if _, err := SafeJoin(root, f.Path); err != nil {
 			return err
 		}
-		if err := writeNew(r, filepath.FromSlash(f.Path), f.Content, 0o644); err != nil {
+		if err := writeInput(r, f); err != nil {
 			return fmt.Errorf("input file %s: %w", f.Path, err)
 		}
 	}
 	return nil
+}
+
+func writeInput(r *os.Root, f cases.InputFile) error {
+	src, err := f.Open()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return writeNew(r, filepath.FromSlash(f.Path), src, 0o644)
 }
 
 // ReadFile reads a file below root by relative path, read-only: escapes are

@@ -127,10 +127,12 @@ func copyFileInto(dst *os.Root, rel, src string, mode fs.FileMode, uid, gid int)
 	return nil
 }
 
-// writeNew replaces the file rel under r with content: whatever sits at
-// the name (a file, a planted symlink) is removed and the file created
-// exclusively, so the write lands in a new file inside r or fails.
-func writeNew(r *os.Root, rel string, content []byte, perm fs.FileMode) error {
+// writeNew replaces the file rel under r with what content yields:
+// whatever sits at the name (a file, a planted symlink) is removed and the
+// file created exclusively, so the write lands in a new file inside r or
+// fails. content is copied as a stream, so a large input file of the
+// problem goes file to file without being held.
+func writeNew(r *os.Root, rel string, content io.Reader, perm fs.FileMode) error {
 	if dir := filepath.Dir(rel); dir != "." {
 		if err := r.MkdirAll(dir, 0o755); err != nil {
 			return err
@@ -143,7 +145,7 @@ func writeNew(r *os.Root, rel string, content []byte, perm fs.FileMode) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(content)
+	_, err = io.Copy(f, content)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -238,7 +238,11 @@ func dirBytes(b *testing.B, dir string) int64 {
 //	go test -run '^$' -bench VerdictHostSide ./plugins/host/
 func BenchmarkVerdictHostSide(b *testing.B) {
 	c, actual := benchCase()
-	in := abi.VerifyInput{ABIVersion: abi.Version, Config: benchConfig, Case: CallCase(c), Actual: actual, Expected: c.Expected}
+	ac, err := CallCase(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := abi.VerifyInput{ABIVersion: abi.Version, Config: benchConfig, Case: ac, Actual: actual, Expected: c.Expected}
 	input, err := json.Marshal(in)
 	if err != nil {
 		b.Fatal(err)

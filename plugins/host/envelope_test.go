@@ -2,11 +2,15 @@ package host
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
@@ -45,14 +49,14 @@ func TestInputEnvelopesMatchTheirSchemas(t *testing.T) {
 	}
 	for _, c := range []*cases.Case{bare, full} {
 		for _, a := range actuals {
-			check("verify_input", verifyInput(c, a, nil))
-			check("verify_input", verifyInput(c, a, map[string]any{"tolerance": 0.1}))
+			check("verify_input", must(verifyInput(c, a, nil)))
+			check("verify_input", must(verifyInput(c, a, map[string]any{"tolerance": 0.1})))
 			check("evaluate_input", evaluateInput(abi.EvaluateInput{Function: "f"}))
-			ac, aa := CallCase(c), a
+			ac, aa := must(CallCase(c)), a
 			check("evaluate_input", evaluateInput(abi.EvaluateInput{Function: "f", Arguments: map[string]any{"path": "x"},
 				Config: map[string]any{"k": 1}, Case: &ac, Actual: &aa, Expected: c.Expected}))
 			check("load_input", loadInput(abi.LoadInput{Group: abi.GroupInfo{Checkpoint: "c1", Group: "g", GroupType: "Core"},
-				History: []abi.Outcome{{Case: ToABICase(c), Actual: a}}}))
+				History: []abi.Outcome{{Case: must(ToABICase(c)), Actual: a}}}))
 		}
 	}
 	check("load_input", loadInput(abi.LoadInput{}))
@@ -62,5 +66,40 @@ func TestInputEnvelopesMatchTheirSchemas(t *testing.T) {
 	// The check can fail: an envelope without its ABI version is refused.
 	if err := ValidateEnvelope("verify_input", []byte(`{"config":{},"case":{"id":"x","arguments":[]},"actual":{},"expected":{}}`)); err == nil {
 		t.Error("an envelope without abi_version passed the verify_input schema")
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// An input file copied from a problem file at run time (not held by the
+// case) still reaches a plugin's envelope with its content, read when the
+// envelope is built; one that can no longer be read is an error naming
+// it, never an envelope with the file silently empty.
+func TestEnvelopeReadsProblemInputFiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "data.txt"), []byte("from the problem\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := confine.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := cases.FromProblem(tree, "data.txt", "data.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cases.Case{ID: "a", InputFiles: []cases.InputFile{f}}
+	in, err := verifyInput(c, verify.Actual{}, nil)
+	if err != nil || len(in.Case.InputFiles) != 1 || in.Case.InputFiles[0].Content != "from the problem\n" {
+		t.Fatalf("envelope input files: %+v, %v", in.Case.InputFiles, err)
+	}
+	os.Remove(filepath.Join(dir, "data.txt"))
+	if _, err := ToABICase(c); err == nil || !strings.Contains(err.Error(), "input file data.txt") {
+		t.Errorf("a problem file gone since loading: %v", err)
 	}
 }

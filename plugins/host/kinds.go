@@ -57,7 +57,11 @@ func EnvelopeSchemas(export string) (input, output string) {
 // attribute carrying the message.
 func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual, config map[string]any, opts CallOptions) ([]verify.AttributeResult, error) {
 	var out abi.VerifyOutput
-	if err := p.call(ctx, abi.KindVerifier, verifyInput(c, actual, config), &out, opts); err != nil {
+	in, err := verifyInput(c, actual, config)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.call(ctx, abi.KindVerifier, in, &out, opts); err != nil {
 		return nil, err
 	}
 	if out.Error != "" {
@@ -124,9 +128,13 @@ func (p *Plugin) LoadCases(ctx context.Context, in abi.LoadInput, opts CallOptio
 // set, and no null where the schema promises an object or a list (a test
 // holds each to its schema in plugins/abi/schema).
 
-func verifyInput(c *cases.Case, actual verify.Actual, config map[string]any) abi.VerifyInput {
-	return abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: CallCase(c),
-		Actual: actual, Expected: nonNil(c.Expected)}
+func verifyInput(c *cases.Case, actual verify.Actual, config map[string]any) (abi.VerifyInput, error) {
+	ac, err := CallCase(c)
+	if err != nil {
+		return abi.VerifyInput{}, err
+	}
+	return abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: ac,
+		Actual: actual, Expected: nonNil(c.Expected)}, nil
 }
 
 func evaluateInput(in abi.EvaluateInput) abi.EvaluateInput {
@@ -159,14 +167,16 @@ func loadInput(in abi.LoadInput) abi.LoadInput {
 // CallCase is a case as a verify or evaluate call carries it: its expected
 // values travel once, as the envelope's top-level `expected`, since every
 // byte is decoded again inside the sandbox.
-func CallCase(c *cases.Case) abi.Case {
-	ac := ToABICase(c)
+func CallCase(c *cases.Case) (abi.Case, error) {
+	ac, err := ToABICase(c)
 	ac.Expected = nil
-	return ac
+	return ac, err
 }
 
-// ToABICase converts an engine case to its envelope form.
-func ToABICase(c *cases.Case) abi.Case {
+// ToABICase converts an engine case to its envelope form. Input files
+// carry their content, so one copied from a problem file at run time
+// (cases.InputFile.From) is read here; a read that fails is an error.
+func ToABICase(c *cases.Case) (abi.Case, error) {
 	out := abi.Case{ID: c.ID, Checkpoint: c.Checkpoint, Group: c.Group, GroupType: string(c.GroupType),
 		Arguments: c.Arguments, Stdin: c.Stdin, Env: c.Env, TrackedFiles: c.TrackedFiles,
 		Expected: c.Expected, TimeoutS: c.Timeout.Seconds(), Reset: c.Reset, Extra: c.Extra}
@@ -177,13 +187,17 @@ func ToABICase(c *cases.Case) abi.Case {
 		out.Request = c.Request.Data()
 	}
 	for _, f := range c.InputFiles {
-		if utf8.Valid(f.Content) {
-			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: string(f.Content)})
+		content, err := f.Bytes()
+		if err != nil {
+			return abi.Case{}, fmt.Errorf("input file %s: %w", f.Path, err)
+		}
+		if utf8.Valid(content) {
+			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: string(content)})
 		} else {
-			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: base64.StdEncoding.EncodeToString(f.Content), Encoding: "base64"})
+			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: base64.StdEncoding.EncodeToString(content), Encoding: "base64"})
 		}
 	}
-	return out
+	return out, nil
 }
 
 func nonNil(m map[string]any) map[string]any {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package adapter_test
+
+const raceBuild = false
