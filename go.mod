@@ -76,5 +76,3 @@ require (
 	google.golang.org/protobuf v1.34.2 // indirect
 	gotest.tools/v3 v3.5.2 // indirect
 )
-
-replace github.com/extism/go-sdk => ./plugins/extism-go-sdk
