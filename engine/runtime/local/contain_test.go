@@ -317,6 +317,7 @@ func TestNamespacesCannotBeUndoneByTheCase(t *testing.T) {
 	defer s.Close()
 	res, err := s.Exec(context.Background(), sh(fmt.Sprintf(`
 		id -u
+		grep -E '^Cap(Prm|Eff|Amb):' /proc/self/status | grep -v '0000000000000000$' | sed 's/^/capability /'
 		umount %[1]q 2>/dev/null; umount -l %[1]q 2>/dev/null
 		cat %[1]q/expected_output 2>/dev/null
 		unshare -rm sh -c 'umount -l %[1]q; cat %[1]q/expected_output' 2>/dev/null
@@ -327,6 +328,9 @@ func TestNamespacesCannotBeUndoneByTheCase(t *testing.T) {
 	out := string(res.Stdout)
 	if strings.Contains(out, "the answer") {
 		t.Errorf("the case undid the cover: %q", out)
+	}
+	if strings.Contains(out, "capability ") {
+		t.Errorf("the case holds capabilities: %q", out)
 	}
 	if uid := strings.SplitN(out, "\n", 2)[0]; uid != strconv.Itoa(os.Getuid()) {
 		t.Errorf("the case runs as uid %q, the engine as %d", uid, os.Getuid())

@@ -41,6 +41,9 @@ type launcher struct {
 	setup launchSetup
 	exe   *os.File // this binary, opened before anything is covered
 	null  *os.File // /dev/null, the stdin of programs given none
+	// exec, when set, is the thread programs are started from (started
+	// by root, with namespaces).
+	exec *execThread
 	// bound is the workspace bound writable inside the read-only session
 	// directory, and boundCopy which copy of it (programSpec.Workspace).
 	bound     string
@@ -97,6 +100,12 @@ func launcherMain() int {
 	if err != nil {
 		l.send(reply{Op: "error", Error: err.Error()})
 		return 1
+	}
+	if l.setup.Namespaces && l.setup.Uid == 0 {
+		if l.exec, err = newExecThread(); err != nil {
+			l.send(reply{Op: "error", Error: err.Error()})
+			return 1
+		}
 	}
 	l.send(reply{Op: "ready"})
 	if l.setup.Probe {
@@ -194,25 +203,34 @@ func (l *launcher) start(p *programSpec, files []int) (int, error) {
 		Files: []uintptr{stdin, uintptr(files[0]), uintptr(files[1])},
 		Sys:   &syscall.SysProcAttr{Setpgid: true},
 	}
-	if l.setup.Namespaces {
-		// The launcher may mount; a program, even as root, must not be
-		// able to undo those mounts: in a user namespace of its own it
-		// holds no capability over the launcher's mount namespace.
+	// The launcher may mount; a program, even as root, must not be able
+	// to undo those mounts. Started by root, the launcher starts programs
+	// from a thread that can pass on no capability (execThread). Started
+	// by a user, it is root only of its own user namespace, and each
+	// program gets a user namespace below it in which it is that user
+	// again, holding no capability over the launcher's mounts.
+	if l.setup.Namespaces && l.exec == nil {
 		attr.Sys.Cloneflags = syscall.CLONE_NEWUSER
 		attr.Sys.UidMappings = []syscall.SysProcIDMap{{ContainerID: l.setup.Uid, HostID: os.Getuid(), Size: 1}}
 		attr.Sys.GidMappings = []syscall.SysProcIDMap{{ContainerID: l.setup.Gid, HostID: os.Getgid(), Size: 1}}
 		attr.Sys.GidMappingsEnableSetgroups = false
 	}
-	if p.MemoryBytes <= 0 {
-		pid, err := syscall.ForkExec(p.Path, p.Argv, attr)
-		if err != nil {
-			return 0, fmt.Errorf("start %s: %w", p.Argv[0], err)
+	var pid int
+	var err error
+	fork := func() {
+		if p.MemoryBytes <= 0 {
+			pid, err = syscall.ForkExec(p.Path, p.Argv, attr)
+			return
 		}
-		return pid, nil
+		pid, err = startCapped(p, attr)
+		if errors.Is(err, errNoTrace) {
+			pid, err = l.startCappedByExec(p, attr)
+		}
 	}
-	pid, err := startCapped(p, attr)
-	if errors.Is(err, errNoTrace) {
-		pid, err = l.startCappedByExec(p, attr)
+	if l.exec != nil {
+		l.exec.do(fork)
+	} else {
+		fork()
 	}
 	if err != nil {
 		return 0, fmt.Errorf("start %s: %w", p.Argv[0], err)
