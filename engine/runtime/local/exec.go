@@ -90,7 +90,6 @@ func signalName(sig int) string {
 	return syscall.Signal(sig).String()
 }
 
-
 // environ renders the environment sorted, so the process sees the same
 // environment whatever the map order, plus the marker token.
 func environ(env map[string]string, token string) []string {
