@@ -32,7 +32,7 @@ func eachIsolation(t *testing.T, f func(t *testing.T, iso Isolation)) {
 	}
 }
 
-func openSessionWith(t *testing.T, opts Options, files map[string]string) runtime.Session {
+func openSessionWith(t testing.TB, opts Options, files map[string]string) runtime.Session {
 	t.Helper()
 	sub := t.TempDir()
 	for p, c := range files {
