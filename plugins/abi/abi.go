@@ -48,10 +48,12 @@ type Describe struct {
 	// ConfigSchema is a JSON Schema for the `config` object.
 	ConfigSchema json.RawMessage `json:"config_schema,omitempty"`
 	Description  string          `json:"description,omitempty"`
-	// Transport says how the kind exports exchange their envelopes:
-	// "extism" (default: Extism input and output) or "stdio" (the input on
-	// WASI stdin, the output on stdout — one bulk copy each way, much
-	// faster for large envelopes). describe always uses Extism.
+	// Transport says how the exports exchange their envelopes: "extism"
+	// (default: Extism input and output), "stdio" (the input on WASI
+	// stdin, the output on stdout — one bulk copy each way, much faster
+	// for large envelopes; describe still uses Extism) or "native"
+	// (wasmeval's own, driven on wazero without Extism: every export,
+	// describe included; see docs/plugin-abi.md).
 	Transport string `json:"transport,omitempty"`
 }
 
@@ -59,6 +61,7 @@ type Describe struct {
 const (
 	TransportExtism = "extism"
 	TransportStdio  = "stdio"
+	TransportNative = "native"
 )
 
 // Case is a test case as plugins see it.

@@ -116,17 +116,24 @@ func call(ctx context.Context, p *host.Plugin, v *Vector) (out []byte, failure s
 
 // Language is a reference plugin's language and how it is built.
 type Language struct {
-	Name  string
-	Build func(out string) error
+	Name string
+	// Transport is the one the plugin declares in describe: the only
+	// byte of describe's output allowed to differ between plugins.
+	Transport string
+	Build     func(out string) error
 }
 
 // Languages are the reference plugins, in the order reports list them.
+// The Go SDK is tested on two transports: native (its default) and Extism.
 var Languages = []Language{
-	{"go", func(out string) error { return pluginbuild.Build(moduleFile("plugins/conformance/go"), out) }},
-	{"rust", func(out string) error {
+	{"go", abi.TransportNative, func(out string) error { return pluginbuild.Build(moduleFile("plugins/conformance/go"), out) }},
+	{"go-extism", abi.TransportExtism, func(out string) error {
+		return pluginbuild.Build(moduleFile("plugins/conformance/go"), out, "-tags=wasmeval_extism")
+	}},
+	{"rust", abi.TransportExtism, func(out string) error {
 		return pluginbuild.BuildRust(moduleFile("plugins/conformance/rust/lib.rs"), out)
 	}},
-	{"assemblyscript", func(out string) error {
+	{"assemblyscript", abi.TransportExtism, func(out string) error {
 		return pluginbuild.BuildAssemblyScript(moduleFile("plugins/conformance/assemblyscript/plugin.ts"), out)
 	}},
 }
@@ -205,6 +212,9 @@ func TestConformance(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %v", v.Description, err)
 					}
+					if v.Export == abi.DescribeExport {
+						out = sameTransport(out, lang.Transport)
+					}
 					if *update && lang.Name == "go" {
 						record(t, v, out, failure)
 						return
@@ -214,6 +224,16 @@ func TestConformance(t *testing.T) {
 			}
 		})
 	}
+}
+
+// vectorTransport is the transport the describe vector's output declares.
+const vectorTransport = abi.TransportExtism
+
+// sameTransport rewrites the transport a describe output declares to the
+// vector's, so plugins on different transports are held to the same bytes
+// everywhere else.
+func sameTransport(out []byte, transport string) []byte {
+	return bytes.Replace(out, []byte(`"transport":"`+transport+`"`), []byte(`"transport":"`+vectorTransport+`"`), 1)
 }
 
 func check(t *testing.T, v *Vector, out []byte, failure string) {

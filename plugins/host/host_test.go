@@ -42,6 +42,10 @@ func plugins(t testing.TB) map[string]string {
 			"misbehave": filepath.Join(dir, "misbehave.wasm"),
 			"abi99":     filepath.Join(dir, "abi99.wasm"),
 			"minimal":   filepath.Join(dir, "minimal.wasm"),
+			"native":    filepath.Join(dir, "native.wasm"),
+		}
+		if buildErr = pluginbuild.Build("./testdata/native", built["native"]); buildErr != nil {
+			return
 		}
 		if buildErr = pluginbuild.Build("./testdata/misbehave", built["misbehave"]); buildErr != nil {
 			return

@@ -41,6 +41,10 @@ type Plugin struct {
 	// worker.go and docs/plugin-abi.md, "Isolation").
 	compiled *extism.CompiledPlugin
 	pool     chan *instance
+	// native is the module compiled for the native transport (native.go),
+	// driven on wazero directly; compiled is nil then.
+	native  *nativeModule
+	checked bool // compiled with termination checks: calls get a deadline
 	// workers run the plugin in child processes instead (Isolation
 	// "process"); compiled and pool are nil then. module holds the
 	// module's bytes for them (see moduleFile), when the system has it.
@@ -75,6 +79,7 @@ func (p *Plugin) HasKind(kind string) bool { return slices.Contains(p.describe.K
 // instance is one instantiated module with its own memory.
 type instance struct {
 	p      *extism.Plugin
+	nat    *nativeInstance // instead of p, on the native transport
 	stderr *capBuffer
 	clock  *callClock
 	// stdin and stdout carry envelopes for plugins on the stdio transport.
@@ -86,8 +91,20 @@ type instance struct {
 
 // close closes the module instance and releases its linear memory.
 func (inst *instance) close() {
-	inst.p.Close(context.Background())
+	if inst.nat != nil {
+		inst.nat.mod.Close(context.Background())
+	} else {
+		inst.p.Close(context.Background())
+	}
 	inst.mem.free()
+}
+
+// hasExport says whether the instance's module exports a function.
+func (inst *instance) hasExport(name string) bool {
+	if inst.nat != nil {
+		return inst.nat.mod.ExportedFunction(name) != nil
+	}
+	return inst.p.FunctionExists(name)
 }
 
 func (h *Host) compile(ctx context.Context, file, digest string, data []byte, checked bool) (*Plugin, error) {
@@ -96,7 +113,19 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 	if err := checkMagic(file, digest, data); err != nil {
 		return nil, err
 	}
-	compiled, err := p.compileModule(ctx, checked)
+	iface, err := readInterface(data)
+	if err != nil {
+		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: err.Error()}
+	}
+	p.checked = checked
+	var compiled interface{ Close(context.Context) error }
+	if iface.isNative() {
+		p.native, err = p.compileNative(ctx, checked)
+		compiled = p.native
+	} else {
+		p.compiled, err = p.compileModule(ctx, checked)
+		compiled = p.compiled
+	}
 	if err != nil {
 		if strings.Contains(err.Error(), "section memory") && strings.Contains(err.Error(), "over limit") {
 			// The module declares more initial memory than the cap allows.
@@ -105,18 +134,18 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		}
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: err.Error()}
 	}
-	p.compiled, p.pool = compiled, make(chan *instance, 2*goruntime.GOMAXPROCS(0))
+	p.pool = make(chan *instance, 2*goruntime.GOMAXPROCS(0))
 	inst, err := p.newInstance(ctx)
 	if err != nil {
 		compiled.Close(ctx)
 		return nil, p.instantiateError(label, "", err)
 	}
 	for _, name := range []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test"} {
-		if inst.p.FunctionExists(name) {
+		if inst.hasExport(name) {
 			p.exports = append(p.exports, name)
 		}
 	}
-	if !inst.p.FunctionExists(abi.DescribeExport) {
+	if !inst.hasExport(abi.DescribeExport) {
 		inst.close()
 		compiled.Close(ctx)
 		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultMissingExport,
@@ -138,8 +167,18 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultABI,
 			Detail: fmt.Sprintf("the plugin speaks ABI %d; this wasmeval speaks %s", p.describe.ABIVersion, versions())}
 	}
+	if native := p.native != nil; native != (p.describe.Transport == abi.TransportNative) {
+		p.close()
+		detail := fmt.Sprintf("describe says transport %q, but the module exports %s and %s and imports nothing from Extism, which makes it native",
+			p.describe.Transport, nativeInputExport, nativeOutputExport)
+		if !native {
+			detail = fmt.Sprintf("describe says transport native, but the module does not speak it (it needs exports %s and %s, and no imports from Extism)",
+				nativeInputExport, nativeOutputExport)
+		}
+		return nil, &Error{Plugin: p.Label(), Export: abi.DescribeExport, Fault: FaultEnvelope, Detail: detail}
+	}
 	for _, k := range p.describe.Kinds {
-		if exp := abi.Exports[k]; !inst.p.FunctionExists(exp) {
+		if exp := abi.Exports[k]; !inst.hasExport(exp) {
 			p.close()
 			return nil, &Error{Plugin: p.Label(), Export: exp, Fault: FaultMissingExport,
 				Detail: fmt.Sprintf("describe claims kind %s, which needs export %s", k, exp)}
@@ -207,6 +246,17 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		WithNanosleep(clock.nanosleep).
 		WithRandSource(clock)
 	mem := &instanceMemory{}
+	if p.native != nil {
+		ictx, cancel := p.callContext(mem.context(ctx))
+		defer cancel()
+		ni, err := p.newNativeInstance(ictx, mc)
+		if err != nil {
+			mem.free()
+			return nil, err
+		}
+		p.created.Add(1)
+		return &instance{nat: ni, stderr: stderr, clock: clock, stdin: stdin, stdout: stdout, mem: mem, log: newCallLog(p)}, nil
+	}
 	ep, err := p.compiled.Instance(mem.context(ctx), extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
 		mem.free()
@@ -254,6 +304,9 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 	inst.stdout.Reset()
 	inst.clock.reset()
 	inst.log.reset()
+	if inst.nat != nil {
+		return p.callNative(ctx, inst, export, input, opts)
+	}
 	stdio := export != abi.DescribeExport && p.describe.Transport == abi.TransportStdio
 	if stdio {
 		inst.stdin.Reset(input)
@@ -408,7 +461,11 @@ func (p *Plugin) close() {
 		case inst := <-p.pool:
 			inst.close()
 		default:
-			p.compiled.Close(context.Background())
+			if p.native != nil {
+				p.native.Close(context.Background())
+			} else {
+				p.compiled.Close(context.Background())
+			}
 			return
 		}
 	}

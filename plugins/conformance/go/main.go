@@ -19,8 +19,6 @@ import (
 
 func main() {}
 
-func init() { wasmeval.Transport = abi.TransportExtism }
-
 //go:wasmexport describe
 func describe() int32 {
 	return wasmeval.DescribePlugin(wasmeval.Describe{Name: "conformance", Version: "1.0.0",

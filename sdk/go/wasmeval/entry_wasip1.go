@@ -4,17 +4,9 @@ package wasmeval
 
 import (
 	"io"
-	"os"
-
-	pdk "github.com/extism/go-pdk"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
-
-// Transport is how this plugin's kind exports exchange envelopes: stdio
-// (the default: one bulk copy each way) or extism. DescribePlugin declares
-// it, the entry points use it; set it in an init function to change it.
-var Transport = abi.TransportStdio
 
 // DescribePlugin answers the describe export: fill in name, version, kinds
 // (and functions for evaluators); the ABI version and transport are set.
@@ -30,11 +22,9 @@ func DescribePlugin(d Describe) int32 {
 	}
 	out, err := EncodeJSON(d)
 	if err != nil {
-		pdk.SetErrorString("describe: " + err.Error())
-		return 1
+		return describeFailed("describe: " + err.Error())
 	}
-	pdk.Output(out)
-	return 0
+	return describeOutput(out)
 }
 
 // Verify serves the verify export with fn.
@@ -60,40 +50,17 @@ func Test(fn TestFunction) int32 {
 	return serve(func(dst, in []byte) ([]byte, error) { return handleTest(dst, in, fn) })
 }
 
+// ServeRaw serves an export with a function that takes the input envelope's
+// bytes and appends the output envelope's bytes to dst, for plugins that
+// manage their envelopes themselves. An error fails the call with its
+// message.
+func ServeRaw(fn func(dst, input []byte) ([]byte, error)) int32 { return serve(fn) }
+
 // The input and output buffers are kept from call to call: a plugin
 // instance serves one call at a time, the decoded input copies what it
 // keeps, and the output is written out before the call returns. Growing
 // fresh buffers on every call is a measurable share of a short call.
 var inputBuf, outputBuf []byte
-
-func serve(handle func(dst, in []byte) ([]byte, error)) int32 {
-	var input []byte
-	if Transport == abi.TransportStdio {
-		var err error
-		if input, err = readAll(os.Stdin, inputBuf[:0]); err != nil {
-			pdk.SetErrorString("read input: " + err.Error())
-			return 1
-		}
-		inputBuf = input
-	} else {
-		input = pdk.Input()
-	}
-	out, err := handle(outputBuf[:0], input)
-	if err != nil {
-		pdk.SetErrorString(err.Error())
-		return 1
-	}
-	outputBuf = out
-	if Transport == abi.TransportStdio {
-		if _, err := os.Stdout.Write(out); err != nil {
-			pdk.SetErrorString("write output: " + err.Error())
-			return 1
-		}
-		return 0
-	}
-	pdk.Output(out)
-	return 0
-}
 
 // readAll appends everything r holds to buf.
 func readAll(r io.Reader, buf []byte) ([]byte, error) {
@@ -111,21 +78,3 @@ func readAll(r io.Reader, buf []byte) ([]byte, error) {
 		}
 	}
 }
-
-// ReadAsset returns a file of the problem directory through the host's
-// read_asset function; ok is false when the host refused (the reason is in
-// the run log).
-func ReadAsset(path string) (data []byte, ok bool) {
-	mem := pdk.AllocateString(path)
-	defer mem.Free()
-	off := readAsset(mem.Offset())
-	if off == 0 {
-		return nil, false
-	}
-	m := pdk.FindMemory(off)
-	defer m.Free()
-	return m.ReadBytes(), true
-}
-
-//go:wasmimport extism:host/user read_asset
-func readAsset(uint64) uint64

@@ -4,14 +4,17 @@
 // plugin is one function, and the helpers every wasmeval SDK shares with
 // the same results — the JSON model and canonical encoding, CompareJSON,
 // NormalizeText, ParseJSONL, ExtractAnswer (docs/sdk-go.md,
-// docs/conformance.md). Envelopes travel over the stdio transport by
-// default: the input on stdin, the output on stdout, one bulk copy each
-// way.
+// docs/conformance.md). Envelopes travel over wasmeval's native transport
+// by default — the host writes the input into the plugin's memory and reads
+// the output back, one copy each way, with no Extism kernel in between;
+// built with -tags wasmeval_extism the SDK speaks Extism's ABI (stdio or
+// extism transport) instead.
 package wasmeval
 
 // ReadInput and WriteOutput are the SDK's low-level stdio path with
-// encoding/json, for plugins that manage their envelopes themselves (a
-// plugin using them declares Transport: abi.TransportStdio in describe).
+// encoding/json, for plugins that manage their envelopes themselves through
+// Extism (a plugin using them declares Transport: abi.TransportStdio in
+// describe); ServeRaw works on every transport.
 
 import (
 	"encoding/json"

@@ -1,0 +1,101 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// A plugin built with the Go SDK's default speaks the native transport and
+// is driven without Extism; a misbehaving one is contained as on the
+// Extism path: a clear fault, the instance discarded, the next call fine.
+func TestNativeFaultIsolation(t *testing.T) {
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) {
+			h := newHost(t, Options{Timeout: 5 * time.Second, MemoryBytes: 32 << 20, Isolation: iso})
+			p := load(t, h, "native")
+			if p.Describe().Transport != abi.TransportNative || iso == InProcess && p.native == nil {
+				t.Fatalf("transport %q, native module %v", p.Describe().Transport, p.native != nil)
+			}
+			for _, tc := range []struct{ mode, fault, detail string }{
+				{"trap", FaultTrap, "nil map"},
+				{"loop", FaultTimeout, "no answer within 5s"},
+				{"oom", FaultMemory, "32 MiB cap"},
+				{"badjson", FaultInvalidJSON, `output starts "{not json"`},
+				{"badenvelope", FaultEnvelope, "verify_output"},
+				{"fail", FaultFailed, "refusing on purpose"},
+			} {
+				t.Run(tc.mode, func(t *testing.T) {
+					_, err := verifyMode(p, tc.mode, nil)
+					var pe *Error
+					if !errors.As(err, &pe) || pe.Fault != tc.fault || pe.Export != "verify" || !strings.Contains(pe.Error(), tc.detail) {
+						t.Fatalf("got %v, want fault %q containing %q", err, tc.fault, tc.detail)
+					}
+					if !strings.HasPrefix(pe.Error(), "plugin misbehave-native@") {
+						t.Errorf("the message names the plugin: %s", pe.Error())
+					}
+					attrs, err := verifyMode(p, "ok", nil)
+					if err != nil || !attrs[0].IsCorrect {
+						t.Fatalf("the next call must work: %v %+v", err, attrs)
+					}
+				})
+			}
+			if want := map[string]int64{InProcess: 3, Process: 1}[iso]; p.discarded.Load() < want {
+				t.Errorf("discarded %d, want at least %d", p.discarded.Load(), want)
+			}
+		})
+	}
+}
+
+// An output over the cap is a fault, read no further than its length.
+func TestNativeOutputCap(t *testing.T) {
+	p := load(t, newHost(t, Options{}), "native")
+	_, err := verifyMode(p, "big", nil)
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Fault != FaultEnvelope || !strings.Contains(err.Error(), "output larger than 64 MiB") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// read_asset and log work on the native transport under the same rules.
+func TestNativeAssetsAndLogs(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "golden.txt"), []byte("golden"), 0o644)
+	os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 2048), 0o644)
+	os.WriteFile(filepath.Join(root, "large.bin"), []byte(strings.Repeat("x", 100<<10)), 0o644)
+	var logs []string
+	var mu sync.Mutex
+	h := newHost(t, Options{AssetBytes: 200 << 10, Log: func(plugin, level, msg string) {
+		mu.Lock()
+		logs = append(logs, plugin+" "+level+" "+msg)
+		mu.Unlock()
+	}})
+	p := load(t, h, "native")
+	for path, want := range map[string]string{"golden.txt": "golden", "../secret": "refused", "/etc/passwd": "refused",
+		"large.bin": strings.Repeat("x", 100<<10)} {
+		attrs, err := p.Verify(context.Background(), testCase, verify.Actual{}, map[string]any{"mode": "asset", "path": path}, CallOptions{AssetRoot: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if attrs[0].Actual != want {
+			t.Errorf("read_asset(%q) = %.40v, want %.40q", path, attrs[0].Actual, want)
+		}
+	}
+	if _, err := verifyMode(p, "log", nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	all := strings.Join(logs, "\n")
+	if !strings.Contains(all, `read_asset "../secret" refused`) || !strings.Contains(all, "misbehave-native info checked case c1") {
+		t.Errorf("logs: %v", logs)
+	}
+}
