@@ -14,7 +14,8 @@ import (
 // stdio transport through Extism in the same run: each iteration makes the
 // same call once through each, and the benchmark reports both rates and
 // their ratio. The two test plugins do the same work (encoding/json on the
-// same envelope, or an echo of 1 MB) and differ only in the transport.
+// same ~2 KB verify envelope, or an echo of it or of 1 MB) and differ only
+// in the transport.
 //
 //	go test -run '^$' -bench NativeTransport -benchtime 2000x ./plugins/host/
 func BenchmarkNativeTransport(b *testing.B) {
@@ -29,7 +30,7 @@ func BenchmarkNativeTransport(b *testing.B) {
 		for _, tc := range []struct {
 			name, export string
 			input        []byte
-		}{{"verify", "verify", verifyIn}, {"echo-1MB", "echo", big}} {
+		}{{"verify", "verify", verifyIn}, {"echo-2KB", "echo", verifyIn}, {"echo-1MB", "echo", big}} {
 			b.Run(iso+"/"+tc.name, func(b *testing.B) {
 				h := newHost(b, Options{Isolation: iso})
 				native, stdio := load(b, h, "native"), load(b, h, "misbehave")
