@@ -266,8 +266,12 @@ func TestForkBombIsStoppedByPidsLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.TimedOut {
-		t.Errorf("fork bomb: %+v", res)
+	// Under the pids limit the shell itself may fail to fork its `sleep`
+	// and exit at once, or run until the timeout: either way the case
+	// fails, and what follows is the point — the container survives and
+	// nothing of the bomb does.
+	if !res.TimedOut && res.ExitCode == 0 {
+		t.Errorf("fork bomb succeeded: exit %d, stderr %.200q", res.ExitCode, res.Stderr)
 	}
 	if el := time.Since(start); el > 3*time.Minute {
 		t.Errorf("stopping the bomb took %v", el)
