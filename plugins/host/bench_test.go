@@ -174,8 +174,19 @@ func BenchmarkFirstCallPhases(b *testing.B) {
 		}
 		f0 := minorFaults()
 		t1 := time.Now()
-		p := &Plugin{host: h, file: wasm, digest: digest, size: len(data), data: data}
-		if p.compiled, err = p.compileModule(context.Background(), true); err != nil {
+		p := &Plugin{host: h, file: wasm, digest: digest, size: len(data), data: data, checked: true}
+		iface, err := readInterface(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		transport := abi.TransportStdio
+		if iface.isNative() {
+			transport = abi.TransportNative
+			p.native, err = p.compileNative(context.Background(), true)
+		} else {
+			p.compiled, err = p.compileModule(context.Background(), true)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
@@ -187,7 +198,7 @@ func BenchmarkFirstCallPhases(b *testing.B) {
 		t3 := time.Now()
 		p.pool = make(chan *instance, 1)
 		p.pool <- inst
-		p.describe.Kinds, p.describe.Transport = []string{"verifier"}, "stdio"
+		p.describe.Kinds, p.describe.Transport = []string{"verifier"}, transport
 		if _, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{}); err != nil {
 			b.Fatal(err)
 		}

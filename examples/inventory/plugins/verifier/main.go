@@ -15,8 +15,6 @@ import (
 	"fmt"
 	"regexp"
 
-	pdk "github.com/extism/go-pdk"
-
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
@@ -45,10 +43,9 @@ type config struct {
 //go:wasmexport describe
 func describe() int32 {
 	schema := json.RawMessage(`{"type":"object","properties":{"output":{"enum":["json","text","auto"]},"tolerance":{"type":"number","minimum":0},"ignore_whitespace":{"type":"boolean"},"stderr_pattern":{"type":"string"},"attributes":{"type":"array","items":{"type":"string"}},"weights":{"type":"object","additionalProperties":{"type":"number"}}},"additionalProperties":false}`)
-	pdk.OutputJSON(abi.Describe{ABIVersion: abi.Version, Name: "inventory-verifier", Version: "1.0.0", Transport: abi.TransportStdio,
+	return wasmeval.DescribePlugin(abi.Describe{Name: "inventory-verifier", Version: "1.0.0",
 		Kinds: []string{abi.KindVerifier}, ConfigSchema: schema,
 		Description: "Verifies the inventory CLI: exit status, JSON or text output, error messages."})
-	return 0
 }
 
 //go:wasmexport verify
