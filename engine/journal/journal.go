@@ -8,7 +8,6 @@ package journal
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -74,7 +73,7 @@ func Create(path string) (*Writer, error) {
 // a whole record, and the writer refuses every later append: the caller
 // must stop. The error is a *WriteError.
 func (w *Writer) Append(rec *result.CaseRecord) error {
-	line, err := json.Marshal(rec)
+	line, err := encodeRecord(rec)
 	if err != nil {
 		return fmt.Errorf("encode result of %s: %w", rec.Key(), err)
 	}

@@ -2,7 +2,6 @@ package journal
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -51,9 +50,9 @@ func decodeLine(path string, lineNo int, line []byte) (*result.CaseRecord, error
 	if body[0] != '{' {
 		return nil, corrupt("not a JSON object")
 	}
-	var rec result.CaseRecord
-	if err := json.Unmarshal(body, &rec); err != nil {
+	rec, err := decodeRecord(body)
+	if err != nil {
 		return nil, corrupt(err.Error())
 	}
-	return &rec, nil
+	return rec, nil
 }

@@ -44,7 +44,7 @@ func TestCheckNamesEveryCorruptLine(t *testing.T) {
 		path + `:2: corrupt journal line: unexpected end of JSON input (the line starts "{\"checkpoint\":\"c\",\"group\":\"g\",\"id\":\"b\",\"")`,
 		path + `:4: corrupt journal line: not a JSON object (the line starts "null")`,
 		path + `:5: corrupt journal line: not a JSON object (the line starts "\x00\x00\x00\x00")`,
-		path + `:6: corrupt journal line: json: cannot unmarshal string into Go struct field CaseRecord.passed of type bool (the line starts "{\"checkpoint\":\"c\",\"group\":\"g\",\"id\":\"d\",\"")`,
+		path + `:6: corrupt journal line: passed: expected bool, got a JSON string (the line starts "{\"checkpoint\":\"c\",\"group\":\"g\",\"id\":\"d\",\"")`,
 		path + `:7: corrupt journal line: empty line`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
