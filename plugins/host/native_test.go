@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,5 +98,53 @@ func TestNativeAssetsAndLogs(t *testing.T) {
 	all := strings.Join(logs, "\n")
 	if !strings.Contains(all, `read_asset "../secret" refused`) || !strings.Contains(all, "misbehave-native info checked case c1") {
 		t.Errorf("logs: %v", logs)
+	}
+}
+
+// The sandbox's clock and random source are the same on the native path:
+// the answer is the constant TestDeterministicSandbox pins for Extism.
+func TestNativeDeterministicSandbox(t *testing.T) {
+	for _, iso := range []string{InProcess, Process} {
+		p := load(t, newHost(t, Options{CacheDir: "-", Isolation: iso}), "native")
+		for j := 0; j < 2; j++ {
+			attrs, err := verifyMode(p, "clock", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := fmt.Sprint(attrs[0].Actual), "1640995200000000000 ce4ed727a9eeda8b 3000000"; got != want {
+				t.Errorf("%s, call %d: clock/random answer %q, want %q", iso, j, got, want)
+			}
+		}
+	}
+}
+
+// A memory cap below what the module declares it starts with is refused
+// when it is loaded, naming the cap, as on the Extism path.
+func TestNativeMemoryCapBelowModuleMinimum(t *testing.T) {
+	h := newHost(t, Options{MemoryBytes: 64 << 10, Isolation: InProcess})
+	_, err := h.Load(context.Background(), plugins(t)["native"], "")
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Fault != FaultMemory || !strings.Contains(pe.Error(), "more linear memory than the 64 KiB cap") {
+		t.Errorf("got %v, want a memory fault naming the cap", err)
+	}
+}
+
+// One native instance serves 1,500 calls of 1 MiB each way under a 32 MiB
+// cap: the input buffer is reused and the guest's collector keeps up.
+func TestNativeLongLivedInstance(t *testing.T) {
+	big := []byte(strings.Repeat("0123456789abcdef", 1<<16))
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) {
+			p := load(t, newHost(t, Options{Isolation: iso, MemoryBytes: 32 << 20}), "native")
+			for i := 0; i < 1500; i++ {
+				out, err := p.Call(context.Background(), "echo", big, CallOptions{})
+				if err != nil || len(out) != len(big) {
+					t.Fatalf("call %d: %v (%d bytes back)", i, err, len(out))
+				}
+			}
+			if n := p.InstancesCreated(); n != 1 {
+				t.Errorf("%d instances were needed, want the first one throughout", n)
+			}
+		})
 	}
 }

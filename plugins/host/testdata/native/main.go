@@ -7,9 +7,12 @@
 package main
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
@@ -53,6 +56,13 @@ func verifyRaw(dst, input []byte) ([]byte, error) {
 		return nil, errors.New("refusing on purpose")
 	case "big":
 		return append(dst, strings.Repeat(" ", 65<<20)...), nil
+	case "clock":
+		b := make([]byte, 8)
+		rand.Read(b)
+		t0 := time.Now()
+		time.Sleep(3 * time.Millisecond) // a sleep moves the sandbox's clock by exactly that
+		return json.Marshal(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "clock", IsCorrect: true, Weight: 1,
+			Actual: fmt.Sprintf("%d %x %d", t0.UnixNano(), b, time.Since(t0).Nanoseconds())}}})
 	case "log":
 		wasmeval.Log("info", "checked case "+in.Case.ID)
 	case "asset":
