@@ -17,7 +17,7 @@ func TestPluginInspectAndCall(t *testing.T) {
 		t.Fatalf("inspect: %d %s", r.code, r.stderr)
 	}
 	for _, want := range []string{"sha256:   ", "size:     ", "name:     inventory-evaluator 1.0.0", "abi:      1", "kinds:    evaluator",
-		"exports:  describe, evaluate", "functions: compare_csv, row_count", `"transport": "extism"`} {
+		"exports:  describe, evaluate", "functions: compare_csv, row_count", `"transport": "native"`} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
 		}

@@ -124,14 +124,18 @@ type Language struct {
 }
 
 // Languages are the reference plugins, in the order reports list them.
-// The Go SDK is tested on two transports: native (its default) and Extism.
+// The Go and Rust SDKs are tested on two transports: native (their default)
+// and Extism.
 var Languages = []Language{
 	{"go", abi.TransportNative, func(out string) error { return pluginbuild.Build(moduleFile("plugins/conformance/go"), out) }},
 	{"go-extism", abi.TransportExtism, func(out string) error {
 		return pluginbuild.Build(moduleFile("plugins/conformance/go"), out, "-tags=wasmeval_extism")
 	}},
-	{"rust", abi.TransportExtism, func(out string) error {
+	{"rust", abi.TransportNative, func(out string) error {
 		return pluginbuild.BuildRust(moduleFile("plugins/conformance/rust/lib.rs"), out)
+	}},
+	{"rust-extism", abi.TransportExtism, func(out string) error {
+		return pluginbuild.BuildRustExtism(moduleFile("plugins/conformance/rust/lib.rs"), out)
 	}},
 	{"assemblyscript", abi.TransportExtism, func(out string) error {
 		return pluginbuild.BuildAssemblyScript(moduleFile("plugins/conformance/assemblyscript/plugin.ts"), out)

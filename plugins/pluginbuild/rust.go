@@ -17,8 +17,8 @@ import (
 // here" (a skip outside CI, a failure in CI) from a build error.
 var ErrToolchain = errors.New("toolchain missing")
 
-// RustTarget is the target Rust plugins are built for: no WASI, the Extism
-// transport.
+// RustTarget is the target Rust plugins are built for: no WASI; the SDK
+// speaks the native transport (or Extism's, see BuildRustExtism).
 const RustTarget = "wasm32-unknown-unknown"
 
 // RustSDK is the Rust SDK crate's root source file, relative to the module
@@ -64,7 +64,13 @@ func wasmLinker() string {
 // into out, with the Rust SDK (crate name wasmeval) compiled first. The
 // build needs no Cargo and no crates.io, and is reproducible: paths are
 // remapped and the crate metadata is fixed.
-func BuildRust(src, out string) error {
+func BuildRust(src, out string) error { return buildRust(src, out) }
+
+// BuildRustExtism is BuildRust with the SDK compiled for Extism's ABI
+// (--cfg wasmeval_extism) instead of the native transport.
+func BuildRustExtism(src, out string) error { return buildRust(src, out, "wasmeval_extism") }
+
+func buildRust(src, out string, cfgs ...string) error {
 	rc, err := rustc()
 	if err != nil {
 		return err
@@ -73,7 +79,7 @@ func BuildRust(src, out string) error {
 	if err != nil {
 		return err
 	}
-	sdkDir, err := rustSDK(rc, root)
+	sdkDir, err := rustSDK(rc, root, cfgs)
 	if err != nil {
 		return err
 	}
@@ -108,20 +114,21 @@ func rustFlags(root string) []string {
 
 var (
 	rustSDKMu    sync.Mutex
-	rustSDKBuilt = map[string]string{} // rustc → directory holding libwasmeval.rlib
+	rustSDKBuilt = map[string]string{} // rustc and cfgs → directory holding libwasmeval.rlib
 )
 
 // rustSDK compiles the SDK crate once per rustc and SDK source into the
 // user cache directory (wasmeval/rust-sdk/KEY), so building plugins — in
 // one process or many — neither rebuilds it each time nor leaves a
 // directory behind.
-func rustSDK(rc, root string) (string, error) {
+func rustSDK(rc, root string, cfgs []string) (string, error) {
 	rustSDKMu.Lock()
 	defer rustSDKMu.Unlock()
-	if dir, ok := rustSDKBuilt[rc]; ok { // known in this process: no rustc run
+	built := rc + "\x00" + strings.Join(cfgs, "\x00")
+	if dir, ok := rustSDKBuilt[built]; ok { // known in this process: no rustc run
 		return dir, nil
 	}
-	key, err := rustSDKKey(rc, root)
+	key, err := rustSDKKey(rc, root, sdkFlags(root, cfgs))
 	if err != nil {
 		return "", err
 	}
@@ -132,7 +139,7 @@ func rustSDK(rc, root string) (string, error) {
 	dir := filepath.Join(base, "wasmeval", "rust-sdk", key)
 	rlib := filepath.Join(dir, "libwasmeval.rlib")
 	if _, err := os.Stat(rlib); err == nil {
-		rustSDKBuilt[rc] = dir
+		rustSDKBuilt[built] = dir
 		return dir, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -144,7 +151,7 @@ func rustSDK(rc, root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	args := append(rustFlags(root), "--crate-type", "rlib", "--crate-name", "wasmeval",
+	args := append(sdkFlags(root, cfgs), "--crate-type", "rlib", "--crate-name", "wasmeval",
 		"-o", filepath.Join(tmp, "libwasmeval.rlib"), filepath.Join(root, RustSDK))
 	if err := run(rc, "", args...); err != nil {
 		os.RemoveAll(tmp)
@@ -156,19 +163,28 @@ func rustSDK(rc, root string) (string, error) {
 			return "", fmt.Errorf("build the Rust SDK: %w", err)
 		}
 	}
-	rustSDKBuilt[rc] = dir
+	rustSDKBuilt[built] = dir
 	return dir, nil
+}
+
+// sdkFlags are the SDK crate's flags: the plugins' and its cfgs.
+func sdkFlags(root string, cfgs []string) []string {
+	flags := rustFlags(root)
+	for _, c := range cfgs {
+		flags = append(flags, "--cfg", c)
+	}
+	return flags
 }
 
 // rustSDKKey names one build of the SDK: the compiler (its path and full
 // version), the flags and every source file of the crate.
-func rustSDKKey(rc, root string) (string, error) {
+func rustSDKKey(rc, root string, flags []string) (string, error) {
 	h := sha256.New()
 	version, err := exec.Command(rc, "--version", "--verbose").Output()
 	if err != nil {
 		return "", fmt.Errorf("%s --version: %w", rc, err)
 	}
-	fmt.Fprintf(h, "%s\n%s\n%q\n", rc, version, rustFlags(root))
+	fmt.Fprintf(h, "%s\n%s\n%q\n", rc, version, flags)
 	srcDir := filepath.Dir(filepath.Join(root, RustSDK))
 	entries, err := os.ReadDir(srcDir)
 	if err != nil {

@@ -65,7 +65,7 @@ func TestRustSDKIsCachedByContent(t *testing.T) {
 		rustSDKMu.Unlock()
 	}
 	forget()
-	dir, err := rustSDK(rc, root)
+	dir, err := rustSDK(rc, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestRustSDKIsCachedByContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	forget() // as a new process would
-	again, err := rustSDK(rc, root)
+	again, err := rustSDK(rc, root, nil)
 	if err != nil || again != dir {
 		t.Fatalf("second build: %s, %v; want %s", again, err, dir)
 	}

@@ -1,9 +1,16 @@
-//! Entry points: the Extism host imports, declared here so the SDK needs
-//! no crate from crates.io, and one helper (and macro) per plugin kind.
+//! Entry points: the host imports, declared here so the SDK needs no crate
+//! from crates.io, and one helper (and macro) per plugin kind.
+//!
+//! The SDK speaks wasmeval's native transport (docs/plugin-abi.md): the
+//! host writes the input into a buffer the SDK hands it (wasmeval_input)
+//! and reads the output where the SDK says it is (wasmeval_output), one
+//! copy each way, and the module imports nothing from Extism. Compiled with
+//! `--cfg wasmeval_extism` it speaks Extism's ABI instead, for other
+//! Extism hosts.
 
 use crate::models::*;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 mod host {
     #[link(wasm_import_module = "extism:host/env")]
     extern "C" {
@@ -30,7 +37,7 @@ mod host {
 }
 
 /// The call's input bytes (8 bytes per host call, then the rest).
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 pub fn input() -> Vec<u8> {
     unsafe {
         let n = host::input_length() as usize;
@@ -50,7 +57,7 @@ pub fn input() -> Vec<u8> {
 }
 
 /// Copies bytes into a fresh Extism memory block and returns its offset.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 fn to_block(data: &[u8]) -> u64 {
     unsafe {
         let off = host::alloc(data.len() as u64);
@@ -69,7 +76,7 @@ fn to_block(data: &[u8]) -> u64 {
     }
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 fn from_block(off: u64) -> Vec<u8> {
     unsafe {
         let n = host::length(off) as usize;
@@ -88,21 +95,21 @@ fn from_block(off: u64) -> Vec<u8> {
 }
 
 /// Sets the call's output (UTF-8 bytes, any length).
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 pub fn output(data: &[u8]) {
     let off = to_block(data);
     unsafe { host::output_set(off, data.len() as u64) }
 }
 
 /// Sets the call's error message (the export then returns non-zero).
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 pub fn set_error(msg: &str) {
     let off = to_block(msg.as_bytes());
     unsafe { host::error_set(off) }
 }
 
 /// Writes a line to the run log.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 pub fn log(level: &str, msg: &str) {
     let off = to_block(msg.as_bytes());
     unsafe {
@@ -117,7 +124,7 @@ pub fn log(level: &str, msg: &str) {
 
 /// Reads a file of the problem directory through the host's read_asset;
 /// None when refused (the reason is in the run log).
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 pub fn read_asset(path: &str) -> Option<Vec<u8>> {
     let off = to_block(path.as_bytes());
     let res = unsafe { host::read_asset(off) };
@@ -128,6 +135,113 @@ pub fn read_asset(path: &str) -> Option<Vec<u8>> {
     let data = from_block(res);
     unsafe { host::free(res) };
     Some(data)
+}
+
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+mod native {
+    #[link(wasm_import_module = "wasmeval")]
+    extern "C" {
+        pub fn read_asset(path_ptr: *const u8, path_len: u32, buf_ptr: *mut u8, buf_cap: u32) -> i64;
+        pub fn log(level: i32, ptr: *const u8, len: u32);
+    }
+    // One call at a time per instance: the host writes INPUT, the export
+    // takes it, and RESULT holds the output (or the error message) until
+    // the host has read it.
+    pub static mut INPUT: Vec<u8> = Vec::new();
+    pub static mut RESULT: Vec<u8> = Vec::new();
+}
+
+/// wasmeval_input: room for the next call's input (the describe! macro
+/// exports it).
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+pub fn native_input(n: i32) -> i32 {
+    let n = if n < 0 { 0 } else { n as usize };
+    unsafe {
+        let buf = &mut native::INPUT;
+        buf.clear();
+        buf.reserve(n);
+        // The host writes all n bytes before the export reads them.
+        buf.set_len(n);
+        native::RESULT = Vec::new();
+        buf.as_mut_ptr() as i32
+    }
+}
+
+/// wasmeval_output: where the last call's output is, address << 32 | length.
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+pub fn native_output() -> i64 {
+    unsafe {
+        let r = &native::RESULT;
+        if r.is_empty() {
+            return 0;
+        }
+        ((r.as_ptr() as u32 as i64) << 32) | r.len() as i64
+    }
+}
+
+/// Built for Extism, the module imports Extism's functions, so the host
+/// never uses the native exports; they answer nothing.
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
+pub fn native_input(_n: i32) -> i32 {
+    0
+}
+
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
+pub fn native_output() -> i64 {
+    0
+}
+
+/// The call's input bytes.
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+pub fn input() -> Vec<u8> {
+    unsafe { core::mem::take(&mut native::INPUT) }
+}
+
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+fn set_result(v: Vec<u8>) {
+    unsafe { native::RESULT = v }
+}
+
+/// Sets the call's output (UTF-8 bytes, any length).
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+pub fn output(data: &[u8]) {
+    set_result(data.to_vec())
+}
+
+/// Sets the call's error message (the export then returns non-zero).
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+pub fn set_error(msg: &str) {
+    set_result(msg.as_bytes().to_vec())
+}
+
+/// Writes a line to the run log.
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+pub fn log(level: &str, msg: &str) {
+    let l = match level {
+        "warn" => 3,
+        "error" => 4,
+        _ => 2,
+    };
+    unsafe { native::log(l, msg.as_ptr(), msg.len() as u32) }
+}
+
+/// Reads a file of the problem directory through the host's read_asset;
+/// None when refused (the reason is in the run log).
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+pub fn read_asset(path: &str) -> Option<Vec<u8>> {
+    let mut buf: Vec<u8> = Vec::with_capacity(64 << 10);
+    loop {
+        let n = unsafe { native::read_asset(path.as_ptr(), path.len() as u32, buf.as_mut_ptr(), buf.capacity() as u32) };
+        if n < 0 {
+            return None;
+        }
+        let n = n as usize;
+        if n <= buf.capacity() {
+            unsafe { buf.set_len(n) };
+            return Some(buf);
+        }
+        buf = Vec::with_capacity(n);
+    }
 }
 
 /// The transport-free core of every entry point: input bytes in, canonical
@@ -142,6 +256,13 @@ pub fn handle<I, O: ToValue>(
     out.to_value().to_json()
 }
 
+/// The transport this build speaks: native, or extism with
+/// `--cfg wasmeval_extism`.
+#[cfg(not(wasmeval_extism))]
+pub const TRANSPORT: &str = "native";
+#[cfg(wasmeval_extism)]
+pub const TRANSPORT: &str = "extism";
+
 /// Canonical JSON of describe, with the ABI version and transport filled in.
 pub fn describe_json(d: &Describe) -> Result<String, String> {
     let mut d = d.clone();
@@ -149,12 +270,26 @@ pub fn describe_json(d: &Describe) -> Result<String, String> {
         d.abi_version = ABI_VERSION;
     }
     if d.transport.is_empty() {
-        d.transport = "extism".to_string();
+        d.transport = TRANSPORT.to_string();
     }
     d.to_value().to_json()
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+fn finish(r: Result<String, String>) -> i32 {
+    match r {
+        Ok(s) => {
+            set_result(s.into_bytes());
+            0
+        }
+        Err(e) => {
+            set_result(e.into_bytes());
+            1
+        }
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 fn finish(r: Result<String, String>) -> i32 {
     match r {
         Ok(s) => {
@@ -198,13 +333,22 @@ pub fn serve_test(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
     finish(handle(&input(), TestInput::decode, f))
 }
 
-/// Exports `describe` answering with the given Describe expression.
+/// Exports `describe` answering with the given Describe expression, and
+/// the native transport's wasmeval_input and wasmeval_output.
 #[macro_export]
 macro_rules! describe {
     ($d:expr) => {
         #[export_name = "describe"]
         pub extern "C" fn __wasmeval_describe() -> i32 {
             $crate::serve_describe(&$d)
+        }
+        #[export_name = "wasmeval_input"]
+        pub extern "C" fn __wasmeval_input(n: i32) -> i32 {
+            $crate::native_input(n)
+        }
+        #[export_name = "wasmeval_output"]
+        pub extern "C" fn __wasmeval_output() -> i64 {
+            $crate::native_output()
         }
     };
 }
