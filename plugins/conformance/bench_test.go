@@ -93,10 +93,12 @@ func BenchmarkSDKs(b *testing.B) {
 		}
 		fmt.Fprintf(&report, "\n%-15s %9.0f calls/s  %5.2fx of the fastest  %8d bytes%s", n, rates[n], rates[n]/best, sizes[n], flag)
 	}
-	// The Go SDK on its two transports, measured in this run: what the
-	// native transport gives over Extism's for the same plugin.
-	if n, e := rates["go"], rates["go-extism"]; n > 0 && e > 0 {
-		fmt.Fprintf(&report, "\nGo SDK, native transport / Extism transport: %.2fx", n/e)
+	// The Go and Rust SDKs on their two transports, measured in this run:
+	// what the native transport gives over Extism's for the same plugin.
+	for _, lang := range []string{"go", "rust"} {
+		if n, e := rates[lang], rates[lang+"-extism"]; n > 0 && e > 0 {
+			fmt.Fprintf(&report, "\n%s SDK, native transport / Extism transport: %.2fx", lang, n/e)
+		}
 	}
 	// Printed, not logged: a parent benchmark's log is dropped without -v.
 	fmt.Println("SDK comparison (verify, vector verify_json_diff, process isolation):" + report.String())
