@@ -47,6 +47,14 @@ func plugins(t testing.TB) map[string]string {
 		if buildErr = pluginbuild.Build("./testdata/native", built["native"]); buildErr != nil {
 			return
 		}
+		built["claims-native"] = filepath.Join(dir, "claims-native.wasm")
+		if buildErr = pluginbuild.Build("./testdata/misbehave", built["claims-native"], "-ldflags=-X main.transport=native"); buildErr != nil {
+			return
+		}
+		built["claims-stdio"] = filepath.Join(dir, "claims-stdio.wasm")
+		if buildErr = pluginbuild.Build("./testdata/native", built["claims-stdio"], "-ldflags=-X main.transport=stdio"); buildErr != nil {
+			return
+		}
 		if buildErr = pluginbuild.Build("./testdata/misbehave", built["misbehave"]); buildErr != nil {
 			return
 		}

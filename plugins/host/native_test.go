@@ -148,3 +148,22 @@ func TestNativeLongLivedInstance(t *testing.T) {
 		})
 	}
 }
+
+// describe's transport must be the one the module speaks: a module that
+// claims native but imports Extism, and a native one that claims stdio, are
+// refused at load with a message saying why, in both isolations.
+func TestTransportMustMatchTheModule(t *testing.T) {
+	for _, iso := range []string{InProcess, Process} {
+		h := newHost(t, Options{Isolation: iso})
+		for name, want := range map[string]string{
+			"claims-native": "describe says transport native, but the module does not speak it",
+			"claims-stdio":  `describe says transport "stdio", but the module exports wasmeval_input and wasmeval_output`,
+		} {
+			_, err := h.Load(context.Background(), plugins(t)[name], "")
+			var pe *Error
+			if !errors.As(err, &pe) || pe.Fault != FaultEnvelope || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, %s: got %v, want an envelope fault containing %q", iso, name, err, want)
+			}
+		}
+	}
+}

@@ -25,8 +25,12 @@ func readAsset(uint64) uint64
 var sink [][]byte
 
 // abiOverride is set with -ldflags "-X main.abiOverride=99" to build a
-// plugin that claims an ABI version the host does not speak.
+// plugin that claims an ABI version the host does not speak, and
+// transport with -X main.transport=native one that claims a transport it
+// does not speak.
 var abiOverride string
+
+var transport = abi.TransportStdio
 
 func main() {}
 
@@ -37,7 +41,7 @@ func describe() int32 {
 	if abiOverride != "" {
 		fmt.Sscan(abiOverride, &version)
 	}
-	pdk.OutputJSON(abi.Describe{ABIVersion: version, Name: "misbehave", Version: "1.0.0", Transport: abi.TransportStdio, Kinds: kinds, Functions: []string{"echo"}})
+	pdk.OutputJSON(abi.Describe{ABIVersion: version, Name: "misbehave", Version: "1.0.0", Transport: transport, Kinds: kinds, Functions: []string{"echo"}})
 	return 0
 }
 

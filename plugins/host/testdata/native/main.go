@@ -20,12 +20,16 @@ import (
 
 var sink [][]byte
 
+// transport is set with -ldflags "-X main.transport=stdio" to build a
+// native module whose describe claims another transport.
+var transport string
+
 func main() {}
 
 //go:wasmexport describe
 func describe() int32 {
 	return wasmeval.DescribePlugin(wasmeval.Describe{Name: "misbehave-native", Version: "1.0.0",
-		Kinds: []string{abi.KindVerifier}})
+		Kinds: []string{abi.KindVerifier}, Transport: transport})
 }
 
 //go:wasmexport verify
