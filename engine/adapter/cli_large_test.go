@@ -1,7 +1,6 @@
 package adapter_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -9,46 +8,19 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/adapter"
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/cases/casetest"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 	"github.com/wasmeval/wasmeval/engine/verify"
 )
-
-// writeLines writes a text file of exactly size bytes.
-func writeLines(tb testing.TB, path string, size int) {
-	tb.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	for n, i := 0, 0; n < size; i++ {
-		line := fmt.Sprintf("line %d %s\n", i, strings.Repeat("x", 60))
-		if n+len(line) > size {
-			line = line[:size-n]
-		}
-		w.WriteString(line)
-		n += len(line)
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
-}
 
 // liveHeap is the heap found live at the end of the last collection.
 func liveHeap() uint64 {
@@ -102,8 +74,8 @@ func TestCLILargeCaseHoldsTheExpectedValueOnce(t *testing.T) {
 	const size = 50 << 20
 	dir, sub := t.TempDir(), t.TempDir()
 	caseDir := filepath.Join(dir, "c1", "g", "big")
-	writeLines(t, filepath.Join(caseDir, "data.txt"), size)
-	writeLines(t, filepath.Join(caseDir, "expected_output"), size)
+	casetest.WriteLargeText(t, filepath.Join(caseDir, "data.txt"), size)
+	casetest.WriteLargeText(t, filepath.Join(caseDir, "expected_output"), size)
 	os.WriteFile(filepath.Join(caseDir, "case.yaml"), []byte("expected: {status_code: 0}\n"), 0o644)
 	os.WriteFile(filepath.Join(sub, "main.sh"), []byte("cat data.txt\n"), 0o644)
 

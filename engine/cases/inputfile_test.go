@@ -1,8 +1,6 @@
 package cases
 
 import (
-	"bufio"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,36 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/cases/casetest"
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
-
-// writeLarge writes a text file of exactly size bytes, numbered lines, so
-// a test can make a large case without committing one.
-func writeLarge(tb testing.TB, path string, size int) {
-	tb.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	for n, i := 0, 0; n < size; i++ {
-		line := fmt.Sprintf("line %d %s\n", i, strings.Repeat("x", 60))
-		if n+len(line) > size {
-			line = line[:size-n]
-		}
-		w.WriteString(line)
-		n += len(line)
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
-}
 
 // A case directory with a 50 MB input file and a 50 MB expected output:
 // loading the case reads the expected output once, into the string the
@@ -50,8 +21,8 @@ func writeLarge(tb testing.TB, path string, size int) {
 func TestLargeCaseFilesAreNotCopiedOnLoad(t *testing.T) {
 	const size = 50 << 20
 	dir := t.TempDir()
-	writeLarge(t, filepath.Join(dir, "core", "big", "data.txt"), size)
-	writeLarge(t, filepath.Join(dir, "core", "big", "expected_output"), size)
+	casetest.WriteLargeText(t, filepath.Join(dir, "core", "big", "data.txt"), size)
+	casetest.WriteLargeText(t, filepath.Join(dir, "core", "big", "expected_output"), size)
 	if err := os.WriteFile(filepath.Join(dir, "core", "big", "case.yaml"), []byte("expected: {status_code: 0}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

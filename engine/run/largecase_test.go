@@ -1,15 +1,13 @@
 package run
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
-	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/cases/casetest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
@@ -36,25 +34,7 @@ func largeCaseProblem(tb testing.TB, size int) (problemDir, submission string) {
 		}
 	}
 	data := filepath.Join(caseDir, "data.txt")
-	f, err := os.Create(data)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	for n, i := 0, 0; n < size; i++ {
-		line := fmt.Sprintf("line %d %s\n", i, strings.Repeat("x", 60))
-		if n+len(line) > size {
-			line = line[:size-n]
-		}
-		w.WriteString(line)
-		n += len(line)
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		tb.Fatal(err)
-	}
+	casetest.WriteLargeText(tb, data, size)
 	if err := os.Link(data, filepath.Join(caseDir, "expected_output")); err != nil {
 		tb.Fatal(err)
 	}
