@@ -170,14 +170,18 @@ func TestLoadRefusals(t *testing.T) {
 // and export, the faulty instance discarded, and the next call fine.
 func TestFaultIsolation(t *testing.T) {
 	for _, iso := range []string{InProcess, Process} {
-		t.Run(iso, func(t *testing.T) { testFaultIsolation(t, iso) })
+		t.Run(iso, func(t *testing.T) {
+			// The timeout leaves a loaded machine room to reach the memory
+			// cap first.
+			h := newHost(t, Options{Timeout: 5 * time.Second, MemoryBytes: 32 << 20, Isolation: iso})
+			testFaultIsolation(t, iso, load(t, h, "misbehave"), "misbehave")
+		})
 	}
 }
 
-func testFaultIsolation(t *testing.T, isolation string) {
-	// The timeout leaves a loaded machine room to reach the memory cap first.
-	h := newHost(t, Options{Timeout: 5 * time.Second, MemoryBytes: 32 << 20, Isolation: isolation})
-	p := load(t, h, "misbehave")
+// testFaultIsolation checks every misbehaviour of p (the misbehave plugin,
+// on any transport), whose describe names it name.
+func testFaultIsolation(t *testing.T, isolation string, p *Plugin, name string) {
 	for _, tc := range []struct{ mode, fault, detail string }{
 		{"trap", FaultTrap, "nil map"},
 		{"loop", FaultTimeout, "no answer within 5s"},
@@ -192,7 +196,7 @@ func testFaultIsolation(t *testing.T, isolation string) {
 			if !errors.As(err, &pe) || pe.Fault != tc.fault || pe.Export != "verify" || !strings.Contains(pe.Error(), tc.detail) {
 				t.Fatalf("got %v, want fault %q containing %q", err, tc.fault, tc.detail)
 			}
-			if !strings.HasPrefix(pe.Error(), "plugin misbehave@") {
+			if !strings.HasPrefix(pe.Error(), "plugin "+name+"@") {
 				t.Errorf("the message names the plugin: %s", pe.Error())
 			}
 			attrs, err := verifyMode(p, "ok", nil)

@@ -26,32 +26,7 @@ func TestNativeFaultIsolation(t *testing.T) {
 			if p.Describe().Transport != abi.TransportNative || iso == InProcess && p.native == nil {
 				t.Fatalf("transport %q, native module %v", p.Describe().Transport, p.native != nil)
 			}
-			for _, tc := range []struct{ mode, fault, detail string }{
-				{"trap", FaultTrap, "nil map"},
-				{"loop", FaultTimeout, "no answer within 5s"},
-				{"oom", FaultMemory, "32 MiB cap"},
-				{"badjson", FaultInvalidJSON, `output starts "{not json"`},
-				{"badenvelope", FaultEnvelope, "verify_output"},
-				{"fail", FaultFailed, "refusing on purpose"},
-			} {
-				t.Run(tc.mode, func(t *testing.T) {
-					_, err := verifyMode(p, tc.mode, nil)
-					var pe *Error
-					if !errors.As(err, &pe) || pe.Fault != tc.fault || pe.Export != "verify" || !strings.Contains(pe.Error(), tc.detail) {
-						t.Fatalf("got %v, want fault %q containing %q", err, tc.fault, tc.detail)
-					}
-					if !strings.HasPrefix(pe.Error(), "plugin misbehave-native@") {
-						t.Errorf("the message names the plugin: %s", pe.Error())
-					}
-					attrs, err := verifyMode(p, "ok", nil)
-					if err != nil || !attrs[0].IsCorrect {
-						t.Fatalf("the next call must work: %v %+v", err, attrs)
-					}
-				})
-			}
-			if want := map[string]int64{InProcess: 3, Process: 1}[iso]; p.discarded.Load() < want {
-				t.Errorf("discarded %d, want at least %d", p.discarded.Load(), want)
-			}
+			testFaultIsolation(t, iso, p, "misbehave-native")
 		})
 	}
 }
