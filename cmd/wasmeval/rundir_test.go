@@ -39,6 +39,9 @@ esac
 func startGated(t *testing.T, mark string, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
+	// A run killed here cannot remove its work directory: keep it where
+	// the test's own cleanup removes it.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
