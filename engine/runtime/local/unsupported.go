@@ -10,9 +10,9 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
-// The local runtime finds and kills whole process trees through /proc and
-// waitid(WNOWAIT); without them a timeout could leave processes behind, so
-// it refuses to run rather than run unsafely.
+// The local runtime contains a case's processes with a launcher that needs
+// Linux (subreapers, /proc, namespaces); without it a case could leave
+// processes behind, so it refuses to run rather than run unsafely.
 func newSession(dir, _ string, _ runtime.SessionSpec, _ int64, _ bool) (runtime.Session, error) {
 	os.RemoveAll(dir)
 	return nil, fmt.Errorf("the local runtime needs Linux (this is %s); use the Docker runtime", goruntime.GOOS)
