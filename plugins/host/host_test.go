@@ -556,13 +556,15 @@ func TestOptionLimits(t *testing.T) {
 }
 
 // A memory cap below what the module itself declares is said to be that,
-// not blamed on the file.
+// not blamed on the file, on the Extism path and the native one alike.
 func TestMemoryCapBelowModuleMinimum(t *testing.T) {
-	h := newHost(t, Options{MemoryBytes: 64 << 10, Isolation: InProcess})
-	_, err := h.Load(context.Background(), plugins(t)["minimal"], "")
-	var pe *Error
-	if !errors.As(err, &pe) || pe.Fault != FaultMemory || !strings.Contains(pe.Error(), "more linear memory than the 64 KiB cap") {
-		t.Errorf("got %v, want a memory fault naming the cap", err)
+	for _, name := range []string{"minimal", "native"} {
+		h := newHost(t, Options{MemoryBytes: 64 << 10, Isolation: InProcess})
+		_, err := h.Load(context.Background(), plugins(t)[name], "")
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Fault != FaultMemory || !strings.Contains(pe.Error(), "more linear memory than the 64 KiB cap") {
+			t.Errorf("%s: got %v, want a memory fault naming the cap", name, err)
+		}
 	}
 }
 

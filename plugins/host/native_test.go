@@ -93,17 +93,6 @@ func TestNativeDeterministicSandbox(t *testing.T) {
 	}
 }
 
-// A memory cap below what the module declares it starts with is refused
-// when it is loaded, naming the cap, as on the Extism path.
-func TestNativeMemoryCapBelowModuleMinimum(t *testing.T) {
-	h := newHost(t, Options{MemoryBytes: 64 << 10, Isolation: InProcess})
-	_, err := h.Load(context.Background(), plugins(t)["native"], "")
-	var pe *Error
-	if !errors.As(err, &pe) || pe.Fault != FaultMemory || !strings.Contains(pe.Error(), "more linear memory than the 64 KiB cap") {
-		t.Errorf("got %v, want a memory fault naming the cap", err)
-	}
-}
-
 // One native instance serves 1,500 calls of 1 MiB each way under a 32 MiB
 // cap: the input buffer is reused and the guest's collector keeps up.
 func TestNativeLongLivedInstance(t *testing.T) {
