@@ -30,7 +30,7 @@ const (
 // needs to mount on its other threads while every program it starts has
 // none — so a program running as root cannot undo the launcher's mounts.
 // This costs nothing per program, where a user namespace per program costs
-// its creation and id maps (about 0.4 ms); it is how a launcher started by
+// its creation and id maps; it is how a launcher started by
 // root runs its programs.
 type execThread struct {
 	calls chan func()
