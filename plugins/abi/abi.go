@@ -55,6 +55,40 @@ type Describe struct {
 	// (wasmeval's own, driven on wazero without Extism: every export,
 	// describe included; see docs/plugin-abi.md).
 	Transport string `json:"transport,omitempty"`
+	// Batch lists the exports (verify, evaluate, test) that also have a
+	// batch form, <export>_batch, answering many calls in one (see
+	// BatchInput and docs/plugin-abi.md, "Batches").
+	Batch []string `json:"batch,omitempty"`
+}
+
+// BatchSuffix makes a batch export's name from its export's: verify_batch.
+const BatchSuffix = "_batch"
+
+// Batchable are the exports that may have a batch form. load_cases has
+// none: a stateful loader's calls depend on each other's results.
+var Batchable = []string{"verify", "evaluate", "test"}
+
+// BatchInput is the input of a batch export: each call is exactly the
+// envelope a single call of the export would get.
+type BatchInput struct {
+	ABIVersion int               `json:"abi_version"`
+	Calls      []json.RawMessage `json:"calls"`
+}
+
+// BatchOutput is the output of a batch export: one result per call, in
+// the calls' order.
+type BatchOutput struct {
+	Results []BatchResult `json:"results"`
+}
+
+// BatchResult answers one call of a batch. Call is the call's position in
+// BatchInput.Calls. Output is exactly the envelope the single call would
+// have returned; Error, instead, the message of a single call that would
+// have failed (returned non-zero).
+type BatchResult struct {
+	Call   int             `json:"call"`
+	Output json.RawMessage `json:"output,omitempty"`
+	Error  string          `json:"error,omitempty"`
 }
 
 // Transports.
