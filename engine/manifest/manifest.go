@@ -54,6 +54,9 @@ type Manifest struct {
 	EndedAt   time.Time `json:"ended_at,omitzero"`
 	// Resumes lists when the run was resumed, oldest first.
 	Resumes []time.Time `json:"resumes,omitempty"`
+	// RescoredFrom is set on a run made by `wasmeval rescore`: the run
+	// whose results it verified again.
+	RescoredFrom *RescoredFrom `json:"rescored_from,omitempty"`
 }
 
 // Engine identifies the wasmeval build.

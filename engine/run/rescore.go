@@ -1,0 +1,770 @@
+package run
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/report"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/engine/workspace"
+	"github.com/wasmeval/wasmeval/plugins/host"
+)
+
+// Rescoring runs the checks of a finished run again on the results its
+// journal recorded, without running the submission: the problem's cases
+// as they are now give the expected values, its checks and plugins (or a
+// replacement verifier, see WithVerifier) the verdicts. The cases come
+// from the problem's loaders, group by group in order, as in a run; each
+// case's recorded result is found through an index of the old journal
+// (a digest of the case's key and the record's offset, nothing of the
+// record), read back when its case comes, and verified. The new records
+// go to a new journal in a new run directory. So memory holds the index
+// and a batch of records per group running, never the whole journal.
+
+// RescoreOptions says what to rescore and how.
+type RescoreOptions struct {
+	// Problem is the problem as it is now (with WithVerifier's
+	// replacement verifier, if any).
+	Problem *problem.Problem
+	// From is the run directory rescored: its journal gives each case's
+	// recorded result, and its checkpoint summaries what its run could
+	// not finish. It is only read.
+	From string
+	// Checkpoints selects checkpoints by name (the run's own selection);
+	// empty means all, in order.
+	Checkpoints []string
+	// Jobs is how many groups are rescored at once (default 1).
+	Jobs int
+	// Policy decides whether a checkpoint passes.
+	Policy result.Policy
+	// Loader returns a built-in loader by name.
+	Loader func(name string) (cases.Loader, bool)
+	// Plugins runs the problem's plugins; nil is fine for problems that
+	// reference none.
+	Plugins *host.Host
+}
+
+// RescoreTarget says where a rescore writes.
+type RescoreTarget struct {
+	// OutDir receives the new journal and summaries; it must not hold a
+	// journal.
+	OutDir string
+	// RunID links the summaries to the new run's manifest.
+	RunID string
+	// Lock is OutDir's writer lock, held by a caller that writes more of
+	// the directory (the manifest); nil: Run takes it itself.
+	Lock *journal.Lock
+	// Progress receives events; nil means none.
+	Progress Progress
+}
+
+// Rescorer is a rescore checked and ready to write: its plugins are
+// loaded and the rescored journal is indexed.
+type Rescorer struct {
+	opts    RescoreOptions
+	cps     []*problem.Checkpoint
+	plugins *pluginSet
+	from    string // the rescored journal
+	idx     *journalIndex
+	prev    []*report.CheckpointSummary
+	used    bool
+}
+
+// RescoreOutcome is what a rescore produced.
+type RescoreOutcome struct {
+	Outcome
+	// Rescored counts the cases given a new verdict.
+	Rescored int
+	// VerdictsChanged counts the cases that pass now and failed in the
+	// rescored run, or the other way round; ScoresChanged those whose
+	// score changed (whatever their verdict).
+	VerdictsChanged, ScoresChanged int
+	// NotRun counts the problem's cases that have no result in the
+	// rescored run: they are not in the new run either.
+	NotRun int
+	// Unloadable counts recorded cases the problem cannot load now: they
+	// fail, with the loader's message, as in a run.
+	Unloadable int
+	// InputsDiffer counts cases whose arguments, stdin, environment or
+	// input file names now differ from what the submission was given:
+	// their recorded results answer other inputs.
+	InputsDiffer int
+	// LeftOut counts records of the rescored run that no case of the
+	// problem claimed (a case it no longer has, a checkpoint not
+	// selected, a group that could not be loaded); LeftOutKeys names the
+	// first few.
+	LeftOut     int
+	LeftOutKeys []string
+	// Duplicates counts records ignored because their case had an
+	// earlier record (the first counts, as in every report).
+	Duplicates int
+}
+
+// rescoreBatchCases and rescoreBatchBytes bound a batch: the records of
+// one group verified together, held until they are written.
+const (
+	rescoreBatchCases = 32
+	rescoreBatchBytes = 16 << 20
+)
+
+// fromRunNote starts a group's error that the rescored run recorded.
+const fromRunNote = "in the rescored run: "
+
+// leftOutShown is how many keys of left-out records are named.
+const leftOutShown = 5
+
+// WithVerifier returns a copy of p in which every group that binds a
+// verifier plugin binds ref instead, keeping the group's config. p itself
+// is not changed. It is an error when no group binds one. ref.Path must
+// be absolute and ref.SHA256 set.
+func WithVerifier(p *problem.Problem, ref *problem.PluginRef) (*problem.Problem, error) {
+	if ref == nil || ref.Path == "" || !filepath.IsAbs(ref.Path) || ref.SHA256 == "" {
+		return nil, fmt.Errorf("replacement verifier: an absolute path and a sha256 are required")
+	}
+	cp := *p
+	cp.Checkpoints = make([]*problem.Checkpoint, len(p.Checkpoints))
+	copied := map[*problem.Group]*problem.Group{}
+	replaced := 0
+	for i, c := range p.Checkpoints {
+		nc := *c
+		nc.Groups = make([]*problem.Group, len(c.Groups))
+		for j, g := range c.Groups {
+			ng, ok := copied[g]
+			if !ok {
+				ng = g
+				if g.Verifier != nil {
+					dup := *g
+					v := *ref
+					v.Config, v.At = g.Verifier.Config, g.Verifier.At
+					dup.Verifier = &v
+					ng = &dup
+					replaced++
+				}
+				copied[g] = ng
+			}
+			nc.Groups[j] = ng
+		}
+		cp.Checkpoints[i] = &nc
+	}
+	if replaced == 0 {
+		return nil, fmt.Errorf("no group of problem %s binds a verifier plugin: there is none to replace", p.Name)
+	}
+	return &cp, nil
+}
+
+// PrepareRescore checks everything a rescore needs before anything is
+// written: the checkpoints, the problem's plugins (compiled and their
+// bindings checked, as before a run) and the rescored run's journal
+// (indexed: a corrupt line is a *journal.Corruption listing every one)
+// and summaries.
+func PrepareRescore(ctx context.Context, opts RescoreOptions) (*Rescorer, error) {
+	if opts.Jobs < 1 {
+		opts.Jobs = 1
+	}
+	if opts.Policy == "" {
+		opts.Policy = result.DefaultPolicy
+	}
+	p := opts.Problem
+	cps, err := SelectCheckpoints(p, opts.Checkpoints)
+	if err != nil {
+		return nil, err
+	}
+	from := filepath.Join(opts.From, journal.FileName)
+	if _, err := os.Stat(from); err != nil {
+		return nil, fmt.Errorf("%s is not a run directory (no %s): %w", opts.From, journal.FileName, err)
+	}
+	plugins := newPluginSet(opts.Plugins, p)
+	if err := plugins.preload(ctx, p); err != nil {
+		return nil, err
+	}
+	idx, err := indexJournal(from)
+	if err != nil {
+		return nil, err
+	}
+	// What the rescored run itself could not finish stays unfinished.
+	var prev []*report.CheckpointSummary
+	for _, cp := range cps {
+		s, err := report.ReadSummary(opts.From, cp.Name)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			prev = append(prev, s)
+		}
+	}
+	return &Rescorer{opts: opts, cps: cps, plugins: plugins, from: from, idx: idx, prev: prev}, nil
+}
+
+// Rescore is PrepareRescore and Run.
+func Rescore(ctx context.Context, opts RescoreOptions, to RescoreTarget) (*RescoreOutcome, error) {
+	r, err := PrepareRescore(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return r.Run(ctx, to)
+}
+
+// Run verifies again every recorded case of the rescored run and writes
+// the new verdicts to a new journal in to.OutDir, with the checkpoint
+// summaries. A verifier that faults fails the cases it faults on, as in
+// a run. A Rescorer runs once.
+func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome, error) {
+	if rs.used {
+		return nil, errors.New("a rescore runs once")
+	}
+	rs.used = true
+	if to.Progress == nil {
+		to.Progress = nopProgress{}
+	}
+	opts, cps, plugins, from, idx, p := &rs.opts, rs.cps, rs.plugins, rs.from, rs.idx, rs.opts.Problem
+	if err := os.MkdirAll(to.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	if to.Lock == nil {
+		lock, err := journal.LockDir(to.OutDir)
+		if err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
+	}
+	jpath := filepath.Join(to.OutDir, journal.FileName)
+	if st, err := os.Stat(jpath); err == nil && st.Size() > 0 {
+		return nil, fmt.Errorf("%s already holds results: a rescore writes a new run directory", to.OutDir)
+	}
+	artifacts, err := artifactsFrom(to.OutDir, opts.From)
+	if err != nil {
+		return nil, err
+	}
+	// One reader of the rescored journal per worker.
+	readers := make([]*journal.Reader, opts.Jobs)
+	for i := range readers {
+		if readers[i], err = journal.OpenReader(from); err != nil {
+			return nil, err
+		}
+		defer readers[i].Close()
+	}
+	jw, err := journal.Create(jpath)
+	if err != nil {
+		return nil, err
+	}
+	defer jw.Close()
+	parent := ctx
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+
+	builder := report.NewBuilder(p, cps, opts.Policy, time.Now())
+	builder.SetRunID(to.RunID)
+	for _, s := range rs.prev {
+		if !s.Complete {
+			builder.Incomplete(s.Name)
+		}
+		for _, g := range slices.Sorted(maps.Keys(s.GroupOutcomes)) {
+			if msg := s.GroupOutcomes[g].Error; msg != "" {
+				if !strings.HasPrefix(msg, fromRunNote) {
+					msg = fromRunNote + msg
+				}
+				builder.GroupError(s.Name, g, msg)
+			}
+		}
+	}
+	out := &RescoreOutcome{Duplicates: idx.duplicates}
+	var mu sync.Mutex // guards builder, out and the first journal error
+	var journalErr error
+	record := func(rec *result.CaseRecord, was *result.CaseRecord) error {
+		if err := jw.Append(rec); err != nil {
+			mu.Lock()
+			if journalErr == nil {
+				journalErr = err
+			}
+			mu.Unlock()
+			stop(err)
+			return err
+		}
+		mu.Lock()
+		builder.Add(rec)
+		out.Rescored++
+		if rec.Passed != was.Passed {
+			out.VerdictsChanged++
+		}
+		if rec.Score != was.Score {
+			out.ScoresChanged++
+		}
+		mu.Unlock()
+		to.Progress.CaseFinished(rec)
+		return nil
+	}
+	groupErr := func(j *groupJob, msg string) {
+		mu.Lock()
+		builder.GroupError(j.cp.Name, j.group.Name, msg)
+		mu.Unlock()
+		to.Progress.GroupError(j.cp.Name, j.group.Name, msg)
+	}
+	var jobs []*groupJob
+	for _, cp := range cps {
+		for i, g := range cp.Groups {
+			jobs = append(jobs, &groupJob{cp: cp, group: g, index: i})
+		}
+	}
+	env := verify.Env{RawJSON: true, ReadProblemFile: func(rel string) ([]byte, error) {
+		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
+	}}
+	work := make(chan *groupJob)
+	var wg sync.WaitGroup
+	for _, rd := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				g := &groupRescorer{opts: opts, progress: to.Progress, job: j, plugins: plugins, env: env, recorded: idx.groups[problem.GroupKey(j.cp.Name, j.group.Name)],
+					journal: rd, artifacts: artifacts, record: record, groupErr: groupErr}
+				err := g.run(ctx)
+				mu.Lock()
+				out.NotRun += g.notRun
+				out.Unloadable += g.unloadable
+				out.InputsDiffer += g.inputsDiffer
+				mu.Unlock()
+				if err != nil && ctx.Err() == nil {
+					groupErr(j, err.Error())
+				}
+			}
+		}()
+	}
+feed:
+	for _, j := range jobs {
+		select {
+		case work <- j:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(work)
+	wg.Wait()
+
+	interrupted := parent.Err() != nil
+	if interrupted || journalErr != nil {
+		for _, cp := range cps {
+			builder.Incomplete(cp.Name)
+		}
+	}
+	sums := builder.Summaries()
+	if journalErr != nil {
+		_ = report.Write(to.OutDir, sums) // the journal's error is the one to report
+		return nil, &JournalError{Err: journalErr, Path: jpath, Kept: jw.Kept()}
+	}
+	if err := report.Write(to.OutDir, sums); err != nil {
+		return nil, err
+	}
+	if !interrupted {
+		if out.LeftOut, out.LeftOutKeys, err = idx.leftOut(from); err != nil {
+			return nil, err
+		}
+	}
+	out.Outcome = Outcome{Summaries: sums, Passed: !interrupted, Interrupted: interrupted, JournalPath: jpath}
+	for _, s := range sums {
+		out.Passed = out.Passed && s.Passed
+	}
+	return out, nil
+}
+
+// artifactsFrom is the path, relative to the new run directory, of the
+// rescored one: a record's artifacts are files of the rescored run, named
+// relative to its directory.
+func artifactsFrom(outDir, from string) (string, error) {
+	absOut, err := filepath.Abs(outDir)
+	if err != nil {
+		return "", err
+	}
+	absFrom, err := filepath.Abs(from)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absOut, absFrom)
+	if err != nil {
+		return absFrom, nil
+	}
+	return rel, nil
+}
+
+// journalIndex locates each case's record in a journal: per group, a
+// digest of the case key and the record's offset. A group's rescorer takes
+// its entries out as its cases claim them, so what is left at the end is
+// what no case claimed.
+type journalIndex struct {
+	groups     map[string]groupIndex
+	duplicates int
+}
+
+type groupIndex map[[16]byte]int64
+
+func keyDigest(key string) [16]byte {
+	sum := sha256.Sum256([]byte(key))
+	var k [16]byte
+	copy(k[:], sum[:])
+	return k
+}
+
+// take returns the offset of the case's record and forgets it; false when
+// the journal has none.
+func (g groupIndex) take(key string) (int64, bool) {
+	k := keyDigest(key)
+	off, ok := g[k]
+	if ok {
+		delete(g, k)
+	}
+	return off, ok
+}
+
+// indexJournal streams the journal at path once. A corrupt line is an
+// error listing every corrupt line of the journal.
+func indexJournal(path string) (*journalIndex, error) {
+	idx := &journalIndex{groups: map[string]groupIndex{}}
+	seen := map[[16]byte]bool{}
+	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
+		k := keyDigest(r.Key())
+		if seen[k] {
+			idx.duplicates++
+			return nil
+		}
+		seen[k] = true
+		gk := problem.GroupKey(r.Checkpoint, r.Group)
+		g := idx.groups[gk]
+		if g == nil {
+			g = groupIndex{}
+			idx.groups[gk] = g
+		}
+		g[k] = off
+		return nil
+	})
+	var ce *journal.CorruptError
+	if errors.As(err, &ce) {
+		if c, cerr := journal.Check(path); cerr == nil && c != nil {
+			return nil, c
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return idx, nil
+}
+
+// leftOut counts the records no case claimed and names the first few, in
+// journal order (a second pass over the journal, made only when there
+// are some).
+func (idx *journalIndex) leftOut(path string) (int, []string, error) {
+	n := 0
+	left := map[[16]byte]bool{}
+	for _, g := range idx.groups {
+		n += len(g)
+		for k := range g {
+			if len(left) < 1<<16 {
+				left[k] = true
+			}
+		}
+	}
+	if n == 0 {
+		return 0, nil, nil
+	}
+	var keys []string
+	errStop := errors.New("enough")
+	err := journal.Read(path, func(r *result.CaseRecord) error {
+		k := keyDigest(r.Key())
+		if left[k] {
+			delete(left, k) // a duplicate is not named twice
+			keys = append(keys, r.Key())
+			if len(keys) == leftOutShown {
+				return errStop
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return 0, nil, err
+	}
+	return n, keys, nil
+}
+
+// groupRescorer rescores one group: its cases in order, each with its
+// recorded result, verified in batches.
+type groupRescorer struct {
+	opts      *RescoreOptions
+	progress  Progress
+	job       *groupJob
+	plugins   *pluginSet
+	env       verify.Env
+	recorded  groupIndex // nil when the journal has no record of the group
+	journal   *journal.Reader
+	artifacts string
+	record    func(rec, was *result.CaseRecord) error
+	groupErr  func(j *groupJob, msg string)
+
+	keepHistory bool
+	batch       []rescoreItem
+	batchBytes  int
+
+	notRun       int
+	notRunIDs    []string
+	unloadable   int
+	inputsDiffer int
+}
+
+// rescoreItem is one case of a batch with its recorded result. done, when
+// set, is the case's new record already (nothing to verify).
+type rescoreItem struct {
+	c    *cases.Case
+	was  *result.CaseRecord
+	done *result.CaseRecord
+}
+
+func (r *groupRescorer) run(ctx context.Context) error {
+	j, p := r.job, r.opts.Problem
+	g := j.group
+	loader, err := r.plugins.loaderFor(ctx, g, r.opts.Loader)
+	if err != nil {
+		return err
+	}
+	stream, err := loader.Open(ctx, GroupInput(p, j.cp, g))
+	if err != nil {
+		return fmt.Errorf("load cases: %w", err)
+	}
+	defer stream.Close()
+	r.progress.GroupStarted(j.cp.Name, g.Name, stream.Len())
+	defer r.progress.GroupFinished(j.cp.Name, g.Name)
+	defer r.noteNotRun()
+
+	if h, ok := stream.(interface{ NeedsHistory() bool }); ok {
+		r.keepHistory = h.NeedsHistory()
+	}
+	var history []cases.Outcome
+	for i := 0; ; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c, err := stream.Next(ctx, history)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var caseErr *cases.CaseError
+		if errors.As(err, &caseErr) && ctx.Err() == nil {
+			if err := r.unloadableCase(ctx, caseErr, i); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("load case %d: %w", i+1, err)
+		}
+		off, ok := r.recorded.take(c.Key())
+		if !ok {
+			r.notRun++
+			if len(r.notRunIDs) < 3 {
+				r.notRunIDs = append(r.notRunIDs, c.ID)
+			}
+			if r.keepHistory {
+				// Its loader makes later cases from earlier results, and
+				// this one has none: what it would make next is unknown.
+				return r.flush(ctx)
+			}
+			continue
+		}
+		was, err := r.journal.ReadAt(off)
+		if err != nil {
+			return err
+		}
+		if r.keepHistory {
+			history = append(history, cases.Outcome{Case: c, Actual: actualOf(was.Result)})
+		}
+		if err := r.add(ctx, rescoreItem{c: c, was: was}); err != nil {
+			return err
+		}
+	}
+	return r.flush(ctx)
+}
+
+// noteNotRun says, on the group, which of its cases have no result in the
+// rescored run: the checkpoint is then incomplete.
+func (r *groupRescorer) noteNotRun() {
+	if r.notRun == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%d case(s) have no result in the rescored run (not run there): %s", r.notRun, strings.Join(r.notRunIDs, ", "))
+	if r.notRun > len(r.notRunIDs) {
+		msg += ", …"
+	}
+	if r.keepHistory {
+		msg += "; its loader makes later cases from earlier results, so the group stops at the first of them"
+	}
+	r.groupErr(r.job, msg)
+}
+
+// unloadableCase handles a case the problem's loader cannot produce now.
+// When the rescored run has a record of it, it fails as in a run (with
+// the loader's message); when it has none, it was not run.
+func (r *groupRescorer) unloadableCase(ctx context.Context, e *cases.CaseError, i int) error {
+	j := r.job
+	off, ok := r.recorded.take(problem.CaseKey(j.cp.Name, j.group.Name, e.ID))
+	if !ok {
+		r.notRun++
+		if len(r.notRunIDs) < 3 {
+			r.notRunIDs = append(r.notRunIDs, e.ID)
+		}
+		return nil
+	}
+	was, err := r.journal.ReadAt(off)
+	if err != nil {
+		return err
+	}
+	r.unloadable++
+	gr := &groupRunner{opts: &Options{Problem: r.opts.Problem}, job: j}
+	rec := gr.unloadable(e, i)
+	rec.Index = was.Index
+	return r.add(ctx, rescoreItem{was: was, done: rec})
+}
+
+// add queues an item, verifying the batch once it is full.
+func (r *groupRescorer) add(ctx context.Context, it rescoreItem) error {
+	if it.done == nil && it.was.Case == nil && it.was.Result.AdapterError {
+		// The rescored run could not load this case: the submission
+		// never ran it, and there is nothing to verify. Its record stays.
+		it.done = it.was
+	}
+	if it.done == nil && !sameInputs(caseInfo(it.c), it.was.Case) {
+		r.inputsDiffer++
+	}
+	r.batch = append(r.batch, it)
+	r.batchBytes += len(it.was.Result.Output) + len(it.was.Result.Stderr)
+	if len(r.batch) >= rescoreBatchCases || r.batchBytes >= rescoreBatchBytes {
+		return r.flush(ctx)
+	}
+	return nil
+}
+
+// flush verifies the batch and records its cases, in order.
+func (r *groupRescorer) flush(ctx context.Context) error {
+	if len(r.batch) == 0 {
+		return nil
+	}
+	recs, err := r.verifyBatch(ctx, r.batch)
+	if err != nil {
+		return err
+	}
+	for i, rec := range recs {
+		if err := r.record(rec, r.batch[i].was); err != nil {
+			return err
+		}
+	}
+	clear(r.batch) // the records are written: let them go
+	r.batch, r.batchBytes = r.batch[:0], 0
+	return nil
+}
+
+// verifyBatch gives each case of a batch of one group its new record. It
+// verifies through the run's own per-case verification (built-in checks,
+// evaluator plugins, the group's verifier plugin), one case after
+// another: a plugin fault fails the case it happened on, as in a run.
+// The batch is where verification of many cases in one plugin call fits.
+func (r *groupRescorer) verifyBatch(ctx context.Context, items []rescoreItem) ([]*result.CaseRecord, error) {
+	out := make([]*result.CaseRecord, 0, len(items))
+	for _, it := range items {
+		if it.done != nil {
+			out = append(out, it.done)
+			continue
+		}
+		attrs, fault := r.plugins.verifyCase(ctx, r.job.group, it.c, actualOf(it.was.Result), r.env)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out = append(out, r.rescored(it.was, attrs, fault))
+	}
+	return out, nil
+}
+
+// rescored is the recorded case with its new verdict: what ran and what
+// came out stay as recorded; the attributes, the plugin fault, the score
+// and the verdict are new.
+func (r *groupRescorer) rescored(was *result.CaseRecord, attrs []verify.AttributeResult, fault string) *result.CaseRecord {
+	rec := *was
+	rec.Result.PluginError = fault
+	rec.Attributes = attrs
+	rec.Score, rec.Passed = result.Score(attrs)
+	// As in a run: a case whose run did not complete normally cannot pass.
+	if rec.Result.AdapterError || rec.Result.TimedOut {
+		rec.Passed = false
+	}
+	if len(was.Result.Artifacts) > 0 {
+		rec.Result.Artifacts = make([]string, len(was.Result.Artifacts))
+		for i, a := range was.Result.Artifacts {
+			if filepath.IsLocal(filepath.FromSlash(a)) {
+				a = filepath.ToSlash(filepath.Join(r.artifacts, filepath.FromSlash(a)))
+			}
+			rec.Result.Artifacts[i] = a
+		}
+	}
+	return &rec
+}
+
+// sameInputs says whether a case gives the submission what the recorded
+// one was given. A placeholder ({{static:NAME}}, {{port}}…) is resolved
+// when the case runs, so the record holds what it became there: it
+// matches any text.
+func sameInputs(now, was *result.CaseInfo) bool {
+	if was == nil {
+		return false
+	}
+	stdin := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	return slices.EqualFunc(now.Arguments, was.Arguments, resolvesTo) && resolvesTo(stdin(now.Stdin), stdin(was.Stdin)) &&
+		len(now.Env) == len(was.Env) && maps.EqualFunc(now.Env, was.Env, resolvesTo) && slices.Equal(now.InputFiles, was.InputFiles)
+}
+
+// resolvesTo says whether text, whose placeholders ({{…}}) match any
+// text, can have become got.
+func resolvesTo(text, got string) bool {
+	var parts []string
+	for {
+		i := strings.Index(text, "{{")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(text[i:], "}}")
+		if j < 0 {
+			break
+		}
+		parts = append(parts, text[:i])
+		text = text[i+j+2:]
+	}
+	if parts == nil {
+		return text == got
+	}
+	parts = append(parts, text)
+	if !strings.HasPrefix(got, parts[0]) {
+		return false
+	}
+	got = got[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(got, p)
+		if i < 0 {
+			return false
+		}
+		got = got[i+len(p):]
+	}
+	return strings.HasSuffix(got, last)
+}
