@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -101,7 +102,7 @@ Faults (trap, timeout, memory cap, invalid output) are reported as errors.`,
 					return usageErr(err)
 				}
 			}
-			out, err := p.Call(cmd.Context(), args[1], data, host.CallOptions{AssetRoot: assets})
+			out, err := p.Call(cmd.Context(), args[1], data, host.CallOptions{Assets: plugincall.ProblemAssets(assets)})
 			if err != nil {
 				return &exitError{code: exitFail, err: err}
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
@@ -49,13 +50,13 @@ func (s *pluginStream) Next(ctx context.Context, history []cases.Outcome) (*case
 			Checkpoint: s.g.Checkpoint, Group: s.g.Group, GroupType: string(s.g.GroupType),
 			CaseGroup: s.g.CaseGroup, CaseOrder: s.g.CaseOrder, TimeoutS: s.g.Timeout.Seconds()}}
 		for _, h := range history {
-			ac, err := host.ToABICase(h.Case)
+			ac, err := plugincall.ABICase(h.Case)
 			if err != nil {
 				return nil, fmt.Errorf("history for loader plugin: case %s: %w", h.Case.ID, err)
 			}
 			in.History = append(in.History, abi.Outcome{Case: ac, Actual: h.Actual})
 		}
-		out, err := s.l.p.LoadCases(ctx, in, host.CallOptions{AssetRoot: s.l.dir})
+		out, err := s.l.p.LoadCases(ctx, in, host.CallOptions{Assets: plugincall.ProblemAssets(s.l.dir)})
 		if err != nil {
 			return nil, fmt.Errorf("loader plugin: %w", err)
 		}

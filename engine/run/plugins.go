@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
@@ -183,7 +184,7 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 		return verify.AttributeResult{Attribute: attr, Weight: 1, Check: "plugin",
 			Diff: &verify.Diff{Summary: err.Error()}}
 	}
-	opts := host.CallOptions{AssetRoot: s.dir}
+	opts := host.CallOptions{Assets: plugincall.ProblemAssets(s.dir)}
 	attrs := make([]verify.AttributeResult, 0, len(checks)+1)
 	for _, spec := range checks {
 		if spec.Kind != "evaluator" {
@@ -199,7 +200,7 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 			attrs = append(attrs, fault(attr, err))
 			continue
 		}
-		ac, err := host.CallCase(c)
+		ac, err := plugincall.CallCase(c)
 		if err != nil {
 			attrs = append(attrs, fault(attr, err))
 			continue
@@ -216,7 +217,7 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 		p, err := s.get(ctx, g.Verifier, abi.KindVerifier)
 		if err == nil {
 			var got []verify.AttributeResult
-			if got, err = p.Verify(ctx, c, actual, g.Verifier.Config, opts); err == nil {
+			if got, err = plugincall.Verify(ctx, p, c, actual, g.Verifier.Config, opts); err == nil {
 				attrs = append(attrs, got...)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
 
 func jsonOptions(spec checkspec.CheckSpec) JSONOptions {
@@ -107,7 +108,7 @@ func sameJSONText(res *AttributeResult, actual Actual, expected map[string]any, 
 		return false
 	}
 	var v any
-	if raw && validJSONText(got) {
+	if raw && jsonvalue.ValidText(got) {
 		v = json.RawMessage(got)
 	} else if parsed, err := ParseJSON(got); err == nil {
 		v = parsed
@@ -138,10 +139,10 @@ func sameTokens(a, b string) bool {
 	for {
 		if !inString {
 			si, sj := i, j
-			for i < len(a) && isJSONSpace(a[i]) {
+			for i < len(a) && jsonvalue.IsSpace(a[i]) {
 				i++
 			}
-			for j < len(b) && isJSONSpace(b[j]) {
+			for j < len(b) && jsonvalue.IsSpace(b[j]) {
 				j++
 			}
 			if (i > si || j > sj) && isWordByte(prev) && (i < len(a) && isWordByte(a[i]) || j < len(b) && isWordByte(b[j])) {
@@ -170,8 +171,6 @@ func sameTokens(a, b string) bool {
 		}
 	}
 }
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // isWordByte reports whether c can be part of a number or a bare word
 // (true, false, null, or the invalid words a wrong output may hold).

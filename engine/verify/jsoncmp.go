@@ -1,16 +1,16 @@
 package verify
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"math/big"
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
 
 // JSONOptions tunes CompareJSON.
@@ -27,31 +27,16 @@ type JSONOptions struct {
 }
 
 // ParseJSON decodes one JSON document keeping numbers exact (json.Number),
-// and refuses trailing data.
-func ParseJSON(data string) (any, error) { return parseJSON(data, false) }
+// and refuses trailing data (jsonvalue.Parse).
+func ParseJSON(data string) (any, error) { return jsonvalue.Parse(data) }
 
-// ParseJSONShared is ParseJSON for documents that repeat a large value, as
-// a verdict repeats a passing output as its actual and expected value: an
-// object or list of at least sharedMin bytes whose text follows the same
-// text just parsed is the same value, not a second copy. The result must
-// not be modified.
-func ParseJSONShared(data string) (any, error) { return parseJSON(data, true) }
+// ParseJSONShared is ParseJSON sharing repeated large values
+// (jsonvalue.ParseShared); the result must not be modified.
+func ParseJSONShared(data string) (any, error) { return jsonvalue.ParseShared(data) }
 
-func parseJSON(data string, share bool) (any, error) {
-	if v, ok := parseJSONFast(data, share); ok {
-		return v, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(data)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
-	}
-	return v, nil
-}
+// JSONValueEnd scans the one JSON value that starts at s[i]
+// (jsonvalue.ValueEnd).
+func JSONValueEnd(s string, i int) (end int, ok bool) { return jsonvalue.ValueEnd(s, i) }
 
 // NormalizeJSON turns a value decoded from YAML or JSON (ints, floats,
 // maps, lists) into the canonical form CompareJSON works on.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
 // Env gives checks what they need beyond the case itself.
@@ -22,10 +23,9 @@ type Env struct {
 	RawJSON bool
 }
 
-// MaxDiffEntries caps the entries a diff keeps; the rest are counted in the
-// summary and the diff is marked truncated, so one wildly wrong output cannot
-// produce a report nobody can open.
-const MaxDiffEntries = 50
+// MaxDiffEntries caps the entries a diff keeps (abi.MaxDiffEntries, which
+// the plugin host holds verifier plugins' diffs to as well).
+const MaxDiffEntries = abi.MaxDiffEntries
 
 // Run applies one check to a case's actual result. It never fails: a check
 // that cannot be evaluated (missing expected value, unreadable schema) is an

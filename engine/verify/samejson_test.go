@@ -3,9 +3,7 @@ package verify
 import (
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 )
@@ -104,53 +102,6 @@ func TestRawJSONKeepsValidText(t *testing.T) {
 	res = Run(spec, Actual{Output: "[\"\xff\"]"}, map[string]any{"output": "[\"\xff\"]"}, Env{RawJSON: true})
 	if _, ok := res.Actual.(json.RawMessage); ok || !res.IsCorrect {
 		t.Fatalf("invalid UTF-8 is decoded (the bytes are replaced), not kept: %#v", res)
-	}
-}
-
-// FuzzValidJSONText holds the checking mode of the fast parser to the full
-// parser on valid UTF-8.
-func FuzzValidJSONText(f *testing.F) {
-	for _, tc := range sameJSONPairs {
-		f.Add(tc.want)
-	}
-	for _, s := range []string{`{"a":[1,-0.5e+3,{"b":"\u00e9\n"},true,false,null]}`, ` [ ] `, `{"a" 1}`, `[1,]`, `{"a":1,}`, `01`, `1.`, `-`, `"\x"`, "\"\x01\"", `[tru]`, `{}}`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		_, err := ParseJSON(s)
-		got := validJSONText(s)
-		if got && err != nil {
-			t.Fatalf("%q: validJSONText accepts what ParseJSON refuses: %v", s, err)
-		}
-		if utf8.ValidString(s) && got != (err == nil) {
-			t.Fatalf("%q: validJSONText %v, ParseJSON error %v", s, got, err)
-		}
-		// JSONValueEnd ends a value where its text ends.
-		i := skipJSONSpace(s, 0)
-		if end, ok := JSONValueEnd(s, i); ok {
-			if _, err := ParseJSON(s[i:end]); err != nil {
-				t.Fatalf("%q: JSONValueEnd accepted %q, which ParseJSON refuses: %v", s, s[i:end], err)
-			}
-			if got != (skipJSONSpace(s, end) == len(s)) {
-				t.Fatalf("%q: JSONValueEnd stops at %d, validJSONText %v", s, end, got)
-			}
-		} else if got {
-			t.Fatalf("%q: JSONValueEnd refused a valid document", s)
-		}
-	})
-}
-
-// Both parsers allow the same nesting as encoding/json.
-func TestJSONNestingLimit(t *testing.T) {
-	for _, depth := range []int{maxJSONDepth, maxJSONDepth + 1} {
-		for _, open := range []string{"[", `{"a":`} {
-			closer := map[string]string{"[": "]", `{"a":`: "}"}[open]
-			doc := strings.Repeat(open, depth) + "1" + strings.Repeat(closer, depth)
-			_, err := ParseJSON(doc)
-			if ok := validJSONText(doc); ok != (depth <= maxJSONDepth) || (err == nil) != ok {
-				t.Errorf("%s × %d: validJSONText %v, ParseJSON %v", open, depth, ok, err)
-			}
-		}
 	}
 }
 

@@ -172,6 +172,12 @@ type Diff struct {
 	Truncated bool `json:"truncated,omitempty"`
 }
 
+// MaxDiffEntries caps the entries a diff keeps, a built-in check's or a
+// plugin's: the rest are counted in the summary and the diff is marked
+// truncated, so one wildly wrong output cannot produce a report nobody can
+// open.
+const MaxDiffEntries = 50
+
 // DiffEntry is one difference at one location.
 type DiffEntry struct {
 	// Path locates the difference: a JSON path like "$.items[2].name", a

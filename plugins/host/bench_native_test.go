@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
 // BenchmarkNativeTransport measures the native transport against the
@@ -19,9 +17,9 @@ import (
 //
 //	go test -run '^$' -bench NativeTransport -benchtime 2000x ./plugins/host/
 func BenchmarkNativeTransport(b *testing.B) {
-	c, actual := benchCase()
-	verifyIn, err := json.Marshal(abi.VerifyInput{ABIVersion: abi.Version, Config: map[string]any{"mode": "ok"},
-		Case: abi.Case{ID: c.ID, Arguments: c.Arguments}, Actual: actual, Expected: c.Expected})
+	in := benchInput()
+	in.Config = map[string]any{"mode": "ok"}
+	verifyIn, err := json.Marshal(in)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,10 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmeval/wasmeval/engine/cases"
-	"github.com/wasmeval/wasmeval/engine/problem"
-	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
@@ -37,60 +36,20 @@ func exampleVerifier(b testing.TB) string {
 	return verifierWasm
 }
 
-// benchCase is a realistic ~2 KB case result: a JSON summary with line items.
-func benchCase() (*cases.Case, verify.Actual) {
+// benchInput is a realistic ~2 KB verify call: a JSON summary with line
+// items (engine/plugincall's BenchmarkVerifier verifies the same case).
+func benchInput() abi.VerifyInput {
 	var items []string
 	for i := 0; i < 20; i++ {
 		items = append(items, fmt.Sprintf(`{"sku":"SKU-%03d","name":"item %d","qty":%d,"price":%.2f,"tags":["a","b"]}`, i, i, i%7, 1.25*float64(i+1)))
 	}
 	out := `{"currency":"EUR","total":1234.5,"items":[` + strings.Join(items, ",") + `]}`
-	c := &cases.Case{ID: "bench", Arguments: []string{"summary", "items.csv"}, Expected: map[string]any{"status_code": 0, "output": out}}
-	return c, verify.Actual{StatusCode: 0, Output: out}
+	return abi.VerifyInput{ABIVersion: abi.Version, Config: benchConfig,
+		Case:   abi.Case{ID: "bench", Arguments: []string{"summary", "items.csv"}},
+		Actual: abi.Actual{StatusCode: 0, Output: out}, Expected: map[string]any{"status_code": 0, "output": out}}
 }
 
 var benchConfig = map[string]any{"output": "json", "tolerance": 0.001}
-
-// BenchmarkVerifier compares, in one run, verification of the same case by
-// the built-in checks and by the example verifier plugin (pooled instances,
-// all cores), and reports calls per second for both.
-//
-//	go test -run '^$' -bench Verifier -benchtime 3s ./plugins/host/
-func BenchmarkVerifier(b *testing.B) {
-	c, actual := benchCase()
-	b.Run("builtin", func(b *testing.B) {
-		specs := []problem.CheckSpec{{Kind: "status"}, {Kind: "json", Tolerance: 0.001}}
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				for _, s := range specs {
-					// As engine/run runs them.
-					if r := verify.Run(s, actual, c.Expected, verify.Env{RawJSON: true}); !r.IsCorrect {
-						b.Error("wrong verdict")
-					}
-				}
-			}
-		})
-		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-	})
-	for _, iso := range []string{InProcess, Process} {
-		b.Run("plugin-"+iso, func(b *testing.B) {
-			h := newHost(b, Options{Isolation: iso})
-			p, err := h.Load(context.Background(), exampleVerifier(b), "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					attrs, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{})
-					if err != nil || len(attrs) != 2 || !attrs[0].IsCorrect || !attrs[1].IsCorrect {
-						b.Errorf("verdict %v %+v", err, attrs)
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-		})
-	}
-}
 
 // BenchmarkFirstCall measures loading a plugin and getting its first
 // verdict in a fresh host: with wazero's compilation cache warm, and with
@@ -99,7 +58,7 @@ func BenchmarkVerifier(b *testing.B) {
 //
 //	go test -run '^$' -bench FirstCall -benchtime 5x ./plugins/host/
 func BenchmarkFirstCall(b *testing.B) {
-	c, actual := benchCase()
+	in := benchInput()
 	verifier, minimal := exampleVerifier(b), plugins(b)["minimal"]
 	warm := b.TempDir()
 	for _, tc := range []struct{ name, cache, iso, wasm string }{
@@ -130,7 +89,7 @@ func BenchmarkFirstCall(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{}); err != nil {
+				if _, err := p.Verify(context.Background(), in, CallOptions{}); err != nil {
 					b.Fatal(err)
 				}
 				total += time.Since(t0)
@@ -149,7 +108,7 @@ func BenchmarkFirstCall(b *testing.B) {
 //
 //	go test -run '^$' -bench FirstCallPhases -benchtime 5x ./plugins/host/
 func BenchmarkFirstCallPhases(b *testing.B) {
-	c, actual := benchCase()
+	in := benchInput()
 	wasm := exampleVerifier(b)
 	cache := b.TempDir()
 	if h, err := New(Options{CacheDir: cache, Isolation: InProcess}); err != nil {
@@ -199,7 +158,7 @@ func BenchmarkFirstCallPhases(b *testing.B) {
 		p.pool = make(chan *instance, 1)
 		p.pool <- inst
 		p.describe.Kinds, p.describe.Transport = []string{"verifier"}, transport
-		if _, err := p.Verify(context.Background(), c, actual, benchConfig, CallOptions{}); err != nil {
+		if _, err := p.Verify(context.Background(), in, CallOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		t4 := time.Now()
@@ -248,12 +207,7 @@ func dirBytes(b *testing.B, dir string) int64 {
 //
 //	go test -run '^$' -bench VerdictHostSide ./plugins/host/
 func BenchmarkVerdictHostSide(b *testing.B) {
-	c, actual := benchCase()
-	ac, err := CallCase(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	in := abi.VerifyInput{ABIVersion: abi.Version, Config: benchConfig, Case: ac, Actual: actual, Expected: c.Expected}
+	in := benchInput()
 	input, err := json.Marshal(in)
 	if err != nil {
 		b.Fatal(err)
@@ -266,7 +220,7 @@ func BenchmarkVerdictHostSide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	doc, err := verify.ParseJSONShared(string(out))
+	doc, err := jsonvalue.ParseShared(string(out))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -281,7 +235,7 @@ func BenchmarkVerdictHostSide(b *testing.B) {
 	b.Run("parse-output", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := verify.ParseJSONShared(string(out)); err != nil {
+			if _, err := jsonvalue.ParseShared(string(out)); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -297,7 +251,7 @@ func BenchmarkVerdictHostSide(b *testing.B) {
 	b.Run("check-schema", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if err := validateEnvelope("verify_output", doc); err != nil {
+			if err := abischema.Validate("verify_output", doc); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -311,12 +265,13 @@ func BenchmarkVerdictHostSide(b *testing.B) {
 func BenchmarkRoundTrip1MB(b *testing.B) {
 	p := load(b, newHost(b, Options{Isolation: Process}), "misbehave")
 	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
-	c := &cases.Case{ID: "big", Arguments: []string{}, Expected: map[string]any{"output": big}}
+	in := abi.VerifyInput{Case: abi.Case{ID: "big"}, Actual: abi.Actual{Output: big},
+		Expected: map[string]any{"output": big}, Config: map[string]any{"mode": "ok"}}
 	b.SetBytes(2 << 20)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		attrs, err := p.Verify(context.Background(), c, verify.Actual{Output: big}, map[string]any{"mode": "ok"}, CallOptions{})
-		if err != nil || !attrs[0].IsCorrect || len(attrs[0].Actual.(string)) != len(big) {
+		out, err := p.Verify(context.Background(), in, CallOptions{})
+		if err != nil || !out.Attributes[0].IsCorrect || len(out.Attributes[0].Actual.(string)) != len(big) {
 			b.Fatalf("%v", err)
 		}
 	}

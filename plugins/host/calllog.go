@@ -3,10 +3,9 @@ package host
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	extism "github.com/extism/go-sdk"
-
-	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // Limits on what one call may log. A plugin that logs in a loop must fill
@@ -47,7 +46,7 @@ func (l *callLog) write(level extism.LogLevel, msg string) {
 		return
 	}
 	if len(msg) > MaxLogLineSize {
-		kept := verify.CutAtRune(msg, MaxLogLineSize)
+		kept := cutAtRune(msg, MaxLogLineSize)
 		msg = kept + fmt.Sprintf("… (%d bytes cut)", len(msg)-len(kept))
 	}
 	if l.lines >= MaxLogLines || l.bytes+len(msg) > MaxLogBytes {
@@ -67,4 +66,16 @@ func (l *callLog) finish(export string) {
 	}
 	l.p.host.opts.Log(l.label(), "warn", fmt.Sprintf("%s: %d more log lines (%d bytes) dropped: a call logs at most %d lines, %d KiB",
 		export, l.dropped, l.droppedBytes, MaxLogLines, MaxLogBytes>>10))
+}
+
+// cutAtRune returns the longest prefix of s of at most n bytes that does
+// not split a UTF-8 sequence.
+func cutAtRune(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

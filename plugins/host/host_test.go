@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmeval/wasmeval/engine/cases"
-	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/pin"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
@@ -105,14 +103,38 @@ func load(t testing.TB, h *Host, name string) *Plugin {
 	return p
 }
 
-var testCase = &cases.Case{ID: "c1", Arguments: []string{"a"}, Expected: map[string]any{"output": "hi\n"}}
-
-func verifyMode(p *Plugin, mode string, extra map[string]any) ([]verify.AttributeResult, error) {
+// verifyCall is a verify call of case c1 with the test plugins' mode.
+func verifyCall(mode string, extra map[string]any) abi.VerifyInput {
 	cfg := map[string]any{"mode": mode}
 	for k, v := range extra {
 		cfg[k] = v
 	}
-	return p.Verify(context.Background(), testCase, verify.Actual{Output: "hi\n"}, cfg, CallOptions{})
+	return abi.VerifyInput{Config: cfg, Case: abi.Case{ID: "c1", Arguments: []string{"a"}},
+		Actual: abi.Actual{Output: "hi\n"}, Expected: map[string]any{"output": "hi\n"}}
+}
+
+func verifyMode(p *Plugin, mode string, extra map[string]any) ([]abi.Attribute, error) {
+	return verifyWith(p, verifyCall(mode, extra), CallOptions{})
+}
+
+func verifyWith(p *Plugin, in abi.VerifyInput, opts CallOptions) ([]abi.Attribute, error) {
+	out, err := p.Verify(context.Background(), in, opts)
+	return out.Attributes, err
+}
+
+// testAssets are assets held in memory, refused by name (as the engine's
+// problem assets refuse escapes) or when over the cap.
+type testAssets map[string]string
+
+func (a testAssets) ReadAsset(path string, max int64) ([]byte, error) {
+	data, ok := a[path]
+	if !ok {
+		return nil, fmt.Errorf("%s is not a problem file", path)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is %d bytes, over the %d byte cap", path, len(data), max)
+	}
+	return []byte(data), nil
 }
 
 func TestLoadDescribeAndVerify(t *testing.T) {
@@ -129,7 +151,7 @@ func TestLoadDescribeAndVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(attrs) != 1 || attrs[0].Attribute != "output" || !attrs[0].IsCorrect || attrs[0].Check != p.Label() {
+	if len(attrs) != 1 || attrs[0].Attribute != "output" || !attrs[0].IsCorrect {
 		t.Fatalf("attrs %+v", attrs)
 	}
 	// Loading the same file again returns the same compiled plugin.
@@ -221,8 +243,8 @@ func TestPluginDiffIsCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := attrs[0].Diff
-	if d == nil || len(d.Entries) != verify.MaxDiffEntries || !d.Truncated || d.Summary != "10000 lines differ" ||
-		d.Entries[verify.MaxDiffEntries-1].Path != fmt.Sprintf("line %d", verify.MaxDiffEntries) {
+	if d == nil || len(d.Entries) != abi.MaxDiffEntries || !d.Truncated || d.Summary != "10000 lines differ" ||
+		d.Entries[abi.MaxDiffEntries-1].Path != fmt.Sprintf("line %d", abi.MaxDiffEntries) {
 		t.Errorf("diff kept %d entries (truncated %v)", len(d.Entries), d.Truncated)
 	}
 }
@@ -243,11 +265,13 @@ func TestVerdictWithTooManyAttributesIsAFault(t *testing.T) {
 	}
 }
 
+// An error a verifier reports in its envelope is its verdict, passed on
+// as such, not a fault.
 func TestVerdictErrorIsNotAFault(t *testing.T) {
 	p := load(t, newHost(t, Options{}), "misbehave")
-	attrs, err := verifyMode(p, "verdict", nil)
-	if err != nil || len(attrs) != 1 || attrs[0].IsCorrect || attrs[0].Diff.Summary != "cannot verify this output" {
-		t.Fatalf("%v %+v", err, attrs)
+	out, err := p.Verify(context.Background(), verifyCall("verdict", nil), CallOptions{})
+	if err != nil || out.Error != "cannot verify this output" {
+		t.Fatalf("%v %+v", err, out)
 	}
 }
 
@@ -280,34 +304,45 @@ func TestDeterministicSandbox(t *testing.T) {
 	}
 }
 
+// read_asset reads through the call's Assets, in process and relayed
+// from a worker process alike; a refusal reaches the plugin as a refusal
+// and its reason the run log, and a call without assets can read none.
 func TestReadAsset(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "golden.txt"), []byte("golden"), 0o644)
-	os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 2048), 0o644)
-	secret := filepath.Join(t.TempDir(), "secret")
-	os.WriteFile(secret, []byte("secret"), 0o644)
-	os.Symlink(secret, filepath.Join(root, "link"))
-	var logs []string
-	var mu sync.Mutex
-	h := newHost(t, Options{AssetBytes: 1024, Log: func(plugin, level, msg string) {
-		mu.Lock()
-		logs = append(logs, level+" "+msg)
-		mu.Unlock()
-	}})
-	p := load(t, h, "misbehave")
-	for path, want := range map[string]string{"golden.txt": "golden", "../secret": "refused", "/etc/passwd": "refused", "link": "refused", "big.bin": "refused"} {
-		attrs, err := p.Verify(context.Background(), testCase, verify.Actual{}, map[string]any{"mode": "asset", "path": path}, CallOptions{AssetRoot: root})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if attrs[0].Actual != want {
-			t.Errorf("read_asset(%q) = %v, want %q", path, attrs[0].Actual, want)
-		}
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if !strings.Contains(strings.Join(logs, "\n"), `read_asset "big.bin" refused: big.bin is 2048 bytes, over the 1024 byte cap`) {
-		t.Errorf("refusals are logged: %v", logs)
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) {
+			var logs []string
+			var mu sync.Mutex
+			h := newHost(t, Options{Isolation: iso, AssetBytes: 1024, Log: func(plugin, level, msg string) {
+				mu.Lock()
+				logs = append(logs, level+" "+msg)
+				mu.Unlock()
+			}})
+			p := load(t, h, "misbehave")
+			assets := testAssets{"golden.txt": "golden", "big.bin": strings.Repeat("x", 2048)}
+			for path, want := range map[string]string{"golden.txt": "golden", "../secret": "refused", "big.bin": "refused"} {
+				attrs, err := verifyWith(p, verifyCall("asset", map[string]any{"path": path}), CallOptions{Assets: assets})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if attrs[0].Actual != want {
+					t.Errorf("read_asset(%q) = %v, want %q", path, attrs[0].Actual, want)
+				}
+			}
+			attrs, err := verifyWith(p, verifyCall("asset", map[string]any{"path": "golden.txt"}), CallOptions{})
+			if err != nil || attrs[0].Actual != "refused" {
+				t.Errorf("a call without assets read one: %v %v", attrs, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			all := strings.Join(logs, "\n")
+			for _, want := range []string{`read_asset "big.bin" refused: big.bin is 2048 bytes, over the 1024 byte cap`,
+				`read_asset "../secret" refused: ../secret is not a problem file`,
+				`read_asset "golden.txt" refused: no problem directory is in scope for this call`} {
+				if !strings.Contains(all, want) {
+					t.Errorf("refusals are logged: want %q in %v", want, logs)
+				}
+			}
+		})
 	}
 }
 
@@ -401,8 +436,8 @@ func testConcurrentCalls(t *testing.T, isolation string) {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
 				out := fmt.Sprintf("%d-%d", g, i)
-				c := &cases.Case{ID: out, Arguments: []string{}, Expected: map[string]any{"output": out}}
-				attrs, err := p.Verify(context.Background(), c, verify.Actual{Output: out}, map[string]any{"mode": "ok"}, CallOptions{})
+				attrs, err := verifyWith(p, abi.VerifyInput{Case: abi.Case{ID: out}, Actual: abi.Actual{Output: out},
+					Expected: map[string]any{"output": out}, Config: map[string]any{"mode": "ok"}}, CallOptions{})
 				if err != nil || !attrs[0].IsCorrect || attrs[0].Actual != out {
 					errs <- fmt.Errorf("%s: %v %+v", out, err, attrs)
 					return

@@ -5,14 +5,12 @@ import (
 	"fmt"
 
 	extism "github.com/extism/go-sdk"
-
-	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 type assetRootKey struct{}
 
 type assetScope struct {
-	root   string
+	assets Assets
 	max    int64
 	plugin *Plugin
 }
@@ -22,9 +20,9 @@ type assetScope struct {
 //
 //	read_asset(path: ptr) -> ptr   bytes of a problem file, 0 on refusal
 //
-// read_asset reads a file relative to the problem directory, read-only,
-// refusing absolute paths, escapes and files over the size cap; the reason
-// for a refusal goes to the run log.
+// read_asset reads a file through the call's Assets (the engine's: the
+// problem directory, read-only, refusing absolute paths, escapes and files
+// over the size cap); the reason for a refusal goes to the run log.
 func (h *Host) hostFunctions() []extism.HostFunction {
 	readAsset := extism.NewHostFunctionWithStack("read_asset",
 		func(ctx context.Context, cp *extism.CurrentPlugin, stack []uint64) {
@@ -52,8 +50,8 @@ func (h *Host) hostFunctions() []extism.HostFunction {
 }
 
 func readAsset(scope assetScope, rel string) ([]byte, error) {
-	if scope.root == "" {
+	if scope.assets == nil {
 		return nil, fmt.Errorf("no problem directory is in scope for this call")
 	}
-	return workspace.ReadFile(scope.root, rel, scope.max)
+	return scope.assets.ReadAsset(rel, scope.max)
 }

@@ -2,14 +2,12 @@ package host
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"unicode/utf8"
+	"slices"
 
-	"github.com/wasmeval/wasmeval/engine/cases"
-	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
 )
 
 // call marshals in, runs export and decodes the output after checking it
@@ -51,34 +49,33 @@ func EnvelopeSchemas(export string) (input, output string) {
 	return s[0], s[1]
 }
 
-// Verify runs a verifier plugin on one case. The attributes it returns are
-// indistinguishable from built-in checks' (Check names the plugin). An
-// error the plugin reports in its envelope is a verdict: one incorrect
-// attribute carrying the message.
-func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual, config map[string]any, opts CallOptions) ([]verify.AttributeResult, error) {
+// Verify runs a verifier plugin on one call. The envelope's ABI version is
+// set and its nil maps made empty here. The verdict is checked (at most
+// MaxVerdictAttributes attributes) and each diff cut to abi.MaxDiffEntries
+// entries; an error the plugin reports in the envelope is a verdict, left
+// for the caller to word.
+func (p *Plugin) Verify(ctx context.Context, in abi.VerifyInput, opts CallOptions) (abi.VerifyOutput, error) {
 	var out abi.VerifyOutput
-	in, err := verifyInput(c, actual, config)
-	if err != nil {
-		return nil, err
+	if err := p.call(ctx, abi.KindVerifier, verifyInput(in), &out, opts); err != nil {
+		return abi.VerifyOutput{}, err
 	}
-	if err := p.call(ctx, abi.KindVerifier, in, &out, opts); err != nil {
-		return nil, err
+	if err := p.checkVerdict(&out); err != nil {
+		return abi.VerifyOutput{}, err
 	}
-	if out.Error != "" {
-		return []verify.AttributeResult{{Attribute: "plugin:" + p.describe.Name, Weight: 1, Check: p.Label(),
-			Diff: &verify.Diff{Summary: out.Error}}}, nil
-	}
+	return out, nil
+}
+
+// checkVerdict holds a verdict to the limits: a fault when it has too
+// many attributes, each diff cut to its cap.
+func (p *Plugin) checkVerdict(out *abi.VerifyOutput) error {
 	if n := len(out.Attributes); n > MaxVerdictAttributes {
-		return nil, &Error{Plugin: p.Label(), Export: abi.Exports[abi.KindVerifier], Fault: FaultOversized,
+		return &Error{Plugin: p.Label(), Export: abi.Exports[abi.KindVerifier], Fault: FaultOversized,
 			Detail: fmt.Sprintf("%d attributes in one verdict, at most %d are accepted", n, MaxVerdictAttributes)}
 	}
-	res := make([]verify.AttributeResult, 0, len(out.Attributes))
-	for _, a := range out.Attributes {
-		r := verify.AttributeResult{Attribute: a.Attribute, Actual: a.Actual, Expected: a.Expected,
-			Diff: capDiff(a.Diff), IsCorrect: a.IsCorrect, Weight: a.Weight, Check: p.Label()}
-		res = append(res, r)
+	for i := range out.Attributes {
+		out.Attributes[i].Diff = capDiff(out.Attributes[i].Diff)
 	}
-	return res, nil
+	return nil
 }
 
 // MaxVerdictAttributes caps the attributes of one verifier verdict. A case
@@ -90,15 +87,15 @@ func (p *Plugin) Verify(ctx context.Context, c *cases.Case, actual verify.Actual
 // a verdict to trim.
 const MaxVerdictAttributes = 256
 
-// capDiff keeps at most verify.MaxDiffEntries entries of a plugin's diff,
-// as the built-in checks do, so a plugin listing every difference of a huge
+// capDiff keeps at most abi.MaxDiffEntries entries of a plugin's diff, as
+// the built-in checks do, so a plugin listing every difference of a huge
 // output cannot make a record (and the journal, the reports) unreadable.
-func capDiff(d *verify.Diff) *verify.Diff {
-	if d == nil || len(d.Entries) <= verify.MaxDiffEntries {
+func capDiff(d *abi.Diff) *abi.Diff {
+	if d == nil || len(d.Entries) <= abi.MaxDiffEntries {
 		return d
 	}
 	c := *d
-	c.Entries = d.Entries[:verify.MaxDiffEntries:verify.MaxDiffEntries]
+	c.Entries = d.Entries[:abi.MaxDiffEntries:abi.MaxDiffEntries]
 	c.Truncated = true
 	return &c
 }
@@ -128,20 +125,32 @@ func (p *Plugin) LoadCases(ctx context.Context, in abi.LoadInput, opts CallOptio
 // set, and no null where the schema promises an object or a list (a test
 // holds each to its schema in plugins/abi/schema).
 
-func verifyInput(c *cases.Case, actual verify.Actual, config map[string]any) (abi.VerifyInput, error) {
-	ac, err := CallCase(c)
-	if err != nil {
-		return abi.VerifyInput{}, err
-	}
-	return abi.VerifyInput{ABIVersion: abi.Version, Config: nonNil(config), Case: ac,
-		Actual: actual, Expected: nonNil(c.Expected)}, nil
+func verifyInput(in abi.VerifyInput) abi.VerifyInput {
+	in.ABIVersion = abi.Version
+	in.Config = nonNil(in.Config)
+	in.Expected = nonNil(in.Expected)
+	in.Case = envelopeCase(in.Case)
+	return in
 }
 
 func evaluateInput(in abi.EvaluateInput) abi.EvaluateInput {
 	in.ABIVersion = abi.Version
 	in.Config = nonNil(in.Config)
 	in.Arguments = nonNil(in.Arguments)
+	if in.Case != nil {
+		c := envelopeCase(*in.Case)
+		in.Case = &c
+	}
 	return in
+}
+
+// envelopeCase is a case as the schema has it: its arguments a list, even
+// an empty one.
+func envelopeCase(c abi.Case) abi.Case {
+	if c.Arguments == nil {
+		c.Arguments = []string{}
+	}
+	return c
 }
 
 func testInput(run abi.AgentRun, config map[string]any) abi.TestInput {
@@ -161,43 +170,17 @@ func loadInput(in abi.LoadInput) abi.LoadInput {
 	if in.History == nil {
 		in.History = []abi.Outcome{}
 	}
+	for i, h := range in.History {
+		if h.Case.Arguments == nil {
+			// A copy: the caller's history is not the host's to change.
+			in.History = slices.Clone(in.History)
+			for j := i; j < len(in.History); j++ {
+				in.History[j].Case = envelopeCase(in.History[j].Case)
+			}
+			break
+		}
+	}
 	return in
-}
-
-// CallCase is a case as a verify or evaluate call carries it: its expected
-// values travel once, as the envelope's top-level `expected`, since every
-// byte is decoded again inside the sandbox.
-func CallCase(c *cases.Case) (abi.Case, error) {
-	ac, err := ToABICase(c)
-	ac.Expected = nil
-	return ac, err
-}
-
-// ToABICase converts an engine case to its envelope form. Input files
-// carry their content, so one copied from a problem file at run time
-// (cases.InputFile.From) is read here; a read that fails is an error.
-func ToABICase(c *cases.Case) (abi.Case, error) {
-	out := abi.Case{ID: c.ID, Checkpoint: c.Checkpoint, Group: c.Group, GroupType: string(c.GroupType),
-		Arguments: c.Arguments, Stdin: c.Stdin, Env: c.Env, TrackedFiles: c.TrackedFiles,
-		Expected: c.Expected, TimeoutS: c.Timeout.Seconds(), Reset: c.Reset, Extra: c.Extra}
-	if out.Arguments == nil {
-		out.Arguments = []string{}
-	}
-	if c.Request != nil {
-		out.Request = c.Request.Data()
-	}
-	for _, f := range c.InputFiles {
-		content, err := f.Bytes()
-		if err != nil {
-			return abi.Case{}, fmt.Errorf("input file %s: %w", f.Path, err)
-		}
-		if utf8.Valid(content) {
-			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: string(content)})
-		} else {
-			out.InputFiles = append(out.InputFiles, abi.InputFile{Path: f.Path, Content: base64.StdEncoding.EncodeToString(content), Encoding: "base64"})
-		}
-	}
-	return out, nil
 }
 
 func nonNil(m map[string]any) map[string]any {
@@ -206,3 +189,8 @@ func nonNil(m map[string]any) map[string]any {
 	}
 	return m
 }
+
+// ValidateEnvelope checks raw JSON against one of the ABI schemas
+// (abischema.ValidateJSON); the conformance tests and `wasmeval plugin
+// call` use it.
+func ValidateEnvelope(name string, data []byte) error { return abischema.ValidateJSON(name, data) }

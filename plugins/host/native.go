@@ -239,7 +239,7 @@ func (p *Plugin) callContext(ctx context.Context) (context.Context, context.Canc
 // the output; a trap, a deadline or a guest out of memory discards the
 // instance.
 func (p *Plugin) callNative(ctx context.Context, inst *instance, export string, input []byte, opts CallOptions) ([]byte, error) {
-	callCtx := context.WithValue(ctx, assetRootKey{}, assetScope{root: opts.AssetRoot, max: p.host.opts.AssetBytes, plugin: p})
+	callCtx := context.WithValue(ctx, assetRootKey{}, assetScope{assets: opts.Assets, max: p.host.opts.AssetBytes, plugin: p})
 	callCtx = context.WithValue(callCtx, callLogKey{}, inst.log)
 	callCtx, cancel := p.callContext(callCtx)
 	rc, out, err := inst.nat.call(callCtx, export, input)

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
@@ -43,10 +40,7 @@ func TestNativeOutputCap(t *testing.T) {
 
 // read_asset and log work on the native transport under the same rules.
 func TestNativeAssetsAndLogs(t *testing.T) {
-	root := t.TempDir()
-	os.WriteFile(filepath.Join(root, "golden.txt"), []byte("golden"), 0o644)
-	os.WriteFile(filepath.Join(root, "big.bin"), make([]byte, 2048), 0o644)
-	os.WriteFile(filepath.Join(root, "large.bin"), []byte(strings.Repeat("x", 100<<10)), 0o644)
+	assets := testAssets{"golden.txt": "golden", "large.bin": strings.Repeat("x", 100<<10)}
 	var logs []string
 	var mu sync.Mutex
 	h := newHost(t, Options{AssetBytes: 200 << 10, Log: func(plugin, level, msg string) {
@@ -57,7 +51,7 @@ func TestNativeAssetsAndLogs(t *testing.T) {
 	p := load(t, h, "native")
 	for path, want := range map[string]string{"golden.txt": "golden", "../secret": "refused", "/etc/passwd": "refused",
 		"large.bin": strings.Repeat("x", 100<<10)} {
-		attrs, err := p.Verify(context.Background(), testCase, verify.Actual{}, map[string]any{"mode": "asset", "path": path}, CallOptions{AssetRoot: root})
+		attrs, err := verifyWith(p, verifyCall("asset", map[string]any{"path": path}), CallOptions{Assets: assets})
 		if err != nil {
 			t.Fatal(err)
 		}

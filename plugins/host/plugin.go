@@ -18,8 +18,9 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
 
 // Plugin is a compiled, checked plugin. It is safe for concurrent use:
@@ -280,9 +281,19 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 
 // CallOptions scope one call.
 type CallOptions struct {
-	// AssetRoot is the directory read_asset reads from (the problem
-	// directory); empty means the plugin can read no assets.
-	AssetRoot string
+	// Assets is what read_asset reads from (the engine gives the problem's
+	// files); nil means the plugin can read no assets.
+	Assets Assets
+}
+
+// Assets are the files a plugin may read during a call, through the
+// read_asset host function. The host knows nothing of problems or
+// directories: whoever makes the call decides what a path names.
+type Assets interface {
+	// ReadAsset returns the bytes of the file at path (as the plugin gave
+	// it: relative, slash-separated), refusing files of more than max
+	// bytes, and saying why it refuses any path.
+	ReadAsset(path string, max int64) ([]byte, error)
 }
 
 // Call runs one export with input and returns its output. Faults come back
@@ -317,7 +328,7 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 	// Extism vars would let one call leak state into the next call that
 	// happens to get this instance; a verdict must not depend on that.
 	inst.p.Var = map[string][]byte{}
-	callCtx := context.WithValue(ctx, assetRootKey{}, assetScope{root: opts.AssetRoot, max: p.host.opts.AssetBytes, plugin: p})
+	callCtx := context.WithValue(ctx, assetRootKey{}, assetScope{assets: opts.Assets, max: p.host.opts.AssetBytes, plugin: p})
 
 	var r callResult
 	r.rc, r.out, r.err = inst.p.CallWithContext(callCtx, export, input)
@@ -480,11 +491,11 @@ func checkEnvelope(plugin, export, schema string, out []byte, v any) error {
 			return nil
 		}
 	}
-	doc, err := verify.ParseJSONShared(string(out))
+	doc, err := jsonvalue.ParseShared(string(out))
 	if err != nil {
 		return &Error{Plugin: plugin, Export: export, Fault: FaultInvalidJSON, Detail: fmt.Sprintf("%v (output starts %q)", err, head(out))}
 	}
-	if err := validateEnvelope(schema, doc); err != nil {
+	if err := abischema.Validate(schema, doc); err != nil {
 		return &Error{Plugin: plugin, Export: export, Fault: FaultEnvelope, Detail: err.Error()}
 	}
 	// Verdicts, the hot path, are built from the validated document;

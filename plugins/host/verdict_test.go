@@ -6,8 +6,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
 
 // verifyOutputOf gives what decoding the text into the type gives (with
@@ -21,11 +22,11 @@ func TestVerifyOutputOfMatchesDecoding(t *testing.T) {
 		`{"attributes":[{"attribute":"stdout","actual":"a\nb","expected":"a\nc","is_correct":false,"weight":1,"diff":{"summary":"line 2 differs","unified":"@@ -1,2 +1,2 @@\n a\n-c\n+b\n"}},
 		  {"attribute":"status_code","actual":0,"expected":0,"diff":null,"is_correct":true,"weight":2}]}`,
 	} {
-		doc, err := verify.ParseJSON(text)
+		doc, err := jsonvalue.Parse(text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := validateEnvelope("verify_output", doc); err != nil {
+		if err := abischema.Validate("verify_output", doc); err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}
 		var want abi.VerifyOutput

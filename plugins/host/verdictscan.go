@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
 
 // scanVerifyOutput decodes a verify output straight from its text. It is
@@ -16,9 +16,9 @@ import (
 // whole output twice (as actual and expected).
 //
 // An actual or expected value that is an object or a list is kept as its
-// text (a json.RawMessage, checked to be JSON with verify.JSONValueEnd),
+// text (a json.RawMessage, checked to be JSON with jsonvalue.ValueEnd),
 // as the built-in json check keeps a document it settles by its text
-// (verify.Env.RawJSON): the journal encodes it again and every report
+// (engine/verify's Env.RawJSON): the journal encodes it again and every report
 // decodes it from there, so all see the same value. Scalars are decoded.
 // A diff, which only failing verdicts carry and which is small, is decoded
 // as the full path decodes it.
@@ -143,7 +143,7 @@ func (sc *verdictScanner) attribute() (abi.Attribute, bool) {
 // diffOfText decodes a diff (or null) and checks it against the schema's
 // diff by hand.
 func diffOfText(text string) (*abi.Diff, bool) {
-	doc, err := verify.ParseJSON(text)
+	doc, err := jsonvalue.Parse(text)
 	if err != nil {
 		return nil, false
 	}
@@ -236,7 +236,7 @@ func (sc *verdictScanner) raw() (string, bool) {
 		sc.i += len(last)
 		return last, true
 	}
-	end, ok := verify.JSONValueEnd(sc.s, sc.i)
+	end, ok := jsonvalue.ValueEnd(sc.s, sc.i)
 	if !ok {
 		return "", false
 	}
@@ -254,7 +254,7 @@ func (sc *verdictScanner) str() (string, bool) {
 	if !strings.Contains(v, `\`) {
 		return v[1 : len(v)-1], true // JSONValueEnd checked its UTF-8
 	}
-	decoded, err := verify.ParseJSON(v)
+	decoded, err := jsonvalue.Parse(v)
 	str, ok := decoded.(string)
 	return str, ok && err == nil
 }
@@ -281,7 +281,7 @@ func (sc *verdictScanner) value(v string) any {
 	default:
 		return json.Number(v)
 	}
-	decoded, _ := verify.ParseJSON(v)
+	decoded, _ := jsonvalue.Parse(v)
 	return decoded
 }
 

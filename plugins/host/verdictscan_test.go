@@ -6,8 +6,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
 
 // verdictTexts are verify outputs the schema accepts.
@@ -27,11 +28,11 @@ var verdictTexts = []string{
 
 // fullVerifyOutput is the full path: parse, schema, decode.
 func fullVerifyOutput(text string) (abi.VerifyOutput, error) {
-	doc, err := verify.ParseJSON(text)
+	doc, err := jsonvalue.Parse(text)
 	if err != nil {
 		return abi.VerifyOutput{}, err
 	}
-	if err := validateEnvelope("verify_output", doc); err != nil {
+	if err := abischema.Validate("verify_output", doc); err != nil {
 		return abi.VerifyOutput{}, err
 	}
 	return verifyOutputOf(doc), nil

@@ -60,15 +60,52 @@ type hello struct {
 	Error    *wireError   `json:"error,omitempty"`
 }
 
+// request starts a call in the worker. HasAssets says whether the call
+// has assets: the worker then relays each read_asset to the parent (an
+// asset frame, answered by an assetReply), which reads it through the
+// call's Assets. A worker reads no file itself.
 type request struct {
 	Export    string `json:"export"`
-	AssetRoot string `json:"asset_root"`
+	HasAssets bool   `json:"has_assets,omitempty"`
 }
 
+// response ends a call; one with Asset set instead asks the parent for an
+// asset in the middle of it.
 type response struct {
 	Error *wireError `json:"error,omitempty"`
 	Logs  []wireLog  `json:"logs,omitempty"`
 	Other string     `json:"other,omitempty"` // a non-plugin error
+	Asset *string    `json:"asset,omitempty"`
+}
+
+// assetReply answers an asset frame: the bytes are the payload, or Error
+// says why the read was refused.
+type assetReply struct {
+	Error string `json:"error,omitempty"`
+}
+
+// relayedAssets are a call's assets inside a worker: each read is a round
+// trip to the parent.
+type relayedAssets struct {
+	r *bufio.Reader
+	w *bufio.Writer
+}
+
+func (a relayedAssets) ReadAsset(path string, max int64) ([]byte, error) {
+	if err := writeFrame(a.w, response{Asset: &path}, nil); err != nil {
+		return nil, fmt.Errorf("ask the engine: %w", err)
+	}
+	var reply assetReply
+	data, err := readFrame(a.r, &reply)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("ask the engine: %w", err)
+	case reply.Error != "":
+		return nil, errors.New(reply.Error)
+	case int64(len(data)) > max:
+		return nil, fmt.Errorf("%d bytes, over the %d-byte cap", len(data), max)
+	}
+	return data, nil
 }
 
 // ServeWorker turns this process into a plugin worker when it was started
@@ -132,7 +169,11 @@ func serveWorker(spec workerSpec, in io.Reader, out io.Writer) int {
 			return 0 // the parent closed the pipe: done
 		}
 		logs = nil
-		output, err := p.Call(ctx, req.Export, input, CallOptions{AssetRoot: req.AssetRoot})
+		var opts CallOptions
+		if req.HasAssets {
+			opts.Assets = relayedAssets{r, w}
+		}
+		output, err := p.Call(ctx, req.Export, input, opts)
 		resp := response{Logs: logs}
 		if err != nil {
 			var pe *Error
@@ -328,8 +369,15 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 		out  []byte
 		err  error
 	}
-	if r.err = writeFrame(wk.in, request{Export: export, AssetRoot: opts.AssetRoot}, input); r.err == nil {
+	if r.err = writeFrame(wk.in, request{Export: export, HasAssets: opts.Assets != nil}, input); r.err == nil {
 		r.out, r.err = readFrame(wk.out, &r.resp)
+		for r.err == nil && r.resp.Asset != nil {
+			r.err = p.answerAsset(wk, opts.Assets, *r.resp.Asset)
+			if r.err == nil {
+				r.resp = response{}
+				r.out, r.err = readFrame(wk.out, &r.resp)
+			}
+		}
 	}
 	timerStopped, ctxStopped := timer.Stop(), stopCtx()
 	if !timerStopped || !ctxStopped { // a kill has begun (the call may have just finished)
@@ -363,6 +411,21 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 		return nil, errors.New(r.resp.Other)
 	}
 	return r.out, nil
+}
+
+// answerAsset reads an asset a worker asked for in the middle of a call
+// and sends it back. The read is the worker's: it is refused when the call
+// has no assets or the file is over the cap, and the worker logs why.
+func (p *Plugin) answerAsset(wk *worker, assets Assets, path string) error {
+	var data []byte
+	err := errors.New("no problem directory is in scope for this call")
+	if assets != nil {
+		data, err = assets.ReadAsset(path, p.host.opts.AssetBytes)
+	}
+	if err != nil {
+		return writeFrame(wk.in, assetReply{Error: err.Error()}, nil)
+	}
+	return writeFrame(wk.in, assetReply{}, data)
 }
 
 func (p *Plugin) logName() string {

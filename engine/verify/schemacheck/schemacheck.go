@@ -8,16 +8,14 @@ package schemacheck
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
 )
 
 func init() { verify.UseSchemaEngine(engine{}) }
@@ -25,8 +23,6 @@ func init() { verify.UseSchemaEngine(engine{}) }
 // compiled caches schemas by their canonical text: a group checks every
 // case against the same schema, and compiling is the expensive part.
 var compiled sync.Map // string → schema
-
-var printer = message.NewPrinter(language.English)
 
 type engine struct{}
 
@@ -80,38 +76,9 @@ func (s schema) Validate(raw string) (any, []verify.SchemaViolation, error) {
 // violations are the innermost causes of a validation error, in words.
 func violations(ve *jsonschema.ValidationError) []verify.SchemaViolation {
 	var out []verify.SchemaViolation
-	for _, leaf := range leaves(ve) {
+	for _, leaf := range abischema.Leaves(ve) {
 		out = append(out, verify.SchemaViolation{Location: leaf.InstanceLocation,
-			KeywordPath: leaf.ErrorKind.KeywordPath(), Message: leaf.ErrorKind.LocalizedString(printer)})
-	}
-	return out
-}
-
-// Explain words a validation error from this package's schema library as
-// its innermost violations, "at '/path': message", joined with "; " — the
-// library's own text starts with the schema's file URL, which means
-// nothing to a reader. Other errors are returned as their text.
-func Explain(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	var msgs []string
-	for _, v := range violations(ve) {
-		msgs = append(msgs, fmt.Sprintf("at '/%s': %s", strings.Join(v.Location, "/"), v.Message))
-	}
-	return strings.Join(msgs, "; ")
-}
-
-// leaves returns the innermost causes: the violations a reader can act on,
-// not the "allOf failed" wrappers around them.
-func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
-	if len(ve.Causes) == 0 {
-		return []*jsonschema.ValidationError{ve}
-	}
-	var out []*jsonschema.ValidationError
-	for _, c := range ve.Causes {
-		out = append(out, leaves(c)...)
+			KeywordPath: leaf.ErrorKind.KeywordPath(), Message: abischema.Message(leaf)})
 	}
 	return out
 }

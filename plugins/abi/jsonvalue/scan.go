@@ -1,4 +1,4 @@
-package verify
+package jsonvalue
 
 import (
 	"unicode/utf8"
@@ -6,31 +6,31 @@ import (
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
-// validJSONText reports whether data is one JSON document the fast parser
+// ValidText reports whether data is one JSON document the fast parser
 // accepts, checking the grammar without building the value. Strings with
 // invalid UTF-8 are refused (the full parser replaces the bad bytes, so the
 // text would not be the value).
-func validJSONText(data string) bool {
-	i := skipJSONSpace(data, 0)
-	end, ok := scanJSONValue(data, i)
-	return ok && skipJSONSpace(data, end) == len(data)
+func ValidText(data string) bool {
+	i := SkipSpace(data, 0)
+	end, ok := scanValue(data, i)
+	return ok && SkipSpace(data, end) == len(data)
 }
 
-// JSONValueEnd scans the one JSON value that starts at s[i] (no leading
+// ValueEnd scans the one JSON value that starts at s[i] (no leading
 // space) without building it and returns the index just past it. ok is
 // false when no value starts there or it is one the fast parser refuses,
 // such as a string with invalid UTF-8 — so the text of an accepted value is
-// exactly the value ParseJSON gives. Callers use it to keep part of a
+// exactly the value Parse gives. Callers use it to keep part of a
 // document as text (a json.RawMessage) rather than decode it.
-func JSONValueEnd(s string, i int) (end int, ok bool) { return scanJSONValue(s, i) }
+func ValueEnd(s string, i int) (end int, ok bool) { return scanValue(s, i) }
 
-// scanJSONValue checks the value at s[i] in one loop with an explicit stack
+// scanValue checks the value at s[i] in one loop with an explicit stack
 // of open containers, rather than by recursive descent: it runs for every
 // JSON output a verifier plugin passes on as text, and inside a Wasm guest
 // each function call and interface return costs far more than a branch.
-// It accepts exactly what parseJSONFast accepts (FuzzValidJSONText holds
+// It accepts exactly what parseFast accepts (FuzzValidText holds
 // the two together), nesting limit included.
-func scanJSONValue(s string, i int) (int, bool) {
+func scanValue(s string, i int) (int, bool) {
 	var stackBuf [64]byte
 	open := stackBuf[:0] // '{' or '[' per open container
 	for {
@@ -40,11 +40,11 @@ func scanJSONValue(s string, i int) (int, bool) {
 		}
 		switch c := s[i]; {
 		case c == '{' || c == '[':
-			if len(open) >= maxJSONDepth {
+			if len(open) >= MaxDepth {
 				return i, false
 			}
 			open = append(open, c)
-			i = skipJSONSpace(s, i+1)
+			i = SkipSpace(s, i+1)
 			if i < len(s) && s[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				open = open[:len(open)-1]
 				i++
@@ -52,19 +52,19 @@ func scanJSONValue(s string, i int) (int, bool) {
 			}
 			if c == '{' {
 				var ok bool
-				if i, ok = scanJSONKey(s, i); !ok {
+				if i, ok = scanKey(s, i); !ok {
 					return i, false
 				}
 			}
 			continue // the first member's value
 		case c == '"':
 			var ok bool
-			if i, ok = scanJSONString(s, i); !ok {
+			if i, ok = scanString(s, i); !ok {
 				return i, false
 			}
 		case c == '-' || c >= '0' && c <= '9':
 			var ok bool
-			if i, ok = scanJSONNumber(s, i); !ok {
+			if i, ok = scanNumber(s, i); !ok {
 				return i, false
 			}
 		case c == 't' && len(s)-i >= 4 && s[i:i+4] == "true",
@@ -81,7 +81,7 @@ func scanJSONValue(s string, i int) (int, bool) {
 			if len(open) == 0 {
 				return i, true
 			}
-			i = skipJSONSpace(s, i)
+			i = SkipSpace(s, i)
 			if i >= len(s) {
 				return i, false
 			}
@@ -94,10 +94,10 @@ func scanJSONValue(s string, i int) (int, bool) {
 			if s[i] != ',' {
 				return i, false
 			}
-			i = skipJSONSpace(s, i+1)
+			i = SkipSpace(s, i+1)
 			if top == '{' {
 				var ok bool
-				if i, ok = scanJSONKey(s, i); !ok {
+				if i, ok = scanKey(s, i); !ok {
 					return i, false
 				}
 			}
@@ -106,26 +106,26 @@ func scanJSONValue(s string, i int) (int, bool) {
 	}
 }
 
-// scanJSONKey checks `"key" :` at s[i] and returns the index of the
+// scanKey checks `"key" :` at s[i] and returns the index of the
 // member's value.
-func scanJSONKey(s string, i int) (int, bool) {
+func scanKey(s string, i int) (int, bool) {
 	if i >= len(s) || s[i] != '"' {
 		return i, false
 	}
-	i, ok := scanJSONString(s, i)
+	i, ok := scanString(s, i)
 	if !ok {
 		return i, false
 	}
-	i = skipJSONSpace(s, i)
+	i = SkipSpace(s, i)
 	if i >= len(s) || s[i] != ':' {
 		return i, false
 	}
-	return skipJSONSpace(s, i+1), true
+	return SkipSpace(s, i+1), true
 }
 
-// scanJSONString checks the string whose opening quote is s[i]: valid
+// scanString checks the string whose opening quote is s[i]: valid
 // escapes, no control characters, valid UTF-8.
-func scanJSONString(s string, i int) (int, bool) {
+func scanString(s string, i int) (int, bool) {
 	i++ // the opening quote
 	for {
 		// Runs of plain ASCII, most of any string, in a tight loop.
@@ -165,8 +165,8 @@ func scanJSONString(s string, i int) (int, bool) {
 	}
 }
 
-// scanJSONNumber checks the number grammar at s[i].
-func scanJSONNumber(s string, i int) (int, bool) {
+// scanNumber checks the number grammar at s[i].
+func scanNumber(s string, i int) (int, bool) {
 	if s[i] == '-' {
 		i++
 	}
@@ -206,11 +206,16 @@ func skipDigits(s string, i int) int {
 	return i
 }
 
-func skipJSONSpace(s string, i int) int {
-	for i < len(s) && isJSONSpace(s[i]) {
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func SkipSpace(s string, i int) int {
+	for i < len(s) && IsSpace(s[i]) {
 		i++
 	}
 	return i
 }
+
+// IsSpace says whether c is JSON white space.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }

@@ -1,4 +1,4 @@
-package verify
+package jsonvalue
 
 import (
 	"encoding/json"
@@ -35,51 +35,51 @@ var parseCorpus = []string{
 
 func checkParse(t *testing.T, doc string) {
 	t.Helper()
-	fast, ok := parseJSONFast(doc, false)
+	fast, ok := parseFast(doc, false)
 	want, stdErr := stdParse(doc)
 	if ok && stdErr != nil {
-		t.Fatalf("fast parser accepted %q, which encoding/json rejects: %v", clip(doc, 60), stdErr)
+		t.Fatalf("fast parser accepted %q, which encoding/json rejects: %v", short(doc), stdErr)
 	}
 	if ok && !reflect.DeepEqual(fast, want) {
-		t.Fatalf("fast parser gave %#v for %q, encoding/json %#v", fast, clip(doc, 60), want)
+		t.Fatalf("fast parser gave %#v for %q, encoding/json %#v", fast, short(doc), want)
 	}
-	got, err := ParseJSON(doc)
+	got, err := Parse(doc)
 	if (err == nil) != (stdErr == nil) || (err == nil && !reflect.DeepEqual(got, want)) {
-		t.Fatalf("ParseJSON(%q) = %#v, %v; want %#v, %v", clip(doc, 60), got, err, want, stdErr)
+		t.Fatalf("Parse(%q) = %#v, %v; want %#v, %v", short(doc), got, err, want, stdErr)
 	}
 }
 
-func TestParseJSONAgreesWithEncodingJSON(t *testing.T) {
+func TestParseAgreesWithEncodingJSON(t *testing.T) {
 	for _, doc := range parseCorpus {
 		checkParse(t, doc)
 	}
 	// The plain documents take the fast path (the point of it).
 	for _, doc := range []string{`{"a":[1,2.5,"x",true,null]}`, `"ünïcödé"`} {
-		if _, ok := parseJSONFast(doc, false); !ok {
+		if _, ok := parseFast(doc, false); !ok {
 			t.Errorf("fast path not taken for %s", doc)
 		}
 	}
 }
 
-func FuzzParseJSON(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, doc := range parseCorpus {
 		f.Add(doc)
 	}
 	f.Fuzz(func(t *testing.T, doc string) { checkParse(t, doc) })
 }
 
-func TestParseJSONSharedReusesRepeatedValues(t *testing.T) {
+func TestParseSharedReusesRepeatedValues(t *testing.T) {
 	var items []string
 	for i := 0; i < 20; i++ {
 		items = append(items, fmt.Sprintf(`{"sku":"SKU-%03d","qty":%d}`, i, i))
 	}
 	doc := "[" + strings.Join(items, ",") + "]"
 	verdict := `{"attributes":[{"actual":` + doc + `,"expected":` + doc + `,"other":` + doc[:len(doc)-1] + `,1]}]}`
-	shared, err := ParseJSONShared(verdict)
+	shared, err := ParseShared(verdict)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, _ := ParseJSON(verdict)
+	plain, _ := Parse(verdict)
 	if !reflect.DeepEqual(shared, plain) {
 		t.Fatalf("shared parse differs:\n%v\n%v", shared, plain)
 	}
@@ -93,17 +93,25 @@ func TestParseJSONSharedReusesRepeatedValues(t *testing.T) {
 	}
 }
 
-// FuzzParseJSONShared holds sharing to the plain parse.
-func FuzzParseJSONShared(f *testing.F) {
+// FuzzParseShared holds sharing to the plain parse.
+func FuzzParseShared(f *testing.F) {
 	big := `{"k":"` + strings.Repeat("x", 300) + `"}`
 	f.Add(`[` + big + `,` + big + `]`)
 	f.Add(`{"a":` + big + `,"b":` + big + `,"c":[` + big + `]}`)
 	f.Add(`[` + big + `,` + big[:len(big)-1] + `,"z":1}]`)
 	f.Fuzz(func(t *testing.T, s string) {
-		shared, serr := ParseJSONShared(s)
-		plain, perr := ParseJSON(s)
+		shared, serr := ParseShared(s)
+		plain, perr := Parse(s)
 		if (serr == nil) != (perr == nil) || !reflect.DeepEqual(shared, plain) {
 			t.Fatalf("%q: shared %v (%v), plain %v (%v)", s, shared, serr, plain, perr)
 		}
 	})
+}
+
+// short keeps a failing document's message readable.
+func short(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
 }

@@ -1,24 +1,60 @@
-package verify
+// Package jsonvalue decodes JSON into the canonical form the engine and
+// the plugin host compare and carry values in (map[string]any, []any,
+// json.Number, string, bool, nil), fast and without reflection, and scans
+// JSON text without decoding it. It belongs with the ABI: every envelope a
+// plugin returns is parsed here, and engine/verify's checks parse outputs
+// with the same code, so a value means the same on both sides.
+package jsonvalue
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
 
-// maxJSONDepth matches encoding/json's nesting limit, so both parsers
-// accept the same documents.
-const maxJSONDepth = 10000
+// MaxDepth matches encoding/json's nesting limit, so both parsers accept
+// the same documents.
+const MaxDepth = 10000
 
-// parseJSONFast decodes the common case of a JSON document directly into
+// Parse decodes one JSON document keeping numbers exact (json.Number), and
+// refuses trailing data.
+func Parse(data string) (any, error) { return parse(data, false) }
+
+// ParseShared is Parse for documents that repeat a large value, as a
+// verdict repeats a passing output as its actual and expected value: an
+// object or list of at least sharedMin bytes whose text follows the same
+// text just parsed is the same value, not a second copy. The result must
+// not be modified.
+func ParseShared(data string) (any, error) { return parse(data, true) }
+
+func parse(data string, share bool) (any, error) {
+	if v, ok := parseFast(data, share); ok {
+		return v, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(data)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the JSON value")
+	}
+	return v, nil
+}
+
+// parseFast decodes the common case of a JSON document directly into
 // the canonical form (map[string]any, []any, json.Number, string, bool,
 // nil) without reflection. It is several times faster than encoding/json
 // with UseNumber — which matters most inside Wasm plugins, where every
 // allocation and reflective call costs an order of magnitude more than
 // natively. It reports ok=false for anything it does not handle itself;
-// ParseJSON then defers to encoding/json, which gives the exact value or
+// Parse then defers to encoding/json, which gives the exact value or
 // the standard error message, so results never depend on which parser ran.
-func parseJSONFast(data string, share bool) (v any, ok bool) {
+func parseFast(data string, share bool) (v any, ok bool) {
 	p := jsonParser{s: data, share: share}
 	p.space()
 	v, ok = p.value(0)
@@ -33,7 +69,7 @@ type jsonParser struct {
 	s string
 	i int
 	// share reuses the last large object or list parsed when its text
-	// comes again (ParseJSONShared). Parsing depends only on the bytes
+	// comes again (ParseShared). Parsing depends only on the bytes
 	// read and a value's text ends at its own closing bracket, so the
 	// same text is the same value.
 	share    bool
@@ -44,7 +80,7 @@ type jsonParser struct {
 // sharedMin is the smallest object or list text worth remembering.
 const sharedMin = 256
 
-func (p *jsonParser) space() { p.i = skipJSONSpace(p.s, p.i) }
+func (p *jsonParser) space() { p.i = SkipSpace(p.s, p.i) }
 
 func (p *jsonParser) value(depth int) (any, bool) {
 	if p.i >= len(p.s) {
@@ -87,7 +123,7 @@ func (p *jsonParser) value(depth int) (any, bool) {
 }
 
 func (p *jsonParser) object(depth int) (any, bool) {
-	if depth > maxJSONDepth {
+	if depth > MaxDepth {
 		return nil, false
 	}
 	p.i++ // {
@@ -134,7 +170,7 @@ func (p *jsonParser) object(depth int) (any, bool) {
 }
 
 func (p *jsonParser) array(depth int) (any, bool) {
-	if depth > maxJSONDepth {
+	if depth > MaxDepth {
 		return nil, false
 	}
 	p.i++ // [
@@ -207,7 +243,7 @@ func (p *jsonParser) str() (any, bool) {
 
 // number checks the JSON number grammar and keeps the literal text.
 func (p *jsonParser) number() (any, bool) {
-	end, ok := scanJSONNumber(p.s, p.i)
+	end, ok := scanNumber(p.s, p.i)
 	if !ok {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package host
+package plugincall
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
 // TestVerifierPluginMatchesBuiltinChecks runs the inventory example's
@@ -33,15 +34,11 @@ func TestVerifierPluginMatchesBuiltinChecks(t *testing.T) {
 		{"invalid JSON both sides", verify.Actual{Output: `{"a":}`}, map[string]any{"output": `{"a":}`}},
 		{"wrong status", verify.Actual{StatusCode: 2, Output: doc}, map[string]any{"status_code": 0, "output": doc}},
 	}
-	h := newHost(t, Options{Isolation: Process})
-	p, err := h.Load(context.Background(), exampleVerifier(t), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadVerifier(t, host.Process)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &cases.Case{ID: "c", Arguments: []string{}, Expected: tt.expected}
-			got, err := p.Verify(context.Background(), c, tt.actual, benchConfig, CallOptions{})
+			got, err := Verify(context.Background(), p, c, tt.actual, benchConfig, host.CallOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,6 +51,9 @@ func TestVerifierPluginMatchesBuiltinChecks(t *testing.T) {
 				t.Fatalf("%d attributes from the plugin, %d built in: %+v", len(got), len(want), got)
 			}
 			for i := range want {
+				if got[i].Check != p.Label() {
+					t.Errorf("attribute %s is checked by %q, not the plugin", got[i].Attribute, got[i].Check)
+				}
 				got[i].Check, want[i].Check = "", ""
 				g, _ := json.Marshal(got[i])
 				w, _ := json.Marshal(want[i])
