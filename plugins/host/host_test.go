@@ -59,6 +59,10 @@ func plugins(t testing.TB) map[string]string {
 		if buildErr = pluginbuild.Build("./testdata/minimal", built["minimal"]); buildErr != nil {
 			return
 		}
+		built["batch-lie"] = filepath.Join(dir, "batch-lie.wasm")
+		if buildErr = pluginbuild.Build("./testdata/misbehave", built["batch-lie"], "-ldflags=-X main.batchLie=1"); buildErr != nil {
+			return
+		}
 		buildErr = pluginbuild.Build("./testdata/misbehave", built["abi99"], "-ldflags=-X main.abiOverride=99")
 	})
 	if buildErr != nil {
@@ -144,7 +148,7 @@ func TestLoadDescribeAndVerify(t *testing.T) {
 	if d.Name != "misbehave" || d.ABIVersion != abi.Version || !p.HasKind(abi.KindVerifier) || len(p.Digest()) != 64 {
 		t.Fatalf("describe %+v digest %s", d, p.Digest())
 	}
-	if got := strings.Join(p.Exports(), ","); got != "describe,verify,load_cases,evaluate,test" {
+	if got := strings.Join(p.Exports(), ","); got != "describe,verify,load_cases,evaluate,test,verify_batch" {
 		t.Errorf("exports %s", got)
 	}
 	attrs, err := verifyMode(p, "ok", nil)

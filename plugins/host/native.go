@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
@@ -227,9 +228,9 @@ func nativeLog(ctx context.Context, mod api.Module, stack []uint64) {
 // callContext bounds a call (or a new instance's start) by the timeout when
 // the module was compiled with termination checks; wazero then closes the
 // module at the deadline. A worker's module has none: its parent kills it.
-func (p *Plugin) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+func (p *Plugin) callContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
 	if p.checked {
-		return context.WithTimeout(ctx, p.host.opts.Timeout)
+		return context.WithTimeout(ctx, timeout)
 	}
 	return ctx, func() {}
 }
@@ -241,7 +242,7 @@ func (p *Plugin) callContext(ctx context.Context) (context.Context, context.Canc
 func (p *Plugin) callNative(ctx context.Context, inst *instance, export string, input []byte, opts CallOptions) ([]byte, error) {
 	callCtx := context.WithValue(ctx, assetRootKey{}, assetScope{assets: opts.Assets, max: p.host.opts.AssetBytes, plugin: p})
 	callCtx = context.WithValue(callCtx, callLogKey{}, inst.log)
-	callCtx, cancel := p.callContext(callCtx)
+	callCtx, cancel := p.callContext(callCtx, opts.timeout(p.host.opts.Timeout))
 	rc, out, err := inst.nat.call(callCtx, export, input)
 	cancel()
 	inst.log.finish(export)

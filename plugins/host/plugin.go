@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
@@ -55,6 +56,7 @@ type Plugin struct {
 
 	created   atomic.Int64 // instances created, for tests and inspection
 	discarded atomic.Int64
+	batches   atomic.Int64 // batch calls answered
 }
 
 // File, Digest, Size and Describe identify the plugin.
@@ -141,7 +143,8 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		compiled.Close(ctx)
 		return nil, p.instantiateError(label, "", err)
 	}
-	for _, name := range []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test"} {
+	for _, name := range []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test",
+		"verify" + abi.BatchSuffix, "evaluate" + abi.BatchSuffix, "test" + abi.BatchSuffix} {
 		if inst.hasExport(name) {
 			p.exports = append(p.exports, name)
 		}
@@ -183,6 +186,20 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 			p.close()
 			return nil, &Error{Plugin: p.Label(), Export: exp, Fault: FaultMissingExport,
 				Detail: fmt.Sprintf("describe claims kind %s, which needs export %s", k, exp)}
+		}
+	}
+	// A batch form claimed but not there would fail every batch call; the
+	// plugin is refused now, as for a lie about its transport.
+	for _, exp := range p.describe.Batch {
+		if !slices.ContainsFunc(p.describe.Kinds, func(k string) bool { return abi.Exports[k] == exp }) {
+			p.close()
+			return nil, &Error{Plugin: p.Label(), Export: exp + abi.BatchSuffix, Fault: FaultEnvelope,
+				Detail: fmt.Sprintf("describe lists %s under batch, but the plugin serves no kind with export %s (its kinds: %v)", exp, exp, p.describe.Kinds)}
+		}
+		if !inst.hasExport(exp + abi.BatchSuffix) {
+			p.close()
+			return nil, &Error{Plugin: p.Label(), Export: exp + abi.BatchSuffix, Fault: FaultMissingExport,
+				Detail: fmt.Sprintf("describe lists %s under batch, which needs export %s", exp, exp+abi.BatchSuffix)}
 		}
 	}
 	return p, nil
@@ -248,7 +265,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		WithRandSource(clock)
 	mem := &instanceMemory{}
 	if p.native != nil {
-		ictx, cancel := p.callContext(mem.context(ctx))
+		ictx, cancel := p.callContext(mem.context(ctx), p.host.opts.Timeout)
 		defer cancel()
 		ni, err := p.newNativeInstance(ictx, mc)
 		if err != nil {
@@ -284,6 +301,15 @@ type CallOptions struct {
 	// Assets is what read_asset reads from (the engine gives the problem's
 	// files); nil means the plugin can read no assets.
 	Assets Assets
+
+	// calls is how many calls a batch call makes at once: its timeout is
+	// the per-call timeout times that many.
+	calls int
+}
+
+// timeout is the call's time limit.
+func (o CallOptions) timeout(perCall time.Duration) time.Duration {
+	return perCall * time.Duration(max(o.calls, 1))
 }
 
 // Assets are the files a plugin may read during a call, through the

@@ -362,7 +362,8 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 	// goroutine racing them (one thread wake-up less per call).
 	const byTimeout, byContext = 1, 2
 	var killed atomic.Int32 // why the worker was killed
-	timer := time.AfterFunc(p.host.opts.Timeout, func() { killed.CompareAndSwap(0, byTimeout); wk.kill() })
+	timeout := opts.timeout(p.host.opts.Timeout)
+	timer := time.AfterFunc(timeout, func() { killed.CompareAndSwap(0, byTimeout); wk.kill() })
 	stopCtx := context.AfterFunc(ctx, func() { killed.CompareAndSwap(0, byContext); wk.kill() })
 	var r struct {
 		resp response
@@ -386,7 +387,7 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 			return nil, ctx.Err()
 		}
 		return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTimeout,
-			Detail: fmt.Sprintf("no answer within %v", p.host.opts.Timeout)}
+			Detail: fmt.Sprintf("no answer within %v", timeout)}
 	}
 	if r.err != nil { // the worker died mid-call (killed, crashed)
 		p.discardWorker(wk)

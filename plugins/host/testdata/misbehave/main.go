@@ -32,6 +32,10 @@ var abiOverride string
 
 var transport = abi.TransportStdio
 
+// batchLie is set with -X main.batchLie=1 to build a plugin whose describe
+// lists evaluate under batch without exporting evaluate_batch.
+var batchLie string
+
 func main() {}
 
 //go:wasmexport describe
@@ -41,7 +45,12 @@ func describe() int32 {
 	if abiOverride != "" {
 		fmt.Sscan(abiOverride, &version)
 	}
-	pdk.OutputJSON(abi.Describe{ABIVersion: version, Name: "misbehave", Version: "1.0.0", Transport: transport, Kinds: kinds, Functions: []string{"echo"}})
+	batch := []string{"verify"}
+	if batchLie != "" {
+		batch = append(batch, "evaluate")
+	}
+	pdk.OutputJSON(abi.Describe{ABIVersion: version, Name: "misbehave", Version: "1.0.0", Transport: transport, Kinds: kinds,
+		Functions: []string{"echo"}, Batch: batch})
 	return 0
 }
 
@@ -140,6 +149,67 @@ func verify() int32 {
 		Attribute: "output", Actual: in.Actual.Output, Expected: in.Expected["output"],
 		IsCorrect: in.Actual.Output == in.Expected["output"], Weight: 1,
 	}}})
+	return 0
+}
+
+// verifyBatch answers a batch of verify calls. Each call's mode (its
+// config's, or its case's extra) is one of the single call's: ok (the
+// default), verdict, fail, trap or loop — a trap or a loop faults the whole
+// batch. The first call's config "batch" makes the batch output lie:
+// "short" drops the last result, "swap" swaps the first two, "both" gives
+// the first an output and an error, "garbage" is not JSON.
+//
+//go:wasmexport verify_batch
+func verifyBatch() int32 {
+	var in struct {
+		Calls []abi.VerifyInput `json:"calls"`
+	}
+	if err := wasmeval.ReadInput(&in); err != nil {
+		pdk.SetError(err)
+		return 1
+	}
+	var results []map[string]any
+	for i, c := range in.Calls {
+		mode, _ := c.Config["mode"].(string)
+		if m, ok := c.Case.Extra["mode"].(string); ok {
+			mode = m
+		}
+		r := map[string]any{"call": i}
+		switch mode {
+		case "trap":
+			var m map[string]int
+			m["boom"] = 1
+		case "loop":
+			for {
+			}
+		case "fail":
+			r["error"] = "refusing on purpose"
+		case "verdict":
+			r["output"] = abi.VerifyOutput{Error: "cannot verify this output"}
+		default:
+			r["output"] = abi.VerifyOutput{Attributes: []abi.Attribute{{
+				Attribute: "output", Actual: c.Actual.Output, Expected: c.Expected["output"],
+				IsCorrect: c.Actual.Output == c.Expected["output"], Weight: 1,
+			}}}
+		}
+		results = append(results, r)
+	}
+	lie := ""
+	if len(in.Calls) > 0 {
+		lie, _ = in.Calls[0].Config["batch"].(string)
+	}
+	switch lie {
+	case "short":
+		results = results[:len(results)-1]
+	case "swap":
+		results[0], results[1] = results[1], results[0]
+	case "both":
+		results[0]["error"] = "and an error"
+	case "garbage":
+		os.Stdout.WriteString(`{"results": [`)
+		return 0
+	}
+	wasmeval.WriteOutput(map[string]any{"results": results})
 	return 0
 }
 

@@ -1,0 +1,206 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// Batches (docs/plugin-abi.md, "Batches"): a plugin whose describe lists an
+// export under "batch" answers many calls of it in one call of
+// <export>_batch. Crossing into the guest — taking an instance, resetting
+// it, entering and leaving Wasm, and for a worker the pipe round trip —
+// then happens once per batch instead of once per case. Whatever goes
+// wrong stays on the cases concerned: a result that is missing or answers
+// another call is a fault of that call only, and a batch that faults as a
+// whole (trap, timeout, memory, unreadable output) is made again one call
+// at a time, so only the case that caused it gets the fault.
+
+// Batch limits: a batch holds at most MaxBatchCalls calls and, beyond its
+// first call, MaxBatchBytes of input. Both keep a batch's envelope (and
+// its verdicts) a small multiple of a single call's, and a fault that
+// sends the batch back to single calls cheap to recover from.
+const (
+	MaxBatchCalls = 256
+	MaxBatchBytes = 8 << 20
+)
+
+// Batches reports whether the plugin answers many calls of export (verify,
+// evaluate or test) at once.
+func (p *Plugin) Batches(export string) bool { return slices.Contains(p.describe.Batch, export) }
+
+// VerifyBatch runs a verifier on many calls, in batches when the plugin
+// offers them and one at a time when not. It returns one output and one
+// error per call, in order; an error is that call's fault only. The
+// outputs are what Verify would have returned for each call alone.
+func (p *Plugin) VerifyBatch(ctx context.Context, ins []abi.VerifyInput, opts CallOptions) ([]abi.VerifyOutput, []error) {
+	outs := make([]abi.VerifyOutput, len(ins))
+	errs := make([]error, len(ins))
+	single := func(i int) { outs[i], errs[i] = p.Verify(ctx, ins[i], opts) }
+	export := abi.Exports[abi.KindVerifier]
+	if !p.HasKind(abi.KindVerifier) || !p.Batches(export) || len(ins) < 2 {
+		for i := range ins {
+			single(i)
+		}
+		return outs, errs
+	}
+	inputs := make([][]byte, len(ins))
+	for i := range ins {
+		data, err := json.Marshal(verifyInput(ins[i]))
+		if err != nil {
+			errs[i] = fmt.Errorf("encode %s input: %w", export, err)
+			continue
+		}
+		inputs[i] = data
+	}
+	_, schema := EnvelopeSchemas(export)
+	p.batch(ctx, export, inputs, errs, opts, func(i int, out []byte) error {
+		if err := checkEnvelope(p.Label(), export+abi.BatchSuffix, schema, out, &outs[i]); err != nil {
+			return err
+		}
+		return p.checkVerdict(&outs[i])
+	}, single)
+	return outs, errs
+}
+
+// batch sends inputs (encoded single-call envelopes; nil where encoding
+// failed and errs already says why) to export's batch form in chunks
+// within the batch limits. accept takes call i's output; single makes call
+// i alone, for the calls of a batch that faulted as a whole.
+func (p *Plugin) batch(ctx context.Context, export string, inputs [][]byte, errs []error, opts CallOptions,
+	accept func(i int, out []byte) error, single func(i int)) {
+	var chunk []int
+	size := 0
+	flush := func() {
+		switch len(chunk) {
+		case 0:
+		case 1:
+			single(chunk[0])
+		default:
+			p.batchChunk(ctx, export, inputs, chunk, errs, opts, accept, single)
+		}
+		chunk, size = chunk[:0], 0
+	}
+	for i, in := range inputs {
+		if in == nil {
+			continue
+		}
+		if len(chunk) > 0 && (len(chunk) == MaxBatchCalls || size+len(in) > MaxBatchBytes) {
+			flush()
+		}
+		chunk = append(chunk, i)
+		size += len(in)
+	}
+	flush()
+}
+
+// batchChunk makes one batch call of the calls in chunk (indices into
+// inputs and errs).
+func (p *Plugin) batchChunk(ctx context.Context, export string, inputs [][]byte, chunk []int, errs []error, opts CallOptions,
+	accept func(i int, out []byte) error, single func(i int)) {
+	batchExport := export + abi.BatchSuffix
+	var buf bytes.Buffer
+	buf.WriteString(`{"abi_version":`)
+	fmt.Fprint(&buf, abi.Version)
+	buf.WriteString(`,"calls":[`)
+	for n, i := range chunk {
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(inputs[i])
+	}
+	buf.WriteString("]}")
+	opts.calls = len(chunk)
+	raw, err := p.Call(ctx, batchExport, buf.Bytes(), opts)
+	var results []abi.BatchResult
+	if err == nil {
+		results, err = p.batchResults(batchExport, raw)
+	}
+	if err == nil {
+		p.batches.Add(1)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			for _, i := range chunk {
+				errs[i] = ctx.Err()
+			}
+			return
+		}
+		// The batch as a whole faulted: one call at a time, so the fault
+		// lands on the case that causes it (and the others get verdicts).
+		p.logf("warn", "%s faulted on a batch of %d calls (%v); making them one at a time", batchExport, len(chunk), err)
+		for _, i := range chunk {
+			single(i)
+		}
+		return
+	}
+	if len(results) > len(chunk) {
+		p.logf("warn", "%s returned %d results for %d calls; the extra ones are ignored", batchExport, len(results), len(chunk))
+	}
+	for n, i := range chunk {
+		switch {
+		case n >= len(results):
+			errs[i] = &Error{Plugin: p.Label(), Export: batchExport, Fault: FaultEnvelope,
+				Detail: fmt.Sprintf("returned %d results for %d calls: call %d%s has none", len(results), len(chunk), n, caseOf(inputs[i]))}
+		case results[n].Call != n:
+			errs[i] = &Error{Plugin: p.Label(), Export: batchExport, Fault: FaultEnvelope,
+				Detail: fmt.Sprintf("result %d answers call %d, not call %d%s: results must come in the calls' order", n, results[n].Call, n, caseOf(inputs[i]))}
+		case results[n].Error != "":
+			errs[i] = &Error{Plugin: p.Label(), Export: batchExport, Fault: FaultFailed, Detail: results[n].Error}
+		default:
+			errs[i] = accept(i, results[n].Output)
+		}
+	}
+}
+
+// batchResults decodes a batch output: an object whose results are each a
+// call index with an output object or an error message.
+func (p *Plugin) batchResults(export string, raw []byte) ([]abi.BatchResult, error) {
+	var out struct {
+		Results *[]abi.BatchResult `json:"results"`
+	}
+	fault := func(detail string) error {
+		return &Error{Plugin: p.Label(), Export: export, Fault: FaultEnvelope, Detail: detail}
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultInvalidJSON, Detail: fmt.Sprintf("%v (output starts %q)", err, head(raw))}
+	}
+	if out.Results == nil {
+		return nil, fault("a batch output needs results, a list with one result per call")
+	}
+	for n, r := range *out.Results {
+		hasOutput := len(r.Output) > 0 && !bytes.Equal(r.Output, []byte("null"))
+		if hasOutput == (r.Error != "") {
+			// Not the call's fault alone: a plugin that cannot say
+			// whether a call failed has not answered any reliably.
+			return nil, fault(fmt.Sprintf("result %d has %s: each result has either an output or an error", n,
+				map[bool]string{true: "both an output and an error", false: "neither an output nor an error"}[hasOutput]))
+		}
+	}
+	return *out.Results, nil
+}
+
+// caseOf names the case a call's envelope is about, for messages: " (case
+// ID)", or nothing for an envelope without one.
+func caseOf(input []byte) string {
+	var in struct {
+		Case struct {
+			ID string `json:"id"`
+		} `json:"case"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Case.ID == "" {
+		return ""
+	}
+	return " (case " + in.Case.ID + ")"
+}
+
+// logf writes one line about the plugin to the run log.
+func (p *Plugin) logf(level, format string, args ...any) {
+	if log := p.host.opts.Log; log != nil {
+		log(p.Label(), level, fmt.Sprintf(format, args...))
+	}
+}

@@ -1,0 +1,160 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// batchCalls are n verify calls of the misbehave plugin: every third one
+// wrong, and the modes given by case index.
+func batchCalls(n int, modes map[int]string, batchLie string) []abi.VerifyInput {
+	ins := make([]abi.VerifyInput, n)
+	for i := range ins {
+		out, want := fmt.Sprintf("out %d", i), fmt.Sprintf("out %d", i)
+		if i%3 == 2 {
+			out = "wrong"
+		}
+		in := abi.VerifyInput{Config: map[string]any{"mode": "ok"}, Case: abi.Case{ID: fmt.Sprintf("case-%d", i)},
+			Actual: abi.Actual{Output: out}, Expected: map[string]any{"output": want}}
+		if m, ok := modes[i]; ok {
+			in.Case.Extra = map[string]any{"mode": m}
+		}
+		if i == 0 && batchLie != "" {
+			in.Config["batch"] = batchLie
+		}
+		ins[i] = in
+	}
+	return ins
+}
+
+// sameAsSingle checks VerifyBatch's answer for call i against the same
+// call made alone: the same verdict, or the same fault (the batch's names
+// the batch export).
+func sameAsSingle(t *testing.T, p *Plugin, in abi.VerifyInput, out abi.VerifyOutput, err error) {
+	t.Helper()
+	wantOut, wantErr := p.Verify(context.Background(), in, CallOptions{})
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("case %s: batch error %v, single error %v", in.Case.ID, err, wantErr)
+	}
+	if err != nil {
+		var be, se *Error
+		if !errors.As(err, &be) || !errors.As(wantErr, &se) || be.Fault != se.Fault || be.Detail != se.Detail {
+			t.Errorf("case %s: batch fault %v, single fault %v", in.Case.ID, err, wantErr)
+		}
+		return
+	}
+	g, _ := json.Marshal(out)
+	w, _ := json.Marshal(wantOut)
+	if string(g) != string(w) {
+		t.Errorf("case %s: batch verdict %s, single %s", in.Case.ID, g, w)
+	}
+}
+
+// A batch gives each call what the call alone gives, in process and in a
+// worker, with more calls than one batch holds.
+func TestVerifyBatchMatchesSingleCalls(t *testing.T) {
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) {
+			p := load(t, newHost(t, Options{Isolation: iso}), "misbehave")
+			if !p.Batches("verify") || p.Batches("evaluate") {
+				t.Fatalf("describe's batch list: %v", p.Describe().Batch)
+			}
+			ins := batchCalls(MaxBatchCalls+44, map[int]string{4: "verdict", 7: "fail"}, "")
+			outs, errs := p.VerifyBatch(context.Background(), ins, CallOptions{})
+			if got := p.batches.Load(); got != 2 {
+				t.Errorf("%d calls made %d batches, want 2", len(ins), got)
+			}
+			for i := range ins {
+				sameAsSingle(t, p, ins[i], outs[i], errs[i])
+			}
+			if outs[4].Error != "cannot verify this output" || outs[2].Attributes[0].IsCorrect || !outs[3].Attributes[0].IsCorrect {
+				t.Errorf("verdicts: %+v %+v %+v", outs[2], outs[3], outs[4])
+			}
+			var pe *Error
+			if !errors.As(errs[7], &pe) || pe.Fault != FaultFailed || pe.Export != "verify_batch" || pe.Detail != "refusing on purpose" {
+				t.Errorf("a call that fails in a batch: %v", errs[7])
+			}
+		})
+	}
+}
+
+// What a batch gets wrong lands on the calls concerned: a missing result
+// or one out of order faults its call only; a batch that traps, or whose
+// output cannot be read, is made again call by call, so only the call
+// that traps gets a fault.
+func TestBatchFaultsStayOnTheirCases(t *testing.T) {
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) {
+			var logs []string
+			var mu sync.Mutex
+			p := load(t, newHost(t, Options{Isolation: iso, Log: func(_, level, msg string) {
+				mu.Lock()
+				logs = append(logs, level+" "+msg)
+				mu.Unlock()
+			}}), "misbehave")
+			faulted := func(errs []error) (ids []int) {
+				for i, err := range errs {
+					if err != nil {
+						ids = append(ids, i)
+					}
+				}
+				return ids
+			}
+			for _, tc := range []struct {
+				lie    string
+				modes  map[int]string
+				faults []int
+				detail string
+			}{
+				{lie: "short", faults: []int{5}, detail: "returned 5 results for 6 calls: call 5 (case case-5) has none"},
+				{lie: "swap", faults: []int{0, 1}, detail: "result 0 answers call 1, not call 0 (case case-0)"},
+				{lie: "both", detail: ""},
+				{lie: "garbage", detail: ""},
+				{modes: map[int]string{3: "trap"}, faults: []int{3}, detail: "trapped"},
+			} {
+				ins := batchCalls(6, tc.modes, tc.lie)
+				before := p.batches.Load()
+				outs, errs := p.VerifyBatch(context.Background(), ins, CallOptions{})
+				if got := faulted(errs); fmt.Sprint(got) != fmt.Sprint(tc.faults) {
+					t.Errorf("%s%v: faults on calls %v, want %v (%v)", tc.lie, tc.modes, got, tc.faults, errs)
+				}
+				if tc.detail != "" && len(tc.faults) > 0 && !strings.Contains(errs[tc.faults[0]].Error(), tc.detail) {
+					t.Errorf("%s%v: %v, want it to say %q", tc.lie, tc.modes, errs[tc.faults[0]], tc.detail)
+				}
+				for i := range ins {
+					if errs[i] == nil {
+						ins[i].Config = map[string]any{"mode": "ok"} // the lie is the batch's, not the call's
+						sameAsSingle(t, p, ins[i], outs[i], nil)
+					}
+				}
+				wholeBatchFault := tc.lie == "both" || tc.lie == "garbage" || tc.modes != nil
+				if made := p.batches.Load() - before; made != map[bool]int64{true: 0, false: 1}[wholeBatchFault] {
+					t.Errorf("%s%v: %d batches answered", tc.lie, tc.modes, made)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if all := strings.Join(logs, "\n"); !strings.Contains(all, "verify_batch faulted on a batch of 6 calls") {
+				t.Errorf("a batch made again call by call is logged: %v", logs)
+			}
+		})
+	}
+}
+
+// A plugin that lists an export under batch without its batch form is
+// refused when it is loaded, naming the export.
+func TestBatchClaimWithoutExportIsRefused(t *testing.T) {
+	_, err := newHost(t, Options{}).Load(context.Background(), plugins(t)["batch-lie"], "")
+	var pe *Error
+	if !errors.As(err, &pe) || pe.Fault != FaultMissingExport || pe.Export != "evaluate_batch" ||
+		!strings.Contains(err.Error(), "describe lists evaluate under batch, which needs export evaluate_batch") {
+		t.Fatalf("got %v", err)
+	}
+}
