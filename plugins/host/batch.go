@@ -38,19 +38,43 @@ func (p *Plugin) Batches(export string) bool { return slices.Contains(p.describe
 // error per call, in order; an error is that call's fault only. The
 // outputs are what Verify would have returned for each call alone.
 func (p *Plugin) VerifyBatch(ctx context.Context, ins []abi.VerifyInput, opts CallOptions) ([]abi.VerifyOutput, []error) {
-	outs := make([]abi.VerifyOutput, len(ins))
+	return batchOf(ctx, p, abi.KindVerifier, ins, opts, verifyInput, p.Verify, p.checkVerdict)
+}
+
+// EvaluateBatch is VerifyBatch for evaluator functions.
+func (p *Plugin) EvaluateBatch(ctx context.Context, ins []abi.EvaluateInput, opts CallOptions) ([]abi.EvaluateOutput, []error) {
+	return batchOf(ctx, p, abi.KindEvaluator, ins, opts, evaluateInput, p.Evaluate, nil)
+}
+
+// TestBatch is VerifyBatch for test functions: many agent runs, one
+// verdict each.
+func (p *Plugin) TestBatch(ctx context.Context, ins []abi.TestInput, opts CallOptions) ([]abi.TestOutput, []error) {
+	single := func(ctx context.Context, in abi.TestInput, opts CallOptions) (abi.TestOutput, error) {
+		return p.Test(ctx, in.Result, in.Config, opts)
+	}
+	prep := func(in abi.TestInput) abi.TestInput { return testInput(in.Result, in.Config) }
+	return batchOf(ctx, p, abi.KindTest, ins, opts, prep, single, nil)
+}
+
+// batchOf makes the calls ins of kind's export: through its batch form
+// when the plugin has one and there is more than one call, else one at a
+// time with single. prep makes a call's envelope as the single call
+// would; check, when set, holds each output to the single call's limits.
+func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In, opts CallOptions,
+	prep func(In) In, single func(context.Context, In, CallOptions) (Out, error), check func(*Out) error) ([]Out, []error) {
+	outs := make([]Out, len(ins))
 	errs := make([]error, len(ins))
-	single := func(i int) { outs[i], errs[i] = p.Verify(ctx, ins[i], opts) }
-	export := abi.Exports[abi.KindVerifier]
-	if !p.HasKind(abi.KindVerifier) || !p.Batches(export) || len(ins) < 2 {
+	one := func(i int) { outs[i], errs[i] = single(ctx, ins[i], opts) }
+	export := abi.Exports[kind]
+	if !p.HasKind(kind) || !p.Batches(export) || len(ins) < 2 {
 		for i := range ins {
-			single(i)
+			one(i)
 		}
 		return outs, errs
 	}
 	inputs := make([][]byte, len(ins))
 	for i := range ins {
-		data, err := json.Marshal(verifyInput(ins[i]))
+		data, err := json.Marshal(prep(ins[i]))
 		if err != nil {
 			errs[i] = fmt.Errorf("encode %s input: %w", export, err)
 			continue
@@ -62,8 +86,11 @@ func (p *Plugin) VerifyBatch(ctx context.Context, ins []abi.VerifyInput, opts Ca
 		if err := checkEnvelope(p.Label(), export+abi.BatchSuffix, schema, out, &outs[i]); err != nil {
 			return err
 		}
-		return p.checkVerdict(&outs[i])
-	}, single)
+		if check != nil {
+			return check(&outs[i])
+		}
+		return nil
+	}, one)
 	return outs, errs
 }
 
