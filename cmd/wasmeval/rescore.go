@@ -144,15 +144,11 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 		return usageErr(fmt.Errorf("rescore: %s: flags.checkpoints: %w", filepath.Join(from, manifest.FileName), err))
 	}
 	var verifier *manifest.PluginFile
+	var verifierPlugin *problem.PluginRef
 	if f.verifier != "" {
-		ref, file, err := verifierRef(f.verifier)
-		if err != nil {
+		if verifierPlugin, verifier, err = verifierRef(f.verifier); err != nil {
 			return usageErr(fmt.Errorf("rescore: %w", err))
 		}
-		if p, err = run.WithVerifier(p, ref); err != nil {
-			return usageErr(fmt.Errorf("rescore: --verifier: %w", err))
-		}
-		verifier = file
 	}
 
 	ctx := cmd.Context()
@@ -167,7 +163,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	// anything is written.
 	rs, err := run.PrepareRescore(ctx, run.RescoreOptions{
 		Problem: p, From: from, Checkpoints: checkpoints,
-		Jobs: f.jobs, Policy: policy, Loader: run.BuiltinLoader, Plugins: plugins,
+		Jobs: f.jobs, Policy: policy, Loader: run.BuiltinLoader, Plugins: plugins, Verifier: verifierPlugin,
 	})
 	if err != nil {
 		var corrupt *journal.Corruption
@@ -198,7 +194,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	defer runLog.Close()
 	logw.set(runLog)
 
-	man, err := rescoreManifest(orig, from, p, f, verifier, policy, checkpoints, givenArgs(cmd, from))
+	man, err := rescoreManifest(orig, from, rs.Problem(), f, verifier, policy, checkpoints, givenArgs(cmd, from))
 	if err != nil {
 		return usageErr(fmt.Errorf("rescore: %w", err))
 	}

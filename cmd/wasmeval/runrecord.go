@@ -31,6 +31,9 @@ func resumeDefaults(cmd *cobra.Command, args []string, f *runFlags) (string, err
 	if err != nil {
 		return "", usageErr(fmt.Errorf("run --resume: %w", err))
 	}
+	if m.RescoredFrom != nil {
+		return "", usageErr(fmt.Errorf("run --resume %s: this directory holds a rescore of %s, not a run of the submission: rescore that run again instead", f.resume, m.RescoredFrom.Path))
+	}
 	if _, err := os.Stat(filepath.Join(f.resume, journal.FileName)); err != nil {
 		return "", usageErr(fmt.Errorf("run --resume %s: no results journal: %w", f.resume, err))
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/engine/workspace"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -56,6 +57,9 @@ type RescoreOptions struct {
 	// Plugins runs the problem's plugins; nil is fine for problems that
 	// reference none.
 	Plugins *host.Host
+	// Verifier, when set, verifies in place of each group's verifier
+	// plugin (see WithVerifier).
+	Verifier *problem.PluginRef
 }
 
 // RescoreTarget says where a rescore writes.
@@ -179,6 +183,13 @@ func PrepareRescore(ctx context.Context, opts RescoreOptions) (*Rescorer, error)
 		opts.Policy = result.DefaultPolicy
 	}
 	p := opts.Problem
+	if opts.Verifier != nil {
+		var err error
+		if p, err = WithVerifier(p, opts.Verifier); err != nil {
+			return nil, err
+		}
+		opts.Problem = p
+	}
 	cps, err := SelectCheckpoints(p, opts.Checkpoints)
 	if err != nil {
 		return nil, err
@@ -188,6 +199,12 @@ func PrepareRescore(ctx context.Context, opts RescoreOptions) (*Rescorer, error)
 		return nil, fmt.Errorf("%s is not a run directory (no %s): %w", opts.From, journal.FileName, err)
 	}
 	plugins := newPluginSet(opts.Plugins, p)
+	if opts.Verifier != nil {
+		// Said once, of the file given, rather than at every group.
+		if _, err := plugins.get(ctx, opts.Verifier, abi.KindVerifier); err != nil {
+			return nil, fmt.Errorf("verifier %s: %w", opts.Verifier.Path, err)
+		}
+	}
 	if err := plugins.preload(ctx, p); err != nil {
 		return nil, err
 	}
@@ -208,6 +225,10 @@ func PrepareRescore(ctx context.Context, opts RescoreOptions) (*Rescorer, error)
 	}
 	return &Rescorer{opts: opts, cps: cps, plugins: plugins, from: from, idx: idx, prev: prev}, nil
 }
+
+// Problem is the problem the rescore verifies with: the one given, with
+// the replacement verifier when one was given.
+func (rs *Rescorer) Problem() *problem.Problem { return rs.opts.Problem }
 
 // Rescore is PrepareRescore and Run.
 func Rescore(ctx context.Context, opts RescoreOptions, to RescoreTarget) (*RescoreOutcome, error) {

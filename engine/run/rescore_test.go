@@ -67,11 +67,11 @@ func verdictOf(r *result.CaseRecord) string {
 	return fmt.Sprintf("passed=%v score=%.4f %v out=%q status=%d", r.Passed, r.Score, attrs, r.Result.Output, r.Result.StatusCode)
 }
 
-func rescoreInventory(t *testing.T, from string, p *problem.Problem, jobs int) (*RescoreOutcome, string) {
+func rescoreInventory(t *testing.T, from string, p *problem.Problem, verifier *problem.PluginRef, jobs int) (*RescoreOutcome, string) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "rescored")
 	res, err := Rescore(context.Background(), RescoreOptions{Problem: p, From: from, Jobs: jobs, Loader: BuiltinLoader,
-		Plugins: runtest.Host(t, host.Options{})}, RescoreTarget{OutDir: out, RunID: "rescore-test"})
+		Plugins: runtest.Host(t, host.Options{}), Verifier: verifier}, RescoreTarget{OutDir: out, RunID: "rescore-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestRescoreWithTheSameVerifierKeepsEveryVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, jobs := range []int{1, 3} {
-		res, out := rescoreInventory(t, from, p, jobs)
+		res, out := rescoreInventory(t, from, p, nil, jobs)
 		old, now := recordsByKey(t, from), recordsByKey(t, out)
 		if len(now) != len(expectedOrder) || len(old) != len(now) {
 			t.Fatalf("jobs=%d: %d records rescored of %d", jobs, len(now), len(old))
@@ -154,14 +154,16 @@ func TestRescoreWithAnotherVerifier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pv, err := WithVerifier(p, &problem.PluginRef{Path: wasm, SHA256: pin.Digest(data)})
+	ref := &problem.PluginRef{Path: wasm, SHA256: pin.Digest(data)}
+	pv, err := WithVerifier(p, ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Checkpoints[0].Groups[0].Verifier.Path == wasm {
-		t.Fatal("WithVerifier changed the problem it was given")
+	if p.Checkpoints[0].Groups[0].Verifier.Path == wasm || pv.Checkpoints[0].Groups[0].Verifier.Path != wasm ||
+		pv.Checkpoints[0].Groups[0].Verifier.Config["output"] != p.Checkpoints[0].Groups[0].Verifier.Config["output"] {
+		t.Fatal("WithVerifier must replace the verifier in a copy, keeping the group's config")
 	}
-	res, out := rescoreInventory(t, from, pv, 2)
+	res, out := rescoreInventory(t, from, p, ref, 2)
 
 	var wantFixed []string
 	for k, r := range recordsByKey(t, from) {
@@ -335,7 +337,7 @@ func TestRescoreOfAnInterruptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, out := rescoreInventory(t, run, p, 2)
+	res, out := rescoreInventory(t, run, p, nil, 2)
 	recs := recordsByKey(t, out)
 	if len(recs) != 18 || res.Rescored != 18 || res.NotRun != 2 {
 		t.Fatalf("%d records, outcome %+v", len(recs), res)
@@ -430,6 +432,14 @@ func TestRescoreRefusesACorruptJournal(t *testing.T) {
 	_, err = Rescore(context.Background(), RescoreOptions{Problem: p, From: from, Loader: BuiltinLoader, Plugins: h}, RescoreTarget{OutDir: from})
 	if err == nil || !strings.Contains(err.Error(), "already holds results") {
 		t.Errorf("rescoring into a run directory: %v", err)
+	}
+	// A verifier that is not a module is named once, as the file given.
+	bad := filepath.Join(t.TempDir(), "bad.wasm")
+	os.WriteFile(bad, []byte("not a module"), 0o644)
+	_, err = Rescore(context.Background(), RescoreOptions{Problem: p, From: from, Loader: BuiltinLoader, Plugins: h,
+		Verifier: &problem.PluginRef{Path: bad, SHA256: pin.Digest([]byte("not a module"))}}, RescoreTarget{OutDir: out})
+	if err == nil || !strings.HasPrefix(err.Error(), "verifier "+bad+": ") || strings.Count(err.Error(), "not a Wasm module") != 1 {
+		t.Errorf("a verifier that is not a module: %v", err)
 	}
 	// So is a directory that is not a run.
 	_, err = Rescore(context.Background(), RescoreOptions{Problem: p, From: t.TempDir(), Loader: BuiltinLoader, Plugins: h}, RescoreTarget{OutDir: out})
