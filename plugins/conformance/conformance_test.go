@@ -124,8 +124,7 @@ type Language struct {
 }
 
 // Languages are the reference plugins, in the order reports list them.
-// The Go and Rust SDKs are tested on two transports: native (their default)
-// and Extism.
+// Every SDK is tested on two transports: native (its default) and Extism.
 var Languages = []Language{
 	{"go", abi.TransportNative, func(out string) error { return pluginbuild.Build(moduleFile("plugins/conformance/go"), out) }},
 	{"go-extism", abi.TransportExtism, func(out string) error {
@@ -137,8 +136,11 @@ var Languages = []Language{
 	{"rust-extism", abi.TransportExtism, func(out string) error {
 		return pluginbuild.BuildRustExtism(moduleFile("plugins/conformance/rust/lib.rs"), out)
 	}},
-	{"assemblyscript", abi.TransportExtism, func(out string) error {
+	{"assemblyscript", abi.TransportNative, func(out string) error {
 		return pluginbuild.BuildAssemblyScript(moduleFile("plugins/conformance/assemblyscript/plugin.ts"), out)
+	}},
+	{"assemblyscript-extism", abi.TransportExtism, func(out string) error {
+		return pluginbuild.BuildAssemblyScriptExtism(moduleFile("plugins/conformance/assemblyscript/plugin.ts"), out)
 	}},
 }
 

@@ -45,8 +45,18 @@ func ascCompiler(root string) (node, asc string, err error) {
 }
 
 // BuildAssemblyScript compiles an AssemblyScript plugin (entry, a .ts file
-// exporting the ABI's functions and importing the SDK) into out.
-func BuildAssemblyScript(entry, out string) error {
+// exporting the ABI's functions and importing the SDK) into out. The SDK
+// speaks the native transport.
+func BuildAssemblyScript(entry, out string) error { return buildAssemblyScript(entry, out) }
+
+// BuildAssemblyScriptExtism is BuildAssemblyScript with the SDK compiled
+// for Extism's ABI (--use WASMEVAL_EXTISM=1) instead of the native
+// transport.
+func BuildAssemblyScriptExtism(entry, out string) error {
+	return buildAssemblyScript(entry, out, "--use", "WASMEVAL_EXTISM=1")
+}
+
+func buildAssemblyScript(entry, out string, extra ...string) error {
 	root, err := ModuleRoot()
 	if err != nil {
 		return err
@@ -72,6 +82,7 @@ func BuildAssemblyScript(entry, out string) error {
 	// (which no host provides) and reports the message as the call's error.
 	args := []string{asc, filepath.ToSlash(relEntry), "--outFile", absOut, "--optimize", "--runtime", "incremental",
 		"--use", "abort=" + ASSDK + "/assembly/abort/abort/wasmevalAbort", "--noColors"}
+	args = append(args, extra...)
 	if err := run(node, root, args...); err != nil {
 		return fmt.Errorf("build AssemblyScript plugin %s: %w", entry, err)
 	}

@@ -1,15 +1,24 @@
 // Entry points: one helper per plugin kind, so a plugin is one function:
 //
 //   export function verify(): i32 { return serveVerify(check); }
+//   export function verify_batch(): i32 { return serveVerifyBatch(check); }
 //
 // A function fails the call (a plugin fault, "reported failure") by
 // returning fail("why"); a deliberate verdict goes in the output's error.
+//
+// The batch helpers answer many calls in one (docs/plugin-abi.md,
+// "Batches"): one scan of the batch input finds each call's bytes, which
+// are decoded where they are, as a single call's input would be, and given
+// to the same function; every result is written into one buffer, its
+// output the bytes the single call would give and its error the single
+// call's failure message.
 
-import { input, outputString, setError } from "./host";
-import { Value, encodeError } from "./json";
+import { commitOutput, input, outputWriter, setError } from "./host";
+import { ByteWriter, Kind, encodeError, parse, parseError } from "./json";
 import {
   Describe, VerifyInput, VerifyOutput, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput,
   TestInput, TestOutput, decodeVerifyInput, decodeLoadInput, decodeEvaluateInput, decodeTestInput, decodeError,
+  typeName,
 } from "./models";
 
 let failure: string = "";
@@ -20,60 +29,244 @@ export function fail<T>(msg: string): T | null {
   return null;
 }
 
-function emit(v: Value): i32 {
-  const s = v.toJSON();
-  if (s === null) { setError(encodeError); return 1; }
-  outputString(s);
+/** Why the last call run failed. */
+let callError: string = "";
+
+/** Runs f on a decoded input (null when decoding refused it), writing the
+ * output envelope to w; false, with callError set and w as it was, when
+ * the call fails. */
+function run<I, O>(inp: I | null, f: (input: I) => O | null, w: ByteWriter): bool {
+  if (inp === null) { callError = decodeError; return false; }
+  failure = "";
+  const out = f(inp);
+  if (out === null) {
+    callError = failure.length > 0 ? failure : "the plugin function returned no output";
+    failure = "";
+    return false;
+  }
+  const mark = w.len;
+  if (!w.value(out.toValue())) { w.truncate(mark); callError = encodeError; return false; }
+  return true;
+}
+
+function serve<I, O>(inp: I | null, f: (input: I) => O | null): i32 {
+  const w = outputWriter();
+  w.reset();
+  if (!run<I, O>(inp, f, w)) { setError(callError); return 1; }
+  commitOutput(false);
   return 0;
 }
 
-function failed(): i32 {
-  setError(failure.length > 0 ? failure : "the plugin function returned no output");
-  failure = "";
-  return 1;
+/** Where each call of a batch input is: start and end byte offsets, in
+ * pairs. The scan only delimits the calls: a call that is not valid JSON,
+ * or not an envelope, fails when it is decoded, with the message the same
+ * input gets alone. An input that is not a batch fails the call (null),
+ * with the message the parser and the envelope decoders give. */
+function batchCalls(data: Uint8Array): Array<i32> | null {
+  const s = new SpanScanner(data);
+  if (s.batch()) return s.spans;
+  const v = parse(data);
+  let why: string;
+  if (v === null) why = parseError;
+  else if (v.kind != Kind.Object) why = "$ is " + typeName(v) + ", expected an object";
+  else if (!v.obj.has("calls")) why = "$.calls is missing, expected an array";
+  else why = "$.calls is " + typeName(v.get("calls")) + ", expected an array";
+  setError("invalid input: " + why);
+  return null;
 }
 
-/** Serves describe. */
+/** Walks a batch input's top-level object without decoding it. */
+class SpanScanner {
+  p: usize;
+  n: i32;
+  pos: i32 = 0;
+  spans: Array<i32> = new Array<i32>();
+  constructor(data: Uint8Array) { this.p = data.dataStart; this.n = data.length; }
+
+  @inline at(c: i32): bool { return this.pos < this.n && <i32>load<u8>(this.p + <usize>this.pos) == c; }
+  skip(): void {
+    while (this.pos < this.n) {
+      const c = load<u8>(this.p + <usize>this.pos);
+      if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) this.pos++;
+      else return;
+    }
+  }
+  /** Reads {"calls":[…], …}; false for anything else, including an input
+   * without a calls array. A repeated key counts the last time. */
+  batch(): bool {
+    this.skip();
+    if (!this.at(0x7b)) return false;
+    this.pos++;
+    this.skip();
+    let found = false;
+    if (this.at(0x7d)) {
+      this.pos++;
+    } else {
+      while (true) {
+        this.skip();
+        if (!this.at(0x22)) return false;
+        const keyStart = this.pos;
+        if (!this.str()) return false;
+        const isCalls = this.isCallsKey(keyStart, this.pos);
+        this.skip();
+        if (!this.at(0x3a)) return false;
+        this.pos++;
+        this.skip();
+        if (isCalls) {
+          this.spans.length = 0;
+          if (!this.calls()) return false;
+          found = true;
+        } else if (!this.value()) {
+          return false;
+        }
+        this.skip();
+        if (this.at(0x2c)) { this.pos++; continue; }
+        if (this.at(0x7d)) { this.pos++; break; }
+        return false;
+      }
+    }
+    this.skip();
+    return found && this.pos == this.n;
+  }
+  /** Whether a key's JSON text (quotes included) is "calls", however it is
+   * escaped. */
+  isCallsKey(from: i32, to: i32): bool {
+    const text = String.UTF8.decodeUnsafe(this.p + <usize>from, <usize>(to - from));
+    if (text == "\"calls\"") return true;
+    if (!text.includes("\\")) return false;
+    const k = parse(Uint8Array.wrap(String.UTF8.encode(text)));
+    return k !== null && k.kind == Kind.String && k.s == "calls";
+  }
+  calls(): bool {
+    if (!this.at(0x5b)) return false;
+    this.pos++;
+    this.skip();
+    if (this.at(0x5d)) { this.pos++; return true; }
+    while (true) {
+      this.skip();
+      const start = this.pos;
+      if (!this.value()) return false;
+      this.spans.push(start);
+      this.spans.push(this.pos);
+      this.skip();
+      if (this.at(0x2c)) { this.pos++; continue; }
+      if (this.at(0x5d)) { this.pos++; return true; }
+      return false;
+    }
+    return false;
+  }
+  /** Moves past one value: a string, an object or array (brackets matched,
+   * strings skipped) or a scalar (up to the next delimiter). */
+  value(): bool {
+    if (this.pos >= this.n) return false;
+    const c = <i32>load<u8>(this.p + <usize>this.pos);
+    if (c == 0x22) return this.str();
+    if (c == 0x7b || c == 0x5b) {
+      let depth = 0;
+      while (this.pos < this.n) {
+        const d = <i32>load<u8>(this.p + <usize>this.pos);
+        if (d == 0x22) {
+          if (!this.str()) return false;
+          continue;
+        }
+        if (d == 0x7b || d == 0x5b) depth++;
+        else if (d == 0x7d || d == 0x5d) {
+          depth--;
+          if (depth == 0) { this.pos++; return true; }
+        }
+        this.pos++;
+      }
+      return false;
+    }
+    const start = this.pos;
+    while (this.pos < this.n) {
+      const d = <i32>load<u8>(this.p + <usize>this.pos);
+      if (d == 0x2c || d == 0x5d || d == 0x7d || d == 0x20 || d == 0x09 || d == 0x0a || d == 0x0d ||
+        d == 0x7b || d == 0x5b || d == 0x22 || d == 0x3a) break;
+      this.pos++;
+    }
+    return this.pos > start;
+  }
+  /** Moves past a string, from its opening quote to its closing one. */
+  str(): bool {
+    let i = this.pos + 1;
+    while (i < this.n) {
+      const c = <i32>load<u8>(this.p + <usize>i);
+      if (c == 0x22) { this.pos = i + 1; return true; }
+      i += c == 0x5c ? 2 : 1;
+    }
+    return false;
+  }
+}
+
+function serveBatch<I, O>(decode: (data: Uint8Array) => I | null, f: (input: I) => O | null): i32 {
+  const data = input();
+  const spans = batchCalls(data);
+  if (spans === null) return 1;
+  const w = outputWriter();
+  w.reset();
+  w.ascii("{\"results\":[");
+  for (let i = 0, n = spans.length >> 1; i < n; i++) {
+    if (i > 0) w.byte(0x2c);
+    w.ascii("{\"call\":");
+    w.ascii(i.toString());
+    const mark = w.len;
+    w.ascii(",\"output\":");
+    const start = unchecked(spans[i << 1]), end = unchecked(spans[(i << 1) + 1]);
+    if (!run<I, O>(decode(data.subarray(start, end)), f, w)) {
+      w.truncate(mark);
+      w.ascii(",\"error\":");
+      w.quote(callError);
+    }
+    w.byte(0x7d);
+  }
+  w.ascii("]}");
+  commitOutput(false);
+  return 0;
+}
+
+/** Serves describe. Unless d.batch says otherwise, it announces the batch
+ * form of every kind's export that has one (verify, evaluate, test), which
+ * the plugin must then export (verify_batch, ...). */
 export function serveDescribe(d: Describe): i32 {
-  return emit(d.toValue());
+  const w = outputWriter();
+  w.reset();
+  if (!w.value(d.toValue())) { setError(encodeError); return 1; }
+  commitOutput(false);
+  return 0;
 }
 
 /** Serves verify with f. */
 export function serveVerify(f: (input: VerifyInput) => VerifyOutput | null): i32 {
-  const inp = decodeVerifyInput(input());
-  if (inp === null) { setError(decodeError); return 1; }
-  failure = "";
-  const out = f(inp);
-  if (out === null) return failed();
-  return emit(out.toValue());
+  return serve<VerifyInput, VerifyOutput>(decodeVerifyInput(input()), f);
+}
+
+/** Serves verify_batch with f, the function serveVerify serves. */
+export function serveVerifyBatch(f: (input: VerifyInput) => VerifyOutput | null): i32 {
+  return serveBatch<VerifyInput, VerifyOutput>(decodeVerifyInput, f);
 }
 
 /** Serves load_cases with f. */
 export function serveLoad(f: (input: LoadInput) => LoadOutput | null): i32 {
-  const inp = decodeLoadInput(input());
-  if (inp === null) { setError(decodeError); return 1; }
-  failure = "";
-  const out = f(inp);
-  if (out === null) return failed();
-  return emit(out.toValue());
+  return serve<LoadInput, LoadOutput>(decodeLoadInput(input()), f);
 }
 
 /** Serves evaluate with f. */
 export function serveEvaluate(f: (input: EvaluateInput) => EvaluateOutput | null): i32 {
-  const inp = decodeEvaluateInput(input());
-  if (inp === null) { setError(decodeError); return 1; }
-  failure = "";
-  const out = f(inp);
-  if (out === null) return failed();
-  return emit(out.toValue());
+  return serve<EvaluateInput, EvaluateOutput>(decodeEvaluateInput(input()), f);
+}
+
+/** Serves evaluate_batch with f, the function serveEvaluate serves. */
+export function serveEvaluateBatch(f: (input: EvaluateInput) => EvaluateOutput | null): i32 {
+  return serveBatch<EvaluateInput, EvaluateOutput>(decodeEvaluateInput, f);
 }
 
 /** Serves test with f. */
 export function serveTest(f: (input: TestInput) => TestOutput | null): i32 {
-  const inp = decodeTestInput(input());
-  if (inp === null) { setError(decodeError); return 1; }
-  failure = "";
-  const out = f(inp);
-  if (out === null) return failed();
-  return emit(out.toValue());
+  return serve<TestInput, TestOutput>(decodeTestInput(input()), f);
+}
+
+/** Serves test_batch with f, the function serveTest serves. */
+export function serveTestBatch(f: (input: TestInput) => TestOutput | null): i32 {
+  return serveBatch<TestInput, TestOutput>(decodeTestInput, f);
 }

@@ -6,5 +6,5 @@ export * from "./compare";
 export * from "./text";
 export * from "./answer";
 export * from "./entry";
-export { log, readAsset } from "./host";
+export { log, readAsset, wasmeval_input, wasmeval_output } from "./host";
 import "./abort/abort";

@@ -14,8 +14,26 @@ export class Value {
   b: bool = false;
   s: string = "";
   f: f64 = 0;
-  arr: Array<Value> = [];
-  obj: Map<string, Value> = new Map<string, Value>();
+  // The elements and members, made when first asked for: most values are
+  // neither arrays nor objects, and a map and an array per value would
+  // make allocation most of a call's work.
+  private _arr: Array<Value> | null = null;
+  private _obj: Map<string, Value> | null = null;
+
+  /** The elements of an array (empty for other kinds). */
+  get arr(): Array<Value> {
+    let a = this._arr;
+    if (a === null) { a = new Array<Value>(); this._arr = a; }
+    return a;
+  }
+  set arr(a: Array<Value>) { this._arr = a; }
+  /** The members of an object (empty for other kinds). */
+  get obj(): Map<string, Value> {
+    let m = this._obj;
+    if (m === null) { m = new Map<string, Value>(); this._obj = m; }
+    return m;
+  }
+  set obj(m: Map<string, Value>) { this._obj = m; }
 
   static null(): Value { return new Value(); }
   static bool(b: bool): Value { const v = new Value(); v.kind = Kind.Bool; v.b = b; return v; }
@@ -61,11 +79,11 @@ export class Value {
   numberText(): string {
     return this.kind == Kind.Float ? formatFloat(this.f) : this.s;
   }
-  /** Canonical JSON; null (with lastError set) for a non-finite number. */
+  /** Canonical JSON; null (with encodeError set) for a non-finite number. */
   toJSON(): string | null {
-    const parts = new Array<string>();
-    if (!encodeInto(this, parts)) return null;
-    return parts.join("");
+    const w = new ByteWriter(64);
+    if (!w.value(this)) return null;
+    return w.toString();
   }
   /** Deep equality of the model (literal numbers by text). */
   equals(o: Value): bool {
@@ -104,9 +122,10 @@ function hexByte(b: u8): string {
 /** Offset of the first byte that does not start valid UTF-8, or -1. */
 export function invalidUTF8(data: Uint8Array): i32 {
   const n = data.length;
+  const p = data.dataStart;
   let i = 0;
   while (i < n) {
-    const c = data[i];
+    const c = load<u8>(p + <usize>i);
     if (c < 0x80) { i++; continue; }
     let need = 0;
     let lo: u8 = 0x80, hi: u8 = 0xbf;
@@ -119,11 +138,11 @@ export function invalidUTF8(data: Uint8Array): i32 {
     else if (c >= 0xf1 && c <= 0xf3) need = 3;
     else if (c == 0xf4) { need = 3; hi = 0x8f; }
     else return i;
-    if (i + need >= n + 0 && i + need > n - 1 + 1) return i;
-    const c1 = data[i + 1];
+    if (i + need >= n) return i; // cut short by the end of the input
+    const c1 = load<u8>(p + <usize>(i + 1));
     if (c1 < lo || c1 > hi) return i;
     for (let k = 2; k <= need; k++) {
-      const ck = data[i + k];
+      const ck = load<u8>(p + <usize>(i + k));
       if (ck < 0x80 || ck > 0xbf) return i;
     }
     i += need + 1;
@@ -133,10 +152,14 @@ export function invalidUTF8(data: Uint8Array): i32 {
 
 class Parser {
   data: Uint8Array;
+  // The bytes, read without bounds checks: every read is below n.
+  p: usize;
+  n: i32;
   pos: i32 = 0;
   err: string = "";
   errAt: i32 = 0;
-  constructor(data: Uint8Array) { this.data = data; }
+  constructor(data: Uint8Array) { this.data = data; this.p = data.dataStart; this.n = data.length; }
+  @inline at(i: i32): i32 { return <i32>load<u8>(this.p + <usize>i); }
 
   fail(reason: string): Value | null {
     if (this.err.length == 0) { this.err = reason; this.errAt = this.pos; }
@@ -147,13 +170,13 @@ class Parser {
     return null;
   }
   unexpected(): Value | null {
-    if (this.pos >= this.data.length) return this.fail("unexpected end of input");
-    return this.fail("unexpected byte 0x" + hexByte(this.data[this.pos]));
+    if (this.pos >= this.n) return this.fail("unexpected end of input");
+    return this.fail("unexpected byte 0x" + hexByte(<u8>this.at(this.pos)));
   }
-  peek(): i32 { return this.pos < this.data.length ? <i32>this.data[this.pos] : -1; }
+  peek(): i32 { return this.pos < this.n ? <i32>this.at(this.pos) : -1; }
   skip(): void {
-    while (this.pos < this.data.length) {
-      const c = this.data[this.pos];
+    while (this.pos < this.n) {
+      const c = this.at(this.pos);
       if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) this.pos++;
       else return;
     }
@@ -244,13 +267,13 @@ class Parser {
       if (this.peek() == 0x2b || this.peek() == 0x2d) this.pos++;
       if (this.digits() == 0) return this.failAt(start, "invalid number");
     }
-    return Value.number(String.UTF8.decodeUnsafe(this.data.dataStart + <usize>start, <usize>(this.pos - start)));
+    return Value.number(String.UTF8.decodeUnsafe(this.p + <usize>start, <usize>(this.pos - start)));
   }
   hex4(at: i32): i32 {
-    if (at + 4 > this.data.length) return -1;
+    if (at + 4 > this.n) return -1;
     let r = 0;
     for (let i = at; i < at + 4; i++) {
-      const c = <i32>this.data[i];
+      const c = this.at(i);
       let d = -1;
       if (c >= 0x30 && c <= 0x39) d = c - 0x30;
       else if (c >= 0x61 && c <= 0x66) d = c - 0x61 + 10;
@@ -261,29 +284,29 @@ class Parser {
     return r;
   }
   raw(from: i32, to: i32): string {
-    return String.UTF8.decodeUnsafe(this.data.dataStart + <usize>from, <usize>(to - from));
+    return String.UTF8.decodeUnsafe(this.p + <usize>from, <usize>(to - from));
   }
   /** A string; a lone surrogate escape becomes U+FFFD (as in Go). */
   string(): string | null {
     this.pos++;
-    const parts = new Array<string>();
+    let parts: Array<string> | null = null; // made at the first escape
     let seg = this.pos;
-    const data = this.data;
     while (true) {
-      if (this.pos >= data.length) { this.fail("unexpected end of input"); return null; }
-      const c = data[this.pos];
+      if (this.pos >= this.n) { this.fail("unexpected end of input"); return null; }
+      const c = this.at(this.pos);
       if (c == 0x22) {
         const last = this.raw(seg, this.pos);
         this.pos++;
-        if (parts.length == 0) return last;
+        if (parts === null) return last;
         parts.push(last);
         return parts.join("");
       }
       if (c < 0x20) { this.fail("control character in string"); return null; }
       if (c != 0x5c) { this.pos++; continue; }
+      if (parts === null) parts = new Array<string>();
       if (this.pos > seg) parts.push(this.raw(seg, this.pos));
-      if (this.pos + 1 >= data.length) { this.pos++; this.fail("unexpected end of input"); return null; }
-      const e = data[this.pos + 1];
+      if (this.pos + 1 >= this.n) { this.pos++; this.fail("unexpected end of input"); return null; }
+      const e = this.at(this.pos + 1);
       let simple = -1;
       if (e == 0x22) simple = 0x22;
       else if (e == 0x5c) simple = 0x5c;
@@ -305,7 +328,7 @@ class Parser {
       this.pos += 6;
       if (r >= 0xd800 && r < 0xe000) {
         let paired = false;
-        if (r < 0xdc00 && this.peek() == 0x5c && this.pos + 1 < data.length && data[this.pos + 1] == 0x75) {
+        if (r < 0xdc00 && this.peek() == 0x5c && this.pos + 1 < this.n && this.at(this.pos + 1) == 0x75) {
           const r2 = this.hex4(this.pos + 2);
           if (r2 >= 0xdc00 && r2 < 0xe000) {
             r = 0x10000 + ((r - 0xd800) << 10) + (r2 - 0xdc00);
@@ -371,80 +394,150 @@ export function sortedKeys(m: Map<string, Value>): Array<string> {
   return keys;
 }
 
+/** Set when encoding fails (a non-finite number). */
 export let encodeError: string = "";
 
-function encodeInto(v: Value, out: Array<string>): bool {
-  switch (v.kind) {
-    case Kind.Null: out.push("null"); return true;
-    case Kind.Bool: out.push(v.b ? "true" : "false"); return true;
-    case Kind.Number: out.push(v.s.length == 0 ? "0" : v.s); return true;
-    case Kind.Float: {
-      if (!isFinite(v.f)) { encodeError = NON_FINITE; return false; }
-      out.push(formatFloat(v.f));
-      return true;
-    }
-    case Kind.String: quoteInto(v.s, out); return true;
-    case Kind.Array: {
-      out.push("[");
-      for (let i = 0; i < v.arr.length; i++) {
-        if (i > 0) out.push(",");
-        if (!encodeInto(v.arr[i], out)) return false;
+/** A growable buffer of UTF-8 bytes that JSON is written into directly:
+ * an envelope, or a whole batch of them, is one buffer, with no string
+ * built on the way. */
+export class ByteWriter {
+  buf: ArrayBuffer;
+  len: i32 = 0;
+
+  constructor(capacity: i32 = 256) { this.buf = new ArrayBuffer(max(capacity, 16)); }
+
+  /** The address of the bytes written (valid until the next write). */
+  get dataStart(): usize { return changetype<usize>(this.buf); }
+  reset(): void { this.len = 0; }
+  /** Drops what was written after position n. */
+  truncate(n: i32): void { if (n < this.len) this.len = n; }
+  /** The bytes written, as a view of the buffer. */
+  bytes(): Uint8Array { return Uint8Array.wrap(this.buf, 0, this.len); }
+  toString(): string { return String.UTF8.decodeUnsafe(this.dataStart, <usize>this.len); }
+
+  /** Room for n more bytes. */
+  reserve(n: i32): void {
+    const need = this.len + n;
+    const cap = this.buf.byteLength;
+    if (need <= cap) return;
+    let next = cap << 1;
+    if (next < need) next = need;
+    const nb = new ArrayBuffer(next);
+    memory.copy(changetype<usize>(nb), changetype<usize>(this.buf), <usize>this.len);
+    this.buf = nb;
+  }
+  byte(b: u8): void {
+    this.reserve(1);
+    store<u8>(changetype<usize>(this.buf) + <usize>this.len, b);
+    this.len++;
+  }
+  /** Appends raw bytes. */
+  write(ptr: usize, n: i32): void {
+    this.reserve(n);
+    memory.copy(changetype<usize>(this.buf) + <usize>this.len, ptr, <usize>n);
+    this.len += n;
+  }
+  /** Appends s as UTF-8 (as String.UTF8.encode writes it). */
+  text(s: string): void { this.utf8(s, 0, s.length); }
+  /** Appends the UTF-16 units [from, to) of s as UTF-8. */
+  utf8(s: string, from: i32, to: i32): void {
+    const n = to - from;
+    if (n <= 0) return;
+    this.reserve(n * 3);
+    const at = changetype<usize>(this.buf) + <usize>this.len;
+    this.len += <i32>String.UTF8.encodeUnsafe(changetype<usize>(s) + (<usize>from << 1), n, at);
+  }
+  /** Appends s quoted as a JSON string, escaped as Go's encoding/json
+   * escapes (a lone surrogate becomes \ufffd, as in Go). */
+  quote(s: string): void {
+    this.byte(0x22);
+    let start = 0;
+    const n = s.length;
+    for (let i = 0; i < n; i++) {
+      const c = <i32>load<u16>(changetype<usize>(s) + (<usize>i << 1));
+      if (c >= 0x20 && c != 0x22 && c != 0x5c && c != 0x3c && c != 0x3e && c != 0x26 && c != 0x2028 && c != 0x2029) {
+        if (c < 0xd800 || c > 0xdfff) continue;
+        if (c <= 0xdbff && i + 1 < n) {
+          const d = <i32>load<u16>(changetype<usize>(s) + (<usize>(i + 1) << 1));
+          if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
+        }
       }
-      out.push("]");
-      return true;
+      this.utf8(s, start, i);
+      start = i + 1;
+      this.byte(0x5c);
+      if (c >= 0xd800 && c <= 0xdfff) { this.ascii("ufffd"); continue; }
+      switch (c) {
+        case 0x22: this.byte(0x22); break;
+        case 0x5c: this.byte(0x5c); break;
+        case 0x0a: this.byte(0x6e); break;
+        case 0x0d: this.byte(0x72); break;
+        case 0x09: this.byte(0x74); break;
+        case 0x08: this.byte(0x62); break;
+        case 0x0c: this.byte(0x66); break;
+        case 0x2028: this.ascii("u2028"); break;
+        case 0x2029: this.ascii("u2029"); break;
+        default: {
+          const h = "0123456789abcdef";
+          this.ascii("u00");
+          this.byte(<u8>h.charCodeAt(c >> 4));
+          this.byte(<u8>h.charCodeAt(c & 15));
+        }
+      }
     }
+    this.utf8(s, start, n);
+    this.byte(0x22);
   }
-  const keys = sortedKeys(v.obj);
-  out.push("{");
-  for (let i = 0; i < keys.length; i++) {
-    if (i > 0) out.push(",");
-    quoteInto(keys[i], out);
-    out.push(":");
-    if (!encodeInto(v.obj.get(keys[i]), out)) return false;
+  /** Appends an ASCII string. */
+  ascii(s: string): void {
+    const n = s.length;
+    this.reserve(n);
+    const at = changetype<usize>(this.buf) + <usize>this.len;
+    for (let i = 0; i < n; i++) store<u8>(at + <usize>i, <u8>load<u16>(changetype<usize>(s) + (<usize>i << 1)));
+    this.len += n;
   }
-  out.push("}");
-  return true;
+  /** Appends v as canonical JSON; false (with encodeError set) for a
+   * non-finite number, after which what was written is incomplete. */
+  value(v: Value): bool {
+    switch (v.kind) {
+      case Kind.Null: this.ascii("null"); return true;
+      case Kind.Bool: this.ascii(v.b ? "true" : "false"); return true;
+      case Kind.Number: if (v.s.length == 0) this.byte(0x30); else this.text(v.s); return true;
+      case Kind.Float: {
+        if (!isFinite(v.f)) { encodeError = NON_FINITE; return false; }
+        this.ascii(formatFloat(v.f));
+        return true;
+      }
+      case Kind.String: this.quote(v.s); return true;
+      case Kind.Array: {
+        this.byte(0x5b);
+        const a = v.arr;
+        for (let i = 0, n = a.length; i < n; i++) {
+          if (i > 0) this.byte(0x2c);
+          if (!this.value(unchecked(a[i]))) return false;
+        }
+        this.byte(0x5d);
+        return true;
+      }
+    }
+    const keys = sortedKeys(v.obj);
+    this.byte(0x7b);
+    for (let i = 0, n = keys.length; i < n; i++) {
+      if (i > 0) this.byte(0x2c);
+      const k = unchecked(keys[i]);
+      this.quote(k);
+      this.byte(0x3a);
+      if (!this.value(v.obj.get(k))) return false;
+    }
+    this.byte(0x7d);
+    return true;
+  }
 }
 
 /** Quotes s as a JSON string, escaped as Go's encoding/json escapes. */
 export function quote(s: string): string {
-  const out = new Array<string>();
-  quoteInto(s, out);
-  return out.join("");
-}
-
-function quoteInto(s: string, out: Array<string>): void {
-  out.push("\"");
-  let start = 0;
-  const n = s.length;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    let esc: string | null = null;
-    if (c >= 0x20 && c != 0x22 && c != 0x5c && c != 0x3c && c != 0x3e && c != 0x26 && c != 0x2028 && c != 0x2029) {
-      if (c < 0xd800 || c > 0xdfff) continue;
-      // A lone surrogate cannot be UTF-8: written as U+FFFD, like Go.
-      if (c <= 0xdbff && i + 1 < n) {
-        const d = s.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
-      }
-      esc = "\\ufffd";
-    } else if (c == 0x22) esc = "\\\"";
-    else if (c == 0x5c) esc = "\\\\";
-    else if (c == 0x0a) esc = "\\n";
-    else if (c == 0x0d) esc = "\\r";
-    else if (c == 0x09) esc = "\\t";
-    else if (c == 0x08) esc = "\\b";
-    else if (c == 0x0c) esc = "\\f";
-    else if (c == 0x2028) esc = "\\u2028";
-    else if (c == 0x2029) esc = "\\u2029";
-    else esc = "\\u00" + hexByte(<u8>c);
-    if (i > start) out.push(s.substring(start, i));
-    out.push(<string>esc);
-    start = i + 1;
-  }
-  if (start == 0) out.push(s);
-  else if (start < n) out.push(s.substring(start, n));
-  out.push("\"");
+  const w = new ByteWriter(s.length + 2);
+  w.quote(s);
+  return w.toString();
 }
 
 /** Formats a float as Go's encoding/json does: shortest round-trip digits,

@@ -8,6 +8,10 @@ import { childPath } from "./compare";
 
 export const ABI_VERSION = 1;
 
+/** The transport this build speaks: native, or extism when compiled with
+ * `--use WASMEVAL_EXTISM=1`. */
+export const TRANSPORT: string = isDefined(WASMEVAL_EXTISM) ? "extism" : "native";
+
 export type Obj = Map<string, Value>;
 
 function newObj(): Obj { return new Map<string, Value>(); }
@@ -22,7 +26,13 @@ export class Describe {
   /** Null for none. */
   configSchema: Value = Value.null();
   description: string = "";
-  transport: string = "extism";
+  /** The transport the module speaks: the one this build of the SDK
+   * speaks (native, or extism when built with --use WASMEVAL_EXTISM=1). */
+  transport: string = TRANSPORT;
+  /** The exports that also answer batches (verify, evaluate, test); null
+   * for those of the plugin's kinds, which the plugin then exports
+   * (verify_batch, ...). An empty list announces none. */
+  batch: Array<string> | null = null;
 
   constructor(name: string, version: string, kinds: Array<string>) {
     this.name = name; this.version = version; this.kinds = kinds;
@@ -39,7 +49,20 @@ export class Describe {
     if (!this.configSchema.isNull()) m.set("config_schema", this.configSchema);
     putStr(m, "description", this.description);
     putStr(m, "transport", this.transport);
+    const batch = this.batchExports();
+    if (batch.length > 0) m.set("batch", strings(batch));
     return Value.object(m);
+  }
+
+  /** The exports describe announces in batch. */
+  batchExports(): Array<string> {
+    const b = this.batch;
+    if (b !== null) return b;
+    const out = new Array<string>();
+    if (this.kinds.includes("verifier")) out.push("verify");
+    if (this.kinds.includes("evaluator")) out.push("evaluate");
+    if (this.kinds.includes("test")) out.push("test");
+    return out;
   }
 }
 

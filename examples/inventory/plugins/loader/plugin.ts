@@ -10,6 +10,9 @@ import {
   serveDescribe, serveLoad,
 } from "../../../../sdk/assemblyscript/assembly/index";
 
+// The native transport's exports, which every plugin built with the SDK has.
+export { wasmeval_input, wasmeval_output } from "../../../../sdk/assemblyscript/assembly/index";
+
 export function describe(): i32 {
   const d = new Describe("inventory-loader", "1.0.0", ["loader"]);
   const schema = `{"type":"object","required":["catalog","asset"],"properties":{"catalog":{"type":"string"},"asset":{"type":"string"},"currency":{"type":"string"}}}`;
