@@ -15,9 +15,22 @@ import (
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval/evaluator"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval/loader"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval/testfunction"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval/verifier"
 )
 
 func main() {}
+
+// Each kind package exports its kind's export (and its batch form) with the
+// function it is given.
+func init() {
+	verifier.Serve(verifyCase)
+	loader.Serve(load)
+	evaluator.Serve(eval)
+	testfunction.Serve(judge)
+}
 
 //go:wasmexport describe
 func describe() int32 {
@@ -27,18 +40,6 @@ func describe() int32 {
 		ConfigSchema: json.RawMessage(`{"type":"object"}`),
 		Description:  "Reference plugin of the SDK conformance suite — ünïcödé ✓"})
 }
-
-//go:wasmexport verify
-func verify() int32 { return wasmeval.Verify(verifyCase) }
-
-//go:wasmexport load_cases
-func loadCases() int32 { return wasmeval.LoadCases(load) }
-
-//go:wasmexport evaluate
-func evaluate() int32 { return wasmeval.Evaluate(eval) }
-
-//go:wasmexport test
-func test() int32 { return wasmeval.Test(judge) }
 
 func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 func flag(m map[string]any, k string) bool  { b, _ := m[k].(bool); return b }

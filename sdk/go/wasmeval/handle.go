@@ -35,7 +35,16 @@ func inputError(err error) error { return fmt.Errorf("invalid input: %w", err) }
 func HandleVerify(input []byte, fn Verifier) ([]byte, error) { return handleVerify(nil, input, fn) }
 
 func handleVerify(dst, input []byte, fn Verifier) ([]byte, error) {
-	in, err := DecodeVerifyInput(input)
+	v, err := parseEnvelope(input)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return verifyValue(dst, v, fn)
+}
+
+// verifyValue is handleVerify on the parsed input.
+func verifyValue(dst []byte, v any, fn Verifier) ([]byte, error) {
+	in, err := verifyInputOf(v)
 	if err != nil {
 		return nil, inputError(err)
 	}
@@ -50,7 +59,16 @@ func handleVerify(dst, input []byte, fn Verifier) ([]byte, error) {
 func HandleLoad(input []byte, fn Loader) ([]byte, error) { return handleLoad(nil, input, fn) }
 
 func handleLoad(dst, input []byte, fn Loader) ([]byte, error) {
-	in, err := DecodeLoadInput(input)
+	v, err := parseEnvelope(input)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return loadValue(dst, v, fn)
+}
+
+// loadValue is handleLoad on the parsed input.
+func loadValue(dst []byte, v any, fn Loader) ([]byte, error) {
+	in, err := loadInputOf(v)
 	if err != nil {
 		return nil, inputError(err)
 	}
@@ -67,7 +85,16 @@ func HandleEvaluate(input []byte, fn Evaluator) ([]byte, error) {
 }
 
 func handleEvaluate(dst, input []byte, fn Evaluator) ([]byte, error) {
-	in, err := DecodeEvaluateInput(input)
+	v, err := parseEnvelope(input)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return evaluateValue(dst, v, fn)
+}
+
+// evaluateValue is handleEvaluate on the parsed input.
+func evaluateValue(dst []byte, v any, fn Evaluator) ([]byte, error) {
+	in, err := evaluateInputOf(v)
 	if err != nil {
 		return nil, inputError(err)
 	}
@@ -82,7 +109,16 @@ func handleEvaluate(dst, input []byte, fn Evaluator) ([]byte, error) {
 func HandleTest(input []byte, fn TestFunction) ([]byte, error) { return handleTest(nil, input, fn) }
 
 func handleTest(dst, input []byte, fn TestFunction) ([]byte, error) {
-	in, err := DecodeTestInput(input)
+	v, err := parseEnvelope(input)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	return testValue(dst, v, fn)
+}
+
+// testValue is handleTest on the parsed input.
+func testValue(dst []byte, v any, fn TestFunction) ([]byte, error) {
+	in, err := testInputOf(v)
 	if err != nil {
 		return nil, inputError(err)
 	}

@@ -1,8 +1,10 @@
 // Package wasmeval is the Go SDK for wasmeval plugins (standard Go,
-// GOOS=wasip1): typed envelopes (the ABI's own types), one entry point per
-// plugin kind (Verify, LoadCases, Evaluate, Test, DescribePlugin) so a
-// plugin is one function, and the helpers every wasmeval SDK shares with
-// the same results — the JSON model and canonical encoding, CompareJSON,
+// GOOS=wasip1): typed envelopes (the ABI's own types); one package per
+// plugin kind (verifier, loader, evaluator, testfunction) that exports the
+// kind's export, and its batch form, served by the one function a plugin
+// hands it (Verify, LoadCases, Evaluate and Test serve an export written by
+// hand); DescribePlugin; and the helpers every wasmeval SDK shares with the
+// same results — the JSON model and canonical encoding, CompareJSON,
 // NormalizeText, ParseJSONL, ExtractAnswer (docs/sdk-go.md,
 // docs/conformance.md). Envelopes travel over wasmeval's native transport
 // by default — the host writes the input into the plugin's memory and reads

@@ -50,8 +50,22 @@ func (e *SyntaxError) Error() string {
 
 // ParseJSON decodes one JSON document (surrounding whitespace allowed, no
 // trailing data) into the shared value model.
-func ParseJSON(data []byte) (any, error) {
-	p := parser{data: data}
+func ParseJSON(data []byte) (any, error) { return parseJSON(data, nil) }
+
+// envelopeScratch, when not nil, is the scratch buffer the SDK's own
+// envelope parsing (an export's input, single or batch) reuses from call
+// to call. It is set inside the guest only, where an instance serves one
+// call at a time; natively the Handle functions may run concurrently, and
+// parse with a scratch of their own.
+var envelopeScratch *[]byte
+
+// parseEnvelope parses an export's input envelope as ParseJSON does.
+func parseEnvelope(data []byte) (any, error) { return parseJSON(data, envelopeScratch) }
+
+// parseJSON is ParseJSON, reusing *reuse as its scratch when reuse is not
+// nil.
+func parseJSON(data []byte, reuse *[]byte) (any, error) {
+	p := parser{data: data, reuse: reuse}
 	p.skip()
 	v, err := p.value(0)
 	if err == nil {
@@ -94,6 +108,9 @@ type parser struct {
 	// document, as long as the rest of the input (a decoded string is
 	// never longer than its text).
 	scratch []byte
+	// reuse, when not nil, holds a scratch buffer to use (if large
+	// enough) and keeps the one allocated instead, for the next document.
+	reuse *[]byte
 	// lastText is the text of the last long string decoded, from after
 	// its opening quote to its closing quote included, and lastStr its
 	// value. A verify envelope holds a passing case's output twice (actual
@@ -327,7 +344,15 @@ func (p *parser) decodeStr() (string, error) {
 		return string(data[start:i]), nil
 	}
 	if p.scratch == nil {
-		p.scratch = make([]byte, len(data)-start)
+		n := len(data) - start
+		if p.reuse != nil && cap(*p.reuse) >= n {
+			p.scratch = (*p.reuse)[:n] // written before it is read
+		} else {
+			p.scratch = make([]byte, n)
+			if p.reuse != nil {
+				*p.reuse = p.scratch
+			}
+		}
 	}
 	out := p.scratch
 	w := copy(out, data[start:i])

@@ -255,6 +255,11 @@ func DecodeVerifyInput(data []byte) (*VerifyInput, error) {
 	if err != nil {
 		return nil, err
 	}
+	return verifyInputOf(v)
+}
+
+// verifyInputOf decodes a parsed verify input envelope.
+func verifyInputOf(v any) (*VerifyInput, error) {
 	d := &decoder{}
 	m := d.top(v)
 	in := &VerifyInput{ABIVersion: d.integer(root("$.abi_version"), m["abi_version"]),
@@ -269,6 +274,11 @@ func DecodeLoadInput(data []byte) (*LoadInput, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loadInputOf(v)
+}
+
+// loadInputOf decodes a parsed load_cases input envelope.
+func loadInputOf(v any) (*LoadInput, error) {
 	d := &decoder{}
 	m := d.top(v)
 	in := &LoadInput{ABIVersion: d.integer(root("$.abi_version"), m["abi_version"]), Config: d.obj(root("$.config"), m["config"])}
@@ -291,6 +301,11 @@ func DecodeEvaluateInput(data []byte) (*EvaluateInput, error) {
 	if err != nil {
 		return nil, err
 	}
+	return evaluateInputOf(v)
+}
+
+// evaluateInputOf decodes a parsed evaluate input envelope.
+func evaluateInputOf(v any) (*EvaluateInput, error) {
 	d := &decoder{}
 	m := d.top(v)
 	in := &EvaluateInput{ABIVersion: d.integer(root("$.abi_version"), m["abi_version"]), Config: d.obj(root("$.config"), m["config"]),
@@ -313,6 +328,11 @@ func DecodeTestInput(data []byte) (*TestInput, error) {
 	if err != nil {
 		return nil, err
 	}
+	return testInputOf(v)
+}
+
+// testInputOf decodes a parsed test input envelope.
+func testInputOf(v any) (*TestInput, error) {
 	d := &decoder{}
 	m := d.top(v)
 	in := &TestInput{ABIVersion: d.integer(root("$.abi_version"), m["abi_version"]), Config: d.obj(root("$.config"), m["config"])}
@@ -464,6 +484,9 @@ func toValue(v any) (any, bool) {
 		}
 		if t.Stateful {
 			m["stateful"] = true
+		}
+		if len(t.Batch) > 0 {
+			m["batch"] = t.Batch
 		}
 		if len(t.ConfigSchema) > 0 {
 			schema, err := ParseJSON(t.ConfigSchema)

@@ -1,0 +1,31 @@
+// Package served records which batch exports a Go plugin's kind packages
+// (verifier, evaluator, testfunction) serve, so DescribePlugin can
+// announce them.
+package served
+
+import (
+	"slices"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// kinds are the kinds whose packages were given a function.
+var kinds = map[string]bool{}
+
+// Set records that the package of kind serves its export and its batch
+// export (or no longer does, when on is false).
+func Set(kind string, on bool) { kinds[kind] = on }
+
+// Batch lists the batch forms, in abi.Batchable's order, of the exports of
+// the declared kinds that a kind package serves. It is never nil.
+func Batch(declared []string) []string {
+	out := []string{}
+	for _, export := range abi.Batchable {
+		for kind, e := range abi.Exports {
+			if e == export && kinds[kind] && slices.Contains(declared, kind) {
+				out = append(out, export)
+			}
+		}
+	}
+	return out
+}
