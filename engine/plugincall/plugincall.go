@@ -34,6 +34,35 @@ func Verify(ctx context.Context, p *host.Plugin, c *cases.Case, actual verify.Ac
 	return Verdict(p, out), nil
 }
 
+// VerifyBatch runs a verifier plugin on many cases of one binding (the
+// same config), in as few calls into the plugin as it allows
+// (host.Plugin.VerifyBatch). It returns each case's attributes, or the
+// fault of that case alone, in order.
+func VerifyBatch(ctx context.Context, p *host.Plugin, cs []*cases.Case, actuals []verify.Actual, config map[string]any, opts host.CallOptions) ([][]verify.AttributeResult, []error) {
+	attrs := make([][]verify.AttributeResult, len(cs))
+	errs := make([]error, len(cs))
+	ins := make([]abi.VerifyInput, 0, len(cs))
+	at := make([]int, 0, len(cs)) // ins[k] is case at[k]
+	for i, c := range cs {
+		in, err := VerifyInput(c, actuals[i], config)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		ins = append(ins, in)
+		at = append(at, i)
+	}
+	outs, callErrs := p.VerifyBatch(ctx, ins, opts)
+	for k, i := range at {
+		if callErrs[k] != nil {
+			errs[i] = callErrs[k]
+			continue
+		}
+		attrs[i] = Verdict(p, outs[k])
+	}
+	return attrs, errs
+}
+
 // VerifyInput is the verify envelope of a case and its actual result.
 func VerifyInput(c *cases.Case, actual verify.Actual, config map[string]any) (abi.VerifyInput, error) {
 	ac, err := CallCase(c)

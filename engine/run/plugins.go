@@ -174,58 +174,83 @@ func checkBinding(p *host.Plugin, ref *problem.PluginRef, function string) diag.
 // wrong, and is returned so the record can flag it; other cases are not
 // affected.
 func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.Case, actual verify.Actual, env verify.Env) ([]verify.AttributeResult, string) {
-	checks := c.Checks
-	if len(checks) == 0 && g.Verifier == nil {
-		checks = verify.DefaultChecks(c.Expected)
-	}
-	var faults []string
-	fault := func(attr string, err error) verify.AttributeResult {
-		faults = append(faults, err.Error())
-		return verify.AttributeResult{Attribute: attr, Weight: 1, Check: "plugin",
-			Diff: &verify.Diff{Summary: err.Error()}}
+	attrs, faults := s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, env)
+	return attrs[0], faults[0]
+}
+
+// verifyCases is verifyCase for many cases of one group at once: the
+// group's verifier plugin gets them in as few calls as it allows (batches,
+// docs/plugin-abi.md), and each case's verdict and fault are the ones
+// verifyCase gives it alone.
+func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, env verify.Env) ([][]verify.AttributeResult, []string) {
+	attrs := make([][]verify.AttributeResult, len(cs))
+	faults := make([][]string, len(cs))
+	fault := func(i int, attr string, err error) {
+		faults[i] = append(faults[i], err.Error())
+		attrs[i] = append(attrs[i], verify.AttributeResult{Attribute: attr, Weight: 1, Check: "plugin",
+			Diff: &verify.Diff{Summary: err.Error()}})
 	}
 	opts := host.CallOptions{Assets: plugincall.ProblemAssets(s.dir)}
-	attrs := make([]verify.AttributeResult, 0, len(checks)+1)
-	for _, spec := range checks {
-		if spec.Kind != "evaluator" {
-			attrs = append(attrs, verify.Run(spec, actual, c.Expected, env))
-			continue
+	for i, c := range cs {
+		checks := c.Checks
+		if len(checks) == 0 && g.Verifier == nil {
+			checks = verify.DefaultChecks(c.Expected)
 		}
-		attr := spec.Attribute
-		if attr == "" {
-			attr = "evaluator:" + spec.Function
+		attrs[i] = make([]verify.AttributeResult, 0, len(checks)+1)
+		for _, spec := range checks {
+			if spec.Kind != "evaluator" {
+				attrs[i] = append(attrs[i], verify.Run(spec, actuals[i], c.Expected, env))
+				continue
+			}
+			attr := spec.Attribute
+			if attr == "" {
+				attr = "evaluator:" + spec.Function
+			}
+			out, label, err := s.evaluate(ctx, spec, c, actuals[i], opts)
+			if err != nil {
+				fault(i, attr, err)
+				continue
+			}
+			attrs[i] = append(attrs[i], evaluatorVerdict(attr, spec, label, out))
 		}
-		p, err := s.get(ctx, spec.Plugin, abi.KindEvaluator)
-		if err != nil {
-			attrs = append(attrs, fault(attr, err))
-			continue
-		}
-		ac, err := plugincall.CallCase(c)
-		if err != nil {
-			attrs = append(attrs, fault(attr, err))
-			continue
-		}
-		out, err := p.Evaluate(ctx, abi.EvaluateInput{Config: spec.Plugin.Config, Function: spec.Function,
-			Arguments: spec.Arguments, Case: &ac, Actual: &actual, Expected: c.Expected}, opts)
-		if err != nil {
-			attrs = append(attrs, fault(attr, err))
-			continue
-		}
-		attrs = append(attrs, evaluatorVerdict(attr, spec, p.Label(), out))
 	}
 	if g.Verifier != nil {
 		p, err := s.get(ctx, g.Verifier, abi.KindVerifier)
-		if err == nil {
-			var got []verify.AttributeResult
-			if got, err = plugincall.Verify(ctx, p, c, actual, g.Verifier.Config, opts); err == nil {
-				attrs = append(attrs, got...)
+		if err != nil {
+			for i := range cs {
+				fault(i, "plugin:verifier", err)
+			}
+		} else {
+			got, errs := plugincall.VerifyBatch(ctx, p, cs, actuals, g.Verifier.Config, opts)
+			for i := range cs {
+				if errs[i] != nil {
+					fault(i, "plugin:verifier", errs[i])
+					continue
+				}
+				attrs[i] = append(attrs[i], got[i]...)
 			}
 		}
-		if err != nil {
-			attrs = append(attrs, fault("plugin:verifier", err))
-		}
 	}
-	return attrs, joinFaults(faults)
+	joined := make([]string, len(cs))
+	for i := range faults {
+		joined[i] = joinFaults(faults[i])
+	}
+	return attrs, joined
+}
+
+// evaluate calls an evaluator check's function on one case.
+func (s *pluginSet) evaluate(ctx context.Context, spec problem.CheckSpec, c *cases.Case, actual verify.Actual, opts host.CallOptions) (abi.EvaluateOutput, string, error) {
+	p, err := s.get(ctx, spec.Plugin, abi.KindEvaluator)
+	if err != nil {
+		return abi.EvaluateOutput{}, "", err
+	}
+	ac, err := plugincall.CallCase(c)
+	if err != nil {
+		return abi.EvaluateOutput{}, "", err
+	}
+	out, err := p.Evaluate(ctx, abi.EvaluateInput{Config: spec.Plugin.Config, Function: spec.Function,
+		Arguments: spec.Arguments, Case: &ac, Actual: &actual, Expected: c.Expected}, opts)
+	return out, p.Label(), err
 }
 
 // evaluatorVerdict turns a score into an attribute verdict.
