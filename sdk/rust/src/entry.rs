@@ -8,6 +8,7 @@
 //! `--cfg wasmeval_extism` it speaks Extism's ABI instead, for other
 //! Extism hosts.
 
+use crate::json::Value;
 use crate::models::*;
 
 #[cfg(all(target_arch = "wasm32", wasmeval_extism))]
@@ -251,9 +252,247 @@ pub fn handle<I, O: ToValue>(
     decode: fn(&[u8]) -> Result<I, String>,
     f: impl FnOnce(I) -> Result<O, String>,
 ) -> Result<String, String> {
+    let mut out = String::new();
+    handle_into(input, decode, f, &mut out)?;
+    Ok(out)
+}
+
+/// handle, appending the output to out; on failure out may hold part of
+/// it past its length before the call.
+fn handle_into<I, O: ToValue>(
+    input: &[u8],
+    decode: fn(&[u8]) -> Result<I, String>,
+    f: impl FnOnce(I) -> Result<O, String>,
+    out: &mut String,
+) -> Result<(), String> {
     let in_ = decode(input).map_err(|e| format!("invalid input: {}", e))?;
-    let out = f(in_)?;
-    out.to_value().to_json()
+    let o = f(in_)?;
+    crate::json::encode(&o.to_value(), out)
+}
+
+/// The transport-free core of every batch export (docs/plugin-abi.md,
+/// "Batches"): a batch input in, the batch output out. Each call goes
+/// through handle's own path on its own bytes, so its result's `output` is
+/// the single call's output byte for byte, or its `error` the single
+/// call's failure message; every result is written into one buffer. Err
+/// means the input is not a batch at all.
+pub fn handle_batch<I, O: ToValue>(
+    input: &[u8],
+    decode: fn(&[u8]) -> Result<I, String>,
+    f: fn(I) -> Result<O, String>,
+) -> Result<String, String> {
+    let calls = batch_calls(input).map_err(|e| format!("invalid input: {}", e))?;
+    let mut out = String::with_capacity(input.len() + 64);
+    out.push_str("{\"results\":[");
+    for (i, &(start, end)) in calls.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"call\":");
+        out.push_str(&i.to_string());
+        let mark = out.len();
+        out.push_str(",\"output\":");
+        if let Err(msg) = handle_into(&input[start..end], decode, f, &mut out) {
+            out.truncate(mark);
+            out.push_str(",\"error\":");
+            crate::json::quote_into(&msg, &mut out);
+        }
+        out.push('}');
+    }
+    out.push_str("]}");
+    Ok(out)
+}
+
+/// Where each call of a batch input is (start and end byte offsets). The
+/// scan only delimits the calls: a call that is not valid JSON, or not an
+/// envelope, fails when it is decoded, with the message the same input
+/// gets alone. An input that is not a batch fails with the message parse
+/// and the envelope decoders give.
+pub fn batch_calls(data: &[u8]) -> Result<Vec<(usize, usize)>, String> {
+    let mut s = SpanScanner { data, pos: 0 };
+    let mut spans = Vec::new();
+    if s.batch(&mut spans) {
+        return Ok(spans);
+    }
+    let v = crate::json::parse(data).map_err(|e| e.to_string())?;
+    match &v {
+        Value::Object(m) => match m.get("calls") {
+            None => Err("$.calls is missing, expected an array".to_string()),
+            Some(c) => Err(format!("$.calls is {}, expected an array", type_name(c))),
+        },
+        _ => Err(format!("$ is {}, expected an object", type_name(&v))),
+    }
+}
+
+/// Walks a batch input's top-level object without decoding it.
+struct SpanScanner<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> SpanScanner<'a> {
+    fn skip(&mut self) {
+        while self.pos < self.data.len() {
+            match self.data[self.pos] {
+                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
+                _ => return,
+            }
+        }
+    }
+    fn at(&self, c: u8) -> bool {
+        self.data.get(self.pos) == Some(&c)
+    }
+    /// Reads {"calls":[…], …}; false for anything else, including an
+    /// input without a calls array. A repeated key counts the last time.
+    fn batch(&mut self, spans: &mut Vec<(usize, usize)>) -> bool {
+        self.skip();
+        if !self.at(b'{') {
+            return false;
+        }
+        self.pos += 1;
+        self.skip();
+        let mut found = false;
+        if self.at(b'}') {
+            self.pos += 1;
+        } else {
+            loop {
+                self.skip();
+                if !self.at(b'"') {
+                    return false;
+                }
+                let key_start = self.pos;
+                if !self.string() {
+                    return false;
+                }
+                let key = &self.data[key_start..self.pos];
+                self.skip();
+                if !self.at(b':') {
+                    return false;
+                }
+                self.pos += 1;
+                self.skip();
+                if is_calls_key(key) {
+                    spans.clear();
+                    if !self.calls(spans) {
+                        return false;
+                    }
+                    found = true;
+                } else if !self.value() {
+                    return false;
+                }
+                self.skip();
+                if self.at(b',') {
+                    self.pos += 1;
+                    continue;
+                }
+                if self.at(b'}') {
+                    self.pos += 1;
+                    break;
+                }
+                return false;
+            }
+        }
+        self.skip();
+        found && self.pos == self.data.len()
+    }
+    fn calls(&mut self, spans: &mut Vec<(usize, usize)>) -> bool {
+        if !self.at(b'[') {
+            return false;
+        }
+        self.pos += 1;
+        self.skip();
+        if self.at(b']') {
+            self.pos += 1;
+            return true;
+        }
+        loop {
+            self.skip();
+            let start = self.pos;
+            if !self.value() {
+                return false;
+            }
+            spans.push((start, self.pos));
+            self.skip();
+            if self.at(b',') {
+                self.pos += 1;
+                continue;
+            }
+            if self.at(b']') {
+                self.pos += 1;
+                return true;
+            }
+            return false;
+        }
+    }
+    /// Moves past one value: a string, an object or array (brackets
+    /// matched, strings skipped) or a scalar (up to the next delimiter).
+    fn value(&mut self) -> bool {
+        match self.data.get(self.pos) {
+            None => false,
+            Some(b'"') => self.string(),
+            Some(b'{') | Some(b'[') => {
+                let mut depth = 0usize;
+                while self.pos < self.data.len() {
+                    match self.data[self.pos] {
+                        b'"' => {
+                            if !self.string() {
+                                return false;
+                            }
+                            continue;
+                        }
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.pos += 1;
+                                return true;
+                            }
+                        }
+                        _ => {}
+                    }
+                    self.pos += 1;
+                }
+                false
+            }
+            Some(_) => {
+                let start = self.pos;
+                while self.pos < self.data.len() {
+                    match self.data[self.pos] {
+                        b',' | b']' | b'}' | b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'[' | b'"' | b':' => break,
+                        _ => self.pos += 1,
+                    }
+                }
+                self.pos > start
+            }
+        }
+    }
+    /// Moves past a string, from its opening quote to its closing one.
+    fn string(&mut self) -> bool {
+        let mut i = self.pos + 1;
+        while i < self.data.len() {
+            match self.data[i] {
+                b'"' => {
+                    self.pos = i + 1;
+                    return true;
+                }
+                b'\\' => i += 2,
+                _ => i += 1,
+            }
+        }
+        false
+    }
+}
+
+/// Whether a key's JSON text (quotes included) is "calls", however it is
+/// escaped.
+fn is_calls_key(text: &[u8]) -> bool {
+    if text == b"\"calls\"" {
+        return true;
+    }
+    if !text.contains(&b'\\') {
+        return false;
+    }
+    matches!(crate::json::parse(text), Ok(Value::String(k)) if k == "calls")
 }
 
 /// The transport this build speaks: native, or extism with
@@ -272,7 +511,22 @@ pub fn describe_json(d: &Describe) -> Result<String, String> {
     if d.transport.is_empty() {
         d.transport = TRANSPORT.to_string();
     }
+    if d.batch.is_none() {
+        d.batch = Some(batch_exports(&d.kinds));
+    }
     d.to_value().to_json()
+}
+
+/// The batch exports the kind macros provide for the declared kinds, in
+/// the ABI's order: verify, evaluate, test.
+pub fn batch_exports(kinds: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (kind, export) in [("verifier", "verify"), ("evaluator", "evaluate"), ("test", "test")] {
+        if kinds.iter().any(|k| k == kind) {
+            out.push(export.to_string());
+        }
+    }
+    out
 }
 
 #[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
@@ -333,6 +587,24 @@ pub fn serve_test(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
     finish(handle(&input(), TestInput::decode, f))
 }
 
+/// Serves verify_batch with f: every call as serve_verify would answer it.
+#[cfg(target_arch = "wasm32")]
+pub fn serve_verify_batch(f: fn(VerifyInput) -> Result<VerifyOutput, String>) -> i32 {
+    finish(handle_batch(&input(), VerifyInput::decode, f))
+}
+
+/// Serves evaluate_batch with f.
+#[cfg(target_arch = "wasm32")]
+pub fn serve_evaluate_batch(f: fn(EvaluateInput) -> Result<EvaluateOutput, String>) -> i32 {
+    finish(handle_batch(&input(), EvaluateInput::decode, f))
+}
+
+/// Serves test_batch with f.
+#[cfg(target_arch = "wasm32")]
+pub fn serve_test_batch(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
+    finish(handle_batch(&input(), TestInput::decode, f))
+}
+
 /// Exports `describe` answering with the given Describe expression, and
 /// the native transport's wasmeval_input and wasmeval_output.
 #[macro_export]
@@ -353,7 +625,8 @@ macro_rules! describe {
     };
 }
 
-/// Exports `verify` served by a fn(VerifyInput) -> Result<VerifyOutput, String>.
+/// Exports `verify` served by a fn(VerifyInput) -> Result<VerifyOutput, String>,
+/// and its batch form `verify_batch`, which describe! announces.
 #[macro_export]
 macro_rules! verifier {
     ($f:path) => {
@@ -361,10 +634,16 @@ macro_rules! verifier {
         pub extern "C" fn __wasmeval_verify() -> i32 {
             $crate::serve_verify($f)
         }
+        #[export_name = "verify_batch"]
+        pub extern "C" fn __wasmeval_verify_batch() -> i32 {
+            $crate::serve_verify_batch($f)
+        }
     };
 }
 
-/// Exports `load_cases` served by a fn(LoadInput) -> Result<LoadOutput, String>.
+/// Exports `load_cases` served by a fn(LoadInput) -> Result<LoadOutput, String>
+/// (load_cases has no batch form: a stateful loader's calls depend on each
+/// other's results).
 #[macro_export]
 macro_rules! loader {
     ($f:path) => {
@@ -375,7 +654,8 @@ macro_rules! loader {
     };
 }
 
-/// Exports `evaluate` served by a fn(EvaluateInput) -> Result<EvaluateOutput, String>.
+/// Exports `evaluate` served by a fn(EvaluateInput) -> Result<EvaluateOutput, String>,
+/// and its batch form `evaluate_batch`, which describe! announces.
 #[macro_export]
 macro_rules! evaluator {
     ($f:path) => {
@@ -383,16 +663,25 @@ macro_rules! evaluator {
         pub extern "C" fn __wasmeval_evaluate() -> i32 {
             $crate::serve_evaluate($f)
         }
+        #[export_name = "evaluate_batch"]
+        pub extern "C" fn __wasmeval_evaluate_batch() -> i32 {
+            $crate::serve_evaluate_batch($f)
+        }
     };
 }
 
-/// Exports `test` served by a fn(TestInput) -> Result<TestOutput, String>.
+/// Exports `test` served by a fn(TestInput) -> Result<TestOutput, String>,
+/// and its batch form `test_batch`, which describe! announces.
 #[macro_export]
 macro_rules! test_function {
     ($f:path) => {
         #[export_name = "test"]
         pub extern "C" fn __wasmeval_test() -> i32 {
             $crate::serve_test($f)
+        }
+        #[export_name = "test_batch"]
+        pub extern "C" fn __wasmeval_test_batch() -> i32 {
+            $crate::serve_test_batch($f)
         }
     };
 }

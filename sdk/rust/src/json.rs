@@ -477,7 +477,7 @@ pub fn quote(s: &str) -> String {
     out
 }
 
-fn quote_into(s: &str, out: &mut String) {
+pub(crate) fn quote_into(s: &str, out: &mut String) {
     out.push('"');
     let mut start = 0;
     for (i, c) in s.char_indices() {

@@ -20,6 +20,12 @@ pub struct Describe {
     pub config_schema: Value,
     pub description: String,
     pub transport: String,
+    /// The exports with a batch form (verify, evaluate, test). None (the
+    /// default) announces the batch export of every such kind the plugin
+    /// declares, which the kind macros (verifier!, evaluator!,
+    /// test_function!) export; set it only for exports written by hand
+    /// (Some(vec![]) for none).
+    pub batch: Option<Vec<String>>,
 }
 
 impl Describe {
@@ -525,6 +531,11 @@ impl ToValue for Describe {
         }
         if self.stateful {
             m.insert("stateful".into(), Value::Bool(true));
+        }
+        if let Some(b) = &self.batch {
+            if !b.is_empty() {
+                m.insert("batch".into(), strings(b));
+            }
         }
         if !self.config_schema.is_null() {
             m.insert("config_schema".into(), self.config_schema.clone());
