@@ -24,9 +24,14 @@ import (
 	"strings"
 
 	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval/evaluator"
 )
 
 func main() {}
+
+// The evaluator package exports evaluate and evaluate_batch, served by
+// eval.
+func init() { evaluator.Serve(eval) }
 
 //go:wasmexport describe
 func describe() int32 {
@@ -34,9 +39,6 @@ func describe() int32 {
 		Kinds: []string{"evaluator"}, Functions: []string{"top_by_value"},
 		Description: "Ranks the catalog by value and scores a submission's top-N list against it."})
 }
-
-//go:wasmexport evaluate
-func evaluate() int32 { return wasmeval.Evaluate(eval) }
 
 func eval(in *wasmeval.EvaluateInput) (*wasmeval.EvaluateOutput, error) {
 	if in.Function != "top_by_value" {

@@ -18,9 +18,14 @@ import (
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
+	"github.com/wasmeval/wasmeval/sdk/go/wasmeval/verifier"
 )
 
 func main() {}
+
+// The verifier package exports verify, and verify_batch for runs that
+// verify many cases at once, both served by check.
+func init() { verifier.Serve(check) }
 
 // config is the `config` object a group passes.
 type config struct {
@@ -47,9 +52,6 @@ func describe() int32 {
 		Kinds: []string{abi.KindVerifier}, ConfigSchema: schema,
 		Description: "Verifies the inventory CLI: exit status, JSON or text output, error messages."})
 }
-
-//go:wasmexport verify
-func verifyCase() int32 { return wasmeval.Verify(check) }
 
 // check verifies one case. The SDK decodes the envelope and encodes the
 // verdict without reflection; the config is read straight from its map.
