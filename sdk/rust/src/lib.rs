@@ -1,10 +1,13 @@
 //! wasmeval — the Rust SDK for wasmeval plugins.
 //!
 //! A plugin is a `cdylib` built for `wasm32-unknown-unknown`; it exchanges
-//! envelopes with the host through Extism's input and output (the SDK
-//! declares the `extism:host/env` imports itself, so no crate from
-//! crates.io is needed). A plugin author writes one function per kind and
-//! exports it with a macro:
+//! envelopes with the host over wasmeval's native transport, or, compiled
+//! with `--cfg wasmeval_extism`, through Extism's input and output (the SDK
+//! declares the host's imports itself, so no crate from crates.io is
+//! needed). A plugin author writes one function per kind and exports it
+//! with a macro, which for verify, evaluate and test also exports the
+//! batch form that answers many calls at once (docs/plugin-abi.md,
+//! "Batches"):
 //!
 //! ```ignore
 //! use wasmeval::*;
