@@ -468,3 +468,29 @@ func TestResolvesTo(t *testing.T) {
 		}
 	}
 }
+
+// An interrupted rescore keeps what it verified and says it is incomplete.
+func TestInterruptedRescoreKeepsWhatItVerified(t *testing.T) {
+	from := brokenInventoryRun(t)
+	p, err := LoadProblem(exampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := filepath.Join(t.TempDir(), "rescored")
+	res, err := Rescore(ctx, RescoreOptions{Problem: p, From: from, Loader: BuiltinLoader, Plugins: runtest.Host(t, host.Options{})},
+		RescoreTarget{OutDir: out, Progress: &runtest.CancelAfter{N: 5, Cancel: cancel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(runtest.JournalIDs(t, filepath.Join(out, journal.FileName)))
+	if !res.Interrupted || res.Passed || n < 5 || n >= 20 || res.Rescored != n {
+		t.Fatalf("interrupted=%v passed=%v, %d records, %d rescored", res.Interrupted, res.Passed, n, res.Rescored)
+	}
+	for _, s := range res.Summaries {
+		if s.Complete {
+			t.Errorf("%s: complete after an interrupt", s.Name)
+		}
+	}
+}
