@@ -17,13 +17,13 @@ import (
 // batchSDKs are the reference plugins whose SDK provides the batch
 // exports: their describe must announce every batchable export of the
 // kinds they serve.
-var batchSDKs = []string{"go", "go-extism", "rust", "rust-extism"}
+var batchSDKs = []string{"go", "go-extism", "rust", "rust-extism", "assemblyscript", "assemblyscript-extism"}
 
 // batchSDKsPending are the reference plugins whose SDK does not provide
 // the batch exports yet. Their batches are still checked when their
 // describe announces some; move a plugin to batchSDKs when its SDK
 // provides them.
-var batchSDKsPending = []string{"assemblyscript", "assemblyscript-extism"}
+var batchSDKsPending = []string{}
 
 // batchResult is one result of a batch output, every field kept as
 // written.

@@ -19,7 +19,6 @@ export function describe(): i32 {
   d.functions = ["echo", "json_equal", "sum", "text_equal"];
   d.configSchema = Value.newObject().set("type", Value.str("object"));
   d.description = "Reference plugin of the SDK conformance suite — ünïcödé ✓";
-  d.batch = []; // until the describe vector announces the batch exports
   return serveDescribe(d);
 }
 

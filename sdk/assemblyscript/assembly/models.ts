@@ -72,22 +72,59 @@ export class InputFile {
   encoding: string = "";
 }
 
-/** A test case as plugins see it. */
+/** A test case as plugins see it. Its lists and maps, here and in the
+ * other inputs, are made when first asked for. */
 export class Case {
   id: string = "";
   checkpoint: string = "";
   group: string = "";
   groupType: string = "";
-  arguments: Array<string> = [];
+  get arguments(): Array<string> {
+    let x = this._arguments;
+    if (x === null) { x = new Array<string>(); this._arguments = x; }
+    return x;
+  }
+  set arguments(x: Array<string>) { this._arguments = x; }
+  private _arguments: Array<string> | null = null;
   /** Null when the case has no stdin. */
   stdin: string | null = null;
-  env: Map<string, string> = new Map<string, string>();
-  inputFiles: Array<InputFile> = [];
-  trackedFiles: Array<string> = [];
-  expected: Obj = newObj();
+  get env(): Map<string, string> {
+    let x = this._env;
+    if (x === null) { x = new Map<string, string>(); this._env = x; }
+    return x;
+  }
+  set env(x: Map<string, string>) { this._env = x; }
+  private _env: Map<string, string> | null = null;
+  get inputFiles(): Array<InputFile> {
+    let x = this._inputFiles;
+    if (x === null) { x = new Array<InputFile>(); this._inputFiles = x; }
+    return x;
+  }
+  set inputFiles(x: Array<InputFile>) { this._inputFiles = x; }
+  private _inputFiles: Array<InputFile> | null = null;
+  get trackedFiles(): Array<string> {
+    let x = this._trackedFiles;
+    if (x === null) { x = new Array<string>(); this._trackedFiles = x; }
+    return x;
+  }
+  set trackedFiles(x: Array<string>) { this._trackedFiles = x; }
+  private _trackedFiles: Array<string> | null = null;
+  get expected(): Obj {
+    let x = this._expected;
+    if (x === null) { x = newObj(); this._expected = x; }
+    return x;
+  }
+  set expected(x: Obj) { this._expected = x; }
+  private _expected: Obj | null = null;
   timeoutS: f64 = 0;
   reset: bool = false;
-  extra: Obj = newObj();
+  get extra(): Obj {
+    let x = this._extra;
+    if (x === null) { x = newObj(); this._extra = x; }
+    return x;
+  }
+  set extra(x: Obj) { this._extra = x; }
+  private _extra: Obj | null = null;
 
   toValue(): Value {
     const m = newObj();
@@ -130,16 +167,34 @@ export class Actual {
   statusCode: i64 = 0;
   output: string = "";
   stderr: string = "";
-  files: Obj = newObj();
+  get files(): Obj {
+    let x = this._files;
+    if (x === null) { x = newObj(); this._files = x; }
+    return x;
+  }
+  set files(x: Obj) { this._files = x; }
+  private _files: Obj | null = null;
   timedOut: bool = false;
 }
 
 export class VerifyInput {
   abiVersion: i64 = 0;
-  config: Obj = newObj();
+  get config(): Obj {
+    let x = this._config;
+    if (x === null) { x = newObj(); this._config = x; }
+    return x;
+  }
+  set config(x: Obj) { this._config = x; }
+  private _config: Obj | null = null;
   case: Case = new Case();
   actual: Actual = new Actual();
-  expected: Obj = newObj();
+  get expected(): Obj {
+    let x = this._expected;
+    if (x === null) { x = newObj(); this._expected = x; }
+    return x;
+  }
+  set expected(x: Obj) { this._expected = x; }
+  private _expected: Obj | null = null;
 }
 
 /** One difference at one location; Null values are left out. */
@@ -236,7 +291,13 @@ export class Outcome {
 
 export class LoadInput {
   abiVersion: i64 = 0;
-  config: Obj = newObj();
+  get config(): Obj {
+    let x = this._config;
+    if (x === null) { x = newObj(); this._config = x; }
+    return x;
+  }
+  set config(x: Obj) { this._config = x; }
+  private _config: Obj | null = null;
   group: GroupInfo = new GroupInfo();
   history: Array<Outcome> = [];
 }
@@ -259,12 +320,30 @@ export class LoadOutput {
 
 export class EvaluateInput {
   abiVersion: i64 = 0;
-  config: Obj = newObj();
+  get config(): Obj {
+    let x = this._config;
+    if (x === null) { x = newObj(); this._config = x; }
+    return x;
+  }
+  set config(x: Obj) { this._config = x; }
+  private _config: Obj | null = null;
   function: string = "";
-  arguments: Obj = newObj();
+  get arguments(): Obj {
+    let x = this._arguments;
+    if (x === null) { x = newObj(); this._arguments = x; }
+    return x;
+  }
+  set arguments(x: Obj) { this._arguments = x; }
+  private _arguments: Obj | null = null;
   case: Case | null = null;
   actual: Actual | null = null;
-  expected: Obj = newObj();
+  get expected(): Obj {
+    let x = this._expected;
+    if (x === null) { x = newObj(); this._expected = x; }
+    return x;
+  }
+  set expected(x: Obj) { this._expected = x; }
+  private _expected: Obj | null = null;
 }
 
 export class EvaluateOutput {
@@ -308,7 +387,13 @@ export class AgentRun {
 
 export class TestInput {
   abiVersion: i64 = 0;
-  config: Obj = newObj();
+  get config(): Obj {
+    let x = this._config;
+    if (x === null) { x = newObj(); this._config = x; }
+    return x;
+  }
+  set config(x: Obj) { this._config = x; }
+  private _config: Obj | null = null;
   result: AgentRun = new AgentRun();
 }
 
@@ -353,108 +438,130 @@ export function typeName(v: Value): string {
 export let decodeError: string = "";
 
 /** Decodes with the first shape error remembered, visiting fields in the
- * same order as the other SDKs so the message is the same. */
+ * same order as the other SDKs so the message is the same. A value's path
+ * is given in parts, the enclosing path, the field's suffix (".id") and an
+ * index (-1 for none), and is put together only for the message. */
 class Decoder {
   err: string = "";
-  bad(path: string, v: Value, want: string): void {
-    if (this.err.length == 0) this.err = path + " is " + typeName(v) + ", expected " + want;
+  bad(path: string, key: string, at: i32, v: Value, want: string): void {
+    if (this.err.length == 0) this.err = joinPath(path, key, at) + " is " + typeName(v) + ", expected " + want;
   }
-  obj(path: string, v: Value): Obj | null {
+  obj(path: string, key: string, v: Value, at: i32 = -1): Obj | null {
     if (v.kind == Kind.Null) return null;
     if (v.kind == Kind.Object) return v.obj;
-    this.bad(path, v, "an object");
+    this.bad(path, key, at, v, "an object");
     return null;
   }
-  map(path: string, v: Value): Obj {
-    const m = this.obj(path, v);
+  map(path: string, key: string, v: Value): Obj {
+    const m = this.obj(path, key, v);
     return m !== null ? m : newObj();
   }
-  str(path: string, v: Value): string {
+  str(path: string, key: string, v: Value, at: i32 = -1): string {
     if (v.kind == Kind.Null) return "";
     if (v.kind == Kind.String) return v.s;
-    this.bad(path, v, "a string");
+    this.bad(path, key, at, v, "a string");
     return "";
   }
-  bool(path: string, v: Value): bool {
+  bool(path: string, key: string, v: Value): bool {
     if (v.kind == Kind.Null) return false;
     if (v.kind == Kind.Bool) return v.b;
-    this.bad(path, v, "a boolean");
+    this.bad(path, key, -1, v, "a boolean");
     return false;
   }
-  float(path: string, v: Value): f64 {
+  float(path: string, key: string, v: Value): f64 {
     if (v.kind == Kind.Null) return 0;
     if (v.kind == Kind.Number || v.kind == Kind.Float) return v.asF64();
-    this.bad(path, v, "a number");
+    this.bad(path, key, -1, v, "a number");
     return 0;
   }
-  integer(path: string, v: Value): i64 {
-    const f = this.float(path, v);
+  integer(path: string, key: string, v: Value): i64 {
+    const f = this.float(path, key, v);
     if (f != Math.trunc(f) || Math.abs(f) > 9007199254740992) {
-      if (this.err.length == 0) this.err = path + " is a number, expected an integer";
+      if (this.err.length == 0) this.err = joinPath(path, key, -1) + " is a number, expected an integer";
       return 0;
     }
     return <i64>f;
   }
-  arr(path: string, v: Value): Array<Value> {
+  arr(path: string, key: string, v: Value): Array<Value> {
     if (v.kind == Kind.Null) return [];
     if (v.kind == Kind.Array) return v.arr;
-    this.bad(path, v, "an array");
+    this.bad(path, key, -1, v, "an array");
     return [];
   }
-  strs(path: string, v: Value): Array<string> {
-    const a = this.arr(path, v);
-    const out = new Array<string>();
-    for (let i = 0; i < a.length; i++) out.push(this.str(path + "[" + i.toString() + "]", a[i]));
+  strs(path: string, key: string, v: Value): Array<string> {
+    const a = this.arr(path, key, v);
+    const out = new Array<string>(a.length);
+    for (let i = 0; i < a.length; i++) unchecked(out[i] = this.str(path, key, unchecked(a[i]), i));
     return out;
+  }
+  /** Decodes a case into c. */
+  caseInto(c: Case, path: string, v: Value): void {
+    const m = this.obj(path, "", v);
+    if (m === null) return;
+    c.id = this.str(path, ".id", field(m, "id"));
+    c.checkpoint = this.str(path, ".checkpoint", field(m, "checkpoint"));
+    c.group = this.str(path, ".group", field(m, "group"));
+    c.groupType = this.str(path, ".group_type", field(m, "group_type"));
+    c.arguments = this.strs(path, ".arguments", field(m, "arguments"));
+    if (!field(m, "stdin").isNull()) c.stdin = this.str(path, ".stdin", field(m, "stdin"));
+    const env = this.obj(path, ".env", field(m, "env"));
+    if (env !== null) {
+      const keys = sortedKeysOf(env);
+      for (let i = 0; i < keys.length; i++) {
+        const v = env.get(keys[i]);
+        if (v.kind == Kind.String) c.env.set(keys[i], v.s);
+        else c.env.set(keys[i], this.str(childPath(path + ".env", keys[i]), "", v));
+      }
+    }
+    const files = this.arr(path, ".input_files", field(m, "input_files"));
+    for (let i = 0; i < files.length; i++) {
+      const fm = this.obj(path, ".input_files", files[i], i);
+      const f = new InputFile();
+      if (fm !== null) {
+        const fp = joinPath(path, ".input_files", i);
+        f.path = this.str(fp, ".path", field(fm, "path"));
+        f.content = this.str(fp, ".content", field(fm, "content"));
+        f.encoding = this.str(fp, ".encoding", field(fm, "encoding"));
+      }
+      c.inputFiles.push(f);
+    }
+    c.trackedFiles = this.strs(path, ".tracked_files", field(m, "tracked_files"));
+    c.expected = this.map(path, ".expected", field(m, "expected"));
+    c.timeoutS = this.float(path, ".timeout_s", field(m, "timeout_s"));
+    c.reset = this.bool(path, ".reset", field(m, "reset"));
+    c.extra = this.map(path, ".extra", field(m, "extra"));
   }
   case(path: string, v: Value): Case {
     const c = new Case();
-    const m = this.obj(path, v);
-    if (m === null) return c;
-    c.id = this.str(path + ".id", field(m, "id"));
-    c.checkpoint = this.str(path + ".checkpoint", field(m, "checkpoint"));
-    c.group = this.str(path + ".group", field(m, "group"));
-    c.groupType = this.str(path + ".group_type", field(m, "group_type"));
-    c.arguments = this.strs(path + ".arguments", field(m, "arguments"));
-    if (!field(m, "stdin").isNull()) c.stdin = this.str(path + ".stdin", field(m, "stdin"));
-    const env = this.obj(path + ".env", field(m, "env"));
-    if (env !== null) {
-      const keys = sortedKeysOf(env);
-      for (let i = 0; i < keys.length; i++) c.env.set(keys[i], this.str(childPath(path + ".env", keys[i]), env.get(keys[i])));
-    }
-    const files = this.arr(path + ".input_files", field(m, "input_files"));
-    for (let i = 0; i < files.length; i++) {
-      const p = path + ".input_files[" + i.toString() + "]";
-      const fm = this.obj(p, files[i]);
-      const f = new InputFile();
-      f.path = this.str(p + ".path", fieldOf(fm, "path"));
-      f.content = this.str(p + ".content", fieldOf(fm, "content"));
-      f.encoding = this.str(p + ".encoding", fieldOf(fm, "encoding"));
-      c.inputFiles.push(f);
-    }
-    c.trackedFiles = this.strs(path + ".tracked_files", field(m, "tracked_files"));
-    c.expected = this.map(path + ".expected", field(m, "expected"));
-    c.timeoutS = this.float(path + ".timeout_s", field(m, "timeout_s"));
-    c.reset = this.bool(path + ".reset", field(m, "reset"));
-    c.extra = this.map(path + ".extra", field(m, "extra"));
+    this.caseInto(c, path, v);
     return c;
+  }
+  /** Decodes an actual result into a. */
+  actualInto(a: Actual, path: string, v: Value): void {
+    const m = this.obj(path, "", v);
+    if (m === null) return;
+    a.statusCode = this.integer(path, ".status_code", field(m, "status_code"));
+    a.output = this.str(path, ".output", field(m, "output"));
+    a.stderr = this.str(path, ".stderr", field(m, "stderr"));
+    a.files = this.map(path, ".files", field(m, "files"));
+    a.timedOut = this.bool(path, ".timed_out", field(m, "timed_out"));
   }
   actual(path: string, v: Value): Actual {
     const a = new Actual();
-    const m = this.obj(path, v);
-    if (m === null) return a;
-    a.statusCode = this.integer(path + ".status_code", field(m, "status_code"));
-    a.output = this.str(path + ".output", field(m, "output"));
-    a.stderr = this.str(path + ".stderr", field(m, "stderr"));
-    a.files = this.map(path + ".files", field(m, "files"));
-    a.timedOut = this.bool(path + ".timed_out", field(m, "timed_out"));
+    this.actualInto(a, path, v);
     return a;
   }
   top(v: Value): Obj | null {
     if (v.kind == Kind.Object) return v.obj;
-    this.bad("$", v, "an object");
+    this.bad("$", "", -1, v, "an object");
     return null;
   }
+}
+
+/** path + key, then [at] when at >= 0. */
+function joinPath(path: string, key: string, at: i32): string {
+  const p = key.length > 0 ? path + key : path;
+  return at >= 0 ? p + "[" + at.toString() + "]" : p;
 }
 
 function sortedKeysOf(m: Obj): Array<string> {
@@ -500,11 +607,11 @@ export function decodeVerifyInput(data: Uint8Array): VerifyInput | null {
   const d = new Decoder();
   const m = d.top(v);
   const r = new VerifyInput();
-  r.abiVersion = d.integer("$.abi_version", fieldOf(m, "abi_version"));
-  r.config = d.map("$.config", fieldOf(m, "config"));
-  r.case = d.case("$.case", fieldOf(m, "case"));
-  r.actual = d.actual("$.actual", fieldOf(m, "actual"));
-  r.expected = d.map("$.expected", fieldOf(m, "expected"));
+  r.abiVersion = d.integer("$", ".abi_version", fieldOf(m, "abi_version"));
+  r.config = d.map("$", ".config", fieldOf(m, "config"));
+  d.caseInto(r.case, "$.case", fieldOf(m, "case"));
+  d.actualInto(r.actual, "$.actual", fieldOf(m, "actual"));
+  r.expected = d.map("$", ".expected", fieldOf(m, "expected"));
   return finish(d) ? r : null;
 }
 
@@ -515,24 +622,26 @@ export function decodeLoadInput(data: Uint8Array): LoadInput | null {
   const d = new Decoder();
   const m = d.top(v);
   const r = new LoadInput();
-  r.abiVersion = d.integer("$.abi_version", fieldOf(m, "abi_version"));
-  r.config = d.map("$.config", fieldOf(m, "config"));
-  const g = d.obj("$.group", fieldOf(m, "group"));
+  r.abiVersion = d.integer("$", ".abi_version", fieldOf(m, "abi_version"));
+  r.config = d.map("$", ".config", fieldOf(m, "config"));
+  const g = d.obj("$", ".group", fieldOf(m, "group"));
   if (g !== null) {
-    r.group.checkpoint = d.str("$.group.checkpoint", field(g, "checkpoint"));
-    r.group.group = d.str("$.group.group", field(g, "group"));
-    r.group.groupType = d.str("$.group.group_type", field(g, "group_type"));
-    r.group.caseGroup = d.str("$.group.case_group", field(g, "case_group"));
-    r.group.caseOrder = d.strs("$.group.case_order", field(g, "case_order"));
-    r.group.timeoutS = d.float("$.group.timeout_s", field(g, "timeout_s"));
+    r.group.checkpoint = d.str("$.group", ".checkpoint", field(g, "checkpoint"));
+    r.group.group = d.str("$.group", ".group", field(g, "group"));
+    r.group.groupType = d.str("$.group", ".group_type", field(g, "group_type"));
+    r.group.caseGroup = d.str("$.group", ".case_group", field(g, "case_group"));
+    r.group.caseOrder = d.strs("$.group", ".case_order", field(g, "case_order"));
+    r.group.timeoutS = d.float("$.group", ".timeout_s", field(g, "timeout_s"));
   }
-  const hist = d.arr("$.history", fieldOf(m, "history"));
+  const hist = d.arr("$", ".history", fieldOf(m, "history"));
   for (let i = 0; i < hist.length; i++) {
-    const p = "$.history[" + i.toString() + "]";
-    const hm = d.obj(p, hist[i]);
+    const hm = d.obj("$", ".history", hist[i], i);
     const o = new Outcome();
-    o.case = d.case(p + ".case", fieldOf(hm, "case"));
-    o.actual = d.actual(p + ".actual", fieldOf(hm, "actual"));
+    if (hm !== null) {
+      const p = joinPath("$", ".history", i);
+      o.case = d.case(p + ".case", field(hm, "case"));
+      o.actual = d.actual(p + ".actual", field(hm, "actual"));
+    }
     r.history.push(o);
   }
   return finish(d) ? r : null;
@@ -545,11 +654,11 @@ export function decodeEvaluateInput(data: Uint8Array): EvaluateInput | null {
   const d = new Decoder();
   const m = d.top(v);
   const r = new EvaluateInput();
-  r.abiVersion = d.integer("$.abi_version", fieldOf(m, "abi_version"));
-  r.config = d.map("$.config", fieldOf(m, "config"));
-  r.function = d.str("$.function", fieldOf(m, "function"));
-  r.arguments = d.map("$.arguments", fieldOf(m, "arguments"));
-  r.expected = d.map("$.expected", fieldOf(m, "expected"));
+  r.abiVersion = d.integer("$", ".abi_version", fieldOf(m, "abi_version"));
+  r.config = d.map("$", ".config", fieldOf(m, "config"));
+  r.function = d.str("$", ".function", fieldOf(m, "function"));
+  r.arguments = d.map("$", ".arguments", fieldOf(m, "arguments"));
+  r.expected = d.map("$", ".expected", fieldOf(m, "expected"));
   if (!fieldOf(m, "case").isNull()) r.case = d.case("$.case", fieldOf(m, "case"));
   if (!fieldOf(m, "actual").isNull()) r.actual = d.actual("$.actual", fieldOf(m, "actual"));
   return finish(d) ? r : null;
@@ -562,33 +671,36 @@ export function decodeTestInput(data: Uint8Array): TestInput | null {
   const d = new Decoder();
   const m = d.top(v);
   const r = new TestInput();
-  r.abiVersion = d.integer("$.abi_version", fieldOf(m, "abi_version"));
-  r.config = d.map("$.config", fieldOf(m, "config"));
-  const res = d.obj("$.result", fieldOf(m, "result"));
+  r.abiVersion = d.integer("$", ".abi_version", fieldOf(m, "abi_version"));
+  r.config = d.map("$", ".config", fieldOf(m, "config"));
+  const res = d.obj("$", ".result", fieldOf(m, "result"));
   if (res !== null) {
     const run = r.result;
     run.taskResult = field(res, "task_result");
-    run.status = d.str("$.result.status", field(res, "status"));
-    run.instruction = d.str("$.result.instruction", field(res, "instruction"));
-    run.iterations = d.integer("$.result.iterations", field(res, "iterations"));
+    run.status = d.str("$.result", ".status", field(res, "status"));
+    run.instruction = d.str("$.result", ".instruction", field(res, "instruction"));
+    run.iterations = d.integer("$.result", ".iterations", field(res, "iterations"));
     run.sandbox = field(res, "sandbox");
-    run.executionTrace = d.arr("$.result.execution_trace", field(res, "execution_trace"));
-    const conv = d.arr("$.result.conversation", field(res, "conversation"));
+    run.executionTrace = d.arr("$.result", ".execution_trace", field(res, "execution_trace"));
+    const conv = d.arr("$.result", ".conversation", field(res, "conversation"));
     for (let i = 0; i < conv.length; i++) {
-      const p = "$.result.conversation[" + i.toString() + "]";
-      const mm = d.obj(p, conv[i]);
+      const mm = d.obj("$.result", ".conversation", conv[i], i);
       const msg = new Message();
-      msg.role = d.str(p + ".role", fieldOf(mm, "role"));
-      msg.content = d.str(p + ".content", fieldOf(mm, "content"));
-      msg.name = d.str(p + ".name", fieldOf(mm, "name"));
-      const tcs = d.arr(p + ".tool_calls", fieldOf(mm, "tool_calls"));
-      for (let j = 0; j < tcs.length; j++) {
-        const tp = p + ".tool_calls[" + j.toString() + "]";
-        const tm = d.obj(tp, tcs[j]);
-        const tc = new ToolCall();
-        tc.name = d.str(tp + ".name", fieldOf(tm, "name"));
-        tc.arguments = fieldOf(tm, "arguments");
-        msg.toolCalls.push(tc);
+      if (mm !== null) {
+        const p = joinPath("$.result", ".conversation", i);
+        msg.role = d.str(p, ".role", field(mm, "role"));
+        msg.content = d.str(p, ".content", field(mm, "content"));
+        msg.name = d.str(p, ".name", field(mm, "name"));
+        const tcs = d.arr(p, ".tool_calls", field(mm, "tool_calls"));
+        for (let j = 0; j < tcs.length; j++) {
+          const tm = d.obj(p, ".tool_calls", tcs[j], j);
+          const tc = new ToolCall();
+          if (tm !== null) {
+            tc.name = d.str(joinPath(p, ".tool_calls", j), ".name", field(tm, "name"));
+            tc.arguments = field(tm, "arguments");
+          }
+          msg.toolCalls.push(tc);
+        }
       }
       run.conversation.push(msg);
     }
