@@ -453,19 +453,18 @@ func (g groupIndex) take(key string) (int64, bool) {
 // error listing every corrupt line of the journal.
 func indexJournal(path string) (*journalIndex, error) {
 	idx := &journalIndex{groups: map[string]groupIndex{}}
-	seen := map[[16]byte]bool{}
 	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
-		k := keyDigest(r.Key())
-		if seen[k] {
-			idx.duplicates++
-			return nil
-		}
-		seen[k] = true
 		gk := problem.GroupKey(r.Checkpoint, r.Group)
 		g := idx.groups[gk]
 		if g == nil {
 			g = groupIndex{}
 			idx.groups[gk] = g
+		}
+		// A case's records share its group: the first one counts.
+		k := keyDigest(r.Key())
+		if _, dup := g[k]; dup {
+			idx.duplicates++
+			return nil
 		}
 		g[k] = off
 		return nil

@@ -326,9 +326,10 @@ func TestRescoreOfAnInterruptedRun(t *testing.T) {
 			}
 			kept = append(kept, l)
 		}
-		// A record of a case the problem does not have.
+		// A record of a case the problem does not have, and a second
+		// record of a case (the first counts).
 		gone := strings.Replace(kept[0], `"id":"`, `"id":"gone-`, 1)
-		return append(kept, gone)
+		return append(kept, gone, kept[1])
 	})
 	if len(dropped) != 2 {
 		t.Fatalf("dropped %d records", len(dropped))
@@ -346,6 +347,9 @@ func TestRescoreOfAnInterruptedRun(t *testing.T) {
 		if strings.Contains(k, "/export/") {
 			t.Errorf("%s was not run and must not be in the rescore", k)
 		}
+	}
+	if res.Duplicates != 1 {
+		t.Errorf("duplicates: %d", res.Duplicates)
 	}
 	if res.LeftOut != 1 || len(res.LeftOutKeys) != 1 || !strings.Contains(res.LeftOutKeys[0], "/gone-") {
 		t.Errorf("left out: %d %v", res.LeftOut, res.LeftOutKeys)
