@@ -568,6 +568,18 @@ func (r *groupRescorer) run(ctx context.Context) error {
 	if h, ok := stream.(interface{ NeedsHistory() bool }); ok {
 		r.keepHistory = h.NeedsHistory()
 	}
+	// The cases read before a failure (of the loader, of the journal)
+	// are still verified and kept.
+	err = r.readCases(ctx, stream)
+	if ferr := r.flush(ctx); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// readCases reads the group's cases and queues each with its recorded
+// result.
+func (r *groupRescorer) readCases(ctx context.Context, stream cases.Stream) error {
 	var history []cases.Outcome
 	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
@@ -575,7 +587,7 @@ func (r *groupRescorer) run(ctx context.Context) error {
 		}
 		c, err := stream.Next(ctx, history)
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		var caseErr *cases.CaseError
 		if errors.As(err, &caseErr) && ctx.Err() == nil {
@@ -596,7 +608,7 @@ func (r *groupRescorer) run(ctx context.Context) error {
 			if r.keepHistory {
 				// Its loader makes later cases from earlier results, and
 				// this one has none: what it would make next is unknown.
-				return r.flush(ctx)
+				return nil
 			}
 			continue
 		}
@@ -611,7 +623,6 @@ func (r *groupRescorer) run(ctx context.Context) error {
 			return err
 		}
 	}
-	return r.flush(ctx)
 }
 
 // noteNotRun says, on the group, which of its cases have no result in the
