@@ -18,7 +18,7 @@ export class JSONOptions {
  * with its path, capped at MAX_DIFF_ENTRIES, and a one-line summary. */
 export function compareJSON(expected: Value, actual: Value, opts: JSONOptions): Diff | null {
   const c = new Comparer(opts);
-  c.compare("$", expected, actual);
+  c.compare(expected, actual);
   if (c.diff.entries.length == 0 && !c.diff.truncated) return null;
   c.diff.summary = summarize(c.diff.entries, c.diff.truncated);
   return c.diff;
@@ -31,56 +31,84 @@ function numText(v: Value): string {
 class Comparer {
   opts: JSONOptions;
   diff: Diff = new Diff();
+  // The path of the value being compared, from "$": an object key, or an
+  // array index (key null). It is written out only for a difference.
+  keys: Array<string | null> = new Array<string | null>();
+  indexes: Array<i32> = new Array<i32>();
+  // Whether only equality is asked (an unordered list's elements): a
+  // difference is then noted, not described.
+  quick: bool = false;
+  differs: bool = false;
+  sub: Comparer | null = null;
   constructor(opts: JSONOptions) { this.opts = opts; }
 
   ignored(k: string): bool { return this.opts.ignoreKeys.includes(k); }
 
-  add(path: string, op: string, expected: Value, actual: Value): void {
-    if (this.diff.entries.length >= MAX_DIFF_ENTRIES) { this.diff.truncated = true; return; }
-    this.diff.entries.push(new DiffEntry(path, op, expected, actual));
+  key(k: string): void { this.keys.push(k); this.indexes.push(-1); }
+  index(i: i32): void { this.keys.push(null); this.indexes.push(i); }
+  pop(): void { this.keys.pop(); this.indexes.pop(); }
+  path(): string {
+    let p = "$";
+    for (let i = 0, n = this.keys.length; i < n; i++) {
+      const k = unchecked(this.keys[i]);
+      p = k !== null ? childPath(p, k) : p + "[" + unchecked(this.indexes[i]).toString() + "]";
+    }
+    return p;
   }
 
-  compare(path: string, want: Value, got: Value): void {
+  add(op: string, expected: Value, actual: Value): void {
+    if (this.quick) { this.differs = true; return; }
+    if (this.diff.entries.length >= MAX_DIFF_ENTRIES) { this.diff.truncated = true; return; }
+    this.diff.entries.push(new DiffEntry(this.path(), op, expected, actual));
+  }
+
+  compare(want: Value, got: Value): void {
     if (want.kind == Kind.Object) {
-      if (got.kind != Kind.Object) { this.add(path, "type", want, got); return; }
+      if (got.kind != Kind.Object) { this.add("type", want, got); return; }
       const wk = sortedKeys(want.obj);
       for (let i = 0; i < wk.length; i++) {
         const k = wk[i];
         if (this.ignored(k)) continue;
-        const p = childPath(path, k);
-        if (got.obj.has(k)) this.compare(p, want.obj.get(k), got.obj.get(k));
-        else this.add(p, "missing", want.obj.get(k), Value.null());
+        this.key(k);
+        if (got.obj.has(k)) this.compare(want.obj.get(k), got.obj.get(k));
+        else this.add("missing", want.obj.get(k), Value.null());
+        this.pop();
       }
       const gk = sortedKeys(got.obj);
       for (let i = 0; i < gk.length; i++) {
         const k = gk[i];
-        if (!want.obj.has(k) && !this.ignored(k)) this.add(childPath(path, k), "extra", Value.null(), got.obj.get(k));
+        if (!want.obj.has(k) && !this.ignored(k)) {
+          this.key(k);
+          this.add("extra", Value.null(), got.obj.get(k));
+          this.pop();
+        }
       }
       return;
     }
     if (want.kind == Kind.Array) {
-      if (got.kind != Kind.Array) { this.add(path, "type", want, got); return; }
-      if (this.opts.unorderedLists) { this.compareUnordered(path, want.arr, got.arr); return; }
+      if (got.kind != Kind.Array) { this.add("type", want, got); return; }
+      if (this.opts.unorderedLists) { this.compareUnordered(want.arr, got.arr); return; }
       const w = want.arr, g = got.arr;
       const n = max(w.length, g.length);
       for (let i = 0; i < n; i++) {
-        const p = path + "[" + i.toString() + "]";
-        if (i >= g.length) this.add(p, "missing", w[i], Value.null());
-        else if (i >= w.length) this.add(p, "extra", Value.null(), g[i]);
-        else this.compare(p, w[i], g[i]);
+        this.index(i);
+        if (i >= g.length) this.add("missing", w[i], Value.null());
+        else if (i >= w.length) this.add("extra", Value.null(), g[i]);
+        else this.compare(w[i], g[i]);
+        this.pop();
       }
       return;
     }
     if (want.kind == Kind.Number || want.kind == Kind.Float) {
-      if (got.kind != Kind.Number && got.kind != Kind.Float) { this.add(path, "type", want, got); return; }
-      if (!numbersEqual(numText(want), numText(got), this.opts)) this.add(path, "changed", want, got);
+      if (got.kind != Kind.Number && got.kind != Kind.Float) { this.add("type", want, got); return; }
+      if (!numbersEqual(numText(want), numText(got), this.opts)) this.add("changed", want, got);
       return;
     }
-    if (typeOf(want) != typeOf(got)) { this.add(path, "type", want, got); return; }
-    if (!want.equals(got)) this.add(path, "changed", want, got);
+    if (typeOf(want) != typeOf(got)) { this.add("type", want, got); return; }
+    if (!want.equals(got)) this.add("changed", want, got);
   }
 
-  compareUnordered(path: string, want: Array<Value>, got: Array<Value>): void {
+  compareUnordered(want: Array<Value>, got: Array<Value>): void {
     const used = new Array<bool>(got.length);
     for (let j = 0; j < got.length; j++) used[j] = false;
     const missing = new Array<i32>();
@@ -93,17 +121,25 @@ class Comparer {
     }
     for (let k = 0; k < missing.length; k++) {
       const i = missing[k];
-      this.add(path + "[" + i.toString() + "]", "missing", want[i], Value.null());
+      this.index(i);
+      this.add("missing", want[i], Value.null());
+      this.pop();
     }
     for (let j = 0; j < got.length; j++) {
-      if (!used[j]) this.add(path + "[" + j.toString() + "]", "extra", Value.null(), got[j]);
+      if (!used[j]) {
+        this.index(j);
+        this.add("extra", Value.null(), got[j]);
+        this.pop();
+      }
     }
   }
 
   equal(want: Value, got: Value): bool {
-    const sub = new Comparer(this.opts);
-    sub.compare("$", want, got);
-    return sub.diff.entries.length == 0 && !sub.diff.truncated;
+    let sub = this.sub;
+    if (sub === null) { sub = new Comparer(this.opts); sub.quick = true; this.sub = sub; }
+    sub.differs = false;
+    sub.compare(want, got);
+    return !sub.differs;
   }
 }
 

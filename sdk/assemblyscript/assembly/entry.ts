@@ -45,7 +45,7 @@ function run<I, O>(inp: I | null, f: (input: I) => O | null, w: ByteWriter): boo
     return false;
   }
   const mark = w.len;
-  if (!w.value(out.toValue())) { w.truncate(mark); callError = encodeError; return false; }
+  if (!out.writeTo(w)) { w.truncate(mark); callError = encodeError; return false; }
   return true;
 }
 

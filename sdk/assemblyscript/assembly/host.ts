@@ -56,11 +56,26 @@ declare function extism_read_asset(off: u64): u64;
 
 // One call at a time per instance. The input buffer is kept between calls
 // (replaced when too small, or when much larger than needed); the output
-// is the writer's buffer, also kept, so a call allocates neither.
+// is the writer's buffer, also kept (until a call has made it large), so a
+// call allocates neither.
 let inputBuf: ArrayBuffer = new ArrayBuffer(0);
 let inputLen: i32 = 0;
 const writer = new ByteWriter(4096);
 let resultSet: bool = false;
+
+/** Room for an input of n bytes in inputBuf. */
+function inputRoom(n: i32): void {
+  const cap = inputBuf.byteLength;
+  if (n > cap || (cap > (1 << 20) && n < (cap >> 2))) inputBuf = new ArrayBuffer(n);
+  inputLen = n;
+}
+
+/** Starts a call: the last call's output is no longer needed. */
+function startCall(): void {
+  resultSet = false;
+  writer.reset();
+  if (writer.buf.byteLength > (4 << 20)) writer.buf = new ArrayBuffer(4096);
+}
 
 /** The writer the entry points encode the call's output into. */
 export function outputWriter(): ByteWriter {
@@ -73,12 +88,8 @@ export function outputWriter(): ByteWriter {
  *   export { wasmeval_input, wasmeval_output } from "…/assembly/index";
  */
 export function wasmeval_input(n: i32): i32 {
-  if (n < 0) n = 0;
-  const cap = inputBuf.byteLength;
-  if (n > cap || (cap > (1 << 20) && n < (cap >> 2))) inputBuf = new ArrayBuffer(n);
-  inputLen = n;
-  resultSet = false;
-  writer.reset();
+  inputRoom(n < 0 ? 0 : n);
+  startCall();
   return <i32>changetype<usize>(inputBuf);
 }
 
@@ -93,12 +104,12 @@ export function wasmeval_output(): i64 {
 export function input(): Uint8Array {
   if (isDefined(WASMEVAL_EXTISM)) {
     const n = <i32>input_length();
-    if (n > inputBuf.byteLength) inputBuf = new ArrayBuffer(n);
+    inputRoom(n);
     const base = changetype<usize>(inputBuf);
     let i = 0;
     for (; i + 8 <= n; i += 8) store<u64>(base + <usize>i, input_load_u64(<u64>i));
     for (; i < n; i++) store<u8>(base + <usize>i, <u8>input_load_u8(<u64>i));
-    inputLen = n;
+    startCall();
   }
   return Uint8Array.wrap(inputBuf, 0, inputLen);
 }

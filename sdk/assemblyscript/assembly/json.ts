@@ -495,6 +495,13 @@ export class ByteWriter {
     for (let i = 0; i < n; i++) store<u8>(at + <usize>i, <u8>load<u16>(changetype<usize>(s) + (<usize>i << 1)));
     this.len += n;
   }
+  /** Appends a computed number as Go writes a float64; false (with
+   * encodeError set) when it is not finite. */
+  float(f: f64): bool {
+    if (!isFinite(f)) { encodeError = NON_FINITE; return false; }
+    this.ascii(formatFloat(f));
+    return true;
+  }
   /** Appends v as canonical JSON; false (with encodeError set) for a
    * non-finite number, after which what was written is incomplete. */
   value(v: Value): bool {
@@ -502,11 +509,7 @@ export class ByteWriter {
       case Kind.Null: this.ascii("null"); return true;
       case Kind.Bool: this.ascii(v.b ? "true" : "false"); return true;
       case Kind.Number: if (v.s.length == 0) this.byte(0x30); else this.text(v.s); return true;
-      case Kind.Float: {
-        if (!isFinite(v.f)) { encodeError = NON_FINITE; return false; }
-        this.ascii(formatFloat(v.f));
-        return true;
-      }
+      case Kind.Float: return this.float(v.f);
       case Kind.String: this.quote(v.s); return true;
       case Kind.Array: {
         this.byte(0x5b);

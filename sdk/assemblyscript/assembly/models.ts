@@ -3,7 +3,7 @@
 // zero value; a field of the wrong type is an error naming its path (the
 // same message as in the Go and Rust SDKs).
 
-import { Value, Kind, parse, parseError, numberValue } from "./json";
+import { ByteWriter, Value, Kind, parse, parseError, numberValue } from "./json";
 import { childPath } from "./compare";
 
 export const ABI_VERSION = 1;
@@ -235,6 +235,45 @@ export class Diff {
     if (this.truncated) m.set("truncated", Value.bool(true));
     return Value.object(m);
   }
+
+  /** Writes the canonical JSON of toValue() (members in key order). */
+  writeTo(w: ByteWriter): bool {
+    const n = this.entries.length;
+    if (n > 0) {
+      w.ascii("{\"entries\":[");
+      for (let i = 0; i < n; i++) {
+        const e = unchecked(this.entries[i]);
+        w.ascii(i > 0 ? ",{" : "{");
+        let sep = false;
+        if (!e.actual.isNull()) {
+          w.ascii("\"actual\":");
+          if (!w.value(e.actual)) return false;
+          sep = true;
+        }
+        if (!e.expected.isNull()) {
+          w.ascii(sep ? ",\"expected\":" : "\"expected\":");
+          if (!w.value(e.expected)) return false;
+          sep = true;
+        }
+        w.ascii(sep ? ",\"op\":" : "\"op\":");
+        w.quote(e.op);
+        w.ascii(",\"path\":");
+        w.quote(e.path);
+        w.byte(0x7d);
+      }
+      w.ascii("],\"summary\":");
+    } else {
+      w.ascii("{\"summary\":");
+    }
+    w.quote(this.summary);
+    if (this.truncated) w.ascii(",\"truncated\":true");
+    if (this.unified.length > 0) {
+      w.ascii(",\"unified\":");
+      w.quote(this.unified);
+    }
+    w.byte(0x7d);
+    return true;
+  }
 }
 
 /** One attribute verdict, the shape built-in checks give. */
@@ -257,6 +296,25 @@ export class Attribute {
     m.set("weight", Value.float(this.weight));
     return Value.object(m);
   }
+
+  /** Writes the canonical JSON of toValue() (members in key order). */
+  writeTo(w: ByteWriter): bool {
+    w.ascii("{\"actual\":");
+    if (!w.value(this.actual)) return false;
+    w.ascii(",\"attribute\":");
+    w.quote(this.attribute);
+    const d = this.diff;
+    if (d !== null) {
+      w.ascii(",\"diff\":");
+      if (!d.writeTo(w)) return false;
+    }
+    w.ascii(",\"expected\":");
+    if (!w.value(this.expected)) return false;
+    w.ascii(this.isCorrect ? ",\"is_correct\":true,\"weight\":" : ",\"is_correct\":false,\"weight\":");
+    if (!w.float(this.weight)) return false;
+    w.byte(0x7d);
+    return true;
+  }
 }
 
 export class VerifyOutput {
@@ -271,6 +329,24 @@ export class VerifyOutput {
     m.set("attributes", Value.array(as));
     putStr(m, "error", this.error);
     return Value.object(m);
+  }
+
+  /** Writes the canonical JSON of toValue() (members in key order): the
+   * verify output, the busiest envelope, is written without building it
+   * as a value first. */
+  writeTo(w: ByteWriter): bool {
+    w.ascii("{\"attributes\":[");
+    for (let i = 0, n = this.attributes.length; i < n; i++) {
+      if (i > 0) w.byte(0x2c);
+      if (!unchecked(this.attributes[i]).writeTo(w)) return false;
+    }
+    w.byte(0x5d);
+    if (this.error.length > 0) {
+      w.ascii(",\"error\":");
+      w.quote(this.error);
+    }
+    w.byte(0x7d);
+    return true;
   }
 }
 
@@ -316,6 +392,9 @@ export class LoadOutput {
     putStr(m, "error", this.error);
     return Value.object(m);
   }
+
+  /** Writes the canonical JSON of toValue(). */
+  writeTo(w: ByteWriter): bool { return w.value(this.toValue()); }
 }
 
 export class EvaluateInput {
@@ -359,6 +438,9 @@ export class EvaluateOutput {
     putStr(m, "error", this.error);
     return Value.object(m);
   }
+
+  /** Writes the canonical JSON of toValue(). */
+  writeTo(w: ByteWriter): bool { return w.value(this.toValue()); }
 }
 
 export class ToolCall {
@@ -410,6 +492,9 @@ export class TestOutput {
     if (!this.details.isNull()) m.set("details", this.details);
     return Value.object(m);
   }
+
+  /** Writes the canonical JSON of toValue(). */
+  writeTo(w: ByteWriter): bool { return w.value(this.toValue()); }
 }
 
 function putStr(m: Obj, k: string, v: string): void {
