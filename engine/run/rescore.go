@@ -32,9 +32,11 @@ import (
 // from the problem's loaders, group by group in order, as in a run; each
 // case's recorded result is found through an index of the old journal
 // (a digest of the case's key and the record's offset, nothing of the
-// record), read back when its case comes, and verified. The new records
-// go to a new journal in a new run directory. So memory holds the index
-// and a batch of records per group running, never the whole journal.
+// record), read back when its case comes, and verified with the other
+// cases of its batch (one verifier plugin call per batch, where the
+// plugin answers batches). The new records go to a new journal in a new
+// run directory. So memory holds the index and a batch of records per
+// group running, never the whole journal.
 
 // RescoreOptions says what to rescore and how.
 type RescoreOptions struct {
@@ -703,22 +705,36 @@ func (r *groupRescorer) flush(ctx context.Context) error {
 }
 
 // verifyBatch gives each case of a batch of one group its new record. It
-// verifies through the run's own per-case verification (built-in checks,
-// evaluator plugins, the group's verifier plugin), one case after
-// another: a plugin fault fails the case it happened on, as in a run.
-// The batch is where verification of many cases in one plugin call fits.
+// verifies through the run's own verification (built-in checks,
+// evaluator plugins, the group's verifier plugin), all the batch's cases
+// at once, so the verifier plugin gets them in as few calls as it allows;
+// each case's verdict is the one it would get alone, and a plugin fault
+// fails the case it happened on, as in a run.
 func (r *groupRescorer) verifyBatch(ctx context.Context, items []rescoreItem) ([]*result.CaseRecord, error) {
+	var cs []*cases.Case
+	var actuals []verify.Actual
+	for _, it := range items {
+		if it.done == nil {
+			cs = append(cs, it.c)
+			actuals = append(actuals, actualOf(it.was.Result))
+		}
+	}
+	var attrs [][]verify.AttributeResult
+	var faults []string
+	if len(cs) > 0 {
+		attrs, faults = r.plugins.verifyCases(ctx, r.job.group, cs, actuals, r.env)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]*result.CaseRecord, 0, len(items))
 	for _, it := range items {
 		if it.done != nil {
 			out = append(out, it.done)
 			continue
 		}
-		attrs, fault := r.plugins.verifyCase(ctx, r.job.group, it.c, actualOf(it.was.Result), r.env)
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		out = append(out, r.rescored(it.was, attrs, fault))
+		out = append(out, r.rescored(it.was, attrs[0], faults[0]))
+		attrs, faults = attrs[1:], faults[1:]
 	}
 	return out, nil
 }
