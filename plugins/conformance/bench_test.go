@@ -30,19 +30,7 @@ const SlowFactor = 3
 //
 //	go test -run '^$' -bench SDKs -benchtime 3s ./plugins/conformance/
 func BenchmarkSDKs(b *testing.B) {
-	vectors, err := LoadVectors("vectors")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var vec *Vector
-	for _, v := range vectors {
-		if v.name == "verify_json_diff" {
-			vec = v
-		}
-	}
-	if vec == nil {
-		b.Fatal("vector verify_json_diff missing")
-	}
+	vec := vectorNamed(b, "verify_json_diff")
 	var mu sync.Mutex
 	rates := map[string]float64{}
 	sizes := map[string]int64{}

@@ -16,31 +16,11 @@ import (
 //
 //	go test -run '^$' -bench Isolation -benchtime 2s ./plugins/conformance/
 func BenchmarkIsolation(b *testing.B) {
-	vectors, err := LoadVectors("vectors")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var vec *Vector
-	for _, v := range vectors {
-		if v.name == "verify_json_diff" {
-			vec = v
-		}
-	}
-	if vec == nil {
-		b.Fatal("vector verify_json_diff missing")
-	}
+	vec := vectorNamed(b, "verify_json_diff")
 	for _, lang := range Languages {
 		for _, iso := range []string{host.InProcess, host.Process} {
 			b.Run(lang.Name+"/"+iso, func(b *testing.B) {
-				h, err := host.New(host.Options{CacheDir: filepath.Join(b.TempDir(), "cache"), Isolation: iso})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer h.Close()
-				p, err := h.Load(context.Background(), Reference(b, lang), "")
-				if err != nil {
-					b.Fatal(err)
-				}
+				p := loadIn(b, lang, iso)
 				want := vec.expand(*vec.Output)
 				b.ResetTimer()
 				b.RunParallel(func(pb *testing.PB) {
@@ -56,4 +36,34 @@ func BenchmarkIsolation(b *testing.B) {
 			})
 		}
 	}
+}
+
+// vectorNamed is the conformance vector of that name.
+func vectorNamed(tb testing.TB, name string) *Vector {
+	vectors, err := LoadVectors("vectors")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, v := range vectors {
+		if v.name == name {
+			return v
+		}
+	}
+	tb.Fatalf("vector %s missing", name)
+	return nil
+}
+
+// loadIn loads a language's reference plugin into a new host with that
+// isolation and its own compilation cache, closed when tb ends.
+func loadIn(tb testing.TB, lang Language, isolation string) *host.Plugin {
+	h, err := host.New(host.Options{CacheDir: filepath.Join(tb.TempDir(), "cache"), Isolation: isolation})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { h.Close() })
+	p, err := h.Load(context.Background(), Reference(tb, lang), "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }

@@ -116,14 +116,7 @@ func BenchmarkTargets(b *testing.B) {
 	for _, name := range targetLanguages {
 		lang := languageNamed(b, name)
 		for _, iso := range []string{host.Process, host.InProcess} {
-			h, err := host.New(host.Options{CacheDir: filepath.Join(b.TempDir(), "cache"), Isolation: iso})
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := h.Load(context.Background(), Reference(b, lang), "")
-			if err != nil {
-				b.Fatal(err)
-			}
+			p := loadIn(b, lang, iso)
 			if !p.Batches("verify") {
 				b.Fatalf("%s: the reference verifier answers no batches", name)
 			}
@@ -160,7 +153,6 @@ func BenchmarkTargets(b *testing.B) {
 					record(row, rate)
 				})
 			}
-			h.Close()
 		}
 	}
 	if rates["python"] == 0 {
@@ -192,15 +184,7 @@ func BenchmarkSingleCall(b *testing.B) {
 		lang := languageNamed(b, name)
 		for _, iso := range []string{host.InProcess, host.Process} {
 			b.Run(name+"/"+iso, func(b *testing.B) {
-				h, err := host.New(host.Options{CacheDir: filepath.Join(b.TempDir(), "cache"), Isolation: iso})
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer h.Close()
-				p, err := h.Load(context.Background(), Reference(b, lang), "")
-				if err != nil {
-					b.Fatal(err)
-				}
+				p := loadIn(b, lang, iso)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					out, err := p.Verify(context.Background(), calls[i%len(calls)], host.CallOptions{})
