@@ -85,11 +85,11 @@ func BenchmarkSDKs(b *testing.B) {
 		if rates[n]*SlowFactor < best {
 			flag = fmt.Sprintf("  SLOW: more than %dx slower than the fastest", SlowFactor)
 		}
-		fmt.Fprintf(&report, "\n%-15s %9.0f calls/s  %5.2fx of the fastest  %8d bytes%s", n, rates[n], rates[n]/best, sizes[n], flag)
+		fmt.Fprintf(&report, "\n%-21s %9.0f calls/s  %5.2fx of the fastest  %8d bytes%s", n, rates[n], rates[n]/best, sizes[n], flag)
 	}
-	// The Go and Rust SDKs on their two transports, measured in this run:
+	// Every SDK on its two transports, measured in this run:
 	// what the native transport gives over Extism's for the same plugin.
-	for _, lang := range []string{"go", "rust"} {
+	for _, lang := range []string{"go", "rust", "assemblyscript"} {
 		if n, e := rates[lang], rates[lang+"-extism"]; n > 0 && e > 0 {
 			fmt.Fprintf(&report, "\n%s SDK, native transport / Extism transport: %.2fx", lang, n/e)
 		}
