@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmeval/wasmeval/engine/plugincall"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -43,6 +44,14 @@ func newPluginInspectCmd() *cobra.Command {
 			fmt.Fprintf(w, "name:     %s %s\n", d.Name, d.Version)
 			fmt.Fprintf(w, "abi:      %d\n", d.ABIVersion)
 			fmt.Fprintf(w, "kinds:    %s\n", strings.Join(d.Kinds, ", "))
+			transport := d.Transport
+			if transport == "" {
+				transport = abi.TransportExtism
+			}
+			fmt.Fprintf(w, "transport: %s\n", transport)
+			if len(d.Batch) > 0 {
+				fmt.Fprintf(w, "batches:  %s\n", strings.Join(d.Batch, ", "))
+			}
 			fmt.Fprintf(w, "exports:  %s\n", strings.Join(p.Exports(), ", "))
 			if len(d.Functions) > 0 {
 				fmt.Fprintf(w, "functions: %s\n", strings.Join(d.Functions, ", "))

@@ -17,7 +17,8 @@ func TestPluginInspectAndCall(t *testing.T) {
 		t.Fatalf("inspect: %d %s", r.code, r.stderr)
 	}
 	for _, want := range []string{"sha256:   ", "size:     ", "name:     inventory-evaluator 1.0.0", "abi:      1", "kinds:    evaluator",
-		"exports:  describe, evaluate", "functions: compare_csv, row_count", `"transport": "native"`} {
+		"exports:  describe, evaluate, evaluate_batch", "functions: compare_csv, row_count", `"transport": "native"`,
+		"transport: native\n", "batches:  evaluate\n"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, r.stdout)
 		}
@@ -27,6 +28,16 @@ func TestPluginInspectAndCall(t *testing.T) {
 	r = wasmeval(t, "plugin", "call", wasm, "evaluate", "--input", in)
 	if r.code != 0 || !strings.Contains(r.stdout, `"score":0.5`) || !strings.Contains(r.stdout, `"mismatched_rows":[2]`) {
 		t.Fatalf("call: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// The batch form answers each call as the call alone, and its input
+	// is checked against the batch schema first.
+	r = wasmeval(t, "plugin", "call", wasm, "evaluate_batch", "--input", `{"abi_version":1,"calls":[`+in+`,`+strings.Replace(in, "compare_csv", "nope", 1)+`]}`)
+	if r.code != 0 || !strings.Contains(r.stdout, `{"call":0,"output":{`) || !strings.Contains(r.stdout, `"score":0.5`) ||
+		!strings.Contains(r.stdout, `{"call":1,"output":{`) || !strings.Contains(r.stdout, `unknown function \"nope\"`) {
+		t.Fatalf("call evaluate_batch: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r = wasmeval(t, "plugin", "call", wasm, "evaluate_batch", "--input", `{"abi_version":1}`); r.code == 0 || !strings.Contains(r.stderr, "batch_input") {
+		t.Errorf("a batch input without calls: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 	f := filepath.Join(t.TempDir(), "in.json")
 	os.WriteFile(f, []byte(strings.Replace(in, "compare_csv", "nope", 1)), 0o644)
@@ -57,7 +68,7 @@ func TestPluginInspectAndCall(t *testing.T) {
 	}
 	// An export the plugin lacks is named with the ones it has; an input
 	// that is not the export's envelope is sent anyway, with a warning.
-	if r := wasmeval(t, "plugin", "call", wasm, "verify", "--input", "{}"); r.code != 2 || !strings.Contains(r.stderr, `has no export "verify" (its exports: describe, evaluate)`) {
+	if r := wasmeval(t, "plugin", "call", wasm, "verify", "--input", "{}"); r.code != 2 || !strings.Contains(r.stderr, `has no export "verify" (its exports: describe, evaluate, evaluate_batch)`) {
 		t.Errorf("unknown export: exit %d, stderr %s", r.code, r.stderr)
 	}
 	r = wasmeval(t, "plugin", "call", wasm, "evaluate", "--input", `{"function":3}`)

@@ -39,6 +39,9 @@ var envelopeSchemas = map[string][2]string{
 	"load_cases":       {"load_input", "load_output"},
 	"evaluate":         {"evaluate_input", "evaluate_output"},
 	"test":             {"test_input", "test_output"},
+	"verify_batch":     {"batch_input", "batch_output"},
+	"evaluate_batch":   {"batch_input", "batch_output"},
+	"test_batch":       {"batch_input", "batch_output"},
 }
 
 // EnvelopeSchemas returns the names of the ABI schemas of an export's input
