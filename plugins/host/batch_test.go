@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -156,5 +157,91 @@ func TestBatchClaimWithoutExportIsRefused(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Fault != FaultMissingExport || pe.Export != "evaluate_batch" ||
 		!strings.Contains(err.Error(), "describe lists evaluate under batch, which needs export evaluate_batch") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// Calls that arrive while the plugin is busy on every core wait and go
+// together as one batch, each answered as it would be alone. The cores
+// are made busy by hand, so what waits does not depend on timing.
+func TestVerifyCoalescedBatchesWaitingCalls(t *testing.T) {
+	for _, iso := range []string{InProcess, Process} {
+		t.Run(iso, func(t *testing.T) {
+			p := load(t, newHost(t, Options{Isolation: iso}), "misbehave")
+			ins := batchCalls(40, map[int]string{5: "fail", 6: "verdict"}, "")
+			cores := goruntime.GOMAXPROCS(0)
+			c := &p.coalesce
+			c.mu.Lock()
+			c.inFlight = cores // every core busy
+			c.mu.Unlock()
+			outs := make([]abi.VerifyOutput, len(ins))
+			errs := make([]error, len(ins))
+			var wg sync.WaitGroup
+			for i := 1; i < len(ins); i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					outs[i], errs[i] = p.VerifyCoalesced(context.Background(), ins[i], CallOptions{})
+				}(i)
+			}
+			for queued := 0; queued < len(ins)-1; {
+				c.mu.Lock()
+				queued = len(c.waiting)
+				c.mu.Unlock()
+				goruntime.Gosched()
+			}
+			c.mu.Lock()
+			c.inFlight-- // a core comes free: the next call takes it, then the queue
+			c.mu.Unlock()
+			outs[0], errs[0] = p.VerifyCoalesced(context.Background(), ins[0], CallOptions{})
+			wg.Wait()
+			if got := p.batches.Load(); got != 1 {
+				t.Errorf("%d waiting calls went as %d batches, want 1", len(ins)-1, got)
+			}
+			for i := range ins {
+				sameAsSingle(t, p, ins[i], outs[i], errs[i])
+			}
+			// The goroutine that served the queue gives its core back.
+			for {
+				c.mu.Lock()
+				inFlight, waiting := c.inFlight, len(c.waiting)
+				c.mu.Unlock()
+				if waiting != 0 || inFlight < cores-1 {
+					t.Fatalf("after: %d in flight, %d waiting", inFlight, waiting)
+				}
+				if inFlight == cores-1 {
+					break
+				}
+				goruntime.Gosched()
+			}
+		})
+	}
+}
+
+// Many groups verifying at once through VerifyCoalesced get the answers
+// they would get alone, whatever batches form; a caller that gives up is
+// answered with its context's error and the others are not disturbed.
+func TestVerifyCoalescedUnderLoad(t *testing.T) {
+	p := load(t, newHost(t, Options{Isolation: Process}), "misbehave")
+	ins := batchCalls(200, map[int]string{17: "fail"}, "")
+	outs := make([]abi.VerifyOutput, len(ins))
+	errs := make([]error, len(ins))
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := g; i < len(ins); i += 8 {
+				outs[i], errs[i] = p.VerifyCoalesced(context.Background(), ins[i], CallOptions{})
+			}
+		}(g)
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.VerifyCoalesced(canceled, ins[0], CallOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("a canceled caller: %v", err)
+	}
+	wg.Wait()
+	for i := range ins {
+		sameAsSingle(t, p, ins[i], outs[i], errs[i])
 	}
 }

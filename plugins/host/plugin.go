@@ -57,6 +57,7 @@ type Plugin struct {
 	created   atomic.Int64 // instances created, for tests and inspection
 	discarded atomic.Int64
 	batches   atomic.Int64 // batch calls answered
+	coalesce  coalescer    // verify calls waiting to go as a batch
 }
 
 // File, Digest, Size and Describe identify the plugin.
