@@ -1,6 +1,7 @@
 package pluginbuild
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +11,9 @@ import (
 
 // ASSDK is the AssemblyScript SDK package, relative to the module root. Its
 // node_modules (npm ci from the committed lockfile) holds the pinned
-// compiler every AssemblyScript plugin of the repository is built with.
+// compiler every AssemblyScript plugin of the repository is built with,
+// and the packages such plugins may import (Extism's AssemblyScript PDK,
+// for the host's compatibility test).
 const ASSDK = "sdk/assemblyscript"
 
 var npmOnce sync.Once
@@ -26,7 +29,7 @@ func ascCompiler(root string) (node, asc string, err error) {
 		return "", "", fmt.Errorf("%w: node is not on the PATH (AssemblyScript plugins need node and npm)", ErrToolchain)
 	}
 	npmOnce.Do(func() {
-		if _, err := os.Stat(asc); err == nil {
+		if installed(dir) {
 			return
 		}
 		npm, err := exec.LookPath("npm")
@@ -44,6 +47,28 @@ func ascCompiler(root string) (node, asc string, err error) {
 	return node, asc, nil
 }
 
+// installed says whether the SDK's node_modules holds every package its
+// lockfile names: a checkout that gained one since its last npm ci (or
+// never had one) is installed again.
+func installed(dir string) bool {
+	var lock struct {
+		Packages map[string]json.RawMessage `json:"packages"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "package-lock.json"))
+	if err != nil || json.Unmarshal(data, &lock) != nil {
+		return false
+	}
+	for path := range lock.Packages {
+		if path == "" {
+			continue // the SDK itself
+		}
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(path), "package.json")); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // BuildAssemblyScript compiles an AssemblyScript plugin (entry, a .ts file
 // exporting the ABI's functions and importing the SDK) into out. The SDK
 // speaks the native transport.
@@ -54,6 +79,14 @@ func BuildAssemblyScript(entry, out string) error { return buildAssemblyScript(e
 // transport.
 func BuildAssemblyScriptExtism(entry, out string) error {
 	return buildAssemblyScript(entry, out, "--use", "WASMEVAL_EXTISM=1")
+}
+
+// BuildAssemblyScriptWith is BuildAssemblyScript with more asc arguments
+// after the SDK's (a later --use overrides an earlier one): for a module
+// that does not use the SDK, such as one built with Extism's
+// AssemblyScript PDK, which names its own abort handler.
+func BuildAssemblyScriptWith(entry, out string, ascArgs ...string) error {
+	return buildAssemblyScript(entry, out, ascArgs...)
 }
 
 func buildAssemblyScript(entry, out string, extra ...string) error {
@@ -81,7 +114,8 @@ func buildAssemblyScript(entry, out string, extra ...string) error {
 	// name is sdk/assemblyscript/assembly/abort/abort. The handler keeps the module free of an env.abort import
 	// (which no host provides) and reports the message as the call's error.
 	args := []string{asc, filepath.ToSlash(relEntry), "--outFile", absOut, "--optimize", "--runtime", "incremental",
-		"--use", "abort=" + ASSDK + "/assembly/abort/abort/wasmevalAbort", "--noColors"}
+		"--use", "abort=" + ASSDK + "/assembly/abort/abort/wasmevalAbort", "--noColors",
+		"--path", ASSDK + "/node_modules"}
 	args = append(args, extra...)
 	if err := run(node, root, args...); err != nil {
 		return fmt.Errorf("build AssemblyScript plugin %s: %w", entry, err)
