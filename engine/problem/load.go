@@ -165,7 +165,10 @@ func (l *loader) load(path string) *Problem {
 	p.StaticAssets = l.staticAssets(file, raw.StaticAssets)
 
 	base := scope{env: raw.Env, checks: raw.Checks, timeout: DefaultTimeout}
-	base.loader, base.loaderRef = l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
+	if _, ok := l.loaderConfig(file, "", raw.Loader, "", nil); !ok {
+		base.loader, base.loaderRef = l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
+	}
+	p.ArgumentSplitting = l.argumentSplitting(file, root, raw.ArgumentSplitting)
 	base.verifier = l.verifierRef(file, "", raw.Verifier, nil)
 	raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
 	l.checkRefs(file, &raw.Checks)
@@ -218,8 +221,20 @@ func (l *loader) verifierRef(file, path string, m *rawLoader, inherited *PluginR
 	if m.isPlugin() {
 		return l.pluginRef(file, key, m)
 	}
-	if n := m.name(); n != "" && n != "checks" && n != "verifier.py" && n != "verifier" {
-		l.errs.Add(file, key, m.line, "verifier %q is not available: name a plugin ({type: plugin, path: ..., sha256: ...}) or use the built-in checks", n)
+	n := m.name()
+	switch {
+	case n == "" || n == "checks":
+	case looksLikeFile(n):
+		// SlopCodeBench's verifier.py, or any other program: never the
+		// built-in checks in its place.
+		at := key
+		if m.nameKey() != "" {
+			at = diag.JoinPath(key, m.nameKey())
+		}
+		l.errs.Add(file, at, m.line, "%s", nonWasm("verifier", n,
+			"if it only compares the expected values, remove `verifier` and let the built-in checks compare them (docs/checks.md)"))
+	default:
+		l.errs.Add(file, key, m.line, "verifier %q is not available: name a plugin ({type: plugin, path: ..., sha256: ...}) or use the built-in checks (verifier: checks, or no verifier)", n)
 	}
 	return nil
 }
@@ -290,11 +305,17 @@ func (l *loader) loaderName(file, path string, node *yaml.Node, script string, m
 	if name == "" {
 		return "", nil
 	}
-	// A SlopCodeBench problem names loader.py; the built-in "auto" loader
-	// reads the same case layouts without any code.
-	name = strings.TrimSuffix(name, ".py")
-	if name == "loader" {
-		name = "auto"
+	if m != nil && m.nameKey() != "" {
+		key = diag.JoinPath(key, m.nameKey())
+	}
+	if looksLikeFile(name) {
+		// A SlopCodeBench problem names loader.py. The built-in loaders
+		// read the usual case layouts, but what the script does is not
+		// known: substituting one would validate, then score wrongly.
+		l.errs.Add(file, key, line, "%s", nonWasm("loader", name, fmt.Sprintf(
+			"if it only reads cases in a layout a built-in loader reads, name that loader instead (loader: auto; built-in loaders: %s, see docs/cases.md)",
+			strings.Join(l.opts.Loaders, ", "))))
+		return "", nil
 	}
 	for _, known := range l.opts.Loaders {
 		if known == name {
@@ -436,7 +457,11 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 		l.checkRefs(file, &raw.Checks)
 		sc.checks = raw.Checks
 	}
-	if ln, ref := l.loaderName(file, path, node, raw.LoaderScript, raw.Loader); ln != "" {
+	if ref, ok := l.loaderConfig(file, path, raw.Loader, sc.loader, sc.loaderRef); ok {
+		if ref != nil {
+			sc.loader, sc.loaderRef = LoaderPlugin, ref
+		}
+	} else if ln, ref := l.loaderName(file, path, node, raw.LoaderScript, raw.Loader); ln != "" {
 		sc.loader, sc.loaderRef = ln, ref
 	}
 	cp.Env, cp.Timeout = sc.env, sc.timeout
@@ -507,7 +532,11 @@ func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name 
 		checks = rg.Checks
 	}
 	g.Checks = checks.items
-	if rg.Loader != nil {
+	if ref, ok := l.loaderConfig(file, path, rg.Loader, sc.loader, sc.loaderRef); ok {
+		if ref != nil {
+			g.Loader, g.LoaderRef = LoaderPlugin, ref
+		}
+	} else if rg.Loader != nil {
 		if ln, ref := l.loaderName(file, path, node, "", rg.Loader); ln != "" {
 			g.Loader, g.LoaderRef = ln, ref
 		}

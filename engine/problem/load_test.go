@@ -98,14 +98,16 @@ func TestLoadExampleProblem(t *testing.T) {
 		t.Errorf("static asset: %+v", a)
 	}
 	if cp1.Groups[0].Loader != "auto" {
-		t.Errorf("loader.py maps to the built-in auto loader, got %q", cp1.Groups[0].Loader)
+		t.Errorf("loader: auto names the built-in auto loader, got %q", cp1.Groups[0].Loader)
 	}
 	if len(p.Digest) != 64 {
 		t.Errorf("digest: %q", p.Digest)
 	}
 }
 
-// The skeleton from SlopCodeBench's problem-authoring guide loads unchanged.
+// The skeleton from SlopCodeBench's problem-authoring guide loads unchanged
+// once its Python loader is replaced by the built-in loader that reads its
+// layout.
 func TestLoadSlopCodeBenchQuickStart(t *testing.T) {
 	dir := writeTree(t, map[string]string{
 		"config.yaml": `name: my_problem
@@ -128,7 +130,25 @@ checkpoints:
     state: Core Tests
 `,
 		"checkpoint_1/spec.md": "spec",
+		"loader.py":            "class Loader: ...\n",
 	})
+	// loader.py is Python: refused, never replaced by a built-in loader.
+	_, err := Load(dir, testOpts)
+	list := diagsOf(t, err)
+	if len(list) != 1 || list[0].Path != "loader_script" || list[0].Line != 7 ||
+		!strings.Contains(list[0].Msg, "loader loader.py is a Python file: wasmeval does not run it, it runs loaders only as WebAssembly plugins") {
+		t.Fatalf("got %v", list)
+	}
+	for _, want := range []string{"docs/porting.md", "docs/sdk-go.md", "docs/sdk-rust.md", "docs/sdk-assemblyscript.md", "loader: auto"} {
+		if !strings.Contains(list[0].Msg, want) {
+			t.Errorf("the message does not point to %s: %s", want, list[0].Msg)
+		}
+	}
+	// Naming the built-in loader that reads the layout, the rest loads unchanged.
+	cfg, _ := os.ReadFile(filepath.Join(dir, "config.yaml"))
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(strings.Replace(string(cfg), "loader_script: loader.py", "loader_script: auto", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	p, err := Load(dir, testOpts)
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +303,7 @@ checkpoints: [c1, c2]
 	text := err.Error()
 	for _, want := range []string{
 		"entry_file: expected a path relative to the submission",
-		`unknown loader "fancy"`,
+		`loader_script: loader fancy.py is a Python file`,
 		`static_assets.data.path: static asset: "nowhere.csv" not found`,
 		"escapes the workspace",
 		`checkpoint directory "c2" has no config.yaml`,
@@ -323,14 +343,45 @@ checkpoints:
 	}
 }
 
-// Both spellings of SlopCodeBench's mapping loader form load: the legacy
-// {type: script, path, entrypoint} and {script, entrypoint}; an unknown
-// type is reported at its key.
-func TestLegacyLoaderForms(t *testing.T) {
+// SlopCodeBench's loader and verifier spellings that name a program —
+// scalar, {script, entrypoint}, the legacy {type: script, path,
+// entrypoint}, a plugin binding — are refused at their key when the
+// program is not WebAssembly; none falls back to a built-in. Built-in
+// names load in every form; an unknown type is reported at its key.
+func TestNonWasmLoadersAndVerifiersAreRefused(t *testing.T) {
+	for _, tc := range []struct{ form, key, want string }{
+		{"loader: {type: script, path: loader.py, entrypoint: Loader}", "loader.path", "loader loader.py is a Python file"},
+		{"loader: {script: loader.py, entrypoint: Loader}", "loader.script", "loader loader.py is a Python file"},
+		{"loader: loader.py", "loader", "loader loader.py is a Python file"},
+		{"loader_script: cases/load.js", "loader_script", "loader cases/load.js is a JavaScript file"},
+		{"loader: {type: plugin, path: loader.py, sha256: " + strings.Repeat("0", 64) + "}", "loader.path", "loader loader.py is a Python file"},
+		{"verifier: verifier.py", "verifier", "verifier verifier.py is a Python file"},
+		{"verifier: {script: verifier.py, entrypoint: verify}", "verifier.script", "verifier verifier.py is a Python file"},
+		{"verifier: {type: plugin, path: check.sh, sha256: " + strings.Repeat("0", 64) + "}", "verifier.path", "verifier check.sh is a shell file"},
+		{"verifier: {type: plugin, path: plugins/v.wasm, sha256: " + strings.Repeat("0", 64) + "}", "verifier.path", "verifier plugins/v.wasm is not WebAssembly"},
+	} {
+		dir := writeTree(t, map[string]string{
+			"config.yaml":      "name: p\nentry_file: main.py\n" + tc.form + "\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
+			"c1/g/a/case.yaml": "{}\n",
+			"loader.py":        "class Loader: ...\n",
+			"verifier.py":      "def verify(): ...\n",
+			"check.sh":         "#!/bin/sh\n",
+			"plugins/v.wasm":   "#!/bin/sh\n",
+			"cases/load.js":    "export {}\n",
+		})
+		_, err := Load(dir, testOpts)
+		list := diagsOf(t, err)
+		if len(list) != 1 || list[0].Path != tc.key || list[0].Line != 3 || !strings.Contains(list[0].Msg, tc.want) ||
+			!strings.Contains(list[0].Msg, "WebAssembly plugins") || !strings.Contains(list[0].Msg, "docs/porting.md") {
+			t.Errorf("%s: got %v", tc.form, list)
+		}
+	}
 	for _, form := range []string{
-		"loader: {type: script, path: loader.py, entrypoint: Loader}",
-		"loader: {script: loader.py, entrypoint: Loader}",
-		"loader: loader.py",
+		"loader: {type: builtin, path: auto}",
+		"loader: {script: auto}",
+		"loader: auto",
+		"loader_script: auto",
+		"verifier: checks",
 	} {
 		dir := writeTree(t, map[string]string{
 			"config.yaml":      "name: p\nentry_file: main.py\n" + form + "\ncheckpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
@@ -340,7 +391,7 @@ func TestLegacyLoaderForms(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", form, err)
 		}
-		if l := p.Checkpoints[0].Groups[0].Loader; l != "auto" {
+		if l := p.Checkpoints[0].Groups[0].Loader; l != "auto" && l != "" {
 			t.Errorf("%s: loader %q, want auto", form, l)
 		}
 	}

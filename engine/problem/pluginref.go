@@ -45,6 +45,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	// a directory the user named (--plugin-dir, WASMEVAL_PLUGIN_PATH) are
 	// the user's own choice.
 	read := l.files.ReadFile
+	asWritten := ref.Path
 	if ref.Path != "" {
 		_, err := l.resolve(ref.Path, isFile)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -95,6 +96,23 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 		return
 	}
 	digest := pin.Digest(data)
+	if !isWasm(data) {
+		what := "plugin"
+		switch {
+		case strings.HasSuffix(key, "loader"):
+			what = "loader"
+		case strings.HasSuffix(key, "verifier"):
+			what = "verifier"
+		case strings.HasSuffix(key, ".plugin"):
+			what = "evaluator"
+		}
+		at, written := diag.JoinPath(key, "path"), asWritten
+		if ref.Name != "" {
+			at, written = diag.JoinPath(key, "name"), ref.Path
+		}
+		l.errs.Add(file, at, line, "%s", nonWasm(what, written, ""))
+		return
+	}
 	switch {
 	case ref.SHA256 == "":
 		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "required: plugins are pinned by digest; this file's is %s", digest)

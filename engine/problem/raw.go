@@ -43,6 +43,9 @@ type rawProblem struct {
 	// Environment names an environment spec file (see engine/envspec),
 	// relative to the problem directory.
 	Environment string `yaml:"environment"`
+	// ArgumentSplitting is how a case's arguments given as one string are
+	// split: once (default) or twice (SlopCodeBench's harness).
+	ArgumentSplitting string `yaml:"argument_splitting"`
 }
 
 // rawLoader is the mapping form of a loader or verifier reference.
@@ -61,6 +64,7 @@ type rawLoader struct {
 	SHA256     string         `yaml:"sha256"`
 	Config     map[string]any `yaml:"config"`
 	line       int
+	scalar     bool
 }
 
 // name is the loader the mapping names, whichever spelling it uses.
@@ -71,10 +75,23 @@ func (l *rawLoader) name() string {
 	return l.Path
 }
 
+// nameKey is the key that holds name() in the mapping form ("" for the
+// scalar form).
+func (l *rawLoader) nameKey() string {
+	switch {
+	case l.scalar:
+		return ""
+	case l.Script != "":
+		return "script"
+	}
+	return "path"
+}
+
 func (l *rawLoader) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	l.line = n.Line
 	if n.Kind == yaml.ScalarNode {
 		l.Script = n.Value
+		l.scalar = true
 		return
 	}
 	type plain rawLoader
