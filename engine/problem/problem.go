@@ -47,6 +47,9 @@ type Problem struct {
 	// Environment is the path of the problem's environment spec ("" for
 	// none); --env overrides it.
 	Environment string
+	// ArgumentSplitting is how a case's arguments given as one string are
+	// split into words: SplitOnce or SplitTwice.
+	ArgumentSplitting string
 
 	Checkpoints []*Checkpoint
 	// Digest is the sha256 of every config file read, for manifests.
