@@ -165,7 +165,10 @@ func (l *loader) load(path string) *Problem {
 	p.StaticAssets = l.staticAssets(file, raw.StaticAssets)
 
 	base := scope{env: raw.Env, checks: raw.Checks, timeout: DefaultTimeout}
-	base.loader, base.loaderRef = l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
+	if _, ok := l.loaderConfig(file, "", raw.Loader, "", nil); !ok {
+		base.loader, base.loaderRef = l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
+	}
+	p.ArgumentSplitting = l.argumentSplitting(file, root, raw.ArgumentSplitting)
 	base.verifier = l.verifierRef(file, "", raw.Verifier, nil)
 	raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
 	l.checkRefs(file, &raw.Checks)
@@ -454,7 +457,11 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 		l.checkRefs(file, &raw.Checks)
 		sc.checks = raw.Checks
 	}
-	if ln, ref := l.loaderName(file, path, node, raw.LoaderScript, raw.Loader); ln != "" {
+	if ref, ok := l.loaderConfig(file, path, raw.Loader, sc.loader, sc.loaderRef); ok {
+		if ref != nil {
+			sc.loader, sc.loaderRef = LoaderPlugin, ref
+		}
+	} else if ln, ref := l.loaderName(file, path, node, raw.LoaderScript, raw.Loader); ln != "" {
 		sc.loader, sc.loaderRef = ln, ref
 	}
 	cp.Env, cp.Timeout = sc.env, sc.timeout
@@ -525,7 +532,11 @@ func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name 
 		checks = rg.Checks
 	}
 	g.Checks = checks.items
-	if rg.Loader != nil {
+	if ref, ok := l.loaderConfig(file, path, rg.Loader, sc.loader, sc.loaderRef); ok {
+		if ref != nil {
+			g.Loader, g.LoaderRef = LoaderPlugin, ref
+		}
+	} else if rg.Loader != nil {
 		if ln, ref := l.loaderName(file, path, node, "", rg.Loader); ln != "" {
 			g.Loader, g.LoaderRef = ln, ref
 		}

@@ -43,6 +43,9 @@ type rawProblem struct {
 	// Environment names an environment spec file (see engine/envspec),
 	// relative to the problem directory.
 	Environment string `yaml:"environment"`
+	// ArgumentSplitting is how a case's arguments given as one string are
+	// split: once (default) or twice (SlopCodeBench's harness).
+	ArgumentSplitting string `yaml:"argument_splitting"`
 }
 
 // rawLoader is the mapping form of a loader or verifier reference.
