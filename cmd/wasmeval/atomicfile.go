@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/wasmeval/wasmeval/engine/report/runfile"
 )
 
 // writeFileAtomic writes path through fill into a temporary file beside it
@@ -14,15 +16,13 @@ import (
 // error of fill that is an exit status (compare's regressions) still
 // keeps the file it wrote.
 func writeFileAtomic(path string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	// The mode of a run directory's files (0644 less the umask), not
+	// os.CreateTemp's 0600: a report is written to be read by others.
+	f, err := runfile.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name()) // after the rename, there is nothing left to remove
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
 	bw := bufio.NewWriter(f)
 	fillErr := fill(bw)
 	if _, ok := fillErr.(*exitError); fillErr != nil && !ok {
@@ -30,6 +30,12 @@ func writeFileAtomic(path string, fill func(io.Writer) error) error {
 		return fillErr
 	}
 	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Synced before the rename, so a crash right after it cannot leave
+	// an empty file where the previous report was.
+	if err := f.Sync(); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

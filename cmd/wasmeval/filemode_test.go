@@ -47,4 +47,12 @@ func TestRunDirectoryFilesHaveOneMode(t *testing.T) {
 			t.Errorf("the run directory has no %s", name)
 		}
 	}
+	// A report written with --output gets the same mode.
+	out := filepath.Join(t.TempDir(), "report.xml")
+	if r := wasmeval(t, "report", broken, "--format", "junit", "--output", out); r.code != 0 && r.code != 1 {
+		t.Fatalf("report --output: %d %s", r.code, r.stderr)
+	}
+	if st, err := os.Stat(out); err != nil || st.Mode().Perm() != want {
+		t.Errorf("report --output: %v, mode %v, want %03o", err, st, want)
+	}
 }
