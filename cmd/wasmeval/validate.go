@@ -15,7 +15,11 @@ func newValidateCmd() *cobra.Command {
 		Use:   "validate PROBLEM",
 		Short: "Check a problem's configuration and every case file, reporting all problems at once",
 		Long: `Check a problem's configuration and every case file without running
-anything, reporting all problems at once.
+anything, reporting all problems at once: every group's cases are loaded,
+loader plugins included, and checked against the adapter (an expected
+value no attribute of the adapter produces is an error). On success it
+lists, per group, how many cases were validated and which loader read
+them.
 
 Every path the problem names must stay inside the problem directory, also
 after resolving symlinks, unless it lies under a directory given with
@@ -31,14 +35,18 @@ after resolving symlinks, unless it lies under a directory given with
 				return err
 			}
 			defer plugins.Close()
-			if err := run.Validate(cmd.Context(), p, run.BuiltinLoader, plugins); err != nil {
+			groups, err := run.ValidateGroups(cmd.Context(), p, run.BuiltinLoader, plugins)
+			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
-			n := 0
-			for _, cp := range p.Checkpoints {
-				n += len(cp.Groups)
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "%s: ok (%d checkpoints, %d groups)\n", p.Name, len(p.Checkpoints), len(groups))
+			for _, g := range groups {
+				fmt.Fprintf(out, "  %s/%s: %d cases, %s\n", g.Checkpoint, g.Group, g.Cases, g.Loader)
+				if g.Partial != "" {
+					fmt.Fprintf(out, "    note: %s\n", g.Partial)
+				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%d checkpoints, %d groups)\n", p.Name, len(p.Checkpoints), n)
 			return nil
 		},
 	}

@@ -3,8 +3,10 @@ package run
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
@@ -22,6 +24,9 @@ type pluginLoader struct {
 	p   *host.Plugin
 	ref *problem.PluginRef
 	dir string
+	// firstBatch stops a stateful plugin's stream after the cases it
+	// gives before any result (validation has no results to give it).
+	firstBatch bool
 }
 
 func (l *pluginLoader) Open(ctx context.Context, g cases.GroupInput) (cases.Stream, error) {
@@ -66,7 +71,7 @@ func (s *pluginStream) Next(ctx context.Context, history []cases.Outcome) (*case
 		if len(out.Cases) == 0 && !out.Done {
 			return nil, fmt.Errorf("loader plugin %s returned no cases and did not say done", s.l.p.Label())
 		}
-		s.pending, s.done = out.Cases, out.Done || !s.NeedsHistory()
+		s.pending, s.done = out.Cases, out.Done || !s.NeedsHistory() || s.l.firstBatch
 	}
 	ac := s.pending[0]
 	s.pending = s.pending[1:]
@@ -107,15 +112,19 @@ func (s *pluginStream) fromABI(ac abi.Case) (*cases.Case, error) {
 	if ac.TimeoutS > 0 {
 		c.Timeout = time.Duration(ac.TimeoutS * float64(time.Second))
 	}
+	// Every problem of the case is reported, not only the first.
+	var bad []string
 	for i, f := range ac.InputFiles {
 		if err := cases.CheckRelPath(f.Path); err != nil {
-			return nil, fmt.Errorf("input_files[%d].path: %v", i, err)
+			bad = append(bad, fmt.Sprintf("input_files[%d].path: %v", i, err))
+			continue
 		}
 		content := []byte(f.Content)
 		if f.Encoding == "base64" {
 			var err error
 			if content, err = base64.StdEncoding.DecodeString(f.Content); err != nil {
-				return nil, fmt.Errorf("input_files[%d].content: %v", i, err)
+				bad = append(bad, fmt.Sprintf("input_files[%d].content: %v", i, err))
+				continue
 			}
 		}
 		c.InputFiles = append(c.InputFiles, cases.InputFile{Path: f.Path, Content: content})
@@ -123,22 +132,25 @@ func (s *pluginStream) fromABI(ac abi.Case) (*cases.Case, error) {
 	if ac.Request != nil {
 		req, err := cases.DecodeRequest(ac.Request, s.l.p.Label(), "request")
 		if err != nil {
-			return nil, err
+			bad = append(bad, err.Error())
 		}
 		c.Request = req
 	}
 	if ac.Steps != nil {
 		steps, err := cases.DecodeSteps(ac.Steps, s.l.p.Label(), "steps")
 		if err != nil {
-			return nil, err
+			bad = append(bad, err.Error())
 		}
 		c.Steps = steps
 	}
 	c.TrackedFiles = append(append([]string{}, g.TrackedFiles...), ac.TrackedFiles...)
 	for i, t := range ac.TrackedFiles {
 		if err := cases.CheckRelPath(t); err != nil {
-			return nil, fmt.Errorf("tracked_files[%d]: %v", i, err)
+			bad = append(bad, fmt.Sprintf("tracked_files[%d]: %v", i, err))
 		}
+	}
+	if len(bad) > 0 {
+		return nil, errors.New(strings.Join(bad, "; "))
 	}
 	return c, nil
 }

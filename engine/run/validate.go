@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -48,71 +53,197 @@ func BuiltinLoader(name string) (cases.Loader, bool) {
 
 // Validate loads every case of every group (without running anything) and
 // returns all problems found: unreadable or malformed case files, dangling
-// case_order entries, bad checks on cases, unknown static assets.
+// case_order entries, bad checks on cases, unknown static assets, expected
+// values the adapter never produces. See ValidateGroups.
+func Validate(ctx context.Context, p *problem.Problem, loaderFor func(string) (cases.Loader, bool), h *host.Host) error {
+	_, err := ValidateGroups(ctx, p, loaderFor, h)
+	return err
+}
+
+// GroupCheck says what validation learnt about one group.
+type GroupCheck struct {
+	Checkpoint, Group string
+	// Loader names what loaded the cases: the built-in loader and the
+	// layout it found, or the loader plugin.
+	Loader string
+	// Cases is the number of cases validated.
+	Cases int
+	// Partial says why not every case could be validated (a stateful
+	// loader computes later cases from results); empty when all were.
+	Partial string
+}
+
+// ValidateGroups is Validate, also saying per group which loader read the
+// cases and how many were validated.
+//
+// Every group's cases are loaded, loader plugins included: a stateless
+// plugin gives all its cases; a stateful one, which computes cases from
+// earlier results, gives those it can before any result, and GroupCheck
+// says so.
+//
+// A problem found in the cases of a group imported by regressions is the
+// same problem wherever it is imported: it is reported once, naming every
+// group that reaches it.
 //
 // Plugins are loaded through h (compiled and checked: digest, ABI, kinds);
 // h may be nil when the problem references none.
-func Validate(ctx context.Context, p *problem.Problem, loaderFor func(string) (cases.Loader, bool), h *host.Host) error {
+func ValidateGroups(ctx context.Context, p *problem.Problem, loaderFor func(string) (cases.Loader, bool), h *host.Host) ([]GroupCheck, error) {
 	plugins := newPluginSet(h, p)
 	if err := plugins.preload(ctx, p); err != nil {
-		return err
+		return nil, err
 	}
-	var errs diag.List
+	var out diag.List
+	var reached [][]string
+	index := map[diag.Error]int{}
+	var checks []GroupCheck
 	for _, cp := range p.Checkpoints {
 		for _, g := range cp.Groups {
-			errs = append(errs, validateGroup(ctx, p, cp, g, plugins, loaderFor)...)
+			gc, errs := validateGroup(ctx, p, cp, g, plugins, loaderFor)
+			checks = append(checks, gc)
+			place := cp.Name + "/" + g.Name
+			if g.OriginalCheckpoint != "" {
+				place += " (regression)"
+			}
+			for _, e := range errs {
+				if i, ok := index[*e]; ok {
+					if !slices.Contains(reached[i], place) {
+						reached[i] = append(reached[i], place)
+					}
+					continue
+				}
+				index[*e] = len(out)
+				dup := *e
+				out = append(out, &dup)
+				reached = append(reached, []string{place})
+			}
 		}
 	}
-	return errs.Err()
+	for i, e := range out {
+		if len(reached[i]) > 1 {
+			e.Msg += fmt.Sprintf(" (in the cases of %d groups: %s)", len(reached[i]), strings.Join(reached[i], ", "))
+		}
+	}
+	return checks, out.Err()
 }
 
-func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoint, g *problem.Group, plugins *pluginSet, loaderFor func(string) (cases.Loader, bool)) diag.List {
+func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoint, g *problem.Group, plugins *pluginSet, loaderFor func(string) (cases.Loader, bool)) (GroupCheck, diag.List) {
 	var errs diag.List
+	check := GroupCheck{Checkpoint: cp.Name, Group: g.Name}
 	where := fmt.Sprintf("checkpoint %s, group %s", cp.Name, g.Name)
-	loader, err := plugins.loaderFor(ctx, g, loaderFor)
+	loader, plugin, err := validationLoader(ctx, g, plugins, loaderFor)
 	if err != nil {
 		errs.Add(p.File, "", 0, "%s: %v", where, err)
-		return errs
+		return check, errs
+	}
+	stateful := false
+	if plugin != nil {
+		check.Loader = "loader plugin " + plugin.Label()
+		stateful = plugin.Describe().Stateful
 	}
 	stream, err := loader.Open(ctx, GroupInput(p, cp, g))
 	if err != nil {
 		errs.Append(err)
-		return errs
+		return check, errs
 	}
 	defer stream.Close()
-	if _, stateful := stream.(interface{ NeedsHistory() bool }); stateful {
-		return errs // expected values need real results; nothing more to check statically
-	}
-	n := 0
+	layouts := map[string]bool{}
 	for {
+		// A stateful loader is asked as at the start of a run, with no
+		// history; it stops after that batch (see pluginLoader.firstBatch).
 		c, err := stream.Next(ctx, nil)
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		var caseErr *cases.CaseError
 		if errors.As(err, &caseErr) {
-			errs.Append(caseErr.Err) // the stream moved on: keep collecting
+			// The stream moved on: keep collecting.
+			var list diag.List
+			if plugin != nil && !errors.As(caseErr.Err, &list) {
+				at := g.LoaderRef.At
+				errs.Add(at.File, at.Key, at.Line, "%s: loader plugin %s: case %s: %v", where, plugin.Label(), caseErr.ID, caseErr.Err)
+			} else {
+				errs.Append(caseErr.Err)
+			}
 			continue
 		}
 		if err != nil {
-			errs.Append(err)
+			var list diag.List
+			if plugin != nil && !errors.As(err, &list) {
+				at := g.LoaderRef.At
+				errs.Add(at.File, at.Key, at.Line, "%s: %v", where, err)
+			} else {
+				errs.Append(err)
+			}
 			break
 		}
-		n++
+		check.Cases++
+		if plugin == nil {
+			layouts[layoutOf(c, g)] = true
+		}
 		for i, spec := range c.Checks {
 			for _, msg := range verify.Validate(spec) {
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
 			}
 		}
 		validateCaseForAdapter(p, c, &errs)
+		validateAttributes(p, g, c, &errs)
 		for _, name := range cases.StaticNames(c) {
 			if _, ok := p.StaticAssets[name]; !ok {
 				errs.Add(c.Source, "", 0, "case %s uses {{static:%s}} but the problem declares no such static asset", c.ID, name)
 			}
 		}
 	}
-	if n == 0 && len(errs) == 0 {
+	if plugin == nil {
+		name := g.Loader
+		if name == "" {
+			name = cases.LoaderAuto
+		}
+		check.Loader = "built-in loader " + name
+		if l := sortedKeys(layouts); len(l) > 0 {
+			check.Loader += ": " + strings.Join(l, ", ")
+		}
+	}
+	if stateful {
+		check.Partial = fmt.Sprintf("the loader is stateful: validated the %d case(s) it gives before any result; the cases it computes from results are checked when they are loaded during a run", check.Cases)
+		return check, errs
+	}
+	if check.Cases == 0 && len(errs) == 0 {
 		errs.Add(p.File, "", 0, "%s has no cases", where)
 	}
-	return errs
+	return check, errs
+}
+
+// validationLoader is the group's loader as a run gets it, except that a
+// loader plugin stops after the batch it gives before any result.
+func validationLoader(ctx context.Context, g *problem.Group, plugins *pluginSet, loaderFor func(string) (cases.Loader, bool)) (cases.Loader, *host.Plugin, error) {
+	if g.Loader == problem.LoaderPlugin && g.LoaderRef != nil {
+		p, err := plugins.get(ctx, g.LoaderRef, abi.KindLoader)
+		if err != nil {
+			return nil, nil, err
+		}
+		return cases.Checked(&pluginLoader{p: p, ref: g.LoaderRef, dir: plugins.dir, firstBatch: true}), p, nil
+	}
+	l, err := plugins.loaderFor(ctx, g, loaderFor)
+	return l, nil, err
+}
+
+// layoutOf names the case layout a built-in loader read a case from.
+func layoutOf(c *cases.Case, g *problem.Group) string {
+	base := filepath.Base(c.Source)
+	switch {
+	case base == "case.yaml" || base == "case.yml" || base == "case.json":
+		return "case directories (case.yaml)"
+	case strings.TrimSuffix(base, filepath.Ext(base)) == g.CaseGroup && filepath.Ext(base) != "":
+		return "group file (" + base + ")"
+	}
+	return "case directories (ARGS/EXPECTED)"
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,0 +1,124 @@
+package run
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/verify"
+)
+
+// producedBy lists the attributes each adapter produces, as a check names
+// them (see verify.AttributeOf); "files-…" and "headers-…" stand for
+// families.
+var producedBy = map[string][]string{
+	problem.AdapterCLI:     {"status_code", "output", "stderr", "files-<path>"},
+	problem.AdapterAPI:     {"status_code", "output", "headers-<name>", "files-<path>"},
+	problem.AdapterBrowser: {"status_code", "output"},
+}
+
+// validateAttributes reports what a case's checks would compare that the
+// problem's adapter never produces — an expected key no check can be
+// given an actual value for, a check's attribute, an expected file no
+// tracked_files entry reads back. Each would fail every run of the case
+// with "attribute X was not produced" (or "file X was not produced").
+//
+// A group whose cases are verified by a verifier plugin alone (no checks)
+// is left alone: the plugin decides what the expected keys mean.
+func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, errs *diag.List) {
+	checks := c.Checks
+	if len(checks) == 0 {
+		if g.Verifier != nil {
+			return
+		}
+		checks = verify.DefaultChecks(c.Expected)
+	}
+	typ := p.Adapter.Type
+	if typ == "" {
+		typ = problem.AdapterCLI
+	}
+	archive := typ == problem.AdapterAPI && (p.Adapter.Response == problem.ResponseArchive ||
+		(c.Request != nil && c.Request.Response == problem.ResponseArchive))
+	produced := strings.Join(producedBy[typ], ", ")
+	reported := map[string]bool{}
+	for i, spec := range checks {
+		if spec.Kind == "evaluator" {
+			continue // an evaluator names its own attribute
+		}
+		attr := verify.AttributeOf(spec)
+		if reported[attr] {
+			continue
+		}
+		key := diag.IndexPath("checks", i)
+		if len(c.Checks) == 0 {
+			// A default check: it comes from an expected key.
+			key = "expected." + attr
+			if f, ok := strings.CutPrefix(attr, "files-"); ok {
+				key = "expected.files." + f
+			} else if h, ok := strings.CutPrefix(attr, "headers-"); ok {
+				key = "expected.headers." + h
+			}
+		}
+		msg, fix := "", ""
+		switch {
+		case attr == "status_code" || attr == "output":
+		case attr == "stderr":
+			if typ != problem.AdapterCLI {
+				msg = "the " + typ + " adapter does not capture stderr (it produces " + produced + ")"
+			}
+		case strings.HasPrefix(attr, "headers-"):
+			if typ != problem.AdapterAPI {
+				msg = "response headers come only from the api adapter (the " + typ + " adapter produces " + produced + ")"
+			}
+		case strings.HasPrefix(attr, "files-"):
+			file := strings.TrimPrefix(attr, "files-")
+			switch {
+			case typ == problem.AdapterBrowser:
+				msg = "the browser adapter reads no files back (it produces " + produced + ")"
+			case archive:
+			case !tracked(c.TrackedFiles, file):
+				msg = "no tracked_files entry reads " + file + " back after the case (tracked: " + listOrNone(c.TrackedFiles) + ")"
+				fix = "; add it to the case's or the adapter's tracked_files"
+			}
+		default:
+			msg = "the " + typ + " adapter produces no attribute " + attr + " (it produces " + produced + ")"
+			if typ == problem.AdapterBrowser {
+				fix = "; a capture is part of the output: expect it as output: {" + attr + ": …}"
+			}
+		}
+		if msg != "" {
+			reported[attr] = true
+			errs.Add(c.Source, key, 0, "case %s: %s, so the check of %s would fail on every run (\"%s was not produced\")%s", c.ID, msg, attr, attr, fix)
+		}
+	}
+}
+
+// tracked says whether a tracked_files entry (a path, a directory or a
+// ** glob) reads file back.
+func tracked(patterns []string, file string) bool {
+	file = path.Clean(file)
+	for _, pat := range patterns {
+		pat = path.Clean(pat)
+		if pat == file || pat == "." || strings.HasPrefix(file, pat+"/") {
+			return true
+		}
+		if ok, _ := doublestar.Match(pat, file); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	s = append([]string{}, s...)
+	sort.Strings(s)
+	return strings.Join(s, ", ")
+}
