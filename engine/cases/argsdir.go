@@ -1,6 +1,7 @@
 package cases
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -22,7 +23,7 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 	}
 	var errs diag.List
 	d := &strictyaml.Decoder{Errs: &errs}
-	meta := gc.caseFile(dir, []string{"META.yaml", "META.yml"}, d)
+	meta := gc.caseFile(dir, metaNames, d)
 	d.File = meta
 	src := source{id: name, file: meta, node: gc.parseCaseFile(meta, d)}
 	if src.file == "" {
@@ -31,30 +32,45 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 	rc := decodeRaw(d, src)
 
 	argsFile := filepath.Join(dir, "ARGS")
-	if data, err := gc.files.ReadFile(argsFile); err != nil {
-		errs.Add(argsFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
-	} else if rc.Arguments != nil {
-		errs.Add(meta, "arguments", 0, "arguments are given both in ARGS and in META.yaml; keep one")
-	} else {
+	if data, err := gc.files.ReadFile(argsFile); err == nil {
+		if rc.Arguments != nil {
+			errs.Add(meta, "arguments", 0, "arguments are given both in ARGS and in META.yaml; keep one")
+		}
 		rc.Arguments = &rawArgs{text: strings.TrimSpace(string(data)), isStr: true}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs.Add(argsFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}
 	stdinFile := filepath.Join(dir, "STDIN")
 	if s, err := gc.readString(stdinFile); err == nil {
 		if rc.Stdin != nil {
 			errs.Add(meta, "stdin", 0, "stdin is given both in STDIN and in META.yaml; keep one")
 		}
-		rc.Stdin = &s
+		rc.Stdin = newStdin(s)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs.Add(stdinFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}
 	fromFiles := map[string]any{}
-	expFile := filepath.Join(dir, "EXPECTED")
-	if v, err := gc.readValue(expFile); err == nil {
-		fromFiles["output"] = v
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		errs.Add(expFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+	expFiles := gc.present(dir, expectedNames, d)
+	if len(expFiles) > 1 {
+		errs.Add(dir, "", 0, "both %s and %s are present; keep one expected output", expFiles[0], expFiles[1])
 	}
-	skip := map[string]bool{"ARGS": true, "EXPECTED": true, "STDIN": true, "META.yaml": true, "META.yml": true}
+	if len(expFiles) > 0 {
+		if v, jsonl, ok := gc.readExpectedOutput(filepath.Join(dir, expFiles[0]), d); ok {
+			fromFiles["output"] = v
+			if jsonl && rc.Compare["output"] == "" && rc.Checks == nil && len(gc.in.Checks) == 0 && (gc.defaults == nil || gc.defaults.Checks == nil) {
+				// A list of records compares line by line (the default for
+				// a structure would parse the output as one document).
+				rc.Compare = mergeCompare(rc.Compare, map[string]string{"output": "jsonl"})
+			}
+		}
+	}
+	if meta == "" && len(expFiles) == 0 && !gc.isFile(argsFile) {
+		errs.Add(dir, "", 0, "not an ARGS/EXPECTED case: expected ARGS, EXPECTED (or EXPECTED.json, EXPECTED.jsonl) or META.yaml in it")
+	}
+	skip := map[string]bool{"ARGS": true, "STDIN": true, "META.yaml": true, "META.yml": true}
+	for _, n := range expectedNames {
+		skip[n] = true
+	}
 	withInputs := rc.InputFilesFromDir == nil || *rc.InputFilesFromDir
 	contents := gc.readCaseDir(dir, skip, withInputs, d)
 	for k, v := range contents.expected {
@@ -68,15 +84,97 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 	return c, nil
 }
 
-// isArgsDir tells the auto loader which layout a case directory uses.
+// expectedNames are the names an ARGS/EXPECTED case's expected output may
+// have: EXPECTED is text, EXPECTED.json one JSON document, EXPECTED.jsonl
+// one JSON record per line.
+var expectedNames = []string{"EXPECTED", "EXPECTED.json", "EXPECTED.jsonl"}
+
+// metaNames are the names of an ARGS/EXPECTED case's file of case keys.
+var metaNames = []string{"META.yaml", "META.yml"}
+
+// readExpectedOutput reads EXPECTED (text), EXPECTED.json (a structure) or
+// EXPECTED.jsonl (a list of records; jsonl says so).
+func (gc *groupCtx) readExpectedOutput(file string, d *strictyaml.Decoder) (v any, jsonl, ok bool) {
+	switch filepath.Ext(file) {
+	case ".json":
+		m := map[string]any{}
+		gc.setExpected(m, "output", file, d)
+		v, ok = m["output"]
+		return v, false, ok
+	case ".jsonl":
+		s, err := gc.readString(file)
+		if err != nil {
+			d.Errs.Add(file, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+			return nil, false, false
+		}
+		records := []any{}
+		for i, line := range strings.Split(s, "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			var rec any
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				d.Errs.Add(file, "", i+1, "malformed JSON record: %v", err)
+				return nil, true, false
+			}
+			records = append(records, rec)
+		}
+		return records, true, true
+	}
+	v, err := gc.readValue(file)
+	if err != nil {
+		d.Errs.Add(file, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+		return nil, false, false
+	}
+	return v, false, true
+}
+
+// present lists which of names exist in dir (a path leading out of the
+// problem is reported).
+func (gc *groupCtx) present(dir string, names []string, d *strictyaml.Decoder) []string {
+	var found []string
+	for _, n := range names {
+		st, err := gc.exists(filepath.Join(dir, n))
+		if err != nil {
+			d.Errs.Add(filepath.Join(dir, n), "", 0, "cannot read: %v", diag.UnwrapPathError(err))
+			continue
+		}
+		if st != nil && !st.IsDir() {
+			found = append(found, n)
+		}
+	}
+	return found
+}
+
+// isFile says whether name is a file (or a link to one) of the problem.
+func (gc *groupCtx) isFile(name string) bool {
+	st, err := gc.files.Stat(name)
+	return err == nil && !st.IsDir()
+}
+
+// isArgsDir tells the auto loader which layout a case directory uses: ARGS
+// means ARGS/EXPECTED; otherwise a case file means case_dirs; otherwise an
+// EXPECTED file or META.yaml means ARGS/EXPECTED (without arguments).
 func (gc *groupCtx) isArgsDir(dir string) bool {
-	_, err := gc.files.Stat(filepath.Join(dir, "ARGS"))
-	return err == nil
+	if gc.isFile(filepath.Join(dir, "ARGS")) {
+		return true
+	}
+	for _, n := range caseFileNames {
+		if gc.isFile(filepath.Join(dir, n)) {
+			return false
+		}
+	}
+	for _, n := range append(append([]string{}, expectedNames...), metaNames...) {
+		if gc.isFile(filepath.Join(dir, n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // metaOrder reads the order of an ARGS/EXPECTED case from META.yaml.
 func (gc *groupCtx) metaOrder(dir string) *int {
-	for _, n := range []string{"META.yaml", "META.yml"} {
+	for _, n := range metaNames {
 		if o := gc.peekOrder(filepath.Join(dir, n)); o != nil {
 			return o
 		}

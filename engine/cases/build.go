@@ -40,7 +40,7 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	c := &Case{
 		ID: src.id, Checkpoint: g.Checkpoint, Group: g.Group, GroupType: g.GroupType,
 		OriginalCheckpoint: g.OriginalCheckpoint, OriginalGroup: g.OriginalGroup,
-		Stdin: rc.Stdin, Env: problem.MergeEnv(g.Env, rc.Env), Timeout: g.Timeout,
+		Stdin: rc.Stdin.value(), Env: problem.MergeEnv(g.Env, rc.Env), Timeout: g.Timeout,
 		Expected: rc.Expected, Checks: g.Checks, Source: src.file,
 	}
 	at := func(key string) string { return diag.JoinPath(src.path, key) }
@@ -86,6 +86,9 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	}
 	if rc.Checks != nil {
 		c.Checks = rc.Checks
+	}
+	if checks := compareChecks(d, rc.Compare, rc.Expected, rc.Checks != nil || len(g.Checks) > 0, src.node, src.path); checks != nil {
+		c.Checks = checks
 	}
 	if rc.Description != "" || len(rc.Tags) > 0 || len(rc.Extra) > 0 {
 		c.Extra = map[string]any{}

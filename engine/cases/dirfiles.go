@@ -46,7 +46,13 @@ func (gc *groupCtx) readCaseDir(dir string, skip map[string]bool, withInputs boo
 			isDir = st.IsDir()
 		}
 		switch {
-		case name == "expected_files" && isDir:
+		case (name == "expected_files" || name == "expected") && isDir:
+			// expected/ is SlopCodeBench's spelling of expected_files/;
+			// either holds expected files, never inputs.
+			if _, dup := out.expected["files"]; dup {
+				d.Errs.Add(full, "", 0, "both expected/ and expected_files/ hold expected files; keep one")
+				continue
+			}
 			files := map[string]any{}
 			for _, sub := range gc.listTree(full, d) {
 				if v, err := gc.readValue(filepath.Join(full, filepath.FromSlash(sub))); err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
@@ -15,7 +16,7 @@ import (
 type rawCase struct {
 	Order        *int                `yaml:"order"`
 	Arguments    *rawArgs            `yaml:"arguments"`
-	Stdin        *string             `yaml:"stdin"`
+	Stdin        *rawStdin           `yaml:"stdin"`
 	Env          map[string]string   `yaml:"env"`
 	InputFiles   *rawInputFiles      `yaml:"input_files"`
 	TrackedFiles []string            `yaml:"tracked_files"`
@@ -26,8 +27,14 @@ type rawCase struct {
 	// InputFilesFromDir says whether the other files of a case directory
 	// are its input files (default true).
 	InputFilesFromDir *bool `yaml:"input_files_from_dir"`
-	// Input is the group-file spelling: {order, input: {...}, expected}.
+	// Input is the group-file spelling: {order, input: {...}, expected};
+	// Case is the same block under the name `case`
+	// ({case: {...}, expected: {...}}).
 	Input *rawCase `yaml:"input"`
+	Case  *rawCase `yaml:"case"`
+	// Compare names the check kind for an expected attribute's default
+	// check (stderr: regex), see compare.go.
+	Compare map[string]string `yaml:"compare"`
 	// Request (api adapter) and Steps (browser adapter).
 	Request *rawRequest `yaml:"request"`
 	Steps   *rawSteps   `yaml:"steps"`
@@ -63,16 +70,26 @@ func (a *rawArgs) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	}
 }
 
-// absorb moves the keys of an `input` block up; a key given in both places
-// is an error because it is ambiguous which one the author meant.
+// absorb moves the keys of an `input` (or `case`) block up; a key given in
+// both places is an error because it is ambiguous which one the author
+// meant.
 func (c *rawCase) absorb(d *strictyaml.Decoder, node *yaml.Node, path string) {
-	in := c.Input
+	in, block := c.Input, "input"
+	if c.Case != nil {
+		if in != nil {
+			d.Errorf(lookup(node, "case"), diag.JoinPath(path, "case"), "both an input block and a case block are given; keep one (they hold the same keys)")
+		}
+		in, block = c.Case, "case"
+	}
+	c.Input, c.Case = nil, nil
 	if in == nil {
 		return
 	}
-	c.Input = nil
+	if in.Input != nil || in.Case != nil {
+		d.Errorf(lookup(node, block), diag.JoinPath(path, block), "a %s block cannot hold another input or case block", block)
+	}
 	conflict := func(key string) {
-		d.Errorf(node, path+".input."+key, "%s is given both at the top level and under input; keep one", key)
+		d.Errorf(lookup(node, block, key), diag.JoinPath(path, block+"."+key), "%s is given both at the top level and under %s; keep one", key, block)
 	}
 	take(&c.Order, in.Order, "order", conflict)
 	take(&c.Arguments, in.Arguments, "arguments", conflict)
@@ -87,6 +104,7 @@ func (c *rawCase) absorb(d *strictyaml.Decoder, node *yaml.Node, path string) {
 	take(&c.InputFilesFromDir, in.InputFilesFromDir, "input_files_from_dir", conflict)
 	take(&c.Request, in.Request, "request", conflict)
 	take(&c.Steps, in.Steps, "steps", conflict)
+	take(&c.Compare, in.Compare, "compare", conflict)
 }
 
 // withDefaults fills what the case leaves unset from the group's
@@ -106,6 +124,7 @@ func (c *rawCase) withDefaults(def *rawCase) {
 	fill(&c.Checks, def.Checks)
 	fill(&c.InputFilesFromDir, def.InputFilesFromDir)
 	fill(&c.Steps, def.Steps)
+	c.Compare = mergeCompare(def.Compare, c.Compare)
 	if c.Request == nil && def.Request != nil {
 		c.Request = &rawRequest{}
 	}
