@@ -3,6 +3,7 @@ package cases
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -46,7 +47,7 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	at := func(key string) string { return diag.JoinPath(src.path, key) }
 	if a := rc.Arguments; a != nil {
 		if a.isStr {
-			words, err := SplitArgs(a.text)
+			words, err := splitArgs(a.text, g.ArgumentSplitting)
 			if err != nil {
 				d.Errorf(a.node, at("arguments"), "cannot split %q into words: %v", a.text, err)
 			}
@@ -109,7 +110,42 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 // without expanding variables or globs: `a "b c"` is two words, `$HOME`
 // stays as written.
 func SplitArgs(s string) ([]string, error) {
-	return shell.Fields(s, func(name string) string { return "$" + name })
+	return shell.Fields(s, func(name string) string {
+		if name == "IFS" {
+			// Words are split at blanks: the parser asks for IFS first,
+			// and "$IFS" would split `$HOME` at its $, I, F and S.
+			return " \t\n"
+		}
+		return "$" + name
+	})
+}
+
+// SplitArgsTwice splits s as SplitArgs does, joins the words with single
+// spaces and splits the result again: what SlopCodeBench's reference
+// harness does to a string of arguments. Quotes therefore protect only
+// from the first split: `--format "%Y-%m-%d %H:%M:%S"` is three words
+// (--format, %Y-%m-%d, %H:%M:%S), empty words vanish, and quotes inside
+// quotes (`"'a b'"`) make one word of what they enclose. A word whose
+// quotes no longer balance after the first split (`"it's"`) cannot be
+// split a second time and is an error.
+func SplitArgsTwice(s string) ([]string, error) {
+	words, err := SplitArgs(s)
+	if err != nil {
+		return nil, err
+	}
+	words, err = SplitArgs(strings.Join(words, " "))
+	if err != nil {
+		return nil, fmt.Errorf("splitting a second time (argument_splitting: %s): %w", problem.SplitTwice, err)
+	}
+	return words, nil
+}
+
+// splitArgs splits s as the problem's argument_splitting says.
+func splitArgs(s, mode string) ([]string, error) {
+	if mode == problem.SplitTwice {
+		return SplitArgsTwice(s)
+	}
+	return SplitArgs(s)
 }
 
 // CaseError is one case that could not be loaded. The stream has moved past

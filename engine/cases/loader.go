@@ -42,6 +42,10 @@ type GroupInput struct {
 	// TrackedFiles are adapter-level tracked files every case gets in
 	// addition to its own.
 	TrackedFiles []string
+	// ArgumentSplitting is how arguments given as one string are split
+	// into words: problem.SplitOnce (the default, also for "") or
+	// problem.SplitTwice (see SplitArgsTwice).
+	ArgumentSplitting string
 
 	// ConfigFile and ConfigPath locate the group's declaration, for
 	// diagnostics about case_order and case_defaults.

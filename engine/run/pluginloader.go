@@ -30,12 +30,22 @@ type pluginLoader struct {
 }
 
 func (l *pluginLoader) Open(ctx context.Context, g cases.GroupInput) (cases.Stream, error) {
-	return &pluginStream{l: l, g: g}, nil
+	// The group's case_defaults apply to the plugin's cases as to case
+	// files': checked once, here, and merged under every case.
+	def, err := cases.DefaultCase(g)
+	if err != nil {
+		return nil, err
+	}
+	return &pluginStream{l: l, g: g, def: def, info: groupInfo(g)}, nil
 }
 
 type pluginStream struct {
-	l       *pluginLoader
-	g       cases.GroupInput
+	l *pluginLoader
+	g cases.GroupInput
+	// def is the case the group's case_defaults make (nil for none);
+	// info the group as the plugin is told it.
+	def     *cases.Case
+	info    abi.GroupInfo
 	pending []abi.Case
 	done    bool
 	n       int
@@ -51,9 +61,7 @@ func (s *pluginStream) Next(ctx context.Context, history []cases.Outcome) (*case
 		if s.done {
 			return nil, io.EOF
 		}
-		in := abi.LoadInput{Config: s.l.ref.Config, Group: abi.GroupInfo{
-			Checkpoint: s.g.Checkpoint, Group: s.g.Group, GroupType: string(s.g.GroupType),
-			CaseGroup: s.g.CaseGroup, CaseOrder: s.g.CaseOrder, TimeoutS: s.g.Timeout.Seconds()}}
+		in := abi.LoadInput{Config: s.l.ref.Config, Group: s.info}
 		for _, h := range history {
 			ac, err := plugincall.ABICase(h.Case)
 			if err != nil {
@@ -75,10 +83,11 @@ func (s *pluginStream) Next(ctx context.Context, history []cases.Outcome) (*case
 	}
 	ac := s.pending[0]
 	s.pending = s.pending[1:]
-	c, err := s.fromABI(ac)
+	c, err := s.fromABI(withDefaults(s.def, s.g, ac))
 	if err != nil {
 		return nil, &cases.CaseError{ID: ac.ID, Err: err}
 	}
+	finishDefaults(s.def, ac, c)
 	c.Order = s.n
 	s.n++
 	return c, nil

@@ -199,14 +199,23 @@ type VerifyOutput struct {
 	Error      string      `json:"error,omitempty"`
 }
 
-// GroupInfo describes the group a loader is asked for.
+// GroupInfo describes the group a loader is asked for. Checkpoint and
+// Group are the group being run; OriginCheckpoint and OriginGroup are the
+// checkpoint and group whose cases these are — the earlier ones for a
+// regression group, Checkpoint and CaseGroup otherwise — and Dir is that
+// group's case directory relative to the problem directory, with `/`
+// separators, as read_asset takes it (empty when the cases live outside
+// the problem directory).
 type GroupInfo struct {
-	Checkpoint string   `json:"checkpoint"`
-	Group      string   `json:"group"`
-	GroupType  string   `json:"group_type"`
-	CaseGroup  string   `json:"case_group"`
-	CaseOrder  []string `json:"case_order,omitempty"`
-	TimeoutS   float64  `json:"timeout_s"`
+	Checkpoint       string   `json:"checkpoint"`
+	Group            string   `json:"group"`
+	GroupType        string   `json:"group_type"`
+	CaseGroup        string   `json:"case_group"`
+	CaseOrder        []string `json:"case_order,omitempty"`
+	TimeoutS         float64  `json:"timeout_s"`
+	OriginCheckpoint string   `json:"origin_checkpoint,omitempty"`
+	OriginGroup      string   `json:"origin_group,omitempty"`
+	Dir              string   `json:"dir,omitempty"`
 }
 
 // Outcome is an earlier case with its actual result.

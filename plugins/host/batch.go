@@ -74,7 +74,7 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 	}
 	inputs := make([][]byte, len(ins))
 	for i := range ins {
-		data, err := json.Marshal(prep(ins[i]))
+		data, err := encodeEnvelope(prep(ins[i]))
 		if err != nil {
 			errs[i] = fmt.Errorf("encode %s input: %w", export, err)
 			continue

@@ -227,6 +227,14 @@ func BenchmarkVerdictHostSide(b *testing.B) {
 	b.Run("encode-input", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
+			if _, err := encodeEnvelope(in); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encode-input-encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
 			if _, err := json.Marshal(in); err != nil {
 				b.Fatal(err)
 			}
