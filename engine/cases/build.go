@@ -37,6 +37,7 @@ func decodeRaw(d *strictyaml.Decoder, src source) *rawCase {
 // dirFiles are input files found next to the case (written first, so files
 // the case declares win).
 func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder, src source, dirFiles []InputFile) *Case {
+	ownCompare := rc.Compare
 	rc.withDefaults(defaults)
 	c := &Case{
 		ID: src.id, Checkpoint: g.Checkpoint, Group: g.Group, GroupType: g.GroupType,
@@ -88,7 +89,7 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	if rc.Checks != nil {
 		c.Checks = rc.Checks
 	}
-	if checks := compareChecks(d, rc.Compare, rc.Expected, rc.Checks != nil || len(g.Checks) > 0, src.node, src.path); checks != nil {
+	if checks := compareChecks(d, rc.Compare, ownCompare, rc.Expected, rc.Checks != nil || len(g.Checks) > 0, src.node, src.path); checks != nil {
 		c.Checks = checks
 	}
 	if rc.Description != "" || len(rc.Tags) > 0 || len(rc.Extra) > 0 {

@@ -530,3 +530,30 @@ func TestExpectedFilesAndMetaErrors(t *testing.T) {
 		t.Errorf("group checks and compare: %v", got)
 	}
 }
+
+// compare in case_defaults applies to the cases that expect the attribute.
+func TestCompareInCaseDefaults(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"g.yaml": "err: {expected: {status_code: 1, stderr: '^usage:'}}\nok: {expected: {output: 'x'}}\nown: {compare: {stderr: regex}}\n",
+	})
+	g := groupIn(dir, "g")
+	g.CaseDefaults = map[string]any{"compare": map[string]any{"stderr": "regex"}}
+	got := loadErrors(t, LoaderGroupFile, g)
+	if w := "g.yaml:3: own.compare.stderr: the case has no expected stderr to compare"; len(got) != 1 || !strings.Contains(got["own"], w) {
+		t.Errorf("errors %v\nwant only own's: %q", got, w)
+	}
+	dir = writeTree(t, map[string]string{
+		"g.yaml": "err: {expected: {status_code: 1, stderr: '^usage:'}}\nok: {expected: {output: 'x'}}\n",
+	})
+	g.ProblemDir, g.CheckpointDir = dir, dir
+	cs, err := loadAll(t, LoaderGroupFile, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := verdicts(cs[0], verify.Actual{StatusCode: 1, Stderr: "usage: x [-h]\n"}); !reflect.DeepEqual(v, map[string]bool{"status_code:status": true, "stderr:regex": true}) {
+		t.Errorf("err verdicts %v", v)
+	}
+	if len(cs[1].Checks) != 0 {
+		t.Errorf("ok keeps its default checks: %+v", cs[1].Checks)
+	}
+}
