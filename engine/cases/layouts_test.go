@@ -557,3 +557,38 @@ func TestCompareInCaseDefaults(t *testing.T) {
 		t.Errorf("ok keeps its default checks: %+v", cs[1].Checks)
 	}
 }
+
+// Files the new layouts read are read through the problem directory: one
+// that leads out of it is named.
+func TestNewLayoutFilesLeadingOut(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"g/exp/ARGS":   "x",
+		"g/meta/ARGS":  "x",
+		"g/files/ARGS": "x",
+		"h/a.yaml":     "{}",
+	})
+	for link, target := range map[string]string{
+		"g/exp/EXPECTED.jsonl": "/etc/passwd",
+		"g/meta/META.yaml":     "/etc/passwd",
+		"g/files/expected":     "/etc",
+		"h/b.json":             "/etc/passwd",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := loadErrors(t, LoaderAuto, groupIn(dir, "g"))
+	for id, w := range map[string]string{
+		"exp":   `g/exp/EXPECTED.jsonl: cannot read: path "g/exp/EXPECTED.jsonl" leads outside the problem directory through a symlink`,
+		"meta":  `g/meta/META.yaml: cannot read: path "g/meta/META.yaml" leads outside the problem directory through a symlink`,
+		"files": `g/files/expected: cannot read: path "g/files/expected" leads outside the problem directory through a symlink`,
+	} {
+		if !strings.Contains(got[id], w) {
+			t.Errorf("%s: %s\nwant it to contain %q", id, got[id], w)
+		}
+	}
+	got = loadErrors(t, LoaderAuto, groupIn(dir, "h"))
+	if w := `h/b.json: cannot read file: path "h/b.json" leads outside the problem directory through a symlink`; !strings.Contains(got["b"], w) {
+		t.Errorf("case file: %v\nwant %q", got, w)
+	}
+}
