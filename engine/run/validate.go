@@ -229,12 +229,15 @@ func validationLoader(ctx context.Context, g *problem.Group, plugins *pluginSet,
 
 // layoutOf names the case layout a built-in loader read a case from.
 func layoutOf(c *cases.Case, g *problem.Group) string {
-	base := filepath.Base(c.Source)
+	base, ext := filepath.Base(c.Source), filepath.Ext(c.Source)
+	file := ext == ".yaml" || ext == ".yml" || ext == ".json"
 	switch {
 	case base == "case.yaml" || base == "case.yml" || base == "case.json":
 		return "case directories (case.yaml)"
-	case strings.TrimSuffix(base, filepath.Ext(base)) == g.CaseGroup && filepath.Ext(base) != "":
+	case file && strings.TrimSuffix(base, ext) == g.CaseGroup:
 		return "group file (" + base + ")"
+	case file && filepath.Base(filepath.Dir(c.Source)) == g.CaseGroup:
+		return "case files (" + g.CaseGroup + "/<case>" + ext + ")"
 	}
 	return "case directories (ARGS/EXPECTED)"
 }

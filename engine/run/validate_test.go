@@ -131,7 +131,9 @@ func TestValidateExpectedAgainstTheAdapter(t *testing.T) {
 // Validation says which built-in loader read each group and how.
 func TestValidateSaysWhichLoaderReadEachGroup(t *testing.T) {
 	dir := problemTree(t, map[string]string{
-		"config.yaml":         "name: p\nentry_file: main.sh\ncheckpoints:\n  c1:\n    groups: {dirs: {type: Core}, file: {}, args: {}}\n",
+		"config.yaml":         "name: p\nentry_file: main.sh\ncheckpoints:\n  c1:\n    groups: {dirs: {type: Core}, file: {}, args: {}, files: {}}\n",
+		"c1/files/a.yaml":     "expected: {output: x}\n",
+		"c1/files/b.yaml":     "expected: {output: y}\n",
 		"c1/dirs/a/case.yaml": "expected: {output: x}\n",
 		"c1/file.yaml":        "a: {expected: {output: x}}\nb: {expected: {output: y}}\n",
 		"c1/args/a/ARGS":      "x\n",
@@ -148,9 +150,13 @@ func TestValidateSaysWhichLoaderReadEachGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"dirs": "2 built-in loader auto: case directories (case.yaml)",
-		"file": "2 built-in loader auto: group file (file.yaml)",
-		"args": "3 built-in loader auto: case directories (ARGS/EXPECTED)",
+		"dirs":  "2 built-in loader auto: case directories (case.yaml)",
+		"file":  "2 built-in loader auto: group file (file.yaml)",
+		"args":  "3 built-in loader auto: case directories (ARGS/EXPECTED)",
+		"files": "2 built-in loader auto: case files (files/<case>.yaml)",
+	}
+	if len(groups) != len(want) {
+		t.Fatalf("%d groups, want %d: %+v", len(groups), len(want), groups)
 	}
 	for _, g := range groups {
 		if got := strconv.Itoa(g.Cases) + " " + g.Loader; got != want[g.Group] || g.Partial != "" {
