@@ -39,6 +39,11 @@ func (e *CorruptError) Error() string {
 // cut), which json.Unmarshal would take as an empty record or fail on
 // with a vaguer message.
 func decodeLine(path string, lineNo int, line []byte) (*result.CaseRecord, error) {
+	return decodeLineWith(decodeRecord, path, lineNo, line)
+}
+
+// decodeLineWith is decodeLine with decode for the line's body.
+func decodeLineWith(decode func([]byte) (*result.CaseRecord, error), path string, lineNo int, line []byte) (*result.CaseRecord, error) {
 	corrupt := func(reason string) error {
 		start := line[:min(len(line), 40)]
 		return &CorruptError{Path: path, Line: lineNo, Reason: reason, Start: string(bytes.TrimSuffix(start, []byte("\n")))}
@@ -50,7 +55,7 @@ func decodeLine(path string, lineNo int, line []byte) (*result.CaseRecord, error
 	if body[0] != '{' {
 		return nil, corrupt("not a JSON object")
 	}
-	rec, err := decodeRecord(body)
+	rec, err := decode(body)
 	if err != nil {
 		return nil, corrupt(err.Error())
 	}

@@ -92,3 +92,129 @@ func cut(f *os.File, path string, size int64) error {
 	}
 	return nil
 }
+
+// ReadParallel streams the journal like ReadOffsets, decoding its lines on
+// up to workers goroutines at once: each record and its line (newline
+// included) go to keep, on the worker that decoded it (so keep must be
+// safe for concurrent use), and what keep makes of them goes to fn with
+// the line's offset and length, in file order, from one goroutine. The
+// first corrupt line in file order stops it, as it stops ReadOffsets. It
+// holds a few chunks of lines per worker at once, and what keep makes of
+// them, never the journal.
+func ReadParallel[T any](path string, workers int, keep func(rec *result.CaseRecord, line []byte) T, fn func(v T, offset int64, size int) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open results journal: %w", err)
+	}
+	defer f.Close()
+	if workers < 2 {
+		return lines(f, func(line []byte, lineNo int, off int64) error {
+			rec, err := decodeLine(path, lineNo, line)
+			if err != nil {
+				return err
+			}
+			return fn(keep(rec, line), off, len(line))
+		})
+	}
+	done := make(chan struct{})
+	defer close(done)
+	work := make(chan *lineChunk[T], workers)
+	ordered := make(chan *lineChunk[T], workers+1)
+	var readErr error
+	go func() {
+		defer close(work)
+		defer close(ordered)
+		c := &lineChunk[T]{done: make(chan struct{})}
+		send := func() bool {
+			select {
+			case ordered <- c:
+			case <-done:
+				return false
+			}
+			select {
+			case work <- c:
+			case <-done:
+				return false
+			}
+			c = &lineChunk[T]{done: make(chan struct{})}
+			return true
+		}
+		stop := errors.New("stopped")
+		err := lines(f, func(line []byte, lineNo int, off int64) error {
+			if len(c.offs) == 0 {
+				c.firstLine = lineNo
+			}
+			c.offs = append(c.offs, off)
+			c.ends = append(c.ends, len(c.data)+len(line))
+			c.data = append(c.data, line...)
+			if len(c.data) >= chunkBytes || len(c.offs) >= chunkLines {
+				if !send() {
+					return stop
+				}
+			}
+			return nil
+		})
+		if err == nil && len(c.offs) > 0 {
+			send()
+		}
+		if err != nil && !errors.Is(err, stop) {
+			readErr = err // read before ordered is closed
+		}
+	}()
+	for i := 0; i < workers; i++ {
+		go func() {
+			for c := range work {
+				c.decode(path, keep)
+			}
+		}()
+	}
+	for c := range ordered {
+		<-c.done
+		start := 0
+		for i, off := range c.offs {
+			if c.err != nil && i == c.errAt {
+				return c.err
+			}
+			if err := fn(c.kept[i], off, c.ends[i]-start); err != nil {
+				return err
+			}
+			start = c.ends[i]
+		}
+	}
+	return readErr
+}
+
+// Chunks of lines ReadParallel decodes at once.
+const (
+	chunkBytes = 256 << 10
+	chunkLines = 256
+)
+
+// lineChunk is a run of whole lines, decoded by a worker.
+type lineChunk[T any] struct {
+	firstLine int
+	data      []byte
+	offs      []int64
+	ends      []int // where each line ends in data
+	kept      []T
+	err       error // the first corrupt line's, at errAt
+	errAt     int
+	done      chan struct{}
+}
+
+func (c *lineChunk[T]) decode(path string, keep func(*result.CaseRecord, []byte) T) {
+	defer close(c.done)
+	c.kept = make([]T, len(c.offs))
+	start := 0
+	for i := range c.offs {
+		line := c.data[start:c.ends[i]]
+		rec, err := decodeLine(path, c.firstLine+i, line)
+		if err != nil {
+			c.err, c.errAt = err, i
+			break
+		}
+		c.kept[i] = keep(rec, line)
+		start = c.ends[i]
+	}
+	c.data = nil
+}

@@ -20,7 +20,8 @@ type Reader struct {
 	f    *os.File
 	path string
 	br   *bufio.Reader
-	pos  int64 // where br reads next; -1 before the first read
+	pos  int64  // where br reads next; -1 before the first read
+	long []byte // a line longer than br's buffer
 }
 
 // OpenReader opens the journal at path for ReadAt.
@@ -36,11 +37,35 @@ func OpenReader(path string) (*Reader, error) {
 // whole (no newline: the file changed since its offset was taken) or not
 // a record is an error naming the file and the offset.
 func (r *Reader) ReadAt(offset int64) (*result.CaseRecord, error) {
+	line, err := r.ReadLine(offset)
+	if err != nil {
+		return nil, err
+	}
+	return r.Decode(line, offset, true)
+}
+
+// ReadLine reads the whole line that starts at offset, its newline
+// included (so the next line starts at offset+len). The bytes are valid
+// until the Reader reads again. A line without its newline (the file
+// changed since its offset was taken) is an error.
+func (r *Reader) ReadLine(offset int64) ([]byte, error) {
 	if offset != r.pos {
 		r.br.Reset(io.NewSectionReader(r.f, offset, 1<<62))
 		r.pos = offset
 	}
-	line, err := r.br.ReadBytes('\n')
+	line, err := r.br.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		// Longer than the buffer: gathered in a buffer of the Reader's.
+		r.long = append(r.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			line, err = r.br.ReadSlice('\n')
+			r.long = append(r.long, line...)
+		}
+		line = r.long
+		if cap(r.long) > 1<<20 {
+			r.long = nil // a rare long line is not kept
+		}
+	}
 	r.pos += int64(len(line))
 	if err != nil {
 		r.pos = -1 // the buffer's state is unknown: seek on the next read
@@ -49,7 +74,18 @@ func (r *Reader) ReadAt(offset int64) (*result.CaseRecord, error) {
 		}
 		return nil, fmt.Errorf("%s: read record at byte %d: %w", r.path, offset, err)
 	}
-	rec, err := decodeLine(r.path, 0, line)
+	return line, nil
+}
+
+// Decode decodes a line ReadLine read at offset. Without attributes, the
+// record's attributes are passed over (left nil), which is cheaper: for a
+// caller that gives the record new ones.
+func (r *Reader) Decode(line []byte, offset int64, attributes bool) (*result.CaseRecord, error) {
+	decode := decodeRecord
+	if !attributes {
+		decode = decodeWithoutAttributes
+	}
+	rec, err := decodeLineWith(decode, r.path, 0, line)
 	if err != nil {
 		return nil, fmt.Errorf("record at byte %d: %w", offset, err)
 	}

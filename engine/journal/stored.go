@@ -62,14 +62,7 @@ func encodeRecord(rec *result.CaseRecord) ([]byte, error) {
 func decodeRecord(body []byte) (*result.CaseRecord, error) {
 	var rec result.CaseRecord
 	s := storedRecord{CaseRecord: &rec}
-	if err := json.Unmarshal(body, &s); err != nil {
-		var typ *json.UnmarshalTypeError
-		if errors.As(err, &typ) && typ.Field != "" {
-			// Named by the record's JSON keys, not by the Go types that
-			// decode them.
-			field := strings.TrimPrefix(typ.Field, "CaseRecord.")
-			return nil, fmt.Errorf("%s: expected %s, got a JSON %s", field, typ.Type, typ.Value)
-		}
+	if err := unmarshal(body, &s); err != nil {
 		return nil, err
 	}
 	rec.Attributes = make([]verify.AttributeResult, len(s.Attributes))
@@ -86,4 +79,35 @@ func decodeRecord(body []byte) (*result.CaseRecord, error) {
 		}
 	}
 	return &rec, nil
+}
+
+// decodeWithoutAttributes is decodeRecord passing over the attributes:
+// their values are never built.
+func decodeWithoutAttributes(body []byte) (*result.CaseRecord, error) {
+	var rec result.CaseRecord
+	s := struct {
+		*result.CaseRecord
+		Attributes skipped `json:"attributes"`
+	}{CaseRecord: &rec}
+	if err := unmarshal(body, &s); err != nil {
+		return nil, err
+	}
+	return &rec, nil
+}
+
+// skipped is a JSON value decoded into nothing.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+// unmarshal decodes a record's body into v, naming a field of the wrong
+// type by the record's JSON keys, not by the Go types that decode them.
+func unmarshal(body []byte, v any) error {
+	err := json.Unmarshal(body, v)
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		field := strings.TrimPrefix(typ.Field, "CaseRecord.")
+		return fmt.Errorf("%s: expected %s, got a JSON %s", field, typ.Type, typ.Value)
+	}
+	return err
 }

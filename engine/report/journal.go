@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,8 +55,12 @@ func (b *Builder) ensure(r *result.CaseRecord) {
 	}
 	if s.GroupOutcomes[r.Group] == nil {
 		s.Groups = append(s.Groups, r.Group)
-		s.GroupOutcomes[r.Group] = &GroupOutcome{Type: r.GroupType, OriginalCheckpoint: r.OriginalCheckpoint,
+		g := &GroupOutcome{Type: r.GroupType, OriginalCheckpoint: r.OriginalCheckpoint,
 			OriginalGroup: r.OriginalGroup, Results: map[string]float64{}, Failed: []string{}}
+		s.GroupOutcomes[r.Group] = g
+		if b.spool != nil {
+			b.spoolGroup(g)
+		}
 	}
 }
 
@@ -115,6 +120,132 @@ func ReadSummary(dir, checkpoint string) (*CheckpointSummary, error) {
 		return nil, fmt.Errorf("%s: not a checkpoint summary: %w", path, err)
 	}
 	return &s, nil
+}
+
+// ReadSummaryCounts is ReadSummary without the per-case entries (each
+// group's results and failed are left nil): it reads the file as a
+// stream and never holds them, however many cases the summary lists.
+func ReadSummaryCounts(dir, checkpoint string) (*CheckpointSummary, error) {
+	path := filepath.Join(dir, checkpoint, "evaluation.json")
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read summary: %w", err)
+	}
+	defer f.Close()
+	// The summary is rebuilt as JSON without the entries, then decoded.
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
+	fields, err := objectFields(dec, func(key string, dec *json.Decoder) (json.RawMessage, error) {
+		if key != "group_outcomes" {
+			return nil, nil
+		}
+		groups := map[string]json.RawMessage{}
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		if t == nil {
+			return json.RawMessage("null"), nil
+		}
+		if t != json.Delim('{') {
+			return nil, fmt.Errorf("group_outcomes: expected an object")
+		}
+		for dec.More() {
+			t, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			name, _ := t.(string)
+			g, err := objectFields(dec, func(key string, dec *json.Decoder) (json.RawMessage, error) {
+				if key == "results" || key == "failed" {
+					return json.RawMessage("null"), skipValue(dec)
+				}
+				return nil, nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			if groups[name], err = json.Marshal(g); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return json.Marshal(groups)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a checkpoint summary: %w", path, err)
+	}
+	data, err := json.Marshal(fields)
+	if err != nil {
+		return nil, err
+	}
+	var s CheckpointSummary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: not a checkpoint summary: %w", path, err)
+	}
+	return &s, nil
+}
+
+// objectFields reads a JSON object's fields from dec as raw values; a
+// field for which special returns a value (or an error) takes that
+// instead, special having read it from dec. A null is an empty object.
+func objectFields(dec *json.Decoder, special func(key string, dec *json.Decoder) (json.RawMessage, error)) (map[string]json.RawMessage, error) {
+	t, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, nil
+	}
+	if t != json.Delim('{') {
+		return nil, errors.New("expected an object")
+	}
+	fields := map[string]json.RawMessage{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		v, err := special(key, dec)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		if v == nil {
+			if err := dec.Decode(&v); err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+		}
+		fields[key] = v
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return fields, nil
+}
+
+// skipValue reads the next value from dec, token by token.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
 
 // Totals sums summaries across checkpoints.

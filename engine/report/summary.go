@@ -6,6 +6,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -69,10 +70,15 @@ type GroupOutcome struct {
 	// Error is set when the group could not run to the end (the
 	// submission's workspace could not be prepared, the loader failed).
 	Error string `json:"error,omitempty"`
+
+	// cases holds Results and Failed when the builder spools them (see
+	// Builder.Spool); they are nil then.
+	cases *groupCases
 }
 
 // Builder accumulates records into per-checkpoint summaries. It keeps only
-// counts and per-case scores, never outputs, so memory stays small.
+// counts and per-case scores, never outputs, so memory stays small; a
+// spooling builder (Spool) keeps the per-case scores in a file.
 type Builder struct {
 	prob   *problem.Problem
 	policy result.Policy
@@ -84,6 +90,9 @@ type Builder struct {
 	// report rebuilt from a journal, without the problem at hand).
 	open  bool
 	runID string
+	// spool holds the per-case entries (see Spool); nil: the summaries
+	// hold them.
+	spool *caseSpool
 }
 
 // NewBuilder prepares summaries for the given checkpoints in run order.
@@ -110,7 +119,8 @@ func NewBuilder(p *problem.Problem, cps []*problem.Checkpoint, policy result.Pol
 // Add counts one finished case. A case already counted is not counted
 // again: its first record counts (see unique.go), later ones are tallied
 // in DuplicatesIgnored. The per-case scores the builder keeps anyway tell
-// which cases it has seen, so this costs no memory of its own.
+// which cases it has seen, so this costs no memory of its own. (A
+// spooling builder does not look: its caller gives each case once.)
 func (b *Builder) Add(r *result.CaseRecord) {
 	if b.open {
 		b.ensure(r)
@@ -123,17 +133,23 @@ func (b *Builder) Add(r *result.CaseRecord) {
 	if g == nil {
 		return
 	}
-	if _, dup := g.Results[r.ID]; dup {
-		s.DuplicatesIgnored++
-		return
+	if g.cases != nil {
+		g.cases.sum += r.Score
+		g.cases.add(caseEntry{id: r.ID, score: r.Score, passed: r.Passed})
+	} else {
+		if _, dup := g.Results[r.ID]; dup {
+			s.DuplicatesIgnored++
+			return
+		}
+		g.Results[r.ID] = r.Score
+		if !r.Passed {
+			g.Failed = append(g.Failed, r.ID)
+		}
 	}
 	g.Total++
 	g.Duration += r.Duration
-	g.Results[r.ID] = r.Score
 	if r.Passed {
 		g.Passed++
-	} else {
-		g.Failed = append(g.Failed, r.ID)
 	}
 	s.Cases++
 	b.scores[r.Checkpoint] += r.Score
@@ -196,13 +212,28 @@ func Write(dir string, sums []*CheckpointSummary) error {
 		if err := os.MkdirAll(cdir, 0o755); err != nil {
 			return fmt.Errorf("write summary: %w", err)
 		}
+		path := filepath.Join(cdir, "evaluation.json")
+		if s.spooled() {
+			// Streamed, a group's cases at a time.
+			err := runfile.Write(path, func(w io.Writer) error {
+				if err := writeStreamed(w, s); err != nil {
+					return err
+				}
+				_, err := io.WriteString(w, "\n")
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("write summary of %s: %w", s.Name, err)
+			}
+			continue
+		}
 		data, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {
 			return fmt.Errorf("encode summary of %s: %w", s.Name, err)
 		}
 		// Replaced whole (a full disk leaves the previous summary), with
 		// the run directory's file mode.
-		if err := runfile.WriteBytes(filepath.Join(cdir, "evaluation.json"), append(data, '\n')); err != nil {
+		if err := runfile.WriteBytes(path, append(data, '\n')); err != nil {
 			return fmt.Errorf("write summary of %s: %w", s.Name, err)
 		}
 	}

@@ -14,13 +14,7 @@ func PrintTable(w io.Writer, sums []*CheckpointSummary) {
 	for _, s := range sums {
 		for _, name := range s.Groups {
 			g := s.GroupOutcomes[name]
-			mean := 0.0
-			for _, sc := range g.Results {
-				mean += sc
-			}
-			if g.Total > 0 {
-				mean /= float64(g.Total)
-			}
+			mean := g.MeanScore()
 			note := ""
 			if g.Error != "" {
 				note = "  error: " + g.Error

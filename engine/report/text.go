@@ -38,6 +38,9 @@ func (g *GroupOutcome) MeanScore() float64 {
 	if g.Total == 0 {
 		return 0
 	}
+	if g.cases != nil {
+		return g.cases.sum / float64(g.Total)
+	}
 	sum := 0.0
 	for _, sc := range g.Results {
 		sum += sc

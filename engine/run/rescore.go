@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -30,13 +29,14 @@ import (
 // as they are now give the expected values, its checks and plugins (or a
 // replacement verifier, see WithVerifier) the verdicts. The cases come
 // from the problem's loaders, group by group in order, as in a run; each
-// case's recorded result is found through an index of the old journal
-// (a digest of the case's key and the record's offset, nothing of the
-// record), read back when its case comes, and verified with the other
-// cases of its batch (one verifier plugin call per batch, where the
-// plugin answers batches). The new records go to a new journal in a new
-// run directory. So memory holds the index and a batch of records per
-// group running, never the whole journal.
+// case's recorded result is read from the old journal when its case comes
+// (reading the group's records in journal order, see rescore_journal.go)
+// and verified with the other cases of its batch (one verifier plugin
+// call per batch, where the plugin answers batches). The new records go
+// to a new journal in a new run directory, and the summaries' per-case
+// entries to a temporary file until they are written. So memory holds a
+// batch of records per group running, and nothing that grows with the
+// journal.
 
 // RescoreOptions says what to rescore and how.
 type RescoreOptions struct {
@@ -86,11 +86,14 @@ type Rescorer struct {
 	plugins *pluginSet
 	from    string // the rescored journal
 	idx     *journalIndex
-	prev    []*report.CheckpointSummary
+	prev    []*report.CheckpointSummary // without their per-case entries
 	used    bool
 }
 
-// RescoreOutcome is what a rescore produced.
+// RescoreOutcome is what a rescore produced. Its summaries have their
+// counts and each group's mean score, but not the per-case entries (each
+// group's Results and Failed are nil): those are in the evaluation.json
+// files the rescore wrote.
 type RescoreOutcome struct {
 	Outcome
 	// Rescored counts the cases given a new verdict.
@@ -121,10 +124,12 @@ type RescoreOutcome struct {
 }
 
 // rescoreBatchCases and rescoreBatchBytes bound a batch: the records of
-// one group verified together, held until they are written.
+// one group verified together, held until they are written. A batch is
+// as large as a verifier plugin's batch call can be, so a plugin that
+// answers batches is called once per batch.
 const (
-	rescoreBatchCases = 32
-	rescoreBatchBytes = 16 << 20
+	rescoreBatchCases = host.MaxBatchCalls
+	rescoreBatchBytes = 4 << 20
 )
 
 // fromRunNote starts a group's error that the rescored run recorded.
@@ -217,7 +222,7 @@ func PrepareRescore(ctx context.Context, opts RescoreOptions) (*Rescorer, error)
 	// What the rescored run itself could not finish stays unfinished.
 	var prev []*report.CheckpointSummary
 	for _, cp := range cps {
-		s, err := report.ReadSummary(opts.From, cp.Name)
+		s, err := report.ReadSummaryCounts(opts.From, cp.Name)
 		if err != nil {
 			return nil, err
 		}
@@ -291,6 +296,11 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 
 	builder := report.NewBuilder(p, cps, opts.Policy, time.Now())
 	builder.SetRunID(to.RunID)
+	// Each case comes once: its per-case entries can wait in a file.
+	if err := builder.Spool(); err != nil {
+		return nil, err
+	}
+	defer builder.Close()
 	for _, s := range rs.prev {
 		if !s.Complete {
 			builder.Incomplete(s.Name)
@@ -304,7 +314,8 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 			}
 		}
 	}
-	out := &RescoreOutcome{Duplicates: idx.duplicates}
+	out := &RescoreOutcome{}
+	var left leftOut
 	var mu sync.Mutex // guards builder, out and the first journal error
 	var journalErr error
 	record := func(rec *result.CaseRecord, was *result.CaseRecord) error {
@@ -352,17 +363,28 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				g := &groupRescorer{opts: opts, progress: to.Progress, job: j, plugins: plugins, env: env, recorded: idx.groups[problem.GroupKey(j.cp.Name, j.group.Name)],
-					journal: rd, artifacts: artifacts, record: record, groupErr: groupErr}
+				g := &groupRescorer{opts: opts, progress: to.Progress, job: j, plugins: plugins, env: env, recorded: idx.reader(rd, j.cp.Name, j.group.Name),
+					artifacts: artifacts, record: record, groupErr: groupErr}
 				err := g.run(ctx)
-				mu.Lock()
-				out.NotRun += g.notRun
-				out.Unloadable += g.unloadable
-				out.InputsDiffer += g.inputsDiffer
-				mu.Unlock()
 				if err != nil && ctx.Err() == nil {
 					groupErr(j, err.Error())
 				}
+				// The records no case claimed (read on even after an
+				// error: they are not rescored).
+				var rest []int64
+				if ctx.Err() == nil {
+					if rest, err = g.recorded.rest(); err != nil {
+						groupErr(j, err.Error())
+					}
+				}
+				left.add(rest)
+				mu.Lock()
+				builder.GroupDone(j.cp.Name, j.group.Name)
+				out.NotRun += g.notRun
+				out.Unloadable += g.unloadable
+				out.InputsDiffer += g.inputsDiffer
+				out.Duplicates += g.recorded.duplicates
+				mu.Unlock()
 			}
 		}()
 	}
@@ -392,7 +414,19 @@ feed:
 		return nil, err
 	}
 	if !interrupted {
-		if out.LeftOut, out.LeftOutKeys, err = idx.leftOut(from); err != nil {
+		// The groups of the rescored run that no group of the problem
+		// reads are left out whole.
+		for _, g := range idx.unread() {
+			r := idx.reader(readers[0], g.name.checkpoint, g.name.group)
+			rest, err := r.rest()
+			if err != nil {
+				return nil, err
+			}
+			left.add(rest)
+			out.Duplicates += r.duplicates
+		}
+		out.LeftOut = left.n
+		if out.LeftOutKeys, err = left.keys(readers[0]); err != nil {
 			return nil, err
 		}
 	}
@@ -422,103 +456,6 @@ func artifactsFrom(outDir, from string) (string, error) {
 	return rel, nil
 }
 
-// journalIndex locates each case's record in a journal: per group, a
-// digest of the case key and the record's offset. A group's rescorer takes
-// its entries out as its cases claim them, so what is left at the end is
-// what no case claimed.
-type journalIndex struct {
-	groups     map[string]groupIndex
-	duplicates int
-}
-
-type groupIndex map[[16]byte]int64
-
-func keyDigest(key string) [16]byte {
-	sum := sha256.Sum256([]byte(key))
-	var k [16]byte
-	copy(k[:], sum[:])
-	return k
-}
-
-// take returns the offset of the case's record and forgets it; false when
-// the journal has none.
-func (g groupIndex) take(key string) (int64, bool) {
-	k := keyDigest(key)
-	off, ok := g[k]
-	if ok {
-		delete(g, k)
-	}
-	return off, ok
-}
-
-// indexJournal streams the journal at path once. A corrupt line is an
-// error listing every corrupt line of the journal.
-func indexJournal(path string) (*journalIndex, error) {
-	idx := &journalIndex{groups: map[string]groupIndex{}}
-	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
-		gk := problem.GroupKey(r.Checkpoint, r.Group)
-		g := idx.groups[gk]
-		if g == nil {
-			g = groupIndex{}
-			idx.groups[gk] = g
-		}
-		// A case's records share its group: the first one counts.
-		k := keyDigest(r.Key())
-		if _, dup := g[k]; dup {
-			idx.duplicates++
-			return nil
-		}
-		g[k] = off
-		return nil
-	})
-	var ce *journal.CorruptError
-	if errors.As(err, &ce) {
-		if c, cerr := journal.Check(path); cerr == nil && c != nil {
-			return nil, c
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return idx, nil
-}
-
-// leftOut counts the records no case claimed and names the first few, in
-// journal order (a second pass over the journal, made only when there
-// are some).
-func (idx *journalIndex) leftOut(path string) (int, []string, error) {
-	n := 0
-	left := map[[16]byte]bool{}
-	for _, g := range idx.groups {
-		n += len(g)
-		for k := range g {
-			if len(left) < 1<<16 {
-				left[k] = true
-			}
-		}
-	}
-	if n == 0 {
-		return 0, nil, nil
-	}
-	var keys []string
-	errStop := errors.New("enough")
-	err := journal.Read(path, func(r *result.CaseRecord) error {
-		k := keyDigest(r.Key())
-		if left[k] {
-			delete(left, k) // a duplicate is not named twice
-			keys = append(keys, r.Key())
-			if len(keys) == leftOutShown {
-				return errStop
-			}
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStop) {
-		return 0, nil, err
-	}
-	return n, keys, nil
-}
-
 // groupRescorer rescores one group: its cases in order, each with its
 // recorded result, verified in batches.
 type groupRescorer struct {
@@ -527,8 +464,7 @@ type groupRescorer struct {
 	job       *groupJob
 	plugins   *pluginSet
 	env       verify.Env
-	recorded  groupIndex // nil when the journal has no record of the group
-	journal   *journal.Reader
+	recorded  *groupRecords
 	artifacts string
 	record    func(rec, was *result.CaseRecord) error
 	groupErr  func(j *groupJob, msg string)
@@ -601,8 +537,11 @@ func (r *groupRescorer) readCases(ctx context.Context, stream cases.Stream) erro
 		if err != nil {
 			return fmt.Errorf("load case %d: %w", i+1, err)
 		}
-		off, ok := r.recorded.take(c.Key())
-		if !ok {
+		was, err := r.recorded.find(c.Checkpoint, c.Group, c.ID)
+		if err != nil {
+			return err
+		}
+		if was == nil {
 			r.notRun++
 			if len(r.notRunIDs) < 3 {
 				r.notRunIDs = append(r.notRunIDs, c.ID)
@@ -613,10 +552,6 @@ func (r *groupRescorer) readCases(ctx context.Context, stream cases.Stream) erro
 				return nil
 			}
 			continue
-		}
-		was, err := r.journal.ReadAt(off)
-		if err != nil {
-			return err
 		}
 		if r.keepHistory {
 			history = append(history, cases.Outcome{Case: c, Actual: actualOf(was.Result)})
@@ -648,17 +583,16 @@ func (r *groupRescorer) noteNotRun() {
 // the loader's message); when it has none, it was not run.
 func (r *groupRescorer) unloadableCase(ctx context.Context, e *cases.CaseError, i int) error {
 	j := r.job
-	off, ok := r.recorded.take(problem.CaseKey(j.cp.Name, j.group.Name, e.ID))
-	if !ok {
+	was, err := r.recorded.find(j.cp.Name, j.group.Name, e.ID)
+	if err != nil {
+		return err
+	}
+	if was == nil {
 		r.notRun++
 		if len(r.notRunIDs) < 3 {
 			r.notRunIDs = append(r.notRunIDs, e.ID)
 		}
 		return nil
-	}
-	was, err := r.journal.ReadAt(off)
-	if err != nil {
-		return err
 	}
 	r.unloadable++
 	gr := &groupRunner{opts: &Options{Problem: r.opts.Problem}, job: j}

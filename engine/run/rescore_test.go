@@ -15,6 +15,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/compare"
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
@@ -117,9 +118,13 @@ func TestRescoreWithTheSameVerifierKeepsEveryVerdict(t *testing.T) {
 			t.Fatalf("jobs=%d: the broken submission's rescore must fail its policy: %+v", jobs, res.Summaries)
 		}
 		cp1 := res.Summaries[0]
-		if !cp1.Complete || cp1.Cases != 8 || cp1.CasesPassed != 3 || cp1.RunID != "rescore-test" ||
-			strings.Join(cp1.GroupOutcomes["summary"].Failed, ",") != "basic,static_catalog" {
+		if !cp1.Complete || cp1.Cases != 8 || cp1.CasesPassed != 3 || cp1.RunID != "rescore-test" || cp1.GroupOutcomes["summary"].Failed != nil {
 			t.Errorf("jobs=%d: checkpoint_1 summary %+v", jobs, cp1)
+		}
+		// The per-case entries are in the summary written, not in memory.
+		if written, err := report.ReadSummary(out, "checkpoint_1"); err != nil || strings.Join(written.GroupOutcomes["summary"].Failed, ",") != "basic,static_catalog" ||
+			len(written.GroupOutcomes["summary"].Results) != written.GroupOutcomes["summary"].Total {
+			t.Errorf("jobs=%d: checkpoint_1 summary written: %+v %v", jobs, written, err)
 		}
 		if _, err := os.Stat(filepath.Join(out, "checkpoint_2", "evaluation.json")); err != nil {
 			t.Errorf("jobs=%d: summary not written: %v", jobs, err)
@@ -495,6 +500,83 @@ func TestInterruptedRescoreKeepsWhatItVerified(t *testing.T) {
 	for _, s := range res.Summaries {
 		if s.Complete {
 			t.Errorf("%s: complete after an interrupt", s.Name)
+		}
+	}
+}
+
+// A journal written in another order than the problem's (groups
+// interleaved as concurrent groups write them, cases out of order, a
+// group's records far apart) is rescored as one written in order: each
+// case gets its first record, a second one is a duplicate, a case without
+// one is not run, and records no case claims are left out.
+func TestRescoreOfAJournalInAnotherOrder(t *testing.T) {
+	prob, from := recordedRun(t, 90, 30, 50, 10)
+	jpath := filepath.Join(from, journal.FileName)
+	data, err := os.ReadFile(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	lines = lines[:len(lines)-1]
+	byGroup := [3][]string{lines[:30], lines[30:60], lines[60:]}
+	other := func(id string) string {
+		return strings.Replace(strings.Replace(byGroup[0][0], `"id":"case_000000"`, `"id":"`+id+`"`, 1), `"group":"g000"`, `"group":"gone"`, 1)
+	}
+	// g001's cases 10 to 14 came in reverse order; g002's case 75 has no
+	// record.
+	slices.Reverse(byGroup[1][10:15])
+	byGroup[2] = slices.Delete(byGroup[2], 15, 16)
+	var edited []string
+	for i := 0; i < 30; i++ {
+		for g := range byGroup {
+			if i < len(byGroup[g]) {
+				edited = append(edited, byGroup[g][i])
+			}
+			if g == 1 && i == 3 {
+				edited = append(edited, byGroup[1][3]) // a duplicate at once
+			}
+			if g == 2 && i == 20 {
+				// More than a span's gap between two records of g002.
+				big := other("big")
+				big = strings.Replace(big, `"output":"`, `"output":"`+strings.Repeat("x", spanGap+1), 1)
+				edited = append(edited, big)
+			}
+		}
+	}
+	unclaimed := strings.Replace(byGroup[0][5], `"id":"case_000005"`, `"id":"case_unknown"`, 1)
+	edited = append(edited, other("left"), byGroup[0][7], unclaimed, other("left"))
+	if err := os.WriteFile(jpath, []byte(strings.Join(edited, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProblem(prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, jobs := range []int{1, 3} {
+		out := filepath.Join(t.TempDir(), "out")
+		res, err := Rescore(context.Background(), RescoreOptions{Problem: p, From: from, Loader: BuiltinLoader, Jobs: jobs}, RescoreTarget{OutDir: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Rescored != 89 || res.NotRun != 1 || res.Duplicates != 3 || res.VerdictsChanged != 0 || res.ScoresChanged != 0 || res.LeftOut != 3 {
+			t.Errorf("jobs=%d: outcome %+v", jobs, res)
+		}
+		if got := strings.Join(res.LeftOutKeys, " "); got != "c1/gone/big c1/gone/left c1/g000/case_unknown" {
+			t.Errorf("jobs=%d: left out %s", jobs, got)
+		}
+		recs := recordsByKey(t, out)
+		for i := 0; i < 90; i++ {
+			key := fmt.Sprintf("c1/g%03d/case_%06d", i/30, i)
+			r := recs[key]
+			switch {
+			case i == 75 && r != nil:
+				t.Errorf("jobs=%d: %s was not run but is rescored", jobs, key)
+			case i != 75 && (r == nil || r.Passed != (i%4 != 3) || r.Index != i%30):
+				t.Errorf("jobs=%d: %s: %+v", jobs, key, r)
+			}
+		}
+		if e := res.Summaries[0].GroupOutcomes["g002"].Error; !strings.Contains(e, "1 case(s) have no result") {
+			t.Errorf("jobs=%d: g002's error: %q", jobs, e)
 		}
 	}
 }
