@@ -63,6 +63,9 @@ func (gc *groupCtx) openGroupFile(file string) (Stream, error) {
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}
+	if len(entries) == 0 {
+		return nil, gc.declared(fmt.Sprintf("%s has no cases: its group file %s maps no case name to a case", gc.where(), file))
+	}
 	entries, err := gc.ordered(entries)
 	if err != nil {
 		return nil, err

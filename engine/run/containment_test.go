@@ -146,7 +146,11 @@ func TestEmptyGroupIsRefusedBeforeARun(t *testing.T) {
 	if err == nil {
 		t.Fatal("a problem whose groups have no cases validated")
 	}
-	for _, want := range []string{"checkpoint c1, group dirs has no cases", "checkpoint c1, group file has no cases"} {
+	for _, want := range []string{
+		"config.yaml:6: checkpoints.c1.groups.dirs: group c1/dirs has no cases. Layouts tried:",
+		"holds only .hidden/, none of them a case",
+		"config.yaml:7: checkpoints.c1.groups.file: group c1/file has no cases: its group file",
+	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in:\n%v", want, err)
 		}
