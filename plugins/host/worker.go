@@ -26,6 +26,10 @@ import (
 
 const workerEnv = "WASMEVAL_PLUGIN_WORKER"
 
+// workerStartBound is how long, beyond the call timeout, a new worker may
+// take to load its module and say what it loaded.
+const workerStartBound = 5 * time.Minute
+
 // workerSpec is what a worker is told at start. The module itself is not
 // named by path: the parent sends the bytes it hashed as the first frame, so
 // a worker can only ever run the module whose digest was checked, even when
@@ -293,7 +297,10 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 		stdout.Close()
 		close(wk.done)
 	}()
-	// Compiling an uncached module can take seconds; allow for it.
+	// Compiling an uncached module can take seconds, and many times that
+	// on a machine busy with other work; the bound only catches a worker
+	// that will never answer, so it is wide. A worker that exits answers
+	// at once (its pipe closes).
 	got := make(chan error, 1)
 	go func() {
 		if spec.ModuleFD == 0 {
@@ -307,8 +314,8 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 	}()
 	select {
 	case err = <-got:
-	case <-time.After(h.opts.Timeout + time.Minute):
-		err = errors.New("no answer")
+	case <-time.After(h.opts.Timeout + workerStartBound):
+		err = fmt.Errorf("no answer within %v of its start", h.opts.Timeout+workerStartBound)
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
