@@ -52,7 +52,7 @@ fn weight(cfg: &Map, attr: &str) -> f64 {
     1.0
 }
 
-fn verify_case(input: VerifyInput) -> Result<VerifyOutput, String> {
+fn verify_case(mut input: VerifyInput) -> Result<VerifyOutput, String> {
     common(&input.config)?;
     let refuse = str_of(&input.config, "refuse");
     if !refuse.is_empty() {
@@ -79,8 +79,8 @@ fn verify_case(input: VerifyInput) -> Result<VerifyOutput, String> {
         }
         out.attributes.push(a);
     }
-    if let Some(want) = input.expected.get("output") {
-        out.attributes.push(compare_output(&input.config, want.clone(), &input.actual.output));
+    if let Some(want) = input.expected.remove("output") {
+        out.attributes.push(compare_output(&input.config, want, &input.actual.output));
     }
     Ok(out)
 }
@@ -116,11 +116,13 @@ fn compare_output(cfg: &Map, want: Value, got: &str) -> Attribute {
             parse_str(s).map_err(|e| e.to_string())
         }
     };
-    let want = match &want {
-        Value::String(s) => parse(s).unwrap_or(want.clone()),
-        _ => want,
+    let want = match want {
+        Value::String(s) => match parse(&s) {
+            Ok(v) => v,
+            Err(_) => Value::String(s),
+        },
+        w => w,
     };
-    a.expected = want.clone();
     match parse(got) {
         Err(e) => {
             a.actual = Value::String(got.to_string());
@@ -129,7 +131,7 @@ fn compare_output(cfg: &Map, want: Value, got: &str) -> Attribute {
                 entries: vec![DiffEntry {
                     path: "$".into(),
                     op: "mismatch".into(),
-                    expected: want,
+                    expected: want.clone(),
                     actual: Value::String(clip(got, 200)),
                 }],
                 ..Default::default()
@@ -141,6 +143,7 @@ fn compare_output(cfg: &Map, want: Value, got: &str) -> Attribute {
             a.actual = v;
         }
     }
+    a.expected = want;
     a
 }
 

@@ -3,7 +3,6 @@
 
 use crate::json::{quote, Value};
 use crate::models::{Diff, DiffEntry};
-use std::collections::BTreeSet;
 
 /// Diffs keep at most this many entries, as the engine's checks do.
 pub const MAX_DIFF_ENTRIES: usize = 50;
@@ -21,9 +20,8 @@ pub struct JsonOptions {
 /// with its path ("$.items[2].name"), capped at MAX_DIFF_ENTRIES, and a
 /// one-line summary.
 pub fn compare_json(expected: &Value, actual: &Value, opts: &JsonOptions) -> Option<Diff> {
-    let ignore: BTreeSet<String> = opts.ignore_keys.iter().cloned().collect();
-    let mut c = Comparer { opts, ignore: &ignore, diff: Diff::default() };
-    c.compare("$", expected, actual);
+    let mut c = Comparer { opts, path: Vec::new(), diff: Diff::default() };
+    c.compare(expected, actual);
     if c.diff.entries.is_empty() && !c.diff.truncated {
         return None;
     }
@@ -31,96 +29,140 @@ pub fn compare_json(expected: &Value, actual: &Value, opts: &JsonOptions) -> Opt
     Some(c.diff)
 }
 
+/// One step of a path: an object's key or a list's index.
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The comparison walks both values with the path so far as a stack of
+/// steps, written out only for a difference; objects are walked side by
+/// side in key order.
 struct Comparer<'a> {
     opts: &'a JsonOptions,
-    ignore: &'a BTreeSet<String>,
+    path: Vec<Step<'a>>,
     diff: Diff,
 }
 
-fn entry(path: &str, op: &str, expected: &Value, actual: &Value) -> DiffEntry {
-    DiffEntry { path: path.to_string(), op: op.to_string(), expected: expected.clone(), actual: actual.clone() }
-}
-
-fn literal(v: &Value) -> Option<String> {
+fn literal(v: &Value) -> Option<std::borrow::Cow<'_, str>> {
     match v {
-        Value::Number(n) => Some(n.clone()),
-        Value::Float(f) => Some(crate::json::format_float(*f)),
+        Value::Number(n) => Some(std::borrow::Cow::Borrowed(n.as_str())),
+        Value::Float(f) => Some(std::borrow::Cow::Owned(crate::json::format_float(*f))),
         _ => None,
     }
 }
 
 impl<'a> Comparer<'a> {
-    fn add(&mut self, e: DiffEntry) {
+    fn ignored(&self, k: &str) -> bool {
+        self.opts.ignore_keys.iter().any(|i| i == k)
+    }
+    fn path_text(&self) -> String {
+        let mut p = String::from("$");
+        for s in &self.path {
+            match s {
+                Step::Key(k) => p = child_path(&p, k),
+                Step::Index(i) => p = format!("{}[{}]", p, i),
+            }
+        }
+        p
+    }
+    fn add(&mut self, op: &str, expected: &Value, actual: &Value) {
         if self.diff.entries.len() >= MAX_DIFF_ENTRIES {
             self.diff.truncated = true;
             return;
         }
+        let e = DiffEntry { path: self.path_text(), op: op.to_string(), expected: expected.clone(), actual: actual.clone() };
         self.diff.entries.push(e);
     }
-    fn compare(&mut self, path: &str, want: &Value, got: &Value) {
+    fn add_at(&mut self, step: Step<'a>, op: &str, expected: &Value, actual: &Value) {
+        self.path.push(step);
+        self.add(op, expected, actual);
+        self.path.pop();
+    }
+    fn compare(&mut self, want: &'a Value, got: &'a Value) {
         const NONE: Value = Value::Null;
         match want {
             Value::Object(w) => {
                 let g = match got {
                     Value::Object(g) => g,
-                    _ => return self.add(entry(path, "type", want, got)),
+                    _ => return self.add("type", want, got),
                 };
+                // Both maps in key order: each key of want meets its
+                // match in got, if any, on the way.
+                let mut gi = g.iter().peekable();
+                let mut matched = 0;
                 for (k, wv) in w {
-                    if self.ignore.contains(k) {
+                    if self.ignored(k) {
                         continue;
                     }
-                    let p = child_path(path, k);
-                    match g.get(k) {
-                        Some(gv) => self.compare(&p, wv, gv),
-                        None => self.add(entry(&p, "missing", wv, &NONE)),
+                    while let Some((gk, _)) = gi.peek() {
+                        if gk.as_str() < k.as_str() {
+                            gi.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    match gi.peek() {
+                        Some((gk, gv)) if *gk == k => {
+                            let gv: &'a Value = gv;
+                            matched += 1;
+                            gi.next();
+                            self.path.push(Step::Key(k));
+                            self.compare(wv, gv);
+                            self.path.pop();
+                        }
+                        _ => self.add_at(Step::Key(k), "missing", wv, &NONE),
                     }
                 }
-                for (k, gv) in g {
-                    if !w.contains_key(k) && !self.ignore.contains(k) {
-                        self.add(entry(&child_path(path, k), "extra", &NONE, gv));
+                if matched < g.len() {
+                    for (k, gv) in g {
+                        if !w.contains_key(k) && !self.ignored(k) {
+                            self.add_at(Step::Key(k), "extra", &NONE, gv);
+                        }
                     }
                 }
             }
             Value::Array(w) => {
                 let g = match got {
                     Value::Array(g) => g,
-                    _ => return self.add(entry(path, "type", want, got)),
+                    _ => return self.add("type", want, got),
                 };
                 if self.opts.unordered_lists {
-                    return self.compare_unordered(path, w, g);
+                    return self.compare_unordered(w, g);
                 }
                 let n = w.len().max(g.len());
                 for i in 0..n {
-                    let p = format!("{}[{}]", path, i);
                     if i >= g.len() {
-                        self.add(entry(&p, "missing", &w[i], &NONE));
+                        self.add_at(Step::Index(i), "missing", &w[i], &NONE);
                     } else if i >= w.len() {
-                        self.add(entry(&p, "extra", &NONE, &g[i]));
+                        self.add_at(Step::Index(i), "extra", &NONE, &g[i]);
                     } else {
-                        self.compare(&p, &w[i], &g[i]);
+                        self.path.push(Step::Index(i));
+                        self.compare(&w[i], &g[i]);
+                        self.path.pop();
                     }
                 }
             }
             Value::Number(_) | Value::Float(_) => {
                 let (a, b) = match (literal(want), literal(got)) {
                     (Some(a), Some(b)) => (a, b),
-                    _ => return self.add(entry(path, "type", want, got)),
+                    _ => return self.add("type", want, got),
                 };
                 if !numbers_equal(&a, &b, self.opts) {
-                    self.add(entry(path, "changed", want, got));
+                    self.add("changed", want, got);
                 }
             }
             _ => {
                 if type_of(want) != type_of(got) {
-                    return self.add(entry(path, "type", want, got));
+                    return self.add("type", want, got);
                 }
                 if want != got {
-                    self.add(entry(path, "changed", want, got));
+                    self.add("changed", want, got);
                 }
             }
         }
     }
-    fn compare_unordered(&mut self, path: &str, want: &[Value], got: &[Value]) {
+    fn compare_unordered(&mut self, want: &'a [Value], got: &'a [Value]) {
         const NONE: Value = Value::Null;
         let mut used = vec![false; got.len()];
         let mut missing = Vec::new();
@@ -138,18 +180,73 @@ impl<'a> Comparer<'a> {
             }
         }
         for i in missing {
-            self.add(entry(&format!("{}[{}]", path, i), "missing", &want[i], &NONE));
+            self.add_at(Step::Index(i), "missing", &want[i], &NONE);
         }
         for (j, g) in got.iter().enumerate() {
             if !used[j] {
-                self.add(entry(&format!("{}[{}]", path, j), "extra", &NONE, g));
+                self.add_at(Step::Index(j), "extra", &NONE, g);
             }
         }
     }
+    /// Whether compare would find no difference between want and got.
     fn equal(&self, want: &Value, got: &Value) -> bool {
-        let mut sub = Comparer { opts: self.opts, ignore: self.ignore, diff: Diff::default() };
-        sub.compare("$", want, got);
-        sub.diff.entries.is_empty() && !sub.diff.truncated
+        match want {
+            Value::Object(w) => {
+                let g = match got {
+                    Value::Object(g) => g,
+                    _ => return false,
+                };
+                let mut gi = g.iter().peekable();
+                let mut matched = 0;
+                for (k, wv) in w {
+                    if self.ignored(k) {
+                        continue;
+                    }
+                    while let Some((gk, _)) = gi.peek() {
+                        if gk.as_str() < k.as_str() {
+                            gi.next();
+                        } else {
+                            break;
+                        }
+                    }
+                    match gi.next() {
+                        Some((gk, gv)) if gk == k => {
+                            matched += 1;
+                            if !self.equal(wv, gv) {
+                                return false;
+                            }
+                        }
+                        _ => return false,
+                    }
+                }
+                matched == g.len() || g.keys().all(|k| w.contains_key(k) || self.ignored(k))
+            }
+            Value::Array(w) => {
+                let g = match got {
+                    Value::Array(g) => g,
+                    _ => return false,
+                };
+                if w.len() != g.len() {
+                    return false;
+                }
+                if self.opts.unordered_lists {
+                    let mut used = vec![false; g.len()];
+                    for x in w {
+                        match (0..g.len()).find(|&j| !used[j] && self.equal(x, &g[j])) {
+                            Some(j) => used[j] = true,
+                            None => return false,
+                        }
+                    }
+                    return true;
+                }
+                w.iter().zip(g.iter()).all(|(x, y)| self.equal(x, y))
+            }
+            Value::Number(_) | Value::Float(_) => match (literal(want), literal(got)) {
+                (Some(a), Some(b)) => numbers_equal(&a, &b, self.opts),
+                _ => false,
+            },
+            _ => type_of(want) == type_of(got) && want == got,
+        }
     }
 }
 

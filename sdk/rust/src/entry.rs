@@ -146,10 +146,17 @@ mod native {
         pub fn log(level: i32, ptr: *const u8, len: u32);
     }
     // One call at a time per instance: the host writes INPUT, the export
-    // takes it, and RESULT holds the output (or the error message) until
-    // the host has read it.
+    // reads it, and RESULT holds the output (or the error message) until
+    // the host has read it. Both keep their memory for the next call, up
+    // to KEEP bytes.
     pub static mut INPUT: Vec<u8> = Vec::new();
     pub static mut RESULT: Vec<u8> = Vec::new();
+    pub const KEEP: usize = 4 << 20;
+
+    /// Takes a buffer out of its static (which is left empty).
+    pub unsafe fn take(buf: *mut Vec<u8>) -> Vec<u8> {
+        core::ptr::replace(buf, Vec::new())
+    }
 }
 
 /// wasmeval_input: room for the next call's input (the describe! macro
@@ -158,13 +165,22 @@ mod native {
 pub fn native_input(n: i32) -> i32 {
     let n = if n < 0 { 0 } else { n as usize };
     unsafe {
-        let buf = &mut native::INPUT;
+        let mut buf = native::take(core::ptr::addr_of_mut!(native::INPUT));
+        if buf.capacity() > native::KEEP && n <= native::KEEP {
+            buf = Vec::new();
+        }
         buf.clear();
-        buf.reserve(n);
+        crate::bytes::reserve(&mut buf, n);
         // The host writes all n bytes before the export reads them.
         buf.set_len(n);
-        native::RESULT = Vec::new();
-        buf.as_mut_ptr() as i32
+        let ptr = buf.as_mut_ptr() as i32;
+        native::INPUT = buf;
+        let mut result = native::take(core::ptr::addr_of_mut!(native::RESULT));
+        if result.capacity() <= native::KEEP {
+            result.clear();
+            native::RESULT = result;
+        }
+        ptr
     }
 }
 
@@ -172,7 +188,7 @@ pub fn native_input(n: i32) -> i32 {
 #[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
 pub fn native_output() -> i64 {
     unsafe {
-        let r = &native::RESULT;
+        let r = &*core::ptr::addr_of!(native::RESULT);
         if r.is_empty() {
             return 0;
         }
@@ -195,7 +211,7 @@ pub fn native_output() -> i64 {
 /// The call's input bytes.
 #[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
 pub fn input() -> Vec<u8> {
-    unsafe { core::mem::take(&mut native::INPUT) }
+    unsafe { native::take(core::ptr::addr_of_mut!(native::INPUT)) }
 }
 
 #[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
@@ -267,7 +283,11 @@ fn handle_into<I, O: ToValue>(
 ) -> Result<(), String> {
     let in_ = decode(input).map_err(|e| format!("invalid input: {}", e))?;
     let o = f(in_)?;
-    crate::json::encode(&o.to_value(), out)
+    // An output is about as long as its input (a verdict holds the actual
+    // and expected values): room for it at once, not grown a step at a
+    // time.
+    out.reserve(input.len() + 256);
+    o.write_json(out)
 }
 
 /// The transport-free core of every batch export (docs/plugin-abi.md,
@@ -281,8 +301,19 @@ pub fn handle_batch<I, O: ToValue>(
     decode: fn(&[u8]) -> Result<I, String>,
     f: fn(I) -> Result<O, String>,
 ) -> Result<String, String> {
+    let mut out = String::new();
+    handle_batch_into(input, decode, f, &mut out)?;
+    Ok(out)
+}
+
+fn handle_batch_into<I, O: ToValue>(
+    input: &[u8],
+    decode: fn(&[u8]) -> Result<I, String>,
+    f: fn(I) -> Result<O, String>,
+    out: &mut String,
+) -> Result<(), String> {
     let calls = batch_calls(input).map_err(|e| format!("invalid input: {}", e))?;
-    let mut out = String::with_capacity(input.len() + 64);
+    out.reserve(input.len() + 64);
     out.push_str("{\"results\":[");
     for (i, &(start, end)) in calls.iter().enumerate() {
         if i > 0 {
@@ -292,15 +323,151 @@ pub fn handle_batch<I, O: ToValue>(
         out.push_str(&i.to_string());
         let mark = out.len();
         out.push_str(",\"output\":");
-        if let Err(msg) = handle_into(&input[start..end], decode, f, &mut out) {
+        if let Err(msg) = handle_into(&input[start..end], decode, f, out) {
             out.truncate(mark);
             out.push_str(",\"error\":");
-            crate::json::quote_into(&msg, &mut out);
+            crate::json::quote_into(&msg, out);
         }
         out.push('}');
     }
     out.push_str("]}");
-    Ok(out)
+    Ok(())
+}
+
+/// handle_batch_into for the SDK's own envelopes, whose decoders also take
+/// a parsed value: each call is parsed where it is in the batch, once,
+/// instead of being delimited first and parsed from its own bytes. What
+/// that gives is the same (a call's value is what its own bytes parse to,
+/// and its failures come from the same decoder and function); whatever
+/// the quick path does not take as it comes — a call that is not valid
+/// JSON, anything unusual around the calls, an input that is not a batch
+/// — goes through handle_batch_into from the start, for its messages.
+#[cfg(target_arch = "wasm32")]
+fn handle_batch_parsed<I, O: ToValue>(
+    input: &[u8],
+    decode: fn(&[u8]) -> Result<I, String>,
+    decode_value: fn(Value) -> Result<I, String>,
+    f: fn(I) -> Result<O, String>,
+    out: &mut String,
+) -> Result<(), String> {
+    let base = out.len();
+    if batch_parsed(input, decode_value, f, out).is_some() {
+        return Ok(());
+    }
+    out.truncate(base);
+    handle_batch_into(input, decode, f, out)
+}
+
+/// The quick path of handle_batch_parsed; None where it does not apply.
+#[cfg(target_arch = "wasm32")]
+fn batch_parsed<I, O: ToValue>(
+    input: &[u8],
+    decode_value: fn(Value) -> Result<I, String>,
+    f: fn(I) -> Result<O, String>,
+    out: &mut String,
+) -> Option<()> {
+    crate::json::check_utf8(input).ok()?;
+    let at = |pos: usize| input.get(pos).copied();
+    let skip = |pos: usize| crate::bytes::space_end(input, pos);
+    let base = out.len();
+    let mut pos = skip(0);
+    if at(pos) != Some(b'{') {
+        return None;
+    }
+    pos = skip(pos + 1);
+    let mut found = false;
+    if at(pos) == Some(b'}') {
+        pos += 1;
+    } else {
+        loop {
+            pos = skip(pos);
+            if at(pos) != Some(b'"') {
+                return None;
+            }
+            let (key, end) = crate::json::parse_at(input, pos).ok()?;
+            pos = skip(end);
+            if at(pos) != Some(b':') {
+                return None;
+            }
+            pos = skip(pos + 1);
+            if key.as_str() == Some("calls") {
+                // A repeated key counts the last time.
+                out.truncate(base);
+                pos = batch_calls_parsed(input, pos, decode_value, f, out)?;
+                found = true;
+            } else {
+                pos = crate::json::parse_at(input, pos).ok()?.1;
+            }
+            pos = skip(pos);
+            match at(pos) {
+                Some(b',') => pos += 1,
+                Some(b'}') => {
+                    pos += 1;
+                    break;
+                }
+                _ => return None,
+            }
+        }
+    }
+    if !found || skip(pos) != input.len() {
+        return None;
+    }
+    Some(())
+}
+
+/// The calls array at pos, each call answered into out; the offset past
+/// the array.
+#[cfg(target_arch = "wasm32")]
+fn batch_calls_parsed<I, O: ToValue>(
+    input: &[u8],
+    mut pos: usize,
+    decode_value: fn(Value) -> Result<I, String>,
+    f: fn(I) -> Result<O, String>,
+    out: &mut String,
+) -> Option<usize> {
+    let at = |pos: usize| input.get(pos).copied();
+    let skip = |pos: usize| crate::bytes::space_end(input, pos);
+    if at(pos) != Some(b'[') {
+        return None;
+    }
+    out.reserve(input.len() - pos + 64);
+    out.push_str("{\"results\":[");
+    pos = skip(pos + 1);
+    if at(pos) == Some(b']') {
+        out.push_str("]}");
+        return Some(pos + 1);
+    }
+    let mut i: i64 = 0;
+    loop {
+        pos = skip(pos);
+        let (call, end) = crate::json::parse_at(input, pos).ok()?;
+        pos = skip(end);
+        let last = match at(pos) {
+            Some(b',') => false,
+            Some(b']') => true,
+            _ => return None,
+        };
+        pos += 1;
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"call\":");
+        crate::json::write_int(i, unsafe { out.as_mut_vec() });
+        let mark = out.len();
+        out.push_str(",\"output\":");
+        let r = decode_value(call).map_err(|e| format!("invalid input: {}", e)).and_then(f).and_then(|o| o.write_json(out));
+        if let Err(msg) = r {
+            out.truncate(mark);
+            out.push_str(",\"error\":");
+            crate::json::quote_into(&msg, out);
+        }
+        out.push('}');
+        i += 1;
+        if last {
+            out.push_str("]}");
+            return Some(pos);
+        }
+    }
 }
 
 /// Where each call of a batch input is (start and end byte offsets). The
@@ -557,6 +724,41 @@ fn finish(r: Result<String, String>) -> i32 {
     }
 }
 
+/// Runs one call: its input in, its output (or failure message) written
+/// into the result buffer kept from the last call.
+#[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
+fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
+    unsafe {
+        let input = native::take(core::ptr::addr_of_mut!(native::INPUT));
+        let mut out = native::take(core::ptr::addr_of_mut!(native::RESULT));
+        out.clear();
+        // Only whole UTF-8 encodings are written into it.
+        let mut out = String::from_utf8_unchecked(out);
+        let r = run(&input, &mut out);
+        native::INPUT = input;
+        let mut out = out.into_bytes();
+        match r {
+            Ok(()) => {
+                native::RESULT = out;
+                0
+            }
+            Err(e) => {
+                out.clear();
+                crate::bytes::extend(&mut out, e.as_bytes());
+                native::RESULT = out;
+                1
+            }
+        }
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", wasmeval_extism))]
+fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
+    let mut out = String::new();
+    let r = run(&input(), &mut out);
+    finish(r.map(|()| out))
+}
+
 /// Serves describe.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_describe(d: &Describe) -> i32 {
@@ -566,43 +768,43 @@ pub fn serve_describe(d: &Describe) -> i32 {
 /// Serves verify with f.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_verify(f: fn(VerifyInput) -> Result<VerifyOutput, String>) -> i32 {
-    finish(handle(&input(), VerifyInput::decode, f))
+    serve(|input, out| handle_into(input, VerifyInput::decode, f, out))
 }
 
 /// Serves load_cases with f.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_load(f: fn(LoadInput) -> Result<LoadOutput, String>) -> i32 {
-    finish(handle(&input(), LoadInput::decode, f))
+    serve(|input, out| handle_into(input, LoadInput::decode, f, out))
 }
 
 /// Serves evaluate with f.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_evaluate(f: fn(EvaluateInput) -> Result<EvaluateOutput, String>) -> i32 {
-    finish(handle(&input(), EvaluateInput::decode, f))
+    serve(|input, out| handle_into(input, EvaluateInput::decode, f, out))
 }
 
 /// Serves test with f.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_test(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
-    finish(handle(&input(), TestInput::decode, f))
+    serve(|input, out| handle_into(input, TestInput::decode, f, out))
 }
 
 /// Serves verify_batch with f: every call as serve_verify would answer it.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_verify_batch(f: fn(VerifyInput) -> Result<VerifyOutput, String>) -> i32 {
-    finish(handle_batch(&input(), VerifyInput::decode, f))
+    serve(|input, out| handle_batch_parsed(input, VerifyInput::decode, VerifyInput::decode_value, f, out))
 }
 
 /// Serves evaluate_batch with f.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_evaluate_batch(f: fn(EvaluateInput) -> Result<EvaluateOutput, String>) -> i32 {
-    finish(handle_batch(&input(), EvaluateInput::decode, f))
+    serve(|input, out| handle_batch_parsed(input, EvaluateInput::decode, EvaluateInput::decode_value, f, out))
 }
 
 /// Serves test_batch with f.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_test_batch(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
-    finish(handle_batch(&input(), TestInput::decode, f))
+    serve(|input, out| handle_batch_parsed(input, TestInput::decode, TestInput::decode_value, f, out))
 }
 
 /// Exports `describe` answering with the given Describe expression, and

@@ -75,7 +75,10 @@ impl Value {
     }
     /// An integer value.
     pub fn int(i: i64) -> Value {
-        Value::Number(i.to_string())
+        let mut out = Vec::new();
+        write_int(i, &mut out);
+        // Digits and a sign are ASCII.
+        Value::Number(unsafe { String::from_utf8_unchecked(out) })
     }
     /// Encodes the value canonically.
     pub fn to_json(&self) -> Result<String, String> {
@@ -146,10 +149,8 @@ impl fmt::Display for SyntaxError {
 
 /// Parses one JSON document (surrounding whitespace allowed, nothing after).
 pub fn parse(data: &[u8]) -> Result<Value, SyntaxError> {
-    if let Err(e) = std::str::from_utf8(data) {
-        return Err(SyntaxError { offset: e.valid_up_to(), reason: "invalid UTF-8".to_string() });
-    }
-    let mut p = Parser { data, pos: 0 };
+    check_utf8(data)?;
+    let mut p = Parser::new(data, 0);
     p.skip();
     let v = p.value(0)?;
     p.skip();
@@ -159,28 +160,61 @@ pub fn parse(data: &[u8]) -> Result<Value, SyntaxError> {
     Ok(v)
 }
 
+/// Parses the value that starts at data[start] (no whitespace before it)
+/// and returns it with the offset just past it; whatever follows is left
+/// to the caller. data must be UTF-8 (check_utf8). Offsets in errors are
+/// data's.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn parse_at(data: &[u8], start: usize) -> Result<(Value, usize), SyntaxError> {
+    let mut p = Parser::new(data, start);
+    let v = p.value(0)?;
+    Ok((v, p.pos))
+}
+
+/// Fails as parse does on data that is not UTF-8.
+pub(crate) fn check_utf8(data: &[u8]) -> Result<(), SyntaxError> {
+    let ascii = crate::bytes::ascii_len(data);
+    if ascii < data.len() {
+        if let Err(e) = std::str::from_utf8(&data[ascii..]) {
+            return Err(SyntaxError { offset: ascii + e.valid_up_to(), reason: "invalid UTF-8".to_string() });
+        }
+    }
+    Ok(())
+}
+
 /// Parses a JSON document held in a string.
 pub fn parse_str(s: &str) -> Result<Value, SyntaxError> {
     parse(s.as_bytes())
 }
 
+/// The parser. Strings are found and copied a block of bytes at a time;
+/// an array's elements are gathered on a stack shared by the whole
+/// document and the array made once, at its size, from its part of it.
 struct Parser<'a> {
     data: &'a [u8],
     pos: usize,
+    /// A string with escapes, unescaped.
+    buf: Vec<u8>,
+    /// The elements of the arrays being parsed, innermost last.
+    values: Vec<Value>,
 }
 
 impl<'a> Parser<'a> {
+    fn new(data: &'a [u8], pos: usize) -> Parser<'a> {
+        Parser { data, pos, buf: Vec::new(), values: Vec::new() }
+    }
+    #[inline]
     fn skip(&mut self) {
-        while self.pos < self.data.len() {
-            match self.data[self.pos] {
-                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
-                _ => return,
+        if let Some(&c) = self.data.get(self.pos) {
+            if c <= b' ' {
+                self.pos = crate::bytes::space_end(self.data, self.pos);
             }
         }
     }
     fn fail(&self, reason: &str) -> SyntaxError {
         SyntaxError { offset: self.pos, reason: reason.to_string() }
     }
+    #[cold]
     fn unexpected(&self) -> SyntaxError {
         if self.pos >= self.data.len() {
             self.fail("unexpected end of input")
@@ -188,10 +222,15 @@ impl<'a> Parser<'a> {
             self.fail(&format!("unexpected byte 0x{:02x}", self.data[self.pos]))
         }
     }
+    #[inline]
     fn peek(&self) -> Option<u8> {
         self.data.get(self.pos).copied()
     }
     fn literal(&mut self, word: &[u8], v: Value) -> Result<Value, SyntaxError> {
+        if self.data.len() - self.pos >= word.len() && &self.data[self.pos..self.pos + word.len()] == word {
+            self.pos += word.len();
+            return Ok(v);
+        }
         for &c in word {
             if self.peek() != Some(c) {
                 return Err(self.unexpected());
@@ -206,95 +245,143 @@ impl<'a> Parser<'a> {
             None => return Err(self.unexpected()),
         };
         match c {
+            b'"' => Ok(Value::String(self.string()?)),
+            b'-' | b'0'..=b'9' => self.number(),
             b'{' | b'[' if depth >= MAX_DEPTH => Err(self.fail("nesting deeper than 1000")),
             b'{' => self.object(depth),
             b'[' => self.array(depth),
-            b'"' => Ok(Value::String(self.string()?)),
             b't' => self.literal(b"true", Value::Bool(true)),
             b'f' => self.literal(b"false", Value::Bool(false)),
             b'n' => self.literal(b"null", Value::Null),
-            b'-' | b'0'..=b'9' => self.number(),
             _ => Err(self.unexpected()),
         }
     }
     fn object(&mut self, depth: usize) -> Result<Value, SyntaxError> {
         self.pos += 1;
-        let mut m = Map::new();
         self.skip();
+        let mut m = Map::new();
         if self.peek() == Some(b'}') {
             self.pos += 1;
             return Ok(Value::Object(m));
         }
+        // Four members a loop iteration. Inserted as they come, a repeated
+        // key counts the last time.
         loop {
-            self.skip();
-            if self.peek() != Some(b'"') {
-                return Err(self.unexpected());
+            if self.member(depth, &mut m)? {
+                break;
             }
-            let k = self.string()?;
-            self.skip();
-            if self.peek() != Some(b':') {
-                return Err(self.unexpected());
+            if self.member(depth, &mut m)? {
+                break;
             }
-            self.pos += 1;
-            self.skip();
-            let v = self.value(depth + 1)?;
-            m.insert(k, v);
-            self.skip();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Value::Object(m));
-                }
-                _ => return Err(self.unexpected()),
+            if self.member(depth, &mut m)? {
+                break;
             }
+            if self.member(depth, &mut m)? {
+                break;
+            }
+        }
+        Ok(Value::Object(m))
+    }
+    /// One member of an object and the comma or brace after it; true at
+    /// the object's end.
+    #[inline]
+    fn member(&mut self, depth: usize, m: &mut Map) -> Result<bool, SyntaxError> {
+        self.skip();
+        if self.peek() != Some(b'"') {
+            return Err(self.unexpected());
+        }
+        let k = self.string()?;
+        self.skip();
+        if self.peek() != Some(b':') {
+            return Err(self.unexpected());
+        }
+        self.pos += 1;
+        self.skip();
+        let v = self.value(depth + 1)?;
+        m.insert(k, v);
+        self.after(b'}')
+    }
+    /// Past the comma or the closing bracket after a member or an
+    /// element; true at the closing bracket.
+    #[inline]
+    fn after(&mut self, close: u8) -> Result<bool, SyntaxError> {
+        self.skip();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(c) if c == close => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(self.unexpected()),
         }
     }
     fn array(&mut self, depth: usize) -> Result<Value, SyntaxError> {
         self.pos += 1;
-        let mut a = Vec::new();
         self.skip();
         if self.peek() == Some(b']') {
             self.pos += 1;
-            return Ok(Value::Array(a));
+            return Ok(Value::Array(Vec::new()));
         }
+        let base = self.values.len();
+        // Four elements a loop iteration.
         loop {
-            self.skip();
-            a.push(self.value(depth + 1)?);
-            self.skip();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(Value::Array(a));
-                }
-                _ => return Err(self.unexpected()),
+            if self.element(depth)? {
+                break;
+            }
+            if self.element(depth)? {
+                break;
+            }
+            if self.element(depth)? {
+                break;
+            }
+            if self.element(depth)? {
+                break;
             }
         }
+        let n = self.values.len() - base;
+        // The elements move out of the stack into the array; the stack
+        // forgets them.
+        let a = unsafe {
+            let v = crate::bytes::vec_from_raw(self.values.as_ptr().add(base), n);
+            self.values.set_len(base);
+            v
+        };
+        Ok(Value::Array(a))
     }
-    fn digits(&mut self) -> usize {
-        let mut n = 0;
-        while let Some(b'0'..=b'9') = self.peek() {
-            self.pos += 1;
-            n += 1;
-        }
-        n
+    /// One element of an array and the comma or bracket after it; true at
+    /// the array's end.
+    #[inline]
+    fn element(&mut self, depth: usize) -> Result<bool, SyntaxError> {
+        self.skip();
+        let v = self.value(depth + 1)?;
+        self.values.push(v);
+        self.after(b']')
+    }
+    /// Past a run of digits; false when there is none.
+    #[inline]
+    fn digits(&mut self) -> bool {
+        let end = crate::bytes::digits_end(self.data, self.pos);
+        let some = end > self.pos;
+        self.pos = end;
+        some
     }
     fn number(&mut self) -> Result<Value, SyntaxError> {
         let start = self.pos;
-        let bad = SyntaxError { offset: start, reason: "invalid number".to_string() };
         if self.peek() == Some(b'-') {
             self.pos += 1;
         }
         if self.peek() == Some(b'0') {
             self.pos += 1;
-        } else if self.digits() == 0 {
-            return Err(bad);
+        } else if !self.digits() {
+            return Err(SyntaxError { offset: start, reason: "invalid number".to_string() });
         }
         if self.peek() == Some(b'.') {
             self.pos += 1;
-            if self.digits() == 0 {
-                return Err(bad);
+            if !self.digits() {
+                return Err(SyntaxError { offset: start, reason: "invalid number".to_string() });
             }
         }
         if let Some(b'e') | Some(b'E') = self.peek() {
@@ -302,12 +389,12 @@ impl<'a> Parser<'a> {
             if let Some(b'+') | Some(b'-') = self.peek() {
                 self.pos += 1;
             }
-            if self.digits() == 0 {
-                return Err(bad);
+            if !self.digits() {
+                return Err(SyntaxError { offset: start, reason: "invalid number".to_string() });
             }
         }
-        // The input was checked to be UTF-8 and a number is ASCII.
-        Ok(Value::Number(String::from_utf8_lossy(&self.data[start..self.pos]).into_owned()))
+        // A number is ASCII.
+        Ok(Value::Number(crate::bytes::string_of(&self.data[start..self.pos])))
     }
     fn hex4(&self, at: usize) -> Option<u32> {
         if at + 4 > self.data.len() {
@@ -326,56 +413,69 @@ impl<'a> Parser<'a> {
         Some(r)
     }
     /// A string; a lone surrogate escape becomes U+FFFD (as in Go).
+    #[inline]
     fn string(&mut self) -> Result<String, SyntaxError> {
-        self.pos += 1;
-        let mut buf: Vec<u8> = Vec::new();
-        loop {
-            let c = match self.peek() {
-                Some(c) => c,
-                None => return Err(self.fail("unexpected end of input")),
-            };
-            if c == b'"' {
+        let start = self.pos + 1;
+        let stop = crate::bytes::string_stop(self.data, start);
+        if stop < self.data.len() && self.data[stop] == b'"' {
+            self.pos = stop + 1;
+            // Valid: the input is UTF-8 and '"' is ASCII.
+            return Ok(crate::bytes::string_of(&self.data[start..stop]));
+        }
+        self.escaped(start, stop)
+    }
+    /// The rest of a string that does not end at stop, its first byte
+    /// that is not plain: from start, unescaped into buf.
+    fn escaped(&mut self, start: usize, stop: usize) -> Result<String, SyntaxError> {
+        let mut buf = core::mem::take(&mut self.buf);
+        buf.clear();
+        crate::bytes::extend(&mut buf, &self.data[start..stop]);
+        self.pos = stop;
+        let r = loop {
+            self.pos = crate::bytes::unescape(self.data, self.pos, &mut buf);
+            if let Some(r) = self.escape(&mut buf) {
+                break r;
+            }
+        };
+        // Valid: the input is UTF-8 and escapes add whole characters.
+        let r = r.map(|()| unsafe { String::from_utf8_unchecked(crate::bytes::vec_from_raw(buf.as_ptr(), buf.len())) });
+        self.buf = buf;
+        r
+    }
+    /// At the byte that ended a plain run: the string's end (Some(Ok)), a
+    /// failure (Some(Err)), or an escape, which goes into buf with the
+    /// plain run after it (None).
+    #[inline]
+    fn escape(&mut self, buf: &mut Vec<u8>) -> Option<Result<(), SyntaxError>> {
+        let c = match self.peek() {
+            Some(c) => c,
+            None => return Some(Err(self.fail("unexpected end of input"))),
+        };
+        if c == b'"' {
+            self.pos += 1;
+            return Some(Ok(()));
+        }
+        if c < 0x20 {
+            return Some(Err(self.fail("control character in string")));
+        }
+        let esc = match self.data.get(self.pos + 1) {
+            Some(&e) => e,
+            None => {
                 self.pos += 1;
-                // Valid: the input is UTF-8 and escapes add whole characters.
-                return Ok(String::from_utf8(buf).unwrap_or_default());
+                return Some(Err(self.fail("unexpected end of input")));
             }
-            if c < 0x20 {
-                return Err(self.fail("control character in string"));
-            }
-            if c != b'\\' {
-                buf.push(c);
-                self.pos += 1;
-                continue;
-            }
-            let esc = match self.data.get(self.pos + 1) {
-                Some(&e) => e,
-                None => {
-                    self.pos += 1;
-                    return Err(self.fail("unexpected end of input"));
-                }
-            };
-            let simple = match esc {
-                b'"' => Some(b'"'),
-                b'\\' => Some(b'\\'),
-                b'/' => Some(b'/'),
-                b'b' => Some(8),
-                b'f' => Some(12),
-                b'n' => Some(b'\n'),
-                b'r' => Some(b'\r'),
-                b't' => Some(b'\t'),
-                _ => None,
-            };
-            if let Some(b) = simple {
-                buf.push(b);
-                self.pos += 2;
-                continue;
-            }
+        };
+        if let Some(b) = crate::bytes::simple_escape(esc) {
+            crate::bytes::reserve(buf, 1);
+            buf.push(b);
+            self.pos += 2;
+        } else {
             if esc != b'u' {
-                return Err(self.fail("invalid escape"));
+                return Some(Err(self.fail("invalid escape")));
             }
             let mut r = match self.hex4(self.pos + 2) {
                 Some(r) => r,
-                None => return Err(self.fail("invalid escape")),
+                None => return Some(Err(self.fail("invalid escape"))),
             };
             self.pos += 6;
             if (0xD800..0xE000).contains(&r) {
@@ -395,8 +495,12 @@ impl<'a> Parser<'a> {
             }
             let ch = char::from_u32(r).unwrap_or('\u{FFFD}');
             let mut tmp = [0u8; 4];
-            buf.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+            crate::bytes::extend(buf, ch.encode_utf8(&mut tmp).as_bytes());
         }
+        let stop = crate::bytes::string_stop(self.data, self.pos);
+        crate::bytes::extend(buf, &self.data[self.pos..stop]);
+        self.pos = stop;
+        None
     }
 }
 
@@ -405,41 +509,88 @@ pub const NON_FINITE: &str = "cannot encode a non-finite number as JSON";
 
 /// Encodes v canonically into out.
 pub fn encode(v: &Value, out: &mut String) -> Result<(), String> {
+    // Only whole UTF-8 encodings of values are appended.
+    encode_bytes(v, unsafe { out.as_mut_vec() })
+}
+
+/// encode, into bytes.
+pub(crate) fn encode_bytes(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    use crate::bytes::extend;
     match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => out.push_str(if n.is_empty() { "0" } else { n }),
-        Value::Float(f) => {
-            if !f.is_finite() {
-                return Err(NON_FINITE.to_string());
-            }
-            out.push_str(&format_float(*f));
-        }
-        Value::String(s) => quote_into(s, out),
+        Value::Null => extend(out, b"null"),
+        Value::Bool(b) => extend(out, if *b { b"true" } else { b"false" }),
+        Value::Number(n) => extend(out, if n.is_empty() { b"0" } else { n.as_bytes() }),
+        Value::Float(f) => write_float(*f, out)?,
+        Value::String(s) => quote_bytes(s.as_bytes(), out),
         Value::Array(a) => {
-            out.push('[');
+            byte(out, b'[');
             for (i, x) in a.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    byte(out, b',');
                 }
-                encode(x, out)?;
+                encode_bytes(x, out)?;
             }
-            out.push(']');
+            byte(out, b']');
         }
         Value::Object(m) => {
-            out.push('{');
+            byte(out, b'{');
             for (i, (k, x)) in m.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    byte(out, b',');
                 }
-                quote_into(k, out);
-                out.push(':');
-                encode(x, out)?;
+                quote_bytes(k.as_bytes(), out);
+                byte(out, b':');
+                encode_bytes(x, out)?;
             }
-            out.push('}');
+            byte(out, b'}');
         }
     }
     Ok(())
+}
+
+#[inline]
+pub(crate) fn byte(out: &mut Vec<u8>, b: u8) {
+    crate::bytes::reserve(out, 1);
+    out.push(b);
+}
+
+/// Writes a computed number as format_float does; a non-finite one fails
+/// with NON_FINITE.
+pub(crate) fn write_float(f: f64, out: &mut Vec<u8>) -> Result<(), String> {
+    if !f.is_finite() {
+        return Err(NON_FINITE.to_string());
+    }
+    if f == f.trunc() && f.abs() < 9007199254740992.0 {
+        // An integer below 2^53: its digits are its shortest form.
+        if f == 0.0 {
+            crate::bytes::extend(out, if f.is_sign_negative() { b"-0" } else { b"0" });
+        } else {
+            write_int(f as i64, out);
+        }
+        return Ok(());
+    }
+    crate::bytes::extend(out, format_float(f).as_bytes());
+    Ok(())
+}
+
+/// Writes an integer in decimal.
+pub(crate) fn write_int(i: i64, out: &mut Vec<u8>) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut u = i.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    if i < 0 {
+        at -= 1;
+        digits[at] = b'-';
+    }
+    crate::bytes::extend(out, &digits[at..]);
 }
 
 /// Formats a float as Go's encoding/json does: shortest round-trip digits,
@@ -478,30 +629,58 @@ pub fn quote(s: &str) -> String {
 }
 
 pub(crate) fn quote_into(s: &str, out: &mut String) {
-    out.push('"');
+    // Only whole UTF-8 encodings are appended.
+    quote_bytes(s.as_bytes(), unsafe { out.as_mut_vec() })
+}
+
+/// quote_into for the bytes of a str: the plain runs found and copied a
+/// block at a time.
+pub(crate) fn quote_bytes(s: &[u8], out: &mut Vec<u8>) {
+    use crate::bytes::{extend, quote_stop};
+    crate::bytes::reserve(out, s.len() + 2);
+    out.push(b'"');
     let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let esc: Option<String> = match c {
-            '"' => Some("\\\"".into()),
-            '\\' => Some("\\\\".into()),
-            '\n' => Some("\\n".into()),
-            '\r' => Some("\\r".into()),
-            '\t' => Some("\\t".into()),
-            '\u{8}' => Some("\\b".into()),
-            '\u{c}' => Some("\\f".into()),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => Some(format!("\\u{:04x}", c as u32)),
-            c if (c as u32) < 0x20 => {
-                let b = c as u32 as usize;
-                Some(format!("\\u00{}{}", HEX[b >> 4] as char, HEX[b & 15] as char))
+    let mut i = quote_stop(s, 0);
+    while i < s.len() {
+        let mut u = [b'\\', b'u', b'0', b'0', 0, 0];
+        let mut len = 1;
+        let esc: &[u8] = match s[i] {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            8 => b"\\b",
+            12 => b"\\f",
+            b'<' => b"\\u003c",
+            b'>' => b"\\u003e",
+            b'&' => b"\\u0026",
+            0xE2 => {
+                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9; other
+                // characters starting with E2 stay as they are.
+                if i + 2 < s.len() && s[i + 1] == 0x80 && (s[i + 2] == 0xA8 || s[i + 2] == 0xA9) {
+                    len = 3;
+                    if s[i + 2] == 0xA8 {
+                        b"\\u2028"
+                    } else {
+                        b"\\u2029"
+                    }
+                } else {
+                    i = quote_stop(s, i + 1);
+                    continue;
+                }
             }
-            _ => None,
+            c => {
+                u[4] = HEX[(c >> 4) as usize];
+                u[5] = HEX[(c & 15) as usize];
+                &u
+            }
         };
-        if let Some(e) = esc {
-            out.push_str(&s[start..i]);
-            out.push_str(&e);
-            start = i + c.len_utf8();
-        }
+        extend(out, &s[start..i]);
+        extend(out, esc);
+        start = i + len;
+        i = quote_stop(s, start);
     }
-    out.push_str(&s[start..]);
-    out.push('"');
+    extend(out, &s[start..]);
+    byte(out, b'"');
 }

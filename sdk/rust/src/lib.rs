@@ -24,11 +24,20 @@
 //! gives the same message in every language.
 
 mod answer;
+mod bytes;
 mod compare;
 mod entry;
 mod json;
 mod models;
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics"), not(wasmeval_system_alloc)))]
+mod pool;
 mod text;
+
+/// Built for wasm32 the SDK brings the module's allocator (see pool.rs);
+/// `--cfg wasmeval_system_alloc` leaves the standard library's.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics"), not(wasmeval_system_alloc)))]
+#[global_allocator]
+static ALLOCATOR: pool::Pool = pool::Pool::new();
 
 pub use answer::*;
 pub use compare::*;

@@ -3,7 +3,7 @@
 //! zero value; a field of the wrong type is an error naming its path.
 
 use crate::compare::child_path;
-use crate::json::{parse, Map, Value};
+use crate::json::{byte, encode_bytes, parse, quote_bytes, write_float, Map, Value};
 use std::collections::BTreeMap;
 
 pub const ABI_VERSION: i64 = 1;
@@ -225,42 +225,74 @@ pub fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// Where a field is, written out only for a message.
+enum Path<'p> {
+    Root,
+    Field(&'p Path<'p>, &'static str),
+    Index(&'p Path<'p>, usize),
+    Key(&'p Path<'p>, &'p str),
+}
+
+impl<'p> Path<'p> {
+    fn text(&self) -> String {
+        match self {
+            Path::Root => "$".to_string(),
+            Path::Field(p, f) => format!("{}.{}", p.text(), f),
+            Path::Index(p, i) => format!("{}[{}]", p.text(), i),
+            Path::Key(p, k) => child_path(&p.text(), k),
+        }
+    }
+    fn field(&'p self, f: &'static str) -> Path<'p> {
+        Path::Field(self, f)
+    }
+}
+
 /// Decodes with the first shape error remembered, visiting fields in the
-/// same order as every other SDK so the message is the same.
+/// same order as every other SDK so the message is the same. The decoded
+/// values are moved out of the parsed document, not copied.
 struct Decoder {
     err: Option<String>,
 }
 
+/// Takes field k out of an object (Null when absent or no object).
+fn take(m: &mut Option<Map>, k: &str) -> Value {
+    match m.as_mut().and_then(|m| m.get_mut(k)) {
+        Some(v) => std::mem::take(v),
+        None => Value::Null,
+    }
+}
+
 impl Decoder {
-    fn bad(&mut self, path: &str, v: &Value, want: &str) {
+    #[cold]
+    fn bad(&mut self, path: &Path, v: &Value, want: &str) {
         if self.err.is_none() {
-            self.err = Some(format!("{} is {}, expected {}", path, type_name(v), want));
+            self.err = Some(format!("{} is {}, expected {}", path.text(), type_name(v), want));
         }
     }
-    fn obj<'a>(&mut self, path: &str, v: &'a Value) -> Option<&'a Map> {
+    fn obj(&mut self, path: &Path, v: Value) -> Option<Map> {
         match v {
             Value::Null => None,
             Value::Object(m) => Some(m),
             _ => {
-                self.bad(path, v, "an object");
+                self.bad(path, &v, "an object");
                 None
             }
         }
     }
-    fn map(&mut self, path: &str, v: &Value) -> Map {
-        self.obj(path, v).cloned().unwrap_or_default()
+    fn map(&mut self, path: &Path, v: Value) -> Map {
+        self.obj(path, v).unwrap_or_default()
     }
-    fn string(&mut self, path: &str, v: &Value) -> String {
+    fn string(&mut self, path: &Path, v: Value) -> String {
         match v {
             Value::Null => String::new(),
-            Value::String(s) => s.clone(),
+            Value::String(s) => s,
             _ => {
-                self.bad(path, v, "a string");
+                self.bad(path, &v, "a string");
                 String::new()
             }
         }
     }
-    fn boolean(&mut self, path: &str, v: &Value) -> bool {
+    fn boolean(&mut self, path: &Path, v: &Value) -> bool {
         match v {
             Value::Null => false,
             Value::Bool(b) => *b,
@@ -270,7 +302,7 @@ impl Decoder {
             }
         }
     }
-    fn float(&mut self, path: &str, v: &Value) -> f64 {
+    fn float(&mut self, path: &Path, v: &Value) -> f64 {
         match v {
             Value::Null => 0.0,
             Value::Number(_) | Value::Float(_) => v.as_f64().unwrap_or(0.0),
@@ -280,93 +312,93 @@ impl Decoder {
             }
         }
     }
-    fn integer(&mut self, path: &str, v: &Value) -> i64 {
+    fn integer(&mut self, path: &Path, v: &Value) -> i64 {
         let f = self.float(path, v);
         if f != f.trunc() || f.abs() > 9007199254740992.0 {
             if self.err.is_none() {
-                self.err = Some(format!("{} is a number, expected an integer", path));
+                self.err = Some(format!("{} is a number, expected an integer", path.text()));
             }
             return 0;
         }
         f as i64
     }
-    fn arr<'a>(&mut self, path: &str, v: &'a Value) -> &'a [Value] {
+    fn arr(&mut self, path: &Path, v: Value) -> Vec<Value> {
         match v {
-            Value::Null => &[],
+            Value::Null => Vec::new(),
             Value::Array(a) => a,
             _ => {
-                self.bad(path, v, "an array");
-                &[]
+                self.bad(path, &v, "an array");
+                Vec::new()
             }
         }
     }
-    fn strs(&mut self, path: &str, v: &Value) -> Vec<String> {
+    fn strs(&mut self, path: &Path, v: Value) -> Vec<String> {
         let a = self.arr(path, v);
         let mut out = Vec::with_capacity(a.len());
-        for (i, x) in a.iter().enumerate() {
-            out.push(self.string(&format!("{}[{}]", path, i), x));
+        for (i, x) in a.into_iter().enumerate() {
+            out.push(self.string(&Path::Index(path, i), x));
         }
         out
     }
-    fn case(&mut self, path: &str, v: &Value) -> Case {
+    fn case(&mut self, path: &Path, v: Value) -> Case {
         let mut c = Case::default();
-        let m = match self.obj(path, v) {
-            Some(m) => m,
+        let mut m = match self.obj(path, v) {
+            Some(m) => Some(m),
             None => return c,
         };
-        let f = |k: &str| m.get(k).unwrap_or(&crate::json::NULL);
-        c.id = self.string(&format!("{}.id", path), f("id"));
-        c.checkpoint = self.string(&format!("{}.checkpoint", path), f("checkpoint"));
-        c.group = self.string(&format!("{}.group", path), f("group"));
-        c.group_type = self.string(&format!("{}.group_type", path), f("group_type"));
-        c.arguments = self.strs(&format!("{}.arguments", path), f("arguments"));
-        if !f("stdin").is_null() {
-            c.stdin = Some(self.string(&format!("{}.stdin", path), f("stdin")));
+        c.id = self.string(&path.field("id"), take(&mut m, "id"));
+        c.checkpoint = self.string(&path.field("checkpoint"), take(&mut m, "checkpoint"));
+        c.group = self.string(&path.field("group"), take(&mut m, "group"));
+        c.group_type = self.string(&path.field("group_type"), take(&mut m, "group_type"));
+        c.arguments = self.strs(&path.field("arguments"), take(&mut m, "arguments"));
+        let stdin = take(&mut m, "stdin");
+        if !stdin.is_null() {
+            c.stdin = Some(self.string(&path.field("stdin"), stdin));
         }
-        let env_path = format!("{}.env", path);
-        if let Some(env) = self.obj(&env_path, f("env")) {
+        let env_path = path.field("env");
+        if let Some(env) = self.obj(&env_path, take(&mut m, "env")) {
+            let mut pairs = Vec::with_capacity(env.len());
             for (k, x) in env {
-                let s = self.string(&child_path(&env_path, k), x);
-                c.env.insert(k.clone(), s);
+                let s = self.string(&Path::Key(&env_path, &k), x);
+                pairs.push((k, s));
             }
+            c.env = pairs.into_iter().collect();
         }
-        let files_path = format!("{}.input_files", path);
-        for (i, x) in self.arr(&files_path, f("input_files")).iter().enumerate() {
-            let p = format!("{}[{}]", files_path, i);
-            let fm = self.obj(&p, x);
-            let g = |k: &str| field(fm, k);
+        let files_path = path.field("input_files");
+        for (i, x) in self.arr(&files_path, take(&mut m, "input_files")).into_iter().enumerate() {
+            let p = Path::Index(&files_path, i);
+            let mut fm = self.obj(&p, x);
             c.input_files.push(InputFile {
-                path: self.string(&format!("{}.path", p), g("path")),
-                content: self.string(&format!("{}.content", p), g("content")),
-                encoding: self.string(&format!("{}.encoding", p), g("encoding")),
+                path: self.string(&p.field("path"), take(&mut fm, "path")),
+                content: self.string(&p.field("content"), take(&mut fm, "content")),
+                encoding: self.string(&p.field("encoding"), take(&mut fm, "encoding")),
             });
         }
-        c.tracked_files = self.strs(&format!("{}.tracked_files", path), f("tracked_files"));
-        c.expected = self.map(&format!("{}.expected", path), f("expected"));
-        c.timeout_s = self.float(&format!("{}.timeout_s", path), f("timeout_s"));
-        c.reset = self.boolean(&format!("{}.reset", path), f("reset"));
-        c.extra = self.map(&format!("{}.extra", path), f("extra"));
+        c.tracked_files = self.strs(&path.field("tracked_files"), take(&mut m, "tracked_files"));
+        c.expected = self.map(&path.field("expected"), take(&mut m, "expected"));
+        c.timeout_s = self.float(&path.field("timeout_s"), &take(&mut m, "timeout_s"));
+        c.reset = self.boolean(&path.field("reset"), &take(&mut m, "reset"));
+        c.extra = self.map(&path.field("extra"), take(&mut m, "extra"));
         c
     }
-    fn actual(&mut self, path: &str, v: &Value) -> Actual {
+    fn actual(&mut self, path: &Path, v: Value) -> Actual {
         let mut a = Actual::default();
-        let m = match self.obj(path, v) {
-            Some(m) => m,
+        let mut m = match self.obj(path, v) {
+            Some(m) => Some(m),
             None => return a,
         };
-        let f = |k: &str| m.get(k).unwrap_or(&crate::json::NULL);
-        a.status_code = self.integer(&format!("{}.status_code", path), f("status_code"));
-        a.output = self.string(&format!("{}.output", path), f("output"));
-        a.stderr = self.string(&format!("{}.stderr", path), f("stderr"));
-        a.files = self.map(&format!("{}.files", path), f("files"));
-        a.timed_out = self.boolean(&format!("{}.timed_out", path), f("timed_out"));
+        a.status_code = self.integer(&path.field("status_code"), &take(&mut m, "status_code"));
+        a.output = self.string(&path.field("output"), take(&mut m, "output"));
+        a.stderr = self.string(&path.field("stderr"), take(&mut m, "stderr"));
+        a.files = self.map(&path.field("files"), take(&mut m, "files"));
+        a.timed_out = self.boolean(&path.field("timed_out"), &take(&mut m, "timed_out"));
         a
     }
-    fn top<'a>(&mut self, v: &'a Value) -> Option<&'a Map> {
+    fn top(&mut self, v: Value) -> Option<Map> {
         match v {
             Value::Object(m) => Some(m),
             _ => {
-                self.bad("$", v, "an object");
+                self.bad(&Path::Root, &v, "an object");
                 None
             }
         }
@@ -379,26 +411,28 @@ impl Decoder {
     }
 }
 
-fn field<'a>(m: Option<&'a Map>, k: &str) -> &'a Value {
-    m.and_then(|m| m.get(k)).unwrap_or(&crate::json::NULL)
-}
-
 fn parsed(data: &[u8]) -> Result<Value, String> {
     parse(data).map_err(|e| e.to_string())
 }
 
+const ROOT: Path<'static> = Path::Root;
+
 impl VerifyInput {
     /// Decodes a verify input envelope.
     pub fn decode(data: &[u8]) -> Result<VerifyInput, String> {
-        let v = parsed(data)?;
+        VerifyInput::decode_value(parsed(data)?)
+    }
+
+    /// Decodes a parsed verify input envelope.
+    pub(crate) fn decode_value(v: Value) -> Result<VerifyInput, String> {
         let mut d = Decoder { err: None };
-        let m = d.top(&v);
+        let mut m = d.top(v);
         let in_ = VerifyInput {
-            abi_version: d.integer("$.abi_version", field(m, "abi_version")),
-            config: d.map("$.config", field(m, "config")),
-            case: d.case("$.case", field(m, "case")),
-            actual: d.actual("$.actual", field(m, "actual")),
-            expected: d.map("$.expected", field(m, "expected")),
+            abi_version: d.integer(&ROOT.field("abi_version"), &take(&mut m, "abi_version")),
+            config: d.map(&ROOT.field("config"), take(&mut m, "config")),
+            case: d.case(&ROOT.field("case"), take(&mut m, "case")),
+            actual: d.actual(&ROOT.field("actual"), take(&mut m, "actual")),
+            expected: d.map(&ROOT.field("expected"), take(&mut m, "expected")),
         };
         d.done(in_)
     }
@@ -407,29 +441,36 @@ impl VerifyInput {
 impl LoadInput {
     /// Decodes a load_cases input envelope.
     pub fn decode(data: &[u8]) -> Result<LoadInput, String> {
-        let v = parsed(data)?;
+        LoadInput::decode_value(parsed(data)?)
+    }
+
+    /// Decodes a parsed load_cases input envelope.
+    pub(crate) fn decode_value(v: Value) -> Result<LoadInput, String> {
         let mut d = Decoder { err: None };
-        let m = d.top(&v);
+        let mut m = d.top(v);
         let mut in_ = LoadInput {
-            abi_version: d.integer("$.abi_version", field(m, "abi_version")),
-            config: d.map("$.config", field(m, "config")),
+            abi_version: d.integer(&ROOT.field("abi_version"), &take(&mut m, "abi_version")),
+            config: d.map(&ROOT.field("config"), take(&mut m, "config")),
             ..Default::default()
         };
-        if let Some(g) = d.obj("$.group", field(m, "group")).map(Some) {
+        let gp = ROOT.field("group");
+        if let Some(g) = d.obj(&gp, take(&mut m, "group")) {
+            let mut g = Some(g);
             in_.group = GroupInfo {
-                checkpoint: d.string("$.group.checkpoint", field(g, "checkpoint")),
-                group: d.string("$.group.group", field(g, "group")),
-                group_type: d.string("$.group.group_type", field(g, "group_type")),
-                case_group: d.string("$.group.case_group", field(g, "case_group")),
-                case_order: d.strs("$.group.case_order", field(g, "case_order")),
-                timeout_s: d.float("$.group.timeout_s", field(g, "timeout_s")),
+                checkpoint: d.string(&gp.field("checkpoint"), take(&mut g, "checkpoint")),
+                group: d.string(&gp.field("group"), take(&mut g, "group")),
+                group_type: d.string(&gp.field("group_type"), take(&mut g, "group_type")),
+                case_group: d.string(&gp.field("case_group"), take(&mut g, "case_group")),
+                case_order: d.strs(&gp.field("case_order"), take(&mut g, "case_order")),
+                timeout_s: d.float(&gp.field("timeout_s"), &take(&mut g, "timeout_s")),
             };
         }
-        for (i, h) in d.arr("$.history", field(m, "history")).iter().enumerate() {
-            let p = format!("$.history[{}]", i);
-            let hm = d.obj(&p, h);
-            let case = d.case(&format!("{}.case", p), field(hm, "case"));
-            let actual = d.actual(&format!("{}.actual", p), field(hm, "actual"));
+        let hp = ROOT.field("history");
+        for (i, h) in d.arr(&hp, take(&mut m, "history")).into_iter().enumerate() {
+            let p = Path::Index(&hp, i);
+            let mut hm = d.obj(&p, h);
+            let case = d.case(&p.field("case"), take(&mut hm, "case"));
+            let actual = d.actual(&p.field("actual"), take(&mut hm, "actual"));
             in_.history.push(Outcome { case, actual });
         }
         d.done(in_)
@@ -439,22 +480,28 @@ impl LoadInput {
 impl EvaluateInput {
     /// Decodes an evaluate input envelope.
     pub fn decode(data: &[u8]) -> Result<EvaluateInput, String> {
-        let v = parsed(data)?;
+        EvaluateInput::decode_value(parsed(data)?)
+    }
+
+    /// Decodes a parsed evaluate input envelope.
+    pub(crate) fn decode_value(v: Value) -> Result<EvaluateInput, String> {
         let mut d = Decoder { err: None };
-        let m = d.top(&v);
+        let mut m = d.top(v);
         let mut in_ = EvaluateInput {
-            abi_version: d.integer("$.abi_version", field(m, "abi_version")),
-            config: d.map("$.config", field(m, "config")),
-            function: d.string("$.function", field(m, "function")),
-            arguments: d.map("$.arguments", field(m, "arguments")),
-            expected: d.map("$.expected", field(m, "expected")),
+            abi_version: d.integer(&ROOT.field("abi_version"), &take(&mut m, "abi_version")),
+            config: d.map(&ROOT.field("config"), take(&mut m, "config")),
+            function: d.string(&ROOT.field("function"), take(&mut m, "function")),
+            arguments: d.map(&ROOT.field("arguments"), take(&mut m, "arguments")),
+            expected: d.map(&ROOT.field("expected"), take(&mut m, "expected")),
             ..Default::default()
         };
-        if !field(m, "case").is_null() {
-            in_.case = Some(d.case("$.case", field(m, "case")));
+        let case = take(&mut m, "case");
+        if !case.is_null() {
+            in_.case = Some(d.case(&ROOT.field("case"), case));
         }
-        if !field(m, "actual").is_null() {
-            in_.actual = Some(d.actual("$.actual", field(m, "actual")));
+        let actual = take(&mut m, "actual");
+        if !actual.is_null() {
+            in_.actual = Some(d.actual(&ROOT.field("actual"), actual));
         }
         d.done(in_)
     }
@@ -463,37 +510,45 @@ impl EvaluateInput {
 impl TestInput {
     /// Decodes a test input envelope.
     pub fn decode(data: &[u8]) -> Result<TestInput, String> {
-        let v = parsed(data)?;
+        TestInput::decode_value(parsed(data)?)
+    }
+
+    /// Decodes a parsed test input envelope.
+    pub(crate) fn decode_value(v: Value) -> Result<TestInput, String> {
         let mut d = Decoder { err: None };
-        let m = d.top(&v);
+        let mut m = d.top(v);
         let mut in_ = TestInput {
-            abi_version: d.integer("$.abi_version", field(m, "abi_version")),
-            config: d.map("$.config", field(m, "config")),
+            abi_version: d.integer(&ROOT.field("abi_version"), &take(&mut m, "abi_version")),
+            config: d.map(&ROOT.field("config"), take(&mut m, "config")),
             ..Default::default()
         };
-        if let Some(r) = d.obj("$.result", field(m, "result")).map(Some) {
+        let rp = ROOT.field("result");
+        if let Some(r) = d.obj(&rp, take(&mut m, "result")) {
+            let mut r = Some(r);
             let run = &mut in_.result;
-            run.task_result = field(r, "task_result").clone();
-            run.status = d.string("$.result.status", field(r, "status"));
-            run.instruction = d.string("$.result.instruction", field(r, "instruction"));
-            run.iterations = d.integer("$.result.iterations", field(r, "iterations"));
-            run.sandbox = field(r, "sandbox").clone();
-            run.execution_trace = d.arr("$.result.execution_trace", field(r, "execution_trace")).to_vec();
-            for (i, msg) in d.arr("$.result.conversation", field(r, "conversation")).iter().enumerate() {
-                let p = format!("$.result.conversation[{}]", i);
-                let mm = d.obj(&p, msg);
+            run.task_result = take(&mut r, "task_result");
+            run.status = d.string(&rp.field("status"), take(&mut r, "status"));
+            run.instruction = d.string(&rp.field("instruction"), take(&mut r, "instruction"));
+            run.iterations = d.integer(&rp.field("iterations"), &take(&mut r, "iterations"));
+            run.sandbox = take(&mut r, "sandbox");
+            run.execution_trace = d.arr(&rp.field("execution_trace"), take(&mut r, "execution_trace"));
+            let cp = rp.field("conversation");
+            for (i, msg) in d.arr(&cp, take(&mut r, "conversation")).into_iter().enumerate() {
+                let p = Path::Index(&cp, i);
+                let mut mm = d.obj(&p, msg);
                 let mut out = Message {
-                    role: d.string(&format!("{}.role", p), field(mm, "role")),
-                    content: d.string(&format!("{}.content", p), field(mm, "content")),
-                    name: d.string(&format!("{}.name", p), field(mm, "name")),
+                    role: d.string(&p.field("role"), take(&mut mm, "role")),
+                    content: d.string(&p.field("content"), take(&mut mm, "content")),
+                    name: d.string(&p.field("name"), take(&mut mm, "name")),
                     ..Default::default()
                 };
-                for (j, tc) in d.arr(&format!("{}.tool_calls", p), field(mm, "tool_calls")).iter().enumerate() {
-                    let tp = format!("{}.tool_calls[{}]", p, j);
-                    let tm = d.obj(&tp, tc);
+                let tp = p.field("tool_calls");
+                for (j, tc) in d.arr(&tp, take(&mut mm, "tool_calls")).into_iter().enumerate() {
+                    let p = Path::Index(&tp, j);
+                    let mut tm = d.obj(&p, tc);
                     out.tool_calls.push(ToolCall {
-                        name: d.string(&format!("{}.name", tp), field(tm, "name")),
-                        arguments: field(tm, "arguments").clone(),
+                        name: d.string(&p.field("name"), take(&mut tm, "name")),
+                        arguments: take(&mut tm, "arguments"),
                     });
                 }
                 run.conversation.push(out);
@@ -517,6 +572,100 @@ fn strings(v: &[String]) -> Value {
 /// omission rules (optional fields left out when empty).
 pub trait ToValue {
     fn to_value(&self) -> Value;
+    /// Appends the canonical JSON of to_value() to out. The SDK's verify,
+    /// evaluate and test outputs write it directly, without building the
+    /// value (and copying what it holds) first.
+    fn write_json(&self, out: &mut String) -> Result<(), String> {
+        crate::json::encode(&self.to_value(), out)
+    }
+}
+
+/// Writes an object's members in the order they are given (the caller
+/// gives them in key order) straight into the output.
+struct ObjectWriter<'o> {
+    out: &'o mut Vec<u8>,
+    first: bool,
+}
+
+impl<'o> ObjectWriter<'o> {
+    fn new(out: &'o mut Vec<u8>) -> ObjectWriter<'o> {
+        byte(out, b'{');
+        ObjectWriter { out, first: true }
+    }
+    /// Starts member k (a plain ASCII key) and returns the output for its
+    /// value.
+    fn key(&mut self, k: &str) -> &mut Vec<u8> {
+        if !self.first {
+            byte(self.out, b',');
+        }
+        self.first = false;
+        byte(self.out, b'"');
+        crate::bytes::extend(self.out, k.as_bytes());
+        crate::bytes::extend(self.out, b"\":");
+        self.out
+    }
+    fn value(&mut self, k: &str, v: &Value) -> Result<(), String> {
+        encode_bytes(v, self.key(k))
+    }
+    fn string(&mut self, k: &str, s: &str) {
+        quote_bytes(s.as_bytes(), self.key(k))
+    }
+    fn boolean(&mut self, k: &str, b: bool) {
+        crate::bytes::extend(self.key(k), if b { b"true" } else { b"false" })
+    }
+    fn float(&mut self, k: &str, f: f64) -> Result<(), String> {
+        write_float(f, self.key(k))
+    }
+    fn end(self) {
+        byte(self.out, b'}')
+    }
+}
+
+fn write_diff(d: &Diff, out: &mut Vec<u8>) -> Result<(), String> {
+    let mut o = ObjectWriter::new(out);
+    if !d.entries.is_empty() {
+        let out = o.key("entries");
+        byte(out, b'[');
+        for (i, e) in d.entries.iter().enumerate() {
+            if i > 0 {
+                byte(out, b',');
+            }
+            let mut eo = ObjectWriter::new(out);
+            if !e.actual.is_null() {
+                eo.value("actual", &e.actual)?;
+            }
+            if !e.expected.is_null() {
+                eo.value("expected", &e.expected)?;
+            }
+            eo.string("op", &e.op);
+            eo.string("path", &e.path);
+            eo.end();
+        }
+        byte(out, b']');
+    }
+    o.string("summary", &d.summary);
+    if d.truncated {
+        o.boolean("truncated", true);
+    }
+    if !d.unified.is_empty() {
+        o.string("unified", &d.unified);
+    }
+    o.end();
+    Ok(())
+}
+
+fn write_attribute(a: &Attribute, out: &mut Vec<u8>) -> Result<(), String> {
+    let mut o = ObjectWriter::new(out);
+    o.value("actual", &a.actual)?;
+    o.string("attribute", &a.attribute);
+    if let Some(d) = &a.diff {
+        write_diff(d, o.key("diff"))?;
+    }
+    o.value("expected", &a.expected)?;
+    o.boolean("is_correct", a.is_correct);
+    o.float("weight", a.weight)?;
+    o.end();
+    Ok(())
 }
 
 impl ToValue for Describe {
@@ -575,6 +724,10 @@ impl ToValue for Diff {
         }
         Value::Object(m)
     }
+    fn write_json(&self, out: &mut String) -> Result<(), String> {
+        // Only whole UTF-8 encodings are appended.
+        write_diff(self, unsafe { out.as_mut_vec() })
+    }
 }
 
 impl ToValue for Attribute {
@@ -590,6 +743,10 @@ impl ToValue for Attribute {
         m.insert("weight".into(), Value::Float(self.weight));
         Value::Object(m)
     }
+    fn write_json(&self, out: &mut String) -> Result<(), String> {
+        // Only whole UTF-8 encodings are appended.
+        write_attribute(self, unsafe { out.as_mut_vec() })
+    }
 }
 
 impl ToValue for VerifyOutput {
@@ -598,6 +755,26 @@ impl ToValue for VerifyOutput {
         m.insert("attributes".into(), Value::Array(self.attributes.iter().map(|a| a.to_value()).collect()));
         put_str(&mut m, "error", &self.error);
         Value::Object(m)
+    }
+    fn write_json(&self, out: &mut String) -> Result<(), String> {
+        // Only whole UTF-8 encodings are appended.
+        let out = unsafe { out.as_mut_vec() };
+        crate::bytes::reserve(out, 256);
+        let mut o = ObjectWriter::new(out);
+        let out = o.key("attributes");
+        byte(out, b'[');
+        for (i, a) in self.attributes.iter().enumerate() {
+            if i > 0 {
+                byte(out, b',');
+            }
+            write_attribute(a, out)?;
+        }
+        byte(out, b']');
+        if !self.error.is_empty() {
+            o.string("error", &self.error);
+        }
+        o.end();
+        Ok(())
     }
 }
 
@@ -669,6 +846,19 @@ impl ToValue for EvaluateOutput {
         put_str(&mut m, "error", &self.error);
         Value::Object(m)
     }
+    fn write_json(&self, out: &mut String) -> Result<(), String> {
+        // Only whole UTF-8 encodings are appended.
+        let mut o = ObjectWriter::new(unsafe { out.as_mut_vec() });
+        if !self.details.is_null() {
+            o.value("details", &self.details)?;
+        }
+        if !self.error.is_empty() {
+            o.string("error", &self.error);
+        }
+        o.float("score", self.score)?;
+        o.end();
+        Ok(())
+    }
 }
 
 impl ToValue for TestOutput {
@@ -680,5 +870,16 @@ impl ToValue for TestOutput {
             m.insert("details".into(), self.details.clone());
         }
         Value::Object(m)
+    }
+    fn write_json(&self, out: &mut String) -> Result<(), String> {
+        // Only whole UTF-8 encodings are appended.
+        let mut o = ObjectWriter::new(unsafe { out.as_mut_vec() });
+        if !self.details.is_null() {
+            o.value("details", &self.details)?;
+        }
+        o.string("feedback", &self.feedback);
+        o.boolean("passed", self.passed);
+        o.end();
+        Ok(())
     }
 }
