@@ -4,8 +4,8 @@
 
 import {
   Value, Kind, Obj, Describe, VerifyInput, VerifyOutput, Attribute, Diff, DiffEntry, LoadInput, LoadOutput,
-  Case, EvaluateInput, EvaluateOutput, TestInput, TestOutput, JSONOptions, compareJSON, normalizeText,
-  parseJSONL, jsonlError, parseString, parseError, parseNumber, extractAnswer, brief, clip, quote, typeName,
+  Case, EvaluateInput, EvaluateOutput, TestInput, TestOutput, Actual, JSONOptions, compareJSON, normalizeText,
+  parseJSONL, jsonlError, parse, parseString, parseError, parseNumber, extractAnswer, brief, clip, quote, typeName,
   num, str, flag, get, numberValue, fail, serveDescribe, serveVerify, serveLoad, serveEvaluate, serveTest,
   serveVerifyBatch, serveEvaluateBatch, serveTestBatch,
 } from "../../../sdk/assemblyscript/assembly/index";
@@ -50,7 +50,7 @@ function verifyCase(input: VerifyInput): VerifyOutput | null {
     a.actual = Value.int(input.actual.statusCode);
     a.expected = want;
     a.weight = weight(input.config, "status_code");
-    a.isCorrect = want.kind == Kind.Number && numberValue(want.s) == <f64>input.actual.statusCode;
+    a.isCorrect = want.kind == Kind.Number && want.asF64() == <f64>input.actual.statusCode;
     if (!a.isCorrect) {
       const d = new Diff();
       d.summary = "expected exit status " + brief(want) + ", got " + input.actual.statusCode.toString();
@@ -58,7 +58,7 @@ function verifyCase(input: VerifyInput): VerifyOutput | null {
     }
     out.attributes.push(a);
   }
-  if (input.expected.has("output")) out.attributes.push(compareOutput(input.config, input.expected.get("output"), input.actual.output));
+  if (input.expected.has("output")) out.attributes.push(compareOutput(input.config, input.expected.get("output"), input.actual));
   return out;
 }
 
@@ -70,27 +70,30 @@ function options(cfg: Obj): JSONOptions {
   return o;
 }
 
-/** Parses s as JSON, or JSON Lines when jsonl; null with parseFailure set. */
+/** Parses text (UTF-8 bytes) as JSON, or JSON Lines when jsonl; null with
+ * parseFailure set. The input's text is handed over as bytes (a string
+ * value's utf8(), the actual output's outputUTF8()): JSON is parsed
+ * without making a string of it. */
 let parseFailure = "";
-function parseAs(s: string, jsonl: bool): Value | null {
+function parseAs(text: Uint8Array, jsonl: bool): Value | null {
   if (jsonl) {
-    const r = parseJSONL(s);
+    const r = parseJSONL(String.UTF8.decodeUnsafe(text.dataStart, text.length));
     if (r === null) { parseFailure = jsonlError; return null; }
     return Value.array(r);
   }
-  const v = parseString(s);
+  const v = parse(text);
   if (v === null) parseFailure = parseError;
   return v;
 }
 
-function compareOutput(cfg: Obj, want: Value, got: string): Attribute {
+function compareOutput(cfg: Obj, want: Value, actual: Actual): Attribute {
   const a = new Attribute();
   a.attribute = "output";
   a.weight = weight(cfg, "output");
   const mode = str(cfg, "output");
   if (mode == "text") {
     const ws = flag(cfg, "ignore_whitespace"), ic = flag(cfg, "ignore_case");
-    const nw = normalizeText(want.asString(), ws, ic), ng = normalizeText(got, ws, ic);
+    const nw = normalizeText(want.asString(), ws, ic), ng = normalizeText(actual.output, ws, ic);
     a.expected = Value.str(nw);
     a.actual = Value.str(ng);
     a.isCorrect = nw == ng;
@@ -99,12 +102,13 @@ function compareOutput(cfg: Obj, want: Value, got: string): Attribute {
   }
   const jsonl = mode == "jsonl";
   if (want.kind == Kind.String) {
-    const v = parseAs(want.s, jsonl);
+    const v = parseAs(want.utf8(), jsonl);
     if (v !== null) want = v;
   }
   a.expected = want;
-  const v = parseAs(got, jsonl);
+  const v = parseAs(actual.outputUTF8(), jsonl);
   if (v === null) {
+    const got = actual.output;
     a.actual = Value.str(got);
     const d = new Diff();
     d.summary = "output is not valid JSON: " + parseFailure;

@@ -3,6 +3,7 @@
 // Rust SDKs.
 
 import { Value, Kind, quote, formatFloat, numberValue, sortedKeys } from "./json";
+import { Doc, sameText, compareKeyNodes } from "./tape";
 import { Diff, DiffEntry } from "./models";
 
 export const MAX_DIFF_ENTRIES = 50;
@@ -28,30 +29,73 @@ function numText(v: Value): string {
   return v.kind == Kind.Float ? formatFloat(v.f) : v.s;
 }
 
+// A step of the path of the value being compared.
+const STEP_KEY = 0; // an object key given as a string
+const STEP_NODE = 1; // an object key given as a document's key node
+const STEP_INDEX = 2; // an array index
+
 class Comparer {
   opts: JSONOptions;
   diff: Diff = new Diff();
-  // The path of the value being compared, from "$": an object key, or an
-  // array index (key null). It is written out only for a difference.
-  keys: Array<string | null> = new Array<string | null>();
-  indexes: Array<i32> = new Array<i32>();
+  // The path of the value being compared, from "$": steps of three i32
+  // (kind, then a document and key node, or an index), and the keys given
+  // as strings. It is written out only for a difference.
+  steps: StaticArray<i32> = new StaticArray<i32>(96);
+  depth: i32 = 0;
+  keys: Array<string> = new Array<string>();
+  // The keys to ignore as UTF-8, for comparing with a document's keys.
+  ignoreBytes: Array<ArrayBuffer> = new Array<ArrayBuffer>();
   // Whether only equality is asked (an unordered list's elements): a
   // difference is then noted, not described.
   quick: bool = false;
   differs: bool = false;
   sub: Comparer | null = null;
-  constructor(opts: JSONOptions) { this.opts = opts; }
+  constructor(opts: JSONOptions) {
+    this.opts = opts;
+    for (let i = 0, n = opts.ignoreKeys.length; i < n; i++) this.ignoreBytes.push(String.UTF8.encode(opts.ignoreKeys[i]));
+  }
 
   ignored(k: string): bool { return this.opts.ignoreKeys.includes(k); }
+  ignoredNode(d: Doc, k: i32): bool {
+    const n = this.ignoreBytes.length;
+    if (n == 0) return false;
+    const p = d.ptr(k), len = d.size(k);
+    for (let i = 0; i < n; i++) {
+      const b = unchecked(this.ignoreBytes[i]);
+      if (b.byteLength == len && sameBytesAt(p, changetype<usize>(b), len)) return true;
+    }
+    return false;
+  }
 
-  key(k: string): void { this.keys.push(k); this.indexes.push(-1); }
-  index(i: i32): void { this.keys.push(null); this.indexes.push(i); }
-  pop(): void { this.keys.pop(); this.indexes.pop(); }
+  step(kind: i32, x: i32, y: i32): void {
+    let s = this.steps;
+    const at = this.depth * 3;
+    if (at + 3 > s.length) {
+      const ns = new StaticArray<i32>(s.length << 1);
+      memory.copy(changetype<usize>(ns), changetype<usize>(s), <usize>at << 2);
+      this.steps = ns;
+      s = ns;
+    }
+    unchecked(s[at] = kind);
+    unchecked(s[at + 1] = x);
+    unchecked(s[at + 2] = y);
+    this.depth++;
+  }
+  key(k: string): void { this.keys.push(k); this.step(STEP_KEY, this.keys.length - 1, 0); }
+  keyNode(d: Doc, k: i32): void { this.step(STEP_NODE, <i32>changetype<usize>(d), k); }
+  index(i: i32): void { this.step(STEP_INDEX, i, 0); }
+  pop(): void {
+    this.depth--;
+    if (unchecked(this.steps[this.depth * 3]) == STEP_KEY) this.keys.pop();
+  }
   path(): string {
     let p = "$";
-    for (let i = 0, n = this.keys.length; i < n; i++) {
-      const k = unchecked(this.keys[i]);
-      p = k !== null ? childPath(p, k) : p + "[" + unchecked(this.indexes[i]).toString() + "]";
+    const s = this.steps;
+    for (let i = 0, n = this.depth; i < n; i++) {
+      const kind = unchecked(s[i * 3]), x = unchecked(s[i * 3 + 1]), y = unchecked(s[i * 3 + 2]);
+      if (kind == STEP_KEY) p = childPath(p, unchecked(this.keys[x]));
+      else if (kind == STEP_NODE) p = childPath(p, changetype<Doc>(<usize>x).text(y));
+      else p = p + "[" + x.toString() + "]";
     }
     return p;
   }
@@ -63,6 +107,8 @@ class Comparer {
   }
 
   compare(want: Value, got: Value): void {
+    const wd = want.docNode, gd = got.docNode;
+    if (wd !== null && gd !== null) { this.nodes(wd, want._node, gd, got._node); return; }
     if (want.kind == Kind.Object) {
       if (got.kind != Kind.Object) { this.add("type", want, got); return; }
       const wk = sortedKeys(want.obj);
@@ -108,6 +154,77 @@ class Comparer {
     if (!want.equals(got)) this.add("changed", want, got);
   }
 
+  /** compare for two documents' nodes. */
+  nodes(wd: Doc, wi: i32, gd: Doc, gi: i32): void {
+    if (wd === gd && wi == gi) return; // the same value
+    if (this.quick && this.differs) return;
+    const wk = wd.kind(wi), gk = gd.kind(gi);
+    if (wk == Kind.Object) {
+      if (gk != Kind.Object) { this.add("type", Value.at(wd, wi), Value.at(gd, gi)); return; }
+      // Both objects' keys in order, walked side by side.
+      const wo = wd.order(wi), go = gd.order(gi);
+      const wn = wd.ordAt(wo), gn = gd.ordAt(go);
+      let j = 0;
+      for (let i = 0; i < wn; i++) {
+        const k = wd.ordAt(wo + 1 + i);
+        if (this.ignoredNode(wd, k)) continue;
+        let c = 1;
+        while (j < gn) {
+          c = compareKeyNodes(gd, gd.ordAt(go + 1 + j), wd, k);
+          if (c >= 0) break;
+          j++;
+        }
+        this.keyNode(wd, k);
+        if (j < gn && c == 0) this.nodes(wd, k + 1, gd, gd.ordAt(go + 1 + j) + 1);
+        else this.add("missing", Value.at(wd, k + 1), Value.null());
+        this.pop();
+      }
+      let i = 0;
+      for (j = 0; j < gn; j++) {
+        const k = gd.ordAt(go + 1 + j);
+        let c = 1;
+        while (i < wn) {
+          c = compareKeyNodes(wd, wd.ordAt(wo + 1 + i), gd, k);
+          if (c >= 0) break;
+          i++;
+        }
+        if ((i < wn && c == 0) || this.ignoredNode(gd, k)) continue;
+        this.keyNode(gd, k);
+        this.add("extra", Value.null(), Value.at(gd, k + 1));
+        this.pop();
+      }
+      return;
+    }
+    if (wk == Kind.Array) {
+      if (gk != Kind.Array) { this.add("type", Value.at(wd, wi), Value.at(gd, gi)); return; }
+      if (this.opts.unorderedLists) { this.unorderedNodes(wd, wi, gd, gi); return; }
+      const wn = wd.a(wi), gn = gd.a(gi);
+      let wc = wi + 1, gc = gi + 1;
+      for (let i = 0, n = max(wn, gn); i < n; i++) {
+        this.index(i);
+        if (i >= gn) this.add("missing", Value.at(wd, wc), Value.null());
+        else if (i >= wn) this.add("extra", Value.null(), Value.at(gd, gc));
+        else this.nodes(wd, wc, gd, gc);
+        this.pop();
+        if (i < wn) wc = wd.next(wc);
+        if (i < gn) gc = gd.next(gc);
+      }
+      return;
+    }
+    if (wk == Kind.Number) {
+      if (gk != Kind.Number) { this.add("type", Value.at(wd, wi), Value.at(gd, gi)); return; }
+      if (!sameText(wd, wi, gd, gi) && !numbersEqual(wd.text(wi), gd.text(gi), this.opts)) {
+        this.add("changed", Value.at(wd, wi), Value.at(gd, gi));
+      }
+      return;
+    }
+    if (kindName(wk) != kindName(gk)) { this.add("type", Value.at(wd, wi), Value.at(gd, gi)); return; }
+    let same = true;
+    if (wk == Kind.Bool) same = wd.a(wi) == gd.a(gi);
+    else if (wk == Kind.String) same = sameText(wd, wi, gd, gi);
+    if (!same) this.add("changed", Value.at(wd, wi), Value.at(gd, gi));
+  }
+
   compareUnordered(want: Array<Value>, got: Array<Value>): void {
     const used = new Array<bool>(got.length);
     for (let j = 0; j < got.length; j++) used[j] = false;
@@ -134,13 +251,63 @@ class Comparer {
     }
   }
 
-  equal(want: Value, got: Value): bool {
+  /** compareUnordered for two documents' array nodes. */
+  unorderedNodes(wd: Doc, wi: i32, gd: Doc, gi: i32): void {
+    const wn = wd.a(wi), gn = gd.a(gi);
+    const want = new StaticArray<i32>(wn), got = new StaticArray<i32>(gn);
+    for (let i = 0, c = wi + 1; i < wn; i++) { unchecked(want[i] = c); c = wd.next(c); }
+    for (let j = 0, c = gi + 1; j < gn; j++) { unchecked(got[j] = c); c = gd.next(c); }
+    const used = new StaticArray<bool>(gn);
+    const missing = new Array<i32>();
+    for (let i = 0; i < wn; i++) {
+      let found = false;
+      for (let j = 0; j < gn; j++) {
+        if (!unchecked(used[j]) && this.equalNodes(wd, unchecked(want[i]), gd, unchecked(got[j]))) {
+          unchecked(used[j] = true);
+          found = true;
+          break;
+        }
+      }
+      if (!found) missing.push(i);
+    }
+    for (let k = 0; k < missing.length; k++) {
+      const i = missing[k];
+      this.index(i);
+      this.add("missing", Value.at(wd, unchecked(want[i])), Value.null());
+      this.pop();
+    }
+    for (let j = 0; j < gn; j++) {
+      if (!unchecked(used[j])) {
+        this.index(j);
+        this.add("extra", Value.null(), Value.at(gd, unchecked(got[j])));
+        this.pop();
+      }
+    }
+  }
+
+  subComparer(): Comparer {
     let sub = this.sub;
     if (sub === null) { sub = new Comparer(this.opts); sub.quick = true; this.sub = sub; }
     sub.differs = false;
+    return sub;
+  }
+
+  equal(want: Value, got: Value): bool {
+    const sub = this.subComparer();
     sub.compare(want, got);
     return !sub.differs;
   }
+
+  equalNodes(wd: Doc, wi: i32, gd: Doc, gi: i32): bool {
+    const sub = this.subComparer();
+    sub.nodes(wd, wi, gd, gi);
+    return !sub.differs;
+  }
+}
+
+function sameBytesAt(p: usize, q: usize, n: i32): bool {
+  for (let i = 0; i < n; i++) if (load<u8>(p + <usize>i) != load<u8>(q + <usize>i)) return false;
+  return true;
 }
 
 function isInteger(s: string): bool {
@@ -209,8 +376,10 @@ export function numbersEqual(a: string, b: string, opts: JSONOptions): bool {
   return d <= opts.tolerance || d <= opts.relTolerance * scale;
 }
 
-function typeOf(v: Value): string {
-  switch (v.kind) {
+function typeOf(v: Value): string { return kindName(v.kind); }
+
+function kindName(k: Kind): string {
+  switch (k) {
     case Kind.Null: return "null";
     case Kind.Bool: return "boolean";
     case Kind.String: return "string";

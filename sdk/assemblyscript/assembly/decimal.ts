@@ -217,14 +217,15 @@ export class Decimal {
     return n;
   }
 
-  /** Reads a JSON number literal (already validated). */
-  set(s: string): void {
+  /** Reads a JSON number literal (already validated) of len units of
+   * type T (u8 for UTF-8 bytes, u16 for a string's units) at p. */
+  setAt<T>(p: usize, len: i32): void {
     let i = 0;
     this.neg = false; this.trunc = false; this.nd = 0; this.dp = 0;
-    if (i < s.length && s.charCodeAt(i) == 0x2d) { this.neg = true; i++; }
+    if (i < len && unit<T>(p, i) == 0x2d) { this.neg = true; i++; }
     let sawdot = false;
-    for (; i < s.length; i++) {
-      const c = s.charCodeAt(i);
+    for (; i < len; i++) {
+      const c = unit<T>(p, i);
       if (c == 0x2e) { sawdot = true; this.dp = this.nd; continue; }
       if (c >= 0x30 && c <= 0x39) {
         if (c == 0x30 && this.nd == 0) { this.dp--; continue; }
@@ -235,19 +236,24 @@ export class Decimal {
       break;
     }
     if (!sawdot) this.dp = this.nd;
-    if (i < s.length && (s.charCodeAt(i) == 0x65 || s.charCodeAt(i) == 0x45)) {
+    if (i < len && (unit<T>(p, i) == 0x65 || unit<T>(p, i) == 0x45)) {
       i++;
       let esign = 1;
-      if (i < s.length && s.charCodeAt(i) == 0x2b) i++;
-      else if (i < s.length && s.charCodeAt(i) == 0x2d) { i++; esign = -1; }
+      if (i < len && unit<T>(p, i) == 0x2b) i++;
+      else if (i < len && unit<T>(p, i) == 0x2d) { i++; esign = -1; }
       let e = 0;
-      for (; i < s.length; i++) {
-        const c = s.charCodeAt(i);
+      for (; i < len; i++) {
+        const c = unit<T>(p, i);
         if (c < 0x30 || c > 0x39) break;
         if (e < 10000) e = e * 10 + (c - 0x30);
       }
       this.dp += e * esign;
     }
+  }
+
+  /** Reads a JSON number literal (already validated). */
+  set(s: string): void {
+    this.setAt<u16>(changetype<usize>(s), s.length);
   }
 
   /** The float64 nearest to the decimal (round half to even). */
@@ -297,11 +303,76 @@ export class Decimal {
   }
 }
 
+// @ts-ignore: decorator
+@inline function unit<T>(p: usize, i: i32): i32 {
+  return <i32>load<T>(p + (<usize>i << alignof<T>()));
+}
+
+// Exact powers of ten as float64.
+const POW10: StaticArray<f64> = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13,
+  1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+// The decimal numbers are parsed in when the fast path cannot: reused, so
+// a number costs no allocation.
+const parsing = new Decimal();
+
+/** Parses a JSON number literal of len units of type T at p (see
+ * Decimal.setAt) to the nearest float64, as Go does. Literals of at most
+ * 15 significant digits with a small exponent are computed exactly with
+ * one float operation (both operands exact, so the result is correctly
+ * rounded); others go through exact decimal arithmetic. */
+export function parseNumberAt<T>(p: usize, len: i32): f64 {
+  let i = 0;
+  const neg = len > 0 && unit<T>(p, 0) == 0x2d;
+  if (neg) i++;
+  let mant: u64 = 0;
+  let nd = 0; // significant digits (after leading zeros)
+  let frac = 0; // digits after the point
+  let dot = false;
+  for (; i < len; i++) {
+    const c = unit<T>(p, i);
+    if (c == 0x2e) { dot = true; continue; }
+    if (c < 0x30 || c > 0x39) break;
+    if (dot) frac++;
+    if (nd == 0 && c == 0x30) continue;
+    mant = mant * 10 + <u64>(c - 0x30);
+    nd++;
+    if (nd > 15) break;
+  }
+  if (nd <= 15) {
+    let e = 0;
+    let ok = true;
+    if (i < len) {
+      // the exponent
+      i++;
+      let esign = 1;
+      if (i < len && unit<T>(p, i) == 0x2b) i++;
+      else if (i < len && unit<T>(p, i) == 0x2d) { i++; esign = -1; }
+      for (; i < len; i++) {
+        const c = unit<T>(p, i);
+        if (e > 1000) { ok = false; break; }
+        e = e * 10 + (c - 0x30);
+      }
+      e *= esign;
+    }
+    e -= frac;
+    if (ok) {
+      let f: f64 = 0;
+      if (mant == 0) f = 0;
+      else if (e == 0) f = <f64>mant;
+      else if (e > 0 && e <= 22) f = <f64>mant * unchecked(POW10[e]);
+      else if (e < 0 && e >= -22) f = <f64>mant / unchecked(POW10[-e]);
+      else ok = false;
+      if (ok) return neg ? -f : f;
+    }
+  }
+  parsing.setAt<T>(p, len);
+  return parsing.floatBits();
+}
+
 /** Parses a JSON number literal to the nearest float64, as Go does. */
 export function parseNumberLiteral(s: string): f64 {
-  const d = new Decimal();
-  d.set(s);
-  return d.floatBits();
+  return parseNumberAt<u16>(changetype<usize>(s), s.length);
 }
 
 /** The shortest decimal digits that read back as f (f finite, positive):

@@ -7,18 +7,22 @@
 // returning fail("why"); a deliberate verdict goes in the output's error.
 //
 // The batch helpers answer many calls in one (docs/plugin-abi.md,
-// "Batches"): one scan of the batch input finds each call's bytes, which
-// are decoded where they are, as a single call's input would be, and given
-// to the same function; every result is written into one buffer, its
-// output the bytes the single call would give and its error the single
-// call's failure message.
+// "Batches"): the batch input is parsed once, and each call is decoded
+// from its part of it, as a single call's input would be, and given to
+// the same function; every result is written into one buffer, its output
+// the bytes the single call would give and its error the single call's
+// failure message. A batch input that does not parse as a whole (one of
+// its calls is not JSON, say) is scanned for each call's bytes instead,
+// which are then parsed one by one, so each such call fails with the
+// message it gets alone.
 
 import { commitOutput, input, outputWriter, setError } from "./host";
-import { ByteWriter, Kind, encodeError, parse, parseError } from "./json";
+import { ByteWriter, Kind, encodeError, literal, parse, parseDoc, parseError } from "./json";
+import { Doc } from "./tape";
 import {
   Describe, VerifyInput, VerifyOutput, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput,
   TestInput, TestOutput, decodeVerifyInput, decodeLoadInput, decodeEvaluateInput, decodeTestInput, decodeError,
-  typeName,
+  typeName, verifyInputAt, evaluateInputAt, testInputAt,
 } from "./models";
 
 let failure: string = "";
@@ -199,28 +203,61 @@ class SpanScanner {
   }
 }
 
-function serveBatch<I, O>(decode: (data: Uint8Array) => I | null, f: (input: I) => O | null): i32 {
+/** The calls array node of a batch input parsed as a whole, -1 when it
+ * has none (the input then fails as not a batch), or -2 when the input
+ * did not parse (each call is then parsed alone). */
+function batchArray(d: Doc | null): i32 {
+  if (d === null) return -2;
+  if (d.kind(0) != Kind.Object) return -1;
+  const calls = d.field(0, "calls");
+  return calls >= 0 && d.kind(calls) == Kind.Array ? calls : -1;
+}
+
+const L_RESULTS = literal("{\"results\":[");
+const L_CALL = literal("{\"call\":");
+const L_NEXT_CALL = literal(",{\"call\":");
+const L_OUTPUT = literal(",\"output\":");
+const L_ERROR = literal(",\"error\":");
+const L_END = literal("]}");
+
+function serveBatch<I, O>(decode: (data: Uint8Array) => I | null, decodeAt: (d: Doc, i: i32) => I | null,
+  f: (input: I) => O | null): i32 {
   const data = input();
-  const spans = batchCalls(data);
-  if (spans === null) return 1;
+  const doc = parseDoc(data);
+  const calls = batchArray(doc);
+  let spans: Array<i32> | null = null;
+  let n = 0;
+  if (calls >= 0) {
+    n = doc!.a(calls);
+  } else {
+    spans = batchCalls(data);
+    if (spans === null) return 1;
+    n = spans.length >> 1;
+  }
   const w = outputWriter();
   w.reset();
-  w.ascii("{\"results\":[");
-  for (let i = 0, n = spans.length >> 1; i < n; i++) {
-    if (i > 0) w.byte(0x2c);
-    w.ascii("{\"call\":");
-    w.ascii(i.toString());
+  w.lit(L_RESULTS);
+  let call = calls + 1;
+  for (let i = 0; i < n; i++) {
+    w.lit(i > 0 ? L_NEXT_CALL : L_CALL);
+    w.int(i);
     const mark = w.len;
-    w.ascii(",\"output\":");
-    const start = unchecked(spans[i << 1]), end = unchecked(spans[(i << 1) + 1]);
-    if (!run<I, O>(decode(data.subarray(start, end)), f, w)) {
+    w.lit(L_OUTPUT);
+    let inp: I | null;
+    if (spans === null) {
+      inp = decodeAt(doc!, call);
+      call = doc!.next(call);
+    } else {
+      inp = decode(data.subarray(unchecked(spans[i << 1]), unchecked(spans[(i << 1) + 1])));
+    }
+    if (!run<I, O>(inp, f, w)) {
       w.truncate(mark);
-      w.ascii(",\"error\":");
+      w.lit(L_ERROR);
       w.quote(callError);
     }
     w.byte(0x7d);
   }
-  w.ascii("]}");
+  w.lit(L_END);
   commitOutput(false);
   return 0;
 }
@@ -243,7 +280,7 @@ export function serveVerify(f: (input: VerifyInput) => VerifyOutput | null): i32
 
 /** Serves verify_batch with f, the function serveVerify serves. */
 export function serveVerifyBatch(f: (input: VerifyInput) => VerifyOutput | null): i32 {
-  return serveBatch<VerifyInput, VerifyOutput>(decodeVerifyInput, f);
+  return serveBatch<VerifyInput, VerifyOutput>(decodeVerifyInput, verifyInputAt, f);
 }
 
 /** Serves load_cases with f. */
@@ -258,7 +295,7 @@ export function serveEvaluate(f: (input: EvaluateInput) => EvaluateOutput | null
 
 /** Serves evaluate_batch with f, the function serveEvaluate serves. */
 export function serveEvaluateBatch(f: (input: EvaluateInput) => EvaluateOutput | null): i32 {
-  return serveBatch<EvaluateInput, EvaluateOutput>(decodeEvaluateInput, f);
+  return serveBatch<EvaluateInput, EvaluateOutput>(decodeEvaluateInput, evaluateInputAt, f);
 }
 
 /** Serves test with f. */
@@ -268,5 +305,5 @@ export function serveTest(f: (input: TestInput) => TestOutput | null): i32 {
 
 /** Serves test_batch with f, the function serveTest serves. */
 export function serveTestBatch(f: (input: TestInput) => TestOutput | null): i32 {
-  return serveBatch<TestInput, TestOutput>(decodeTestInput, f);
+  return serveBatch<TestInput, TestOutput>(decodeTestInput, testInputAt, f);
 }

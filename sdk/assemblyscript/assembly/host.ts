@@ -54,19 +54,19 @@ declare function log_error(off: u64): void;
 @external("extism:host/user", "read_asset")
 declare function extism_read_asset(off: u64): u64;
 
-// One call at a time per instance. The input buffer is kept between calls
-// (replaced when too small, or when much larger than needed); the output
-// is the writer's buffer, also kept (until a call has made it large), so a
-// call allocates neither.
+// One call at a time per instance. Each call's input has a buffer of its
+// own: values read from it point into it, and may outlive the call (a
+// plugin can keep one), so the next input is not written over it. The
+// output is the writer's buffer, kept (until a call has made it large), so
+// a call allocates none.
 let inputBuf: ArrayBuffer = new ArrayBuffer(0);
 let inputLen: i32 = 0;
 const writer = new ByteWriter(4096);
 let resultSet: bool = false;
 
-/** Room for an input of n bytes in inputBuf. */
+/** A new buffer for an input of n bytes. */
 function inputRoom(n: i32): void {
-  const cap = inputBuf.byteLength;
-  if (n > cap || (cap > (1 << 20) && n < (cap >> 2))) inputBuf = new ArrayBuffer(n);
+  inputBuf = new ArrayBuffer(n);
   inputLen = n;
 }
 

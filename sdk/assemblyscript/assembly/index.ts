@@ -1,7 +1,15 @@
 // wasmeval — the AssemblyScript SDK for wasmeval plugins. See
 // docs/sdk-assemblyscript.md.
-export * from "./json";
-export * from "./models";
+export {
+  Kind, Value, MAX_DEPTH, NON_FINITE, parseError, invalidUTF8, parse, parseString, compareKeys, sortedKeys, encodeError,
+  ByteWriter, quote, formatFloat, numberValue,
+} from "./json";
+export {
+  ABI_VERSION, TRANSPORT, Obj, Describe, InputFile, Case, Actual, VerifyInput, DiffEntry, Diff, Attribute, VerifyOutput,
+  GroupInfo, Outcome, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput, ToolCall, Message, AgentRun, TestInput,
+  TestOutput, typeName, decodeError, decodeVerifyInput, decodeLoadInput, decodeEvaluateInput, decodeTestInput, num, str,
+  flag, get,
+} from "./models";
 export * from "./compare";
 export * from "./text";
 export * from "./answer";

@@ -3,8 +3,18 @@
 // order, Go encoding/json's escaping, computed floats formatted like Go's
 // float64), malformed input gives the same message as in Go and Rust.
 // Parsing works on the UTF-8 bytes, so error offsets are byte offsets.
+//
+// A parsed document is kept as its bytes and a tape (tape.ts). A Value read
+// from a document points at its node: its text, elements and members are
+// made only when asked for (and a container, once its elements or members
+// are made, is an ordinary value the plugin may change).
 
-import { parseNumberLiteral, shortestDigits } from "./decimal";
+import { parseNumberAt, shortestDigits } from "./decimal";
+import {
+  Doc, KIND_MASK, F_ESC, F_AUX, F_UNSAFE, QUOTES, BACKSLASHES, LTS, GTS, AMPS, E2S, zeroBytes, controlBytes,
+  plainASCII4, scratch, unescape, sameText, readDoc, readError,
+} from "./tape";
+export { invalidUTF8 } from "./tape";
 
 export const enum Kind { Null, Bool, Number, Float, String, Array, Object }
 
@@ -12,39 +22,115 @@ export const enum Kind { Null, Bool, Number, Float, String, Array, Object }
 export class Value {
   kind: Kind = Kind.Null;
   b: bool = false;
-  s: string = "";
   f: f64 = 0;
+  private _s: string | null = null;
   // The elements and members, made when first asked for: most values are
-  // neither arrays nor objects, and a map and an array per value would
-  // make allocation most of a call's work.
+  // neither arrays nor objects.
   private _arr: Array<Value> | null = null;
   private _obj: Map<string, Value> | null = null;
+  /** The document node this value is read from (SDK-internal): set while
+   * its text, elements or members are the node's. */
+  _doc: Doc | null = null;
+  _node: i32 = 0;
+
+  /** The value of node i of a document (SDK-internal). */
+  static at(d: Doc, i: i32): Value {
+    const v = new Value();
+    const k = d.kind(i);
+    v.kind = k;
+    if (k == Kind.Bool) v.b = d.a(i) != 0;
+    else if (k != Kind.Null) { v._doc = d; v._node = i; }
+    return v;
+  }
+
+  /** The document node while the value is read from one (its kind
+   * unchanged), else null (SDK-internal). */
+  // @ts-ignore: decorator
+  @inline get docNode(): Doc | null {
+    const d = this._doc;
+    return d !== null && d.kind(this._node) == this.kind ? d : null;
+  }
+
+  /** The text of a string, or a number's literal. */
+  get s(): string {
+    let s = this._s;
+    if (s !== null) return s;
+    const d = this._doc;
+    if (d !== null) {
+      const k = d.kind(this._node);
+      if (k == Kind.String || k == Kind.Number) {
+        s = d.text(this._node);
+        this._s = s;
+        return s;
+      }
+    }
+    return "";
+  }
+  set s(x: string) {
+    this._s = x;
+    const d = this._doc;
+    if (d !== null && d.kind(this._node) <= Kind.String) this._doc = null;
+  }
 
   /** The elements of an array (empty for other kinds). */
   get arr(): Array<Value> {
     let a = this._arr;
-    if (a === null) { a = new Array<Value>(); this._arr = a; }
+    if (a === null) {
+      a = new Array<Value>();
+      const d = this._doc;
+      if (d !== null && d.kind(this._node) == Kind.Array) {
+        const n = d.a(this._node);
+        let c = this._node + 1;
+        for (let i = 0; i < n; i++) {
+          a.push(Value.at(d, c));
+          c = d.next(c);
+        }
+        this._doc = null;
+      }
+      this._arr = a;
+    }
     return a;
   }
-  set arr(a: Array<Value>) { this._arr = a; }
+  set arr(a: Array<Value>) {
+    this._arr = a;
+    const d = this._doc;
+    if (d !== null && d.kind(this._node) == Kind.Array) this._doc = null;
+  }
   /** The members of an object (empty for other kinds). */
   get obj(): Map<string, Value> {
     let m = this._obj;
-    if (m === null) { m = new Map<string, Value>(); this._obj = m; }
+    if (m === null) {
+      m = new Map<string, Value>();
+      const d = this._doc;
+      if (d !== null && d.kind(this._node) == Kind.Object) {
+        const n = d.a(this._node);
+        let k = this._node + 1;
+        for (let i = 0; i < n; i++) {
+          m.set(d.text(k), Value.at(d, k + 1));
+          k = d.next(k + 1);
+        }
+        this._doc = null;
+      }
+      this._obj = m;
+    }
     return m;
   }
-  set obj(m: Map<string, Value>) { this._obj = m; }
+  set obj(m: Map<string, Value>) {
+    this._obj = m;
+    const d = this._doc;
+    if (d !== null && d.kind(this._node) == Kind.Object) this._doc = null;
+  }
 
   static null(): Value { return new Value(); }
   static bool(b: bool): Value { const v = new Value(); v.kind = Kind.Bool; v.b = b; return v; }
   /** A number by its literal text (must be a valid JSON number). */
-  static number(literal: string): Value { const v = new Value(); v.kind = Kind.Number; v.s = literal; return v; }
+  static number(literal: string): Value { const v = new Value(); v.kind = Kind.Number; v._s = literal; return v; }
   static int(i: i64): Value { return Value.number(i.toString()); }
   /** A computed number, written like Go writes a float64. */
   static float(f: f64): Value { const v = new Value(); v.kind = Kind.Float; v.f = f; return v; }
-  static str(s: string): Value { const v = new Value(); v.kind = Kind.String; v.s = s; return v; }
-  static array(a: Array<Value>): Value { const v = new Value(); v.kind = Kind.Array; v.arr = a; return v; }
-  static object(m: Map<string, Value>): Value { const v = new Value(); v.kind = Kind.Object; v.obj = m; return v; }
+  static str(s: string): Value { const v = new Value(); v.kind = Kind.String; v._s = s; return v; }
+  static array(a: Array<Value>): Value { const v = new Value(); v.kind = Kind.Array; v._arr = a; return v; }
+  static object(m: Map<string, Value>): Value { const v = new Value(); v.kind = Kind.Object; v._obj = m; return v; }
   static newObject(): Value { return Value.object(new Map<string, Value>()); }
 
   isNull(): bool { return this.kind == Kind.Null; }
@@ -62,7 +148,7 @@ export class Value {
   has(k: string): bool { return this.kind == Kind.Object && this.obj.has(k); }
   /** Sets field k (the value becomes an object if it was not one). */
   set(k: string, v: Value): Value {
-    if (this.kind != Kind.Object) { this.kind = Kind.Object; this.obj = new Map<string, Value>(); }
+    if (this.kind != Kind.Object) { this.kind = Kind.Object; this._doc = null; this.obj = new Map<string, Value>(); }
     this.obj.set(k, v);
     return this;
   }
@@ -72,12 +158,34 @@ export class Value {
   /** The number as f64 (0 when not a number). */
   asF64(): f64 {
     if (this.kind == Kind.Float) return this.f;
-    if (this.kind == Kind.Number) return parseNumberLiteral(this.s);
+    if (this.kind == Kind.Number) {
+      const d = this.docNode;
+      if (d !== null) return parseNumberAt<u8>(d.ptr(this._node), d.size(this._node));
+      const s = this.s;
+      return parseNumberAt<u16>(changetype<usize>(s), s.length);
+    }
     return 0;
   }
   /** The number's text: the literal, or a computed number formatted. */
   numberText(): string {
     return this.kind == Kind.Float ? formatFloat(this.f) : this.s;
+  }
+  /** A string's text (a number's literal) as UTF-8 bytes, read from the
+   * input without a copy when it has no escapes; empty for other kinds.
+   * parse(v.utf8()) parses JSON held in a string value without making a
+   * string of it. */
+  utf8(): Uint8Array {
+    if (this.kind != Kind.String && this.kind != Kind.Number) return new Uint8Array(0);
+    const d = this.docNode;
+    if (d !== null && this._s === null) {
+      const i = this._node;
+      const p = d.ptr(i), n = d.size(i);
+      if ((d.tag(i) & F_ESC) == 0) return Uint8Array.wrap(d.src, <i32>(p - changetype<usize>(d.src)), n);
+      const buf = new ArrayBuffer(n + 8);
+      const m = unescape(p, n, changetype<usize>(buf));
+      return Uint8Array.wrap(buf, 0, m);
+    }
+    return Uint8Array.wrap(String.UTF8.encode(this.s));
   }
   /** Canonical JSON; null (with encodeError set) for a non-finite number. */
   toJSON(): string | null {
@@ -91,7 +199,11 @@ export class Value {
     switch (this.kind) {
       case Kind.Null: return true;
       case Kind.Bool: return this.b == o.b;
-      case Kind.Number: case Kind.String: return this.s == o.s;
+      case Kind.Number: case Kind.String: {
+        const d = this.docNode, e = o.docNode;
+        if (d !== null && e !== null) return sameText(d, this._node, e, o._node);
+        return this.s == o.s;
+      }
       case Kind.Float: return this.f == o.f;
       case Kind.Array: {
         if (this.arr.length != o.arr.length) return false;
@@ -114,258 +226,18 @@ export const NON_FINITE = "cannot encode a non-finite number as JSON";
 /** Set when parse returns null: "invalid JSON at byte N: reason". */
 export let parseError: string = "";
 
-function hexByte(b: u8): string {
-  const h = "0123456789abcdef";
-  return h.charAt(b >> 4) + h.charAt(b & 15);
-}
-
-/** Offset of the first byte that does not start valid UTF-8, or -1. */
-export function invalidUTF8(data: Uint8Array): i32 {
-  const n = data.length;
-  const p = data.dataStart;
-  let i = 0;
-  while (i < n) {
-    const c = load<u8>(p + <usize>i);
-    if (c < 0x80) { i++; continue; }
-    let need = 0;
-    let lo: u8 = 0x80, hi: u8 = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) need = 1;
-    else if (c == 0xe0) { need = 2; lo = 0xa0; }
-    else if (c >= 0xe1 && c <= 0xec) need = 2;
-    else if (c == 0xed) { need = 2; hi = 0x9f; }
-    else if (c >= 0xee && c <= 0xef) need = 2;
-    else if (c == 0xf0) { need = 3; lo = 0x90; }
-    else if (c >= 0xf1 && c <= 0xf3) need = 3;
-    else if (c == 0xf4) { need = 3; hi = 0x8f; }
-    else return i;
-    if (i + need >= n) return i; // cut short by the end of the input
-    const c1 = load<u8>(p + <usize>(i + 1));
-    if (c1 < lo || c1 > hi) return i;
-    for (let k = 2; k <= need; k++) {
-      const ck = load<u8>(p + <usize>(i + k));
-      if (ck < 0x80 || ck > 0xbf) return i;
-    }
-    i += need + 1;
-  }
-  return -1;
-}
-
-class Parser {
-  data: Uint8Array;
-  // The bytes, read without bounds checks: every read is below n.
-  p: usize;
-  n: i32;
-  pos: i32 = 0;
-  err: string = "";
-  errAt: i32 = 0;
-  constructor(data: Uint8Array) { this.data = data; this.p = data.dataStart; this.n = data.length; }
-  @inline at(i: i32): i32 { return <i32>load<u8>(this.p + <usize>i); }
-
-  fail(reason: string): Value | null {
-    if (this.err.length == 0) { this.err = reason; this.errAt = this.pos; }
-    return null;
-  }
-  failAt(at: i32, reason: string): Value | null {
-    if (this.err.length == 0) { this.err = reason; this.errAt = at; }
-    return null;
-  }
-  unexpected(): Value | null {
-    if (this.pos >= this.n) return this.fail("unexpected end of input");
-    return this.fail("unexpected byte 0x" + hexByte(<u8>this.at(this.pos)));
-  }
-  peek(): i32 { return this.pos < this.n ? <i32>this.at(this.pos) : -1; }
-  skip(): void {
-    while (this.pos < this.n) {
-      const c = this.at(this.pos);
-      if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) this.pos++;
-      else return;
-    }
-  }
-  literal(word: string, v: Value): Value | null {
-    for (let i = 0; i < word.length; i++) {
-      if (this.peek() != word.charCodeAt(i)) return this.unexpected();
-      this.pos++;
-    }
-    return v;
-  }
-  value(depth: i32): Value | null {
-    const c = this.peek();
-    if (c < 0) return this.unexpected();
-    if ((c == 0x7b || c == 0x5b) && depth >= MAX_DEPTH) return this.fail("nesting deeper than 1000");
-    if (c == 0x7b) return this.object(depth);
-    if (c == 0x5b) return this.array(depth);
-    if (c == 0x22) {
-      const s = this.string();
-      if (s === null) return null;
-      return Value.str(s);
-    }
-    if (c == 0x74) return this.literal("true", Value.bool(true));
-    if (c == 0x66) return this.literal("false", Value.bool(false));
-    if (c == 0x6e) return this.literal("null", Value.null());
-    if (c == 0x2d || (c >= 0x30 && c <= 0x39)) return this.number();
-    return this.unexpected();
-  }
-  object(depth: i32): Value | null {
-    this.pos++;
-    const m = new Map<string, Value>();
-    this.skip();
-    if (this.peek() == 0x7d) { this.pos++; return Value.object(m); }
-    while (true) {
-      this.skip();
-      if (this.peek() != 0x22) return this.unexpected();
-      const k = this.string();
-      if (k === null) return null;
-      this.skip();
-      if (this.peek() != 0x3a) return this.unexpected();
-      this.pos++;
-      this.skip();
-      const v = this.value(depth + 1);
-      if (v === null) return null;
-      m.set(k, v);
-      this.skip();
-      const c = this.peek();
-      if (c == 0x2c) { this.pos++; continue; }
-      if (c == 0x7d) { this.pos++; return Value.object(m); }
-      return this.unexpected();
-    }
-    return null;
-  }
-  array(depth: i32): Value | null {
-    this.pos++;
-    const a = new Array<Value>();
-    this.skip();
-    if (this.peek() == 0x5d) { this.pos++; return Value.array(a); }
-    while (true) {
-      this.skip();
-      const v = this.value(depth + 1);
-      if (v === null) return null;
-      a.push(v);
-      this.skip();
-      const c = this.peek();
-      if (c == 0x2c) { this.pos++; continue; }
-      if (c == 0x5d) { this.pos++; return Value.array(a); }
-      return this.unexpected();
-    }
-    return null;
-  }
-  digits(): i32 {
-    let n = 0;
-    while (this.peek() >= 0x30 && this.peek() <= 0x39) { this.pos++; n++; }
-    return n;
-  }
-  number(): Value | null {
-    const start = this.pos;
-    if (this.peek() == 0x2d) this.pos++;
-    if (this.peek() == 0x30) this.pos++;
-    else if (this.digits() == 0) return this.failAt(start, "invalid number");
-    if (this.peek() == 0x2e) {
-      this.pos++;
-      if (this.digits() == 0) return this.failAt(start, "invalid number");
-    }
-    if (this.peek() == 0x65 || this.peek() == 0x45) {
-      this.pos++;
-      if (this.peek() == 0x2b || this.peek() == 0x2d) this.pos++;
-      if (this.digits() == 0) return this.failAt(start, "invalid number");
-    }
-    return Value.number(String.UTF8.decodeUnsafe(this.p + <usize>start, <usize>(this.pos - start)));
-  }
-  hex4(at: i32): i32 {
-    if (at + 4 > this.n) return -1;
-    let r = 0;
-    for (let i = at; i < at + 4; i++) {
-      const c = this.at(i);
-      let d = -1;
-      if (c >= 0x30 && c <= 0x39) d = c - 0x30;
-      else if (c >= 0x61 && c <= 0x66) d = c - 0x61 + 10;
-      else if (c >= 0x41 && c <= 0x46) d = c - 0x41 + 10;
-      if (d < 0) return -1;
-      r = (r << 4) | d;
-    }
-    return r;
-  }
-  raw(from: i32, to: i32): string {
-    return String.UTF8.decodeUnsafe(this.p + <usize>from, <usize>(to - from));
-  }
-  /** A string; a lone surrogate escape becomes U+FFFD (as in Go). */
-  string(): string | null {
-    this.pos++;
-    let parts: Array<string> | null = null; // made at the first escape
-    let seg = this.pos;
-    while (true) {
-      if (this.pos >= this.n) { this.fail("unexpected end of input"); return null; }
-      const c = this.at(this.pos);
-      if (c == 0x22) {
-        const last = this.raw(seg, this.pos);
-        this.pos++;
-        if (parts === null) return last;
-        parts.push(last);
-        return parts.join("");
-      }
-      if (c < 0x20) { this.fail("control character in string"); return null; }
-      if (c != 0x5c) { this.pos++; continue; }
-      if (parts === null) parts = new Array<string>();
-      if (this.pos > seg) parts.push(this.raw(seg, this.pos));
-      if (this.pos + 1 >= this.n) { this.pos++; this.fail("unexpected end of input"); return null; }
-      const e = this.at(this.pos + 1);
-      let simple = -1;
-      if (e == 0x22) simple = 0x22;
-      else if (e == 0x5c) simple = 0x5c;
-      else if (e == 0x2f) simple = 0x2f;
-      else if (e == 0x62) simple = 8;
-      else if (e == 0x66) simple = 12;
-      else if (e == 0x6e) simple = 10;
-      else if (e == 0x72) simple = 13;
-      else if (e == 0x74) simple = 9;
-      if (simple >= 0) {
-        parts.push(String.fromCharCode(simple));
-        this.pos += 2;
-        seg = this.pos;
-        continue;
-      }
-      if (e != 0x75) { this.fail("invalid escape"); return null; }
-      let r = this.hex4(this.pos + 2);
-      if (r < 0) { this.fail("invalid escape"); return null; }
-      this.pos += 6;
-      if (r >= 0xd800 && r < 0xe000) {
-        let paired = false;
-        if (r < 0xdc00 && this.peek() == 0x5c && this.pos + 1 < this.n && this.at(this.pos + 1) == 0x75) {
-          const r2 = this.hex4(this.pos + 2);
-          if (r2 >= 0xdc00 && r2 < 0xe000) {
-            r = 0x10000 + ((r - 0xd800) << 10) + (r2 - 0xdc00);
-            this.pos += 6;
-            paired = true;
-          }
-        }
-        if (!paired) r = 0xfffd;
-      }
-      parts.push(String.fromCodePoint(r));
-      seg = this.pos;
-    }
-    return null;
-  }
+/** Parses one JSON document onto a tape (SDK-internal); null on malformed
+ * input, with parseError set. */
+export function parseDoc(data: Uint8Array): Doc | null {
+  const d = readDoc(data);
+  parseError = d === null ? readError : "";
+  return d;
 }
 
 /** Parses one JSON document; null on malformed input, with parseError set. */
 export function parse(data: Uint8Array): Value | null {
-  const bad = invalidUTF8(data);
-  if (bad >= 0) {
-    parseError = "invalid JSON at byte " + bad.toString() + ": invalid UTF-8";
-    return null;
-  }
-  const p = new Parser(data);
-  p.skip();
-  const v = p.value(0);
-  if (v === null) {
-    parseError = "invalid JSON at byte " + p.errAt.toString() + ": " + p.err;
-    return null;
-  }
-  p.skip();
-  if (p.pos < data.length) {
-    parseError = "invalid JSON at byte " + p.pos.toString() + ": unexpected data after the value";
-    return null;
-  }
-  parseError = "";
-  return v;
+  const d = parseDoc(data);
+  return d === null ? null : Value.at(d, 0);
 }
 
 /** Parses a JSON document held in a string. */
@@ -450,15 +322,30 @@ export class ByteWriter {
   /** Appends s quoted as a JSON string, escaped as Go's encoding/json
    * escapes (a lone surrogate becomes \ufffd, as in Go). */
   quote(s: string): void {
-    this.byte(0x22);
-    let start = 0;
     const n = s.length;
+    const src = changetype<usize>(s);
+    this.reserve(n + 2);
+    this.byte(0x22);
+    let start = 0; // text from here up to i is written unchanged
     for (let i = 0; i < n; i++) {
-      const c = <i32>load<u16>(changetype<usize>(s) + (<usize>i << 1));
+      // ASCII text that needs no escape, four units at a time.
+      while (i + 4 <= n) {
+        const x = load<u64>(src + (<usize>i << 1));
+        if (!plainASCII4(x)) break;
+        if (start < i) this.utf8(s, start, i);
+        this.reserve(4);
+        store<u32>(changetype<usize>(this.buf) + <usize>this.len,
+          <u32>((x & 0xff) | ((x >> 8) & 0xff00) | ((x >> 16) & 0xff0000) | ((x >> 24) & 0xff000000)));
+        this.len += 4;
+        i += 4;
+        start = i;
+      }
+      if (i >= n) break;
+      const c = <i32>load<u16>(src + (<usize>i << 1));
       if (c >= 0x20 && c != 0x22 && c != 0x5c && c != 0x3c && c != 0x3e && c != 0x26 && c != 0x2028 && c != 0x2029) {
         if (c < 0xd800 || c > 0xdfff) continue;
         if (c <= 0xdbff && i + 1 < n) {
-          const d = <i32>load<u16>(changetype<usize>(s) + (<usize>(i + 1) << 1));
+          const d = <i32>load<u16>(src + (<usize>(i + 1) << 1));
           if (d >= 0xdc00 && d <= 0xdfff) { i++; continue; }
         }
       }
@@ -466,33 +353,105 @@ export class ByteWriter {
       start = i + 1;
       this.byte(0x5c);
       if (c >= 0xd800 && c <= 0xdfff) { this.ascii("ufffd"); continue; }
-      switch (c) {
-        case 0x22: this.byte(0x22); break;
-        case 0x5c: this.byte(0x5c); break;
-        case 0x0a: this.byte(0x6e); break;
-        case 0x0d: this.byte(0x72); break;
-        case 0x09: this.byte(0x74); break;
-        case 0x08: this.byte(0x62); break;
-        case 0x0c: this.byte(0x66); break;
-        case 0x2028: this.ascii("u2028"); break;
-        case 0x2029: this.ascii("u2029"); break;
-        default: {
-          const h = "0123456789abcdef";
-          this.ascii("u00");
-          this.byte(<u8>h.charCodeAt(c >> 4));
-          this.byte(<u8>h.charCodeAt(c & 15));
-        }
-      }
+      this.escape(c);
     }
     this.utf8(s, start, n);
     this.byte(0x22);
   }
+  /** Writes the escape of c after its backslash. */
+  private escape(c: i32): void {
+    switch (c) {
+      case 0x22: this.byte(0x22); break;
+      case 0x5c: this.byte(0x5c); break;
+      case 0x0a: this.byte(0x6e); break;
+      case 0x0d: this.byte(0x72); break;
+      case 0x09: this.byte(0x74); break;
+      case 0x08: this.byte(0x62); break;
+      case 0x0c: this.byte(0x66); break;
+      case 0x2028: this.ascii("u2028"); break;
+      case 0x2029: this.ascii("u2029"); break;
+      default: {
+        const h = "0123456789abcdef";
+        this.ascii("u00");
+        this.byte(<u8>h.charCodeAt(c >> 4));
+        this.byte(<u8>h.charCodeAt(c & 15));
+      }
+    }
+  }
+  /** Appends the n bytes of UTF-8 text at p quoted as a JSON string, as
+   * quote writes the same text. */
+  quoteUTF8(p: usize, n: i32): void {
+    this.byte(0x22);
+    let i = 0;
+    while (true) {
+      // The run up to the next byte to escape, eight bytes at a time.
+      let j = i;
+      while (j + 8 <= n) {
+        const x = load<u64>(p + <usize>j);
+        const m = zeroBytes(x ^ QUOTES) | zeroBytes(x ^ BACKSLASHES) | controlBytes(x)
+          | zeroBytes(x ^ LTS) | zeroBytes(x ^ GTS) | zeroBytes(x ^ AMPS) | zeroBytes(x ^ E2S);
+        if (m != 0) { j += <i32>(ctz<u64>(m) >> 3); break; }
+        j += 8;
+      }
+      if (j + 8 > n) {
+        while (j < n) {
+          const c = load<u8>(p + <usize>j);
+          if (c < 0x20 || c == 0x22 || c == 0x5c || c == 0x3c || c == 0x3e || c == 0x26 || c == 0xe2) break;
+          j++;
+        }
+      }
+      if (j > i) this.write(p + <usize>i, j - i);
+      if (j >= n) break;
+      const c = <i32>load<u8>(p + <usize>j);
+      if (c == 0xe2) {
+        // U+2028 and U+2029 (E2 80 A8/A9) are escaped; other text is not.
+        if (j + 2 < n && load<u8>(p + <usize>j, 1) == 0x80 && (load<u8>(p + <usize>j, 2) & 0xfe) == 0xa8) {
+          this.byte(0x5c);
+          this.escape(load<u8>(p + <usize>j, 2) == 0xa8 ? 0x2028 : 0x2029);
+          i = j + 3;
+        } else {
+          this.byte(0xe2);
+          i = j + 1;
+        }
+        continue;
+      }
+      this.byte(0x5c);
+      this.escape(c);
+      i = j + 1;
+    }
+    this.byte(0x22);
+  }
+  /** Appends a non-negative integer in decimal. */
+  int(i: i32): void {
+    if (i >= 1000) { this.ascii(i.toString()); return; }
+    this.reserve(3);
+    const at = changetype<usize>(this.buf) + <usize>this.len;
+    if (i < 10) { store<u8>(at, <u8>(0x30 + i)); this.len += 1; return; }
+    if (i < 100) { store<u8>(at, <u8>(0x30 + i / 10)); store<u8>(at, <u8>(0x30 + i % 10), 1); this.len += 2; return; }
+    store<u8>(at, <u8>(0x30 + i / 100));
+    store<u8>(at, <u8>(0x30 + (i / 10) % 10), 1);
+    store<u8>(at, <u8>(0x30 + i % 10), 2);
+    this.len += 3;
+  }
   /** Appends an ASCII string. */
   ascii(s: string): void {
     const n = s.length;
-    this.reserve(n);
+    this.reserve(n + 4);
     const at = changetype<usize>(this.buf) + <usize>this.len;
-    for (let i = 0; i < n; i++) store<u8>(at + <usize>i, <u8>load<u16>(changetype<usize>(s) + (<usize>i << 1)));
+    const src = changetype<usize>(s);
+    let i = 0;
+    for (; i + 4 <= n; i += 4) {
+      const x = load<u64>(src + (<usize>i << 1));
+      store<u32>(at + <usize>i, <u32>((x & 0xff) | ((x >> 8) & 0xff00) | ((x >> 16) & 0xff0000) | ((x >> 24) & 0xff000000)));
+    }
+    for (; i < n; i++) store<u8>(at + <usize>i, <u8>load<u16>(src + (<usize>i << 1)));
+    this.len += n;
+  }
+  /** Appends fixed text made with literal. */
+  lit(b: ArrayBuffer): void {
+    const n = b.byteLength;
+    this.reserve(n);
+    memory.copy(changetype<usize>(this.buf) + <usize>this.len, changetype<usize>(b), <usize>n);
     this.len += n;
   }
   /** Appends a computed number as Go writes a float64; false (with
@@ -505,10 +464,12 @@ export class ByteWriter {
   /** Appends v as canonical JSON; false (with encodeError set) for a
    * non-finite number, after which what was written is incomplete. */
   value(v: Value): bool {
+    const d = v.docNode;
+    if (d !== null) { this.node(d, v._node); return true; }
     switch (v.kind) {
-      case Kind.Null: this.ascii("null"); return true;
-      case Kind.Bool: this.ascii(v.b ? "true" : "false"); return true;
-      case Kind.Number: if (v.s.length == 0) this.byte(0x30); else this.text(v.s); return true;
+      case Kind.Null: this.lit(L_NULL); return true;
+      case Kind.Bool: this.lit(v.b ? L_TRUE : L_FALSE); return true;
+      case Kind.Number: { const s = v.s; if (s.length == 0) this.byte(0x30); else this.text(s); return true; }
       case Kind.Float: return this.float(v.f);
       case Kind.String: this.quote(v.s); return true;
       case Kind.Array: {
@@ -534,7 +495,60 @@ export class ByteWriter {
     this.byte(0x7d);
     return true;
   }
+  /** Appends node i of d as canonical JSON. */
+  node(d: Doc, i: i32): void {
+    const t = d.tag(i);
+    switch (t & KIND_MASK) {
+      case Kind.Null: this.lit(L_NULL); return;
+      case Kind.Bool: this.lit(d.a(i) != 0 ? L_TRUE : L_FALSE); return;
+      case Kind.Number: this.write(d.ptr(i), d.size(i)); return;
+      case Kind.String: this.string(d, i); return;
+      case Kind.Array: {
+        this.byte(0x5b);
+        const n = d.a(i);
+        let c = i + 1;
+        for (let k = 0; k < n; k++) {
+          if (k > 0) this.byte(0x2c);
+          this.node(d, c);
+          c = d.next(c);
+        }
+        this.byte(0x5d);
+        return;
+      }
+    }
+    const at = d.order(i);
+    const n = d.ordAt(at);
+    this.byte(0x7b);
+    for (let k = 0; k < n; k++) {
+      if (k > 0) this.byte(0x2c);
+      const key = d.ordAt(at + 1 + k);
+      this.string(d, key);
+      this.byte(0x3a);
+      this.node(d, key + 1);
+    }
+    this.byte(0x7d);
+  }
+  /** Appends a string or key node quoted: its bytes as they are when
+   * nothing in them is escaped, else escaped as quote escapes. */
+  private string(d: Doc, i: i32): void {
+    const t = d.tag(i);
+    const p = d.ptr(i), n = d.size(i);
+    if ((t & F_UNSAFE) == 0) { this.write(p - 1, n + 2); return; }
+    if ((t & (F_ESC | F_AUX)) == F_ESC) {
+      const s = scratch(0, n + 8);
+      this.quoteUTF8(s, unescape(p, n, s));
+      return;
+    }
+    this.quoteUTF8(p, n);
+  }
 }
+
+/** Fixed ASCII text as bytes, for ByteWriter.lit: written with one copy. */
+export function literal(s: string): ArrayBuffer { return String.UTF8.encode(s); }
+
+const L_NULL = literal("null");
+const L_TRUE = literal("true");
+const L_FALSE = literal("false");
 
 /** Quotes s as a JSON string, escaped as Go's encoding/json escapes. */
 export function quote(s: string): string {
@@ -549,6 +563,8 @@ export function formatFloat(f: f64): string {
   if (f == 0) return (1 / f) < 0 ? "-0" : "0";
   const neg = f < 0;
   const abs = Math.abs(f);
+  // An integer below 2^53 is its own shortest round-trip digits.
+  if (abs < 9007199254740992 && Math.trunc(abs) == abs) return (<i64>f).toString();
   const d = shortestDigits(abs);
   const digits = String.UTF8.decodeUnsafe(d.d.dataStart, <usize>d.nd);
   const point = d.dp; // value = 0.digits × 10^point
@@ -568,5 +584,5 @@ export function formatFloat(f: f64): string {
 
 /** A JSON number literal as the nearest float64 (as Go's ParseFloat). */
 export function numberValue(literal: string): f64 {
-  return parseNumberLiteral(literal);
+  return parseNumberAt<u16>(changetype<usize>(literal), literal.length);
 }

@@ -3,7 +3,9 @@
 // zero value; a field of the wrong type is an error naming its path (the
 // same message as in the Go and Rust SDKs).
 
-import { ByteWriter, Value, Kind, parse, parseError, numberValue } from "./json";
+import { ByteWriter, Value, Kind, literal, parseDoc, parseError } from "./json";
+import { Doc, KeySet } from "./tape";
+import { parseNumberAt } from "./decimal";
 import { childPath } from "./compare";
 
 export const ABI_VERSION = 1;
@@ -15,6 +17,11 @@ export const TRANSPORT: string = isDefined(WASMEVAL_EXTISM) ? "extism" : "native
 export type Obj = Map<string, Value>;
 
 function newObj(): Obj { return new Map<string, Value>(); }
+
+/** The members of an object value read from the input, or a new map. */
+function objOf(v: Value | null): Obj {
+  return v !== null ? v.obj : newObj();
+}
 
 export class Describe {
   abiVersion: i32 = ABI_VERSION;
@@ -111,20 +118,22 @@ export class Case {
   private _trackedFiles: Array<string> | null = null;
   get expected(): Obj {
     let x = this._expected;
-    if (x === null) { x = newObj(); this._expected = x; }
+    if (x === null) { x = objOf(this._expectedV); this._expected = x; }
     return x;
   }
   set expected(x: Obj) { this._expected = x; }
   private _expected: Obj | null = null;
+  _expectedV: Value | null = null;
   timeoutS: f64 = 0;
   reset: bool = false;
   get extra(): Obj {
     let x = this._extra;
-    if (x === null) { x = newObj(); this._extra = x; }
+    if (x === null) { x = objOf(this._extraV); this._extra = x; }
     return x;
   }
   set extra(x: Obj) { this._extra = x; }
   private _extra: Obj | null = null;
+  _extraV: Value | null = null;
 
   toValue(): Value {
     const m = newObj();
@@ -162,40 +171,96 @@ export class Case {
   }
 }
 
-/** What a case produced. */
+/** What a case produced. Its output and stderr are read from the input
+ * when first asked for (outputUTF8 gives the output's bytes without
+ * making a string of them). */
 export class Actual {
   statusCode: i64 = 0;
-  output: string = "";
-  stderr: string = "";
+  get output(): string {
+    const x = this._output;
+    if (x !== null) return x;
+    const v = this._outputV;
+    const t = v !== null ? v.s : "";
+    this._output = t;
+    return t;
+  }
+  set output(x: string) { this._output = x; this._outputV = null; }
+  private _output: string | null = null;
+  _outputV: Value | null = null;
+  get stderr(): string {
+    const x = this._stderr;
+    if (x !== null) return x;
+    const v = this._stderrV;
+    const t = v !== null ? v.s : "";
+    this._stderr = t;
+    return t;
+  }
+  set stderr(x: string) { this._stderr = x; this._stderrV = null; }
+  private _stderr: string | null = null;
+  _stderrV: Value | null = null;
   get files(): Obj {
     let x = this._files;
-    if (x === null) { x = newObj(); this._files = x; }
+    if (x === null) { x = objOf(this._filesV); this._files = x; }
     return x;
   }
   set files(x: Obj) { this._files = x; }
   private _files: Obj | null = null;
+  _filesV: Value | null = null;
   timedOut: bool = false;
+
+  /** The output as UTF-8 bytes: parse(actual.outputUTF8()) reads it as
+   * JSON without making a string of it first. */
+  outputUTF8(): Uint8Array {
+    const v = this._outputV;
+    if (v !== null) return v.utf8();
+    return Uint8Array.wrap(String.UTF8.encode(this.output));
+  }
 }
 
 export class VerifyInput {
   abiVersion: i64 = 0;
   get config(): Obj {
     let x = this._config;
-    if (x === null) { x = newObj(); this._config = x; }
+    if (x === null) { x = objOf(this._configV); this._config = x; }
     return x;
   }
   set config(x: Obj) { this._config = x; }
   private _config: Obj | null = null;
+  _configV: Value | null = null;
   case: Case = new Case();
   actual: Actual = new Actual();
   get expected(): Obj {
     let x = this._expected;
-    if (x === null) { x = newObj(); this._expected = x; }
+    if (x === null) { x = objOf(this._expectedV); this._expected = x; }
     return x;
   }
   set expected(x: Obj) { this._expected = x; }
   private _expected: Obj | null = null;
+  _expectedV: Value | null = null;
 }
+
+// The envelopes' fixed text, written with one copy each.
+const L_ENTRIES = literal("{\"entries\":[");
+const L_ENTRY = literal("{");
+const L_NEXT_ENTRY = literal(",{");
+const L_ENTRY_ACTUAL = literal("\"actual\":");
+const L_ENTRY_EXPECTED = literal("\"expected\":");
+const L_NEXT_EXPECTED = literal(",\"expected\":");
+const L_OP = literal("\"op\":");
+const L_NEXT_OP = literal(",\"op\":");
+const L_PATH = literal(",\"path\":");
+const L_ENTRIES_SUMMARY = literal("],\"summary\":");
+const L_SUMMARY = literal("{\"summary\":");
+const L_TRUNCATED = literal(",\"truncated\":true");
+const L_UNIFIED = literal(",\"unified\":");
+const L_ACTUAL = literal("{\"actual\":");
+const L_ATTRIBUTE = literal(",\"attribute\":");
+const L_DIFF = literal(",\"diff\":");
+const L_EXPECTED = literal(",\"expected\":");
+const L_CORRECT = literal(",\"is_correct\":true,\"weight\":");
+const L_INCORRECT = literal(",\"is_correct\":false,\"weight\":");
+const L_ATTRIBUTES = literal("{\"attributes\":[");
+const L_ERROR = literal(",\"error\":");
 
 /** One difference at one location; Null values are left out. */
 export class DiffEntry {
@@ -240,35 +305,35 @@ export class Diff {
   writeTo(w: ByteWriter): bool {
     const n = this.entries.length;
     if (n > 0) {
-      w.ascii("{\"entries\":[");
+      w.lit(L_ENTRIES);
       for (let i = 0; i < n; i++) {
         const e = unchecked(this.entries[i]);
-        w.ascii(i > 0 ? ",{" : "{");
+        w.lit(i > 0 ? L_NEXT_ENTRY : L_ENTRY);
         let sep = false;
         if (!e.actual.isNull()) {
-          w.ascii("\"actual\":");
+          w.lit(L_ENTRY_ACTUAL);
           if (!w.value(e.actual)) return false;
           sep = true;
         }
         if (!e.expected.isNull()) {
-          w.ascii(sep ? ",\"expected\":" : "\"expected\":");
+          w.lit(sep ? L_NEXT_EXPECTED : L_ENTRY_EXPECTED);
           if (!w.value(e.expected)) return false;
           sep = true;
         }
-        w.ascii(sep ? ",\"op\":" : "\"op\":");
+        w.lit(sep ? L_NEXT_OP : L_OP);
         w.quote(e.op);
-        w.ascii(",\"path\":");
+        w.lit(L_PATH);
         w.quote(e.path);
         w.byte(0x7d);
       }
-      w.ascii("],\"summary\":");
+      w.lit(L_ENTRIES_SUMMARY);
     } else {
-      w.ascii("{\"summary\":");
+      w.lit(L_SUMMARY);
     }
     w.quote(this.summary);
-    if (this.truncated) w.ascii(",\"truncated\":true");
+    if (this.truncated) w.lit(L_TRUNCATED);
     if (this.unified.length > 0) {
-      w.ascii(",\"unified\":");
+      w.lit(L_UNIFIED);
       w.quote(this.unified);
     }
     w.byte(0x7d);
@@ -299,18 +364,18 @@ export class Attribute {
 
   /** Writes the canonical JSON of toValue() (members in key order). */
   writeTo(w: ByteWriter): bool {
-    w.ascii("{\"actual\":");
+    w.lit(L_ACTUAL);
     if (!w.value(this.actual)) return false;
-    w.ascii(",\"attribute\":");
+    w.lit(L_ATTRIBUTE);
     w.quote(this.attribute);
     const d = this.diff;
     if (d !== null) {
-      w.ascii(",\"diff\":");
+      w.lit(L_DIFF);
       if (!d.writeTo(w)) return false;
     }
-    w.ascii(",\"expected\":");
+    w.lit(L_EXPECTED);
     if (!w.value(this.expected)) return false;
-    w.ascii(this.isCorrect ? ",\"is_correct\":true,\"weight\":" : ",\"is_correct\":false,\"weight\":");
+    w.lit(this.isCorrect ? L_CORRECT : L_INCORRECT);
     if (!w.float(this.weight)) return false;
     w.byte(0x7d);
     return true;
@@ -335,14 +400,14 @@ export class VerifyOutput {
    * verify output, the busiest envelope, is written without building it
    * as a value first. */
   writeTo(w: ByteWriter): bool {
-    w.ascii("{\"attributes\":[");
+    w.lit(L_ATTRIBUTES);
     for (let i = 0, n = this.attributes.length; i < n; i++) {
       if (i > 0) w.byte(0x2c);
       if (!unchecked(this.attributes[i]).writeTo(w)) return false;
     }
     w.byte(0x5d);
     if (this.error.length > 0) {
-      w.ascii(",\"error\":");
+      w.lit(L_ERROR);
       w.quote(this.error);
     }
     w.byte(0x7d);
@@ -369,11 +434,12 @@ export class LoadInput {
   abiVersion: i64 = 0;
   get config(): Obj {
     let x = this._config;
-    if (x === null) { x = newObj(); this._config = x; }
+    if (x === null) { x = objOf(this._configV); this._config = x; }
     return x;
   }
   set config(x: Obj) { this._config = x; }
   private _config: Obj | null = null;
+  _configV: Value | null = null;
   group: GroupInfo = new GroupInfo();
   history: Array<Outcome> = [];
 }
@@ -401,28 +467,31 @@ export class EvaluateInput {
   abiVersion: i64 = 0;
   get config(): Obj {
     let x = this._config;
-    if (x === null) { x = newObj(); this._config = x; }
+    if (x === null) { x = objOf(this._configV); this._config = x; }
     return x;
   }
   set config(x: Obj) { this._config = x; }
   private _config: Obj | null = null;
+  _configV: Value | null = null;
   function: string = "";
   get arguments(): Obj {
     let x = this._arguments;
-    if (x === null) { x = newObj(); this._arguments = x; }
+    if (x === null) { x = objOf(this._argumentsV); this._arguments = x; }
     return x;
   }
   set arguments(x: Obj) { this._arguments = x; }
   private _arguments: Obj | null = null;
+  _argumentsV: Value | null = null;
   case: Case | null = null;
   actual: Actual | null = null;
   get expected(): Obj {
     let x = this._expected;
-    if (x === null) { x = newObj(); this._expected = x; }
+    if (x === null) { x = objOf(this._expectedV); this._expected = x; }
     return x;
   }
   set expected(x: Obj) { this._expected = x; }
   private _expected: Obj | null = null;
+  _expectedV: Value | null = null;
 }
 
 export class EvaluateOutput {
@@ -471,11 +540,12 @@ export class TestInput {
   abiVersion: i64 = 0;
   get config(): Obj {
     let x = this._config;
-    if (x === null) { x = newObj(); this._config = x; }
+    if (x === null) { x = objOf(this._configV); this._config = x; }
     return x;
   }
   set config(x: Obj) { this._config = x; }
   private _config: Obj | null = null;
+  _configV: Value | null = null;
   result: AgentRun = new AgentRun();
 }
 
@@ -522,124 +592,205 @@ export function typeName(v: Value): string {
 /** Set when a decode function returns null: why the input was refused. */
 export let decodeError: string = "";
 
-/** Decodes with the first shape error remembered, visiting fields in the
- * same order as the other SDKs so the message is the same. A value's path
+// The envelopes' keys, each object's found in one pass over its members.
+const VERIFY_KEYS = new KeySet(["abi_version", "config", "case", "actual", "expected"]);
+const CASE_KEYS = new KeySet(["id", "checkpoint", "group", "group_type", "arguments", "stdin", "env", "input_files",
+  "tracked_files", "expected", "timeout_s", "reset", "extra"]);
+const FILE_KEYS = new KeySet(["path", "content", "encoding"]);
+const ACTUAL_KEYS = new KeySet(["status_code", "output", "stderr", "files", "timed_out"]);
+const LOAD_KEYS = new KeySet(["abi_version", "config", "group", "history"]);
+const GROUP_KEYS = new KeySet(["checkpoint", "group", "group_type", "case_group", "case_order", "timeout_s"]);
+const OUTCOME_KEYS = new KeySet(["case", "actual"]);
+const EVALUATE_KEYS = new KeySet(["abi_version", "config", "function", "arguments", "expected", "case", "actual"]);
+const TEST_KEYS = new KeySet(["abi_version", "config", "result"]);
+const RESULT_KEYS = new KeySet(["task_result", "status", "instruction", "iterations", "sandbox", "execution_trace",
+  "conversation"]);
+const MESSAGE_KEYS = new KeySet(["role", "content", "name", "tool_calls"]);
+const TOOL_CALL_KEYS = new KeySet(["name", "arguments"]);
+
+// The members found, for each object being decoded: a stack of slots.
+let slots = new StaticArray<i32>(128);
+let slotTop = 0;
+
+/** Decodes an input's document (its tape), with the first shape error
+ * remembered, visiting fields in the same order as the other SDKs so the
+ * message is the same. A field is a node (-1 when absent). A value's path
  * is given in parts, the enclosing path, the field's suffix (".id") and an
- * index (-1 for none), and is put together only for the message. */
+ * index (-1 for none), and is put together only for the message. Objects
+ * and long strings are kept as values of the document, read when asked
+ * for. */
 class Decoder {
+  d: Doc;
   err: string = "";
-  bad(path: string, key: string, at: i32, v: Value, want: string): void {
-    if (this.err.length == 0) this.err = joinPath(path, key, at) + " is " + typeName(v) + ", expected " + want;
+  constructor(d: Doc) { this.d = d; slotTop = 0; }
+  kind(i: i32): Kind { return i < 0 ? Kind.Null : this.d.kind(i); }
+  bad(path: string, key: string, at: i32, i: i32, want: string): void {
+    if (this.err.length == 0) this.err = joinPath(path, key, at) + " is " + kindTypeName(this.kind(i)) + ", expected " + want;
   }
-  obj(path: string, key: string, v: Value, at: i32 = -1): Obj | null {
-    if (v.kind == Kind.Null) return null;
-    if (v.kind == Kind.Object) return v.obj;
-    this.bad(path, key, at, v, "an object");
+  /** Finds the keys of set in object node i (-1 for none): slot(at, j) is
+   * key j's value node. Release with done(at). */
+  fields(i: i32, set: KeySet): i32 {
+    const at = slotTop;
+    const need = at + set.size;
+    if (need > slots.length) {
+      const ns = new StaticArray<i32>(max(need, slots.length << 1));
+      memory.copy(changetype<usize>(ns), changetype<usize>(slots), <usize>at << 2);
+      slots = ns;
+    }
+    if (i >= 0) this.d.fields(i, set, slots, at);
+    else memory.fill(changetype<usize>(slots) + (<usize>at << 2), 0xff, <usize>set.size << 2);
+    slotTop = need;
+    return at;
+  }
+  // @ts-ignore: decorator
+  @inline slot(at: i32, j: i32): i32 { return unchecked(slots[at + j]); }
+  // @ts-ignore: decorator
+  @inline done(at: i32): void { slotTop = at; }
+  /** An object node, or -1 for null (or a wrong type, noted). */
+  obj(path: string, key: string, i: i32, at: i32 = -1): i32 {
+    const k = this.kind(i);
+    if (k == Kind.Null) return -1;
+    if (k == Kind.Object) return i;
+    this.bad(path, key, at, i, "an object");
+    return -1;
+  }
+  /** An object as a value of the document, or null. */
+  map(path: string, key: string, i: i32): Value | null {
+    const o = this.obj(path, key, i);
+    return o < 0 ? null : Value.at(this.d, o);
+  }
+  /** A string as a value of the document, or null (for ""). */
+  text(path: string, key: string, i: i32): Value | null {
+    const k = this.kind(i);
+    if (k == Kind.String) return Value.at(this.d, i);
+    if (k != Kind.Null) this.bad(path, key, -1, i, "a string");
     return null;
   }
-  map(path: string, key: string, v: Value): Obj {
-    const m = this.obj(path, key, v);
-    return m !== null ? m : newObj();
-  }
-  str(path: string, key: string, v: Value, at: i32 = -1): string {
-    if (v.kind == Kind.Null) return "";
-    if (v.kind == Kind.String) return v.s;
-    this.bad(path, key, at, v, "a string");
+  str(path: string, key: string, i: i32, at: i32 = -1): string {
+    const k = this.kind(i);
+    if (k == Kind.Null) return "";
+    if (k == Kind.String) return this.d.text(i);
+    this.bad(path, key, at, i, "a string");
     return "";
   }
-  bool(path: string, key: string, v: Value): bool {
-    if (v.kind == Kind.Null) return false;
-    if (v.kind == Kind.Bool) return v.b;
-    this.bad(path, key, -1, v, "a boolean");
+  bool(path: string, key: string, i: i32): bool {
+    const k = this.kind(i);
+    if (k == Kind.Null) return false;
+    if (k == Kind.Bool) return this.d.a(i) != 0;
+    this.bad(path, key, -1, i, "a boolean");
     return false;
   }
-  float(path: string, key: string, v: Value): f64 {
-    if (v.kind == Kind.Null) return 0;
-    if (v.kind == Kind.Number || v.kind == Kind.Float) return v.asF64();
-    this.bad(path, key, -1, v, "a number");
+  float(path: string, key: string, i: i32): f64 {
+    const k = this.kind(i);
+    if (k == Kind.Null) return 0;
+    if (k == Kind.Number) return parseNumberAt<u8>(this.d.ptr(i), this.d.size(i));
+    this.bad(path, key, -1, i, "a number");
     return 0;
   }
-  integer(path: string, key: string, v: Value): i64 {
-    const f = this.float(path, key, v);
+  integer(path: string, key: string, i: i32): i64 {
+    const f = this.float(path, key, i);
     if (f != Math.trunc(f) || Math.abs(f) > 9007199254740992) {
       if (this.err.length == 0) this.err = joinPath(path, key, -1) + " is a number, expected an integer";
       return 0;
     }
     return <i64>f;
   }
-  arr(path: string, key: string, v: Value): Array<Value> {
-    if (v.kind == Kind.Null) return [];
-    if (v.kind == Kind.Array) return v.arr;
-    this.bad(path, key, -1, v, "an array");
-    return [];
+  /** An array node's element count, or 0 for null (or a wrong type,
+   * noted); its first element is node i + 1. */
+  arr(path: string, key: string, i: i32): i32 {
+    const k = this.kind(i);
+    if (k == Kind.Array) return this.d.a(i);
+    if (k != Kind.Null) this.bad(path, key, -1, i, "an array");
+    return 0;
   }
-  strs(path: string, key: string, v: Value): Array<string> {
-    const a = this.arr(path, key, v);
-    const out = new Array<string>(a.length);
-    for (let i = 0; i < a.length; i++) unchecked(out[i] = this.str(path, key, unchecked(a[i]), i));
+  /** An array as values of the document. */
+  values(path: string, key: string, i: i32): Array<Value> {
+    const n = this.arr(path, key, i);
+    const out = new Array<Value>(n);
+    for (let j = 0, c = i + 1; j < n; j++) { unchecked(out[j] = Value.at(this.d, c)); c = this.d.next(c); }
+    return out;
+  }
+  strs(path: string, key: string, i: i32): Array<string> {
+    const n = this.arr(path, key, i);
+    const out = new Array<string>(n);
+    for (let j = 0, c = i + 1; j < n; j++) { unchecked(out[j] = this.str(path, key, c, j)); c = this.d.next(c); }
     return out;
   }
   /** Decodes a case into c. */
-  caseInto(c: Case, path: string, v: Value): void {
-    const m = this.obj(path, "", v);
-    if (m === null) return;
-    c.id = this.str(path, ".id", field(m, "id"));
-    c.checkpoint = this.str(path, ".checkpoint", field(m, "checkpoint"));
-    c.group = this.str(path, ".group", field(m, "group"));
-    c.groupType = this.str(path, ".group_type", field(m, "group_type"));
-    c.arguments = this.strs(path, ".arguments", field(m, "arguments"));
-    if (!field(m, "stdin").isNull()) c.stdin = this.str(path, ".stdin", field(m, "stdin"));
-    const env = this.obj(path, ".env", field(m, "env"));
-    if (env !== null) {
-      const keys = sortedKeysOf(env);
-      for (let i = 0; i < keys.length; i++) {
-        const v = env.get(keys[i]);
-        if (v.kind == Kind.String) c.env.set(keys[i], v.s);
-        else c.env.set(keys[i], this.str(childPath(path + ".env", keys[i]), "", v));
+  caseInto(c: Case, path: string, i: i32): void {
+    const m = this.obj(path, "", i);
+    if (m < 0) return;
+    const f = this.fields(m, CASE_KEYS);
+    c.id = this.str(path, ".id", this.slot(f, 0));
+    c.checkpoint = this.str(path, ".checkpoint", this.slot(f, 1));
+    c.group = this.str(path, ".group", this.slot(f, 2));
+    c.groupType = this.str(path, ".group_type", this.slot(f, 3));
+    c.arguments = this.strs(path, ".arguments", this.slot(f, 4));
+    const stdin = this.slot(f, 5);
+    if (this.kind(stdin) != Kind.Null) c.stdin = this.str(path, ".stdin", stdin);
+    const env = this.obj(path, ".env", this.slot(f, 6));
+    if (env >= 0) {
+      const ev = Value.at(this.d, env).obj;
+      const keys = sortedKeysOf(ev);
+      for (let k = 0; k < keys.length; k++) {
+        const v = ev.get(keys[k]);
+        if (v.kind == Kind.String) c.env.set(keys[k], v.s);
+        else {
+          if (this.err.length == 0 && v.kind != Kind.Null) this.err = childPath(path + ".env", keys[k]) + " is " + typeName(v) + ", expected a string";
+          c.env.set(keys[k], "");
+        }
       }
     }
-    const files = this.arr(path, ".input_files", field(m, "input_files"));
-    for (let i = 0; i < files.length; i++) {
-      const fm = this.obj(path, ".input_files", files[i], i);
-      const f = new InputFile();
-      if (fm !== null) {
-        const fp = joinPath(path, ".input_files", i);
-        f.path = this.str(fp, ".path", field(fm, "path"));
-        f.content = this.str(fp, ".content", field(fm, "content"));
-        f.encoding = this.str(fp, ".encoding", field(fm, "encoding"));
+    const files = this.slot(f, 7);
+    const nf = this.arr(path, ".input_files", files);
+    for (let k = 0, fi = files + 1; k < nf; k++) {
+      const fm = this.obj(path, ".input_files", fi, k);
+      const file = new InputFile();
+      if (fm >= 0) {
+        const fp = joinPath(path, ".input_files", k);
+        const g = this.fields(fm, FILE_KEYS);
+        file.path = this.str(fp, ".path", this.slot(g, 0));
+        file.content = this.str(fp, ".content", this.slot(g, 1));
+        file.encoding = this.str(fp, ".encoding", this.slot(g, 2));
+        this.done(g);
       }
-      c.inputFiles.push(f);
+      c.inputFiles.push(file);
+      fi = this.d.next(fi);
     }
-    c.trackedFiles = this.strs(path, ".tracked_files", field(m, "tracked_files"));
-    c.expected = this.map(path, ".expected", field(m, "expected"));
-    c.timeoutS = this.float(path, ".timeout_s", field(m, "timeout_s"));
-    c.reset = this.bool(path, ".reset", field(m, "reset"));
-    c.extra = this.map(path, ".extra", field(m, "extra"));
+    c.trackedFiles = this.strs(path, ".tracked_files", this.slot(f, 8));
+    c._expectedV = this.map(path, ".expected", this.slot(f, 9));
+    c.timeoutS = this.float(path, ".timeout_s", this.slot(f, 10));
+    c.reset = this.bool(path, ".reset", this.slot(f, 11));
+    c._extraV = this.map(path, ".extra", this.slot(f, 12));
+    this.done(f);
   }
-  case(path: string, v: Value): Case {
+  case(path: string, i: i32): Case {
     const c = new Case();
-    this.caseInto(c, path, v);
+    this.caseInto(c, path, i);
     return c;
   }
   /** Decodes an actual result into a. */
-  actualInto(a: Actual, path: string, v: Value): void {
-    const m = this.obj(path, "", v);
-    if (m === null) return;
-    a.statusCode = this.integer(path, ".status_code", field(m, "status_code"));
-    a.output = this.str(path, ".output", field(m, "output"));
-    a.stderr = this.str(path, ".stderr", field(m, "stderr"));
-    a.files = this.map(path, ".files", field(m, "files"));
-    a.timedOut = this.bool(path, ".timed_out", field(m, "timed_out"));
+  actualInto(a: Actual, path: string, i: i32): void {
+    const m = this.obj(path, "", i);
+    if (m < 0) return;
+    const f = this.fields(m, ACTUAL_KEYS);
+    a.statusCode = this.integer(path, ".status_code", this.slot(f, 0));
+    a._outputV = this.text(path, ".output", this.slot(f, 1));
+    a._stderrV = this.text(path, ".stderr", this.slot(f, 2));
+    a._filesV = this.map(path, ".files", this.slot(f, 3));
+    a.timedOut = this.bool(path, ".timed_out", this.slot(f, 4));
+    this.done(f);
   }
-  actual(path: string, v: Value): Actual {
+  actual(path: string, i: i32): Actual {
     const a = new Actual();
-    this.actualInto(a, path, v);
+    this.actualInto(a, path, i);
     return a;
   }
-  top(v: Value): Obj | null {
-    if (v.kind == Kind.Object) return v.obj;
-    this.bad("$", "", -1, v, "an object");
-    return null;
+  /** The envelope's object (node i), or -1 when it is not one (noted). */
+  top(i: i32): i32 {
+    if (this.d.kind(i) == Kind.Object) return i;
+    this.bad("$", "", -1, i, "an object");
+    return -1;
   }
 }
 
@@ -647,6 +798,17 @@ class Decoder {
 function joinPath(path: string, key: string, at: i32): string {
   const p = key.length > 0 ? path + key : path;
   return at >= 0 ? p + "[" + at.toString() + "]" : p;
+}
+
+function kindTypeName(k: Kind): string {
+  switch (k) {
+    case Kind.Null: return "null";
+    case Kind.Bool: return "a boolean";
+    case Kind.String: return "a string";
+    case Kind.Number: case Kind.Float: return "a number";
+    case Kind.Array: return "an array";
+  }
+  return "an object";
 }
 
 function sortedKeysOf(m: Obj): Array<string> {
@@ -669,15 +831,11 @@ function field(m: Obj, k: string): Value {
   return m.has(k) ? m.get(k) : Value.null();
 }
 
-function fieldOf(m: Obj | null, k: string): Value {
-  if (m === null) return Value.null();
-  return field(m, k);
-}
-
-function parsed(data: Uint8Array): Value | null {
-  const v = parse(data);
-  if (v === null) decodeError = "invalid input: " + parseError;
-  return v;
+/** The input's document, or null with decodeError set. */
+export function parseInput(data: Uint8Array): Doc | null {
+  const d = parseDoc(data);
+  if (d === null) decodeError = "invalid input: " + parseError;
+  return d;
 }
 
 function finish(d: Decoder): bool {
@@ -687,116 +845,156 @@ function finish(d: Decoder): bool {
 
 /** Decodes a verify input envelope; null (with decodeError) when refused. */
 export function decodeVerifyInput(data: Uint8Array): VerifyInput | null {
-  const v = parsed(data);
-  if (v === null) return null;
-  const d = new Decoder();
-  const m = d.top(v);
+  const d = parseInput(data);
+  return d === null ? null : verifyInputAt(d, 0);
+}
+
+/** Decodes the verify input envelope at node i of a document (the root,
+ * or a call of a batch). */
+export function verifyInputAt(doc: Doc, i: i32): VerifyInput | null {
+  const d = new Decoder(doc);
+  const f = d.fields(d.top(i), VERIFY_KEYS);
   const r = new VerifyInput();
-  r.abiVersion = d.integer("$", ".abi_version", fieldOf(m, "abi_version"));
-  r.config = d.map("$", ".config", fieldOf(m, "config"));
-  d.caseInto(r.case, "$.case", fieldOf(m, "case"));
-  d.actualInto(r.actual, "$.actual", fieldOf(m, "actual"));
-  r.expected = d.map("$", ".expected", fieldOf(m, "expected"));
+  r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
+  r._configV = d.map("$", ".config", d.slot(f, 1));
+  d.caseInto(r.case, "$.case", d.slot(f, 2));
+  d.actualInto(r.actual, "$.actual", d.slot(f, 3));
+  r._expectedV = d.map("$", ".expected", d.slot(f, 4));
+  d.done(f);
   return finish(d) ? r : null;
 }
 
 /** Decodes a load_cases input envelope. */
 export function decodeLoadInput(data: Uint8Array): LoadInput | null {
-  const v = parsed(data);
-  if (v === null) return null;
-  const d = new Decoder();
-  const m = d.top(v);
+  const d = parseInput(data);
+  return d === null ? null : loadInputAt(d, 0);
+}
+
+export function loadInputAt(doc: Doc, i: i32): LoadInput | null {
+  const d = new Decoder(doc);
+  const f = d.fields(d.top(i), LOAD_KEYS);
   const r = new LoadInput();
-  r.abiVersion = d.integer("$", ".abi_version", fieldOf(m, "abi_version"));
-  r.config = d.map("$", ".config", fieldOf(m, "config"));
-  const g = d.obj("$", ".group", fieldOf(m, "group"));
-  if (g !== null) {
-    r.group.checkpoint = d.str("$.group", ".checkpoint", field(g, "checkpoint"));
-    r.group.group = d.str("$.group", ".group", field(g, "group"));
-    r.group.groupType = d.str("$.group", ".group_type", field(g, "group_type"));
-    r.group.caseGroup = d.str("$.group", ".case_group", field(g, "case_group"));
-    r.group.caseOrder = d.strs("$.group", ".case_order", field(g, "case_order"));
-    r.group.timeoutS = d.float("$.group", ".timeout_s", field(g, "timeout_s"));
+  r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
+  r._configV = d.map("$", ".config", d.slot(f, 1));
+  const g = d.obj("$", ".group", d.slot(f, 2));
+  if (g >= 0) {
+    const gf = d.fields(g, GROUP_KEYS);
+    r.group.checkpoint = d.str("$.group", ".checkpoint", d.slot(gf, 0));
+    r.group.group = d.str("$.group", ".group", d.slot(gf, 1));
+    r.group.groupType = d.str("$.group", ".group_type", d.slot(gf, 2));
+    r.group.caseGroup = d.str("$.group", ".case_group", d.slot(gf, 3));
+    r.group.caseOrder = d.strs("$.group", ".case_order", d.slot(gf, 4));
+    r.group.timeoutS = d.float("$.group", ".timeout_s", d.slot(gf, 5));
+    d.done(gf);
   }
-  const hist = d.arr("$", ".history", fieldOf(m, "history"));
-  for (let i = 0; i < hist.length; i++) {
-    const hm = d.obj("$", ".history", hist[i], i);
+  const hist = d.slot(f, 3);
+  const nh = d.arr("$", ".history", hist);
+  for (let k = 0, h = hist + 1; k < nh; k++) {
+    const hm = d.obj("$", ".history", h, k);
     const o = new Outcome();
-    if (hm !== null) {
-      const p = joinPath("$", ".history", i);
-      o.case = d.case(p + ".case", field(hm, "case"));
-      o.actual = d.actual(p + ".actual", field(hm, "actual"));
+    if (hm >= 0) {
+      const p = joinPath("$", ".history", k);
+      const hf = d.fields(hm, OUTCOME_KEYS);
+      o.case = d.case(p + ".case", d.slot(hf, 0));
+      o.actual = d.actual(p + ".actual", d.slot(hf, 1));
+      d.done(hf);
     }
     r.history.push(o);
+    h = doc.next(h);
   }
+  d.done(f);
   return finish(d) ? r : null;
 }
 
 /** Decodes an evaluate input envelope. */
 export function decodeEvaluateInput(data: Uint8Array): EvaluateInput | null {
-  const v = parsed(data);
-  if (v === null) return null;
-  const d = new Decoder();
-  const m = d.top(v);
+  const d = parseInput(data);
+  return d === null ? null : evaluateInputAt(d, 0);
+}
+
+export function evaluateInputAt(doc: Doc, i: i32): EvaluateInput | null {
+  const d = new Decoder(doc);
+  const f = d.fields(d.top(i), EVALUATE_KEYS);
   const r = new EvaluateInput();
-  r.abiVersion = d.integer("$", ".abi_version", fieldOf(m, "abi_version"));
-  r.config = d.map("$", ".config", fieldOf(m, "config"));
-  r.function = d.str("$", ".function", fieldOf(m, "function"));
-  r.arguments = d.map("$", ".arguments", fieldOf(m, "arguments"));
-  r.expected = d.map("$", ".expected", fieldOf(m, "expected"));
-  if (!fieldOf(m, "case").isNull()) r.case = d.case("$.case", fieldOf(m, "case"));
-  if (!fieldOf(m, "actual").isNull()) r.actual = d.actual("$.actual", fieldOf(m, "actual"));
+  r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
+  r._configV = d.map("$", ".config", d.slot(f, 1));
+  r.function = d.str("$", ".function", d.slot(f, 2));
+  r._argumentsV = d.map("$", ".arguments", d.slot(f, 3));
+  r._expectedV = d.map("$", ".expected", d.slot(f, 4));
+  const c = d.slot(f, 5);
+  if (d.kind(c) != Kind.Null) r.case = d.case("$.case", c);
+  const a = d.slot(f, 6);
+  if (d.kind(a) != Kind.Null) r.actual = d.actual("$.actual", a);
+  d.done(f);
   return finish(d) ? r : null;
 }
 
 /** Decodes a test input envelope. */
 export function decodeTestInput(data: Uint8Array): TestInput | null {
-  const v = parsed(data);
-  if (v === null) return null;
-  const d = new Decoder();
-  const m = d.top(v);
+  const d = parseInput(data);
+  return d === null ? null : testInputAt(d, 0);
+}
+
+export function testInputAt(doc: Doc, i: i32): TestInput | null {
+  const d = new Decoder(doc);
+  const f = d.fields(d.top(i), TEST_KEYS);
   const r = new TestInput();
-  r.abiVersion = d.integer("$", ".abi_version", fieldOf(m, "abi_version"));
-  r.config = d.map("$", ".config", fieldOf(m, "config"));
-  const res = d.obj("$", ".result", fieldOf(m, "result"));
-  if (res !== null) {
+  r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
+  r._configV = d.map("$", ".config", d.slot(f, 1));
+  const res = d.obj("$", ".result", d.slot(f, 2));
+  if (res >= 0) {
     const run = r.result;
-    run.taskResult = field(res, "task_result");
-    run.status = d.str("$.result", ".status", field(res, "status"));
-    run.instruction = d.str("$.result", ".instruction", field(res, "instruction"));
-    run.iterations = d.integer("$.result", ".iterations", field(res, "iterations"));
-    run.sandbox = field(res, "sandbox");
-    run.executionTrace = d.arr("$.result", ".execution_trace", field(res, "execution_trace"));
-    const conv = d.arr("$.result", ".conversation", field(res, "conversation"));
-    for (let i = 0; i < conv.length; i++) {
-      const mm = d.obj("$.result", ".conversation", conv[i], i);
+    const rf = d.fields(res, RESULT_KEYS);
+    run.taskResult = valueAt(doc, d.slot(rf, 0));
+    run.status = d.str("$.result", ".status", d.slot(rf, 1));
+    run.instruction = d.str("$.result", ".instruction", d.slot(rf, 2));
+    run.iterations = d.integer("$.result", ".iterations", d.slot(rf, 3));
+    run.sandbox = valueAt(doc, d.slot(rf, 4));
+    run.executionTrace = d.values("$.result", ".execution_trace", d.slot(rf, 5));
+    const conv = d.slot(rf, 6);
+    const nc = d.arr("$.result", ".conversation", conv);
+    for (let k = 0, c = conv + 1; k < nc; k++) {
+      const mm = d.obj("$.result", ".conversation", c, k);
       const msg = new Message();
-      if (mm !== null) {
-        const p = joinPath("$.result", ".conversation", i);
-        msg.role = d.str(p, ".role", field(mm, "role"));
-        msg.content = d.str(p, ".content", field(mm, "content"));
-        msg.name = d.str(p, ".name", field(mm, "name"));
-        const tcs = d.arr(p, ".tool_calls", field(mm, "tool_calls"));
-        for (let j = 0; j < tcs.length; j++) {
-          const tm = d.obj(p, ".tool_calls", tcs[j], j);
+      if (mm >= 0) {
+        const p = joinPath("$.result", ".conversation", k);
+        const mf = d.fields(mm, MESSAGE_KEYS);
+        msg.role = d.str(p, ".role", d.slot(mf, 0));
+        msg.content = d.str(p, ".content", d.slot(mf, 1));
+        msg.name = d.str(p, ".name", d.slot(mf, 2));
+        const tcs = d.slot(mf, 3);
+        const nt = d.arr(p, ".tool_calls", tcs);
+        for (let j = 0, t = tcs + 1; j < nt; j++) {
+          const tm = d.obj(p, ".tool_calls", t, j);
           const tc = new ToolCall();
-          if (tm !== null) {
-            tc.name = d.str(joinPath(p, ".tool_calls", j), ".name", field(tm, "name"));
-            tc.arguments = field(tm, "arguments");
+          if (tm >= 0) {
+            const tf = d.fields(tm, TOOL_CALL_KEYS);
+            tc.name = d.str(joinPath(p, ".tool_calls", j), ".name", d.slot(tf, 0));
+            tc.arguments = valueAt(doc, d.slot(tf, 1));
+            d.done(tf);
           }
           msg.toolCalls.push(tc);
+          t = doc.next(t);
         }
+        d.done(mf);
       }
       run.conversation.push(msg);
+      c = doc.next(c);
     }
+    d.done(rf);
   }
+  d.done(f);
   return finish(d) ? r : null;
+}
+
+/** Node i as a value (null for -1). */
+function valueAt(d: Doc, i: i32): Value {
+  return i < 0 ? Value.null() : Value.at(d, i);
 }
 
 /** A number argument as f64 (0 when absent or not a number). */
 export function num(m: Obj, k: string): f64 {
-  const v = field(m, k);
-  return v.kind == Kind.Number ? numberValue(v.s) : (v.kind == Kind.Float ? v.f : 0);
+  return field(m, k).asF64();
 }
 
 /** A string argument ("" when absent or not a string). */

@@ -1,0 +1,907 @@
+// The documents the SDK reads: a parsed JSON text is kept as its bytes
+// plus a tape, one fixed-size node per value in document order (a
+// string's or number's byte range, a container's member count and
+// extent). Values (json.ts) read from a document point at their node;
+// comparing (compare.ts), writing (ByteWriter) and decoding envelopes
+// (models.ts) work on the tape directly, so a call's input is never turned
+// into strings, maps and arrays it does not need, and text is copied from
+// the input as UTF-8 wherever it can be.
+//
+// Text is scanned eight bytes at a time (SWAR: bit tricks on u64 words),
+// and the hot loops take several words an iteration: a host that checks
+// for termination at every loop iteration (wasmeval runs plugins in
+// process that way) pays for iterations more than for the work in them.
+// Everything here is internal to the SDK.
+
+import { Kind, MAX_DEPTH } from "./json";
+
+// A node's tag: its kind in the low bits, then flags.
+export const KIND_MASK = 15;
+/** A string with backslash escapes. */
+export const F_ESC = 16;
+/** A string with a byte Go's encoder escapes (<, >, &). */
+export const F_HTML = 32;
+/** A string with non-ASCII text. */
+export const F_WIDE = 64;
+/** A key whose (unescaped) bytes are in the document's aux buffer. */
+export const F_AUX = 128;
+/** A string that cannot be copied as it is into canonical output. */
+export const F_UNSAFE = F_ESC | F_HTML | F_WIDE;
+/** While scanning: a byte above 0x7f was seen (the text is then checked
+ * to be UTF-8). */
+const F_HIGH = 256;
+const F_SCAN = F_UNSAFE | F_HIGH;
+
+// SWAR constants: eight bytes at a time.
+const ONES: u64 = 0x0101010101010101;
+export const HIGHS: u64 = 0x8080808080808080;
+export const QUOTES: u64 = 0x2222222222222222;
+export const BACKSLASHES: u64 = 0x5c5c5c5c5c5c5c5c;
+export const LTS: u64 = 0x3c3c3c3c3c3c3c3c;
+export const GTS: u64 = 0x3e3e3e3e3e3e3e3e;
+export const AMPS: u64 = 0x2626262626262626;
+export const E2S: u64 = 0xe2e2e2e2e2e2e2e2;
+const SPACES: u64 = 0x2020202020202020;
+
+/** High bit set in each byte of x that is zero (exact for the lowest). */
+// @ts-ignore: decorator
+@inline export function zeroBytes(x: u64): u64 { return (x - ONES) & ~x & HIGHS; }
+/** High bit set in each byte of x that is zero (exact for every byte). */
+// @ts-ignore: decorator
+@inline function zeroBytesExact(x: u64): u64 { return ~(((x & 0x7f7f7f7f7f7f7f7f) + 0x7f7f7f7f7f7f7f7f) | x) & HIGHS; }
+/** The high bit of a word's last byte. */
+const LAST: u64 = 0x8000000000000000;
+/** Whether four UTF-16 units are ASCII text Go's encoder writes as it is
+ * (0x20 to 0x7f, not ", \\, <, > or &). */
+// @ts-ignore: decorator
+@inline export function plainASCII4(x: u64): bool {
+  const H: u64 = 0x8000800080008000, O: u64 = 0x0001000100010001;
+  if ((x & 0xff80ff80ff80ff80) != 0) return false;
+  const special = ((x - 0x0020002000200020) & ~x)
+    | zero16(x ^ 0x0022002200220022, O) | zero16(x ^ 0x005c005c005c005c, O) | zero16(x ^ 0x003c003c003c003c, O)
+    | zero16(x ^ 0x003e003e003e003e, O) | zero16(x ^ 0x0026002600260026, O);
+  return (special & H) == 0;
+}
+// @ts-ignore: decorator
+@inline function zero16(x: u64, o: u64): u64 { return (x - o) & ~x; }
+/** High bit set in each byte of x below 0x20 (exact for the lowest). */
+// @ts-ignore: decorator
+@inline export function controlBytes(x: u64): u64 { return (x - SPACES) & ~x & HIGHS; }
+
+/** A parsed JSON document: its bytes and its tape. */
+export class Doc {
+  /** The buffer the bytes are in, kept alive with the document. */
+  src: ArrayBuffer;
+  /** The address of the document's first byte. */
+  base: usize;
+  len: i32;
+  /** Nodes of four i32: tag, then a, b and c. A string: its content's
+   * byte range (after the opening quote, up to the closing one), and for
+   * a key c its first four bytes (big-endian, zero-padded), which order
+   * most keys without reading them; a number: its literal's byte range;
+   * a bool: a is 1 for true; an array: a is the element count, b the
+   * node after it; an object: a is the member count (a member is a key
+   * node, then its value), b the node after it, and c its members in key
+   * order, once asked for (see order). */
+  tape: ArrayBuffer;
+  count: i32 = 0;
+  /** Unescaped key bytes. */
+  aux: ArrayBuffer | null = null;
+  auxLen: i32 = 0;
+  /** Objects' members in key order (see order). */
+  ord: ArrayBuffer | null = null;
+  ordLen: i32 = 0;
+
+  constructor(src: ArrayBuffer, base: usize, len: i32, tape: ArrayBuffer) {
+    this.src = src;
+    this.base = base;
+    this.len = len;
+    this.tape = tape;
+  }
+
+  // @ts-ignore: decorator
+  @inline tag(i: i32): i32 { return load<i32>(changetype<usize>(this.tape) + (<usize>i << 4)); }
+  // @ts-ignore: decorator
+  @inline kind(i: i32): Kind { return <Kind>(this.tag(i) & KIND_MASK); }
+  // @ts-ignore: decorator
+  @inline a(i: i32): i32 { return load<i32>(changetype<usize>(this.tape) + (<usize>i << 4), 4); }
+  // @ts-ignore: decorator
+  @inline b(i: i32): i32 { return load<i32>(changetype<usize>(this.tape) + (<usize>i << 4), 8); }
+  // @ts-ignore: decorator
+  @inline c(i: i32): i32 { return load<i32>(changetype<usize>(this.tape) + (<usize>i << 4), 12); }
+  /** The node after node i and its contents. */
+  // @ts-ignore: decorator
+  @inline next(i: i32): i32 { return (this.tag(i) & KIND_MASK) >= Kind.Array ? this.b(i) : i + 1; }
+  /** The address of a string's, key's or number's bytes. */
+  // @ts-ignore: decorator
+  @inline ptr(i: i32): usize {
+    return ((this.tag(i) & F_AUX) != 0 ? changetype<usize>(this.aux) : this.base) + <usize>this.a(i);
+  }
+  // @ts-ignore: decorator
+  @inline size(i: i32): i32 { return this.b(i) - this.a(i); }
+
+  /** Room for n more aux bytes; their address. */
+  auxRoom(n: i32): usize {
+    let aux = this.aux;
+    const need = this.auxLen + n;
+    if (aux === null || need > aux.byteLength) {
+      const na = new ArrayBuffer(max(need, aux === null ? 64 : aux.byteLength << 1));
+      if (aux !== null) memory.copy(changetype<usize>(na), changetype<usize>(aux), <usize>this.auxLen);
+      this.aux = na;
+      aux = na;
+    }
+    return changetype<usize>(aux) + <usize>this.auxLen;
+  }
+
+  /** Where object node i's members are listed in key order (duplicate
+   * keys once, the last one): ordAt(at) is their number, ordAt(at + 1 +
+   * k) the k-th one's key node. Worked out once per object. */
+  order(i: i32): i32 {
+    const at = changetype<usize>(this.tape) + (<usize>i << 4) + 12;
+    const known = load<i32>(at);
+    if (known > 0) return known - 1;
+    const n = this.a(i);
+    let ord = this.ord;
+    if (ord === null) {
+      // Every object's list (its members and their number) fits in as
+      // many words as the document has nodes.
+      ord = new ArrayBuffer(this.count << 2);
+      this.ord = ord;
+    }
+    const start = this.ordLen;
+    const list = changetype<usize>(ord) + (<usize>(start + 1) << 2);
+    let k = i + 1;
+    for (let m = 0; m < n; m++) {
+      store<i32>(list + (<usize>m << 2), k);
+      k = this.next(k + 1);
+    }
+    const kept = n > 1 ? this.sortMembers(list, n) : n;
+    store<i32>(changetype<usize>(ord) + (<usize>start << 2), kept);
+    this.ordLen = start + kept + 1;
+    store<i32>(at, start + 1);
+    return start;
+  }
+  // @ts-ignore: decorator
+  @inline ordAt(k: i32): i32 { return load<i32>(changetype<usize>(this.ord) + (<usize>k << 2)); }
+
+  /** Sorts n key nodes at list by key (equal keys by position) and keeps
+   * the last of equal keys; the number kept. */
+  private sortMembers(list: usize, n: i32): i32 {
+    if (n > 16) return this.mergeMembers(list, n);
+    // Insertion sort: objects are mostly small.
+    let dup = false;
+    for (let i = 1; i < n; i++) {
+      const x = load<i32>(list + (<usize>i << 2));
+      let j = i - 1;
+      while (j >= 0) {
+        const y = load<i32>(list + (<usize>j << 2));
+        const c = compareKeyNodes(this, y, this, x);
+        if (c < 0) break;
+        if (c == 0) { dup = true; break; } // y is earlier: x goes after it
+        store<i32>(list + (<usize>(j + 1) << 2), y);
+        j--;
+      }
+      store<i32>(list + (<usize>(j + 1) << 2), x);
+    }
+    if (!dup) return n;
+    return this.dedupe(list, n);
+  }
+
+  /** sortMembers for large objects: a stable bottom-up merge sort. */
+  private mergeMembers(list: usize, n: i32): i32 {
+    const tmp = changetype<usize>(new ArrayBuffer(n << 2));
+    let from = list, to = tmp;
+    for (let width = 1; width < n; width <<= 1) {
+      for (let lo = 0; lo < n; lo += width << 1) {
+        const mid = min(lo + width, n), hi = min(lo + (width << 1), n);
+        let i = lo, j = mid, k = lo;
+        while (i < mid && j < hi) {
+          const x = load<i32>(from + (<usize>i << 2)), y = load<i32>(from + (<usize>j << 2));
+          if (compareKeyNodes(this, y, this, x) < 0) { store<i32>(to + (<usize>k << 2), y); j++; }
+          else { store<i32>(to + (<usize>k << 2), x); i++; }
+          k++;
+        }
+        if (i < mid) memory.copy(to + (<usize>k << 2), from + (<usize>i << 2), <usize>(mid - i) << 2);
+        else if (j < hi) memory.copy(to + (<usize>k << 2), from + (<usize>j << 2), <usize>(hi - j) << 2);
+      }
+      const t = from; from = to; to = t;
+    }
+    if (from != list) memory.copy(list, from, <usize>n << 2);
+    return this.dedupe(list, n);
+  }
+
+  /** Keeps the last of each run of equal keys in a sorted list. */
+  private dedupe(list: usize, n: i32): i32 {
+    let w = 0;
+    for (let i = 0; i < n; i++) {
+      const x = load<i32>(list + (<usize>i << 2));
+      if (i + 1 < n && compareKeyNodes(this, x, this, load<i32>(list + (<usize>(i + 1) << 2))) == 0) continue;
+      store<i32>(list + (<usize>w << 2), x);
+      w++;
+    }
+    return w;
+  }
+
+  /** The text of a string, key or number node. */
+  text(i: i32): string {
+    const t = this.tag(i);
+    const p = this.ptr(i), n = this.size(i);
+    if ((t & (F_ESC | F_AUX)) == F_ESC) {
+      const buf = scratch(0, n + 8);
+      return decodeUTF8(buf, unescape(p, n, buf), false);
+    }
+    return decodeUTF8(p, n, (t & (F_WIDE | F_AUX)) == 0);
+  }
+
+  /** Finds the keys of set among object node i's members: out[at + j] is
+   * the value node of key j (-1 when absent; a repeated key counts the
+   * last time). */
+  fields(i: i32, set: KeySet, out: StaticArray<i32>, at: i32): void {
+    const n = this.a(i);
+    memory.fill(changetype<usize>(out) + (<usize>at << 2), 0xff, <usize>set.size << 2);
+    let m = i + 1;
+    for (let k = 0; k < n; k++) {
+      const j = set.find(this, m);
+      if (j >= 0) unchecked(out[at + j] = m + 1);
+      m = this.next(m + 1);
+    }
+  }
+
+  /** The first member of object node i with key k (ASCII), or -1; a
+   * repeated key counts the last time. */
+  field(i: i32, k: string): i32 {
+    const n = this.a(i);
+    const kn = k.length;
+    let found = -1;
+    let m = i + 1;
+    for (let j = 0; j < n; j++) {
+      if (this.size(m) == kn && equalsASCII(this.ptr(m), k, kn)) found = m + 1;
+      m = this.next(m + 1);
+    }
+    return found;
+  }
+}
+
+/** A set of ASCII keys, found among an object's members in one pass over
+ * them (see Doc.fields): how envelopes are decoded. A key is recognised
+ * by its length and first and last four bytes (a table lookup), then
+ * checked. */
+export class KeySet {
+  size: i32;
+  private keys: StaticArray<ArrayBuffer>;
+  private prefixes: StaticArray<u32>;
+  private table: StaticArray<i32> = new StaticArray<i32>(64);
+  private mul: u32 = 0x9e3779b1;
+
+  constructor(names: Array<string>) {
+    const n = names.length;
+    this.size = n;
+    this.keys = new StaticArray<ArrayBuffer>(n);
+    this.prefixes = new StaticArray<u32>(n);
+    for (let i = 0; i < n; i++) {
+      const b = String.UTF8.encode(names[i]);
+      this.keys[i] = b;
+      this.prefixes[i] = prefix(changetype<usize>(b), b.byteLength, false);
+    }
+    // A multiplier that puts every key in a slot of its own.
+    for (let attempt = 0; ; attempt++) {
+      assert(attempt < 10000, "KeySet: keys that cannot be told apart");
+      for (let j = 0; j < 64; j++) this.table[j] = -1;
+      let clash = false;
+      for (let i = 0; i < n && !clash; i++) {
+        const b = this.keys[i];
+        const h = this.hash(this.prefixes[i], suffix(changetype<usize>(b), b.byteLength), b.byteLength);
+        if (this.table[h] >= 0) clash = true;
+        else this.table[h] = i;
+      }
+      if (!clash) break;
+      this.mul = this.mul * 0x2c1b3c6d + 0x297a2d3a;
+      this.mul |= 1;
+    }
+  }
+  // @ts-ignore: decorator
+  @inline private hash(pre: u32, suf: u32, size: i32): i32 {
+    return <i32>((((pre * 31) ^ suf ^ <u32>size) * this.mul) >> 26);
+  }
+
+  /** Which key of the set key node k of d is, or -1. */
+  find(d: Doc, k: i32): i32 {
+    const size = d.size(k), pre = <u32>d.c(k);
+    const p = d.ptr(k);
+    const j = unchecked(this.table[this.hash(pre, suffix(p, size), size)]);
+    if (j < 0 || unchecked(this.prefixes[j]) != pre) return -1;
+    const key = unchecked(this.keys[j]);
+    if (key.byteLength != size) return -1;
+    return size <= 4 || sameBytes(p + 4, changetype<usize>(key) + 4, size - 4) ? j : -1;
+  }
+}
+
+/** The last four of n bytes at p (0 for fewer). */
+// @ts-ignore: decorator
+@inline function suffix(p: usize, n: i32): u32 {
+  return n >= 4 ? load<u32>(p + <usize>(n - 4)) : 0;
+}
+
+/** Whether the n bytes at p are the ASCII string k. */
+function equalsASCII(p: usize, k: string, n: i32): bool {
+  const s = changetype<usize>(k);
+  for (let i = 0; i < n; i++) {
+    if (<u32>load<u8>(p + <usize>i) != <u32>load<u16>(s + (<usize>i << 1))) return false;
+  }
+  return true;
+}
+
+/** Orders two keys by their bytes (code point order). */
+export function compareKeyNodes(da: Doc, a: i32, db: Doc, b: i32): i32 {
+  const x = <u32>da.c(a), y = <u32>db.c(b);
+  if (x != y) return x < y ? -1 : 1;
+  return compareBytes(da.ptr(a), da.size(a), db.ptr(b), db.size(b));
+}
+
+/** The first four of the n bytes at p, big-endian, zero-padded. */
+function prefix(p: usize, n: i32, room: bool): u32 {
+  if (n >= 4) return bswap<u32>(load<u32>(p));
+  if (room) return bswap<u32>(load<u32>(p)) & ~(<u32>0xffffffff >> (<u32>n << 3));
+  let x: u32 = 0;
+  for (let i = 0; i < n; i++) x |= <u32>load<u8>(p + <usize>i) << (24 - (<u32>i << 3));
+  return x;
+}
+
+/** Orders two byte strings. */
+function compareBytes(p: usize, pn: i32, q: usize, qn: i32): i32 {
+  const n = min(pn, qn);
+  let i = 0;
+  while (i + 8 <= n) {
+    const x = load<u64>(p + <usize>i), y = load<u64>(q + <usize>i);
+    if (x != y) {
+      const xs = bswap<u64>(x), ys = bswap<u64>(y);
+      return xs < ys ? -1 : 1;
+    }
+    i += 8;
+  }
+  while (i < n) {
+    const x = <i32>load<u8>(p + <usize>i), y = <i32>load<u8>(q + <usize>i);
+    if (x != y) return x - y;
+    i++;
+  }
+  return pn - qn;
+}
+
+/** Whether two byte strings are the same. */
+function sameBytes(p: usize, q: usize, n: i32): bool {
+  let i = 0;
+  while (i + 8 <= n) {
+    if (load<u64>(p + <usize>i) != load<u64>(q + <usize>i)) return false;
+    i += 8;
+  }
+  while (i < n) {
+    if (load<u8>(p + <usize>i) != load<u8>(q + <usize>i)) return false;
+    i++;
+  }
+  return true;
+}
+
+// Scratch buffers for unescaped text, reused (two, for comparing two
+// strings).
+let scratch0: ArrayBuffer = new ArrayBuffer(256);
+let scratch1: ArrayBuffer = new ArrayBuffer(256);
+
+/** The address of scratch buffer k, with room for n bytes. */
+export function scratch(k: i32, n: i32): usize {
+  let s = k == 0 ? scratch0 : scratch1;
+  if (s.byteLength < n) {
+    s = new ArrayBuffer(max(n, s.byteLength << 1));
+    if (k == 0) scratch0 = s; else scratch1 = s;
+  }
+  return changetype<usize>(s);
+}
+
+/** Four hex digits at p, or -1. */
+function hex4(p: usize): i32 {
+  let r = 0;
+  for (let i = 0; i < 4; i++) {
+    const c = <i32>load<u8>(p + <usize>i);
+    let d = -1;
+    if (c >= 0x30 && c <= 0x39) d = c - 0x30;
+    else if (c >= 0x61 && c <= 0x66) d = c - 0x61 + 10;
+    else if (c >= 0x41 && c <= 0x46) d = c - 0x41 + 10;
+    if (d < 0) return -1;
+    r = (r << 4) | d;
+  }
+  return r;
+}
+
+/** Writes code point r as UTF-8 at out; the bytes written. */
+function putUTF8(out: usize, r: i32): i32 {
+  if (r < 0x80) { store<u8>(out, <u8>r); return 1; }
+  if (r < 0x800) {
+    store<u8>(out, <u8>(0xc0 | (r >> 6)));
+    store<u8>(out, <u8>(0x80 | (r & 63)), 1);
+    return 2;
+  }
+  if (r < 0x10000) {
+    store<u8>(out, <u8>(0xe0 | (r >> 12)));
+    store<u8>(out, <u8>(0x80 | ((r >> 6) & 63)), 1);
+    store<u8>(out, <u8>(0x80 | (r & 63)), 2);
+    return 3;
+  }
+  store<u8>(out, <u8>(0xf0 | (r >> 18)));
+  store<u8>(out, <u8>(0x80 | ((r >> 12) & 63)), 1);
+  store<u8>(out, <u8>(0x80 | ((r >> 6) & 63)), 2);
+  store<u8>(out, <u8>(0x80 | (r & 63)), 3);
+  return 4;
+}
+
+/** Stores the bytes of x at o, leaving out those marked in b (backslashes,
+ * none in the last byte); the bytes stored. Straight-line code: no loop. */
+// @ts-ignore: decorator
+@inline function dropMarked(x: u64, b: u64, o: usize): i32 {
+  let w: usize = 0;
+  store<u8>(o, <u8>x); w += 1 - <usize>((b >> 7) & 1);
+  store<u8>(o + w, <u8>(x >> 8)); w += 1 - <usize>((b >> 15) & 1);
+  store<u8>(o + w, <u8>(x >> 16)); w += 1 - <usize>((b >> 23) & 1);
+  store<u8>(o + w, <u8>(x >> 24)); w += 1 - <usize>((b >> 31) & 1);
+  store<u8>(o + w, <u8>(x >> 32)); w += 1 - <usize>((b >> 39) & 1);
+  store<u8>(o + w, <u8>(x >> 40)); w += 1 - <usize>((b >> 47) & 1);
+  store<u8>(o + w, <u8>(x >> 48)); w += 1 - <usize>((b >> 55) & 1);
+  store<u8>(o + w, <u8>(x >> 56));
+  return <i32>w + 1;
+}
+
+/** Unescapes the n bytes of a valid string's content at p into out (room
+ * for n + 8 bytes: unescaped text is never longer, and text is copied
+ * eight bytes at a time); the bytes written. A lone surrogate escape
+ * becomes U+FFFD, as in Go. */
+export function unescape(p: usize, n: i32, out: usize): i32 {
+  let i = 0, w = 0;
+  while (i < n) {
+    let j = i;
+    if (i + 8 <= n) {
+      const x = load<u64>(p + <usize>i);
+      const b = zeroBytesExact(x ^ BACKSLASHES);
+      if (b == 0) {
+        store<u64>(out + <usize>w, x);
+        w += 8;
+        i += 8;
+        continue;
+      }
+      // Words whose escapes are all \" (JSON held in a string) lose
+      // their backslashes in one step.
+      if ((b & LAST) == 0 && (b & (b << 8)) == 0 && ((b << 8) & ~zeroBytesExact(x ^ QUOTES)) == 0) {
+        w += dropMarked(x, b, out + <usize>w);
+        i += 8;
+        continue;
+      }
+      const k = <i32>(ctz<u64>(b) >> 3);
+      store<u64>(out + <usize>w, x);
+      w += k;
+      j = i + k;
+    } else {
+      while (j < n && load<u8>(p + <usize>j) != 0x5c) j++;
+      if (j > i) {
+        memory.copy(out + <usize>w, p + <usize>i, <usize>(j - i));
+        w += j - i;
+      }
+      if (j >= n) return w;
+    }
+    // The escape at j.
+    const e = <i32>load<u8>(p + <usize>j, 1);
+    if (e != 0x75) {
+      let c = e; // \" \\ \/
+      if (e == 0x62) c = 8;
+      else if (e == 0x66) c = 12;
+      else if (e == 0x6e) c = 10;
+      else if (e == 0x72) c = 13;
+      else if (e == 0x74) c = 9;
+      store<u8>(out + <usize>w, <u8>c);
+      w++;
+      i = j + 2;
+      continue;
+    }
+    let r = hex4(p + <usize>j + 2);
+    i = j + 6;
+    if (r >= 0xd800 && r < 0xe000) {
+      let paired = false;
+      if (r < 0xdc00 && i + 6 <= n && load<u8>(p + <usize>i) == 0x5c && load<u8>(p + <usize>i, 1) == 0x75) {
+        const r2 = hex4(p + <usize>i + 2);
+        if (r2 >= 0xdc00 && r2 < 0xe000) {
+          r = 0x10000 + ((r - 0xd800) << 10) + (r2 - 0xdc00);
+          i += 6;
+          paired = true;
+        }
+      }
+      if (!paired) r = 0xfffd;
+    }
+    w += putUTF8(out + <usize>w, r);
+  }
+  return w;
+}
+
+/** A string of the n UTF-8 bytes at p (ascii: all below 0x80). */
+export function decodeUTF8(p: usize, n: i32, ascii: bool): string {
+  if (!ascii) return String.UTF8.decodeUnsafe(p, <usize>n);
+  const s = changetype<string>(__new(<usize>n << 1, idof<string>()));
+  const o = changetype<usize>(s);
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const x = <u64>load<u32>(p + <usize>i);
+    store<u64>(o + (<usize>i << 1),
+      (x & 0xff) | ((x & 0xff00) << 8) | ((x & 0xff0000) << 16) | ((x & 0xff000000) << 24));
+  }
+  for (; i < n; i++) store<u16>(o + (<usize>i << 1), load<u8>(p + <usize>i));
+  return s;
+}
+
+/** Whether two string (or two number) nodes have the same text. */
+export function sameText(da: Doc, a: i32, db: Doc, b: i32): bool {
+  const ta = da.tag(a), tb = db.tag(b);
+  let p = da.ptr(a), pn = da.size(a);
+  let q = db.ptr(b), qn = db.size(b);
+  if (((ta | tb) & F_ESC) == 0) return pn == qn && sameBytes(p, q, pn);
+  if ((ta & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(0, pn + 8); pn = unescape(p, pn, s); p = s; }
+  if ((tb & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(1, qn + 8); qn = unescape(q, qn, s); q = s; }
+  return pn == qn && sameBytes(p, q, pn);
+}
+
+function hexByte(b: u8): string {
+  const h = "0123456789abcdef";
+  return h.charAt(b >> 4) + h.charAt(b & 15);
+}
+
+/** Offset of the first byte that does not start valid UTF-8, or -1. */
+export function invalidUTF8(data: Uint8Array): i32 {
+  const n = data.length;
+  const p = data.dataStart;
+  let i = 0;
+  while (i < n) {
+    if (i + 64 <= n && ((load<u64>(p + <usize>i) | load<u64>(p + <usize>i, 8) | load<u64>(p + <usize>i, 16)
+      | load<u64>(p + <usize>i, 24) | load<u64>(p + <usize>i, 32) | load<u64>(p + <usize>i, 40)
+      | load<u64>(p + <usize>i, 48) | load<u64>(p + <usize>i, 56)) & HIGHS) == 0) { i += 64; continue; }
+    if (i + 8 <= n && (load<u64>(p + <usize>i) & HIGHS) == 0) { i += 8; continue; }
+    const c = load<u8>(p + <usize>i);
+    if (c < 0x80) { i++; continue; }
+    let need = 0;
+    let lo: u8 = 0x80, hi: u8 = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c == 0xe0) { need = 2; lo = 0xa0; }
+    else if (c >= 0xe1 && c <= 0xec) need = 2;
+    else if (c == 0xed) { need = 2; hi = 0x9f; }
+    else if (c >= 0xee && c <= 0xef) need = 2;
+    else if (c == 0xf0) { need = 3; lo = 0x90; }
+    else if (c >= 0xf1 && c <= 0xf3) need = 3;
+    else if (c == 0xf4) { need = 3; hi = 0x8f; }
+    else return i;
+    if (i + need >= n) return i; // cut short by the end of the input
+    const c1 = load<u8>(p + <usize>(i + 1));
+    if (c1 < lo || c1 > hi) return i;
+    for (let k = 2; k <= need; k++) {
+      const ck = load<u8>(p + <usize>(i + k));
+      if (ck < 0x80 || ck > 0xbf) return i;
+    }
+    i += need + 1;
+  }
+  return -1;
+}
+
+/** Scans eight bytes of a string's content: the stop mask (the high bit of
+ * each quote not escaped, backslash starting an escape to look at, or
+ * control character; the lowest is exact) with F_* flags in the low bits
+ * for the bytes before the first stop: escapes (all \" ones in a word,
+ * JSON held in a string, are passed over at once), <, > or &, non-ASCII
+ * text. */
+// @ts-ignore: decorator
+@inline function scanWord(x: u64): u64 {
+  const q = zeroBytesExact(x ^ QUOTES), b = zeroBytesExact(x ^ BACKSLASHES), c = controlBytes(x);
+  let stop: u64;
+  let f: u64 = 0;
+  if (b == 0) {
+    stop = q | c;
+  } else if ((b & LAST) == 0 && (b & (b << 8)) == 0 && ((b << 8) & ~q) == 0) {
+    f = F_ESC;
+    stop = (q & ~(b << 8)) | c;
+  } else {
+    stop = q | b | c;
+  }
+  const high = x & HIGHS;
+  if (high != 0) f |= F_HIGH;
+  const below: u64 = stop == 0 ? ~0 : (<u64>1 << ((ctz<u64>(stop) >> 3) << 3)) - 1;
+  if (((zeroBytes(x ^ LTS) | zeroBytes(x ^ GTS) | zeroBytes(x ^ AMPS)) & below) != 0) f |= F_HTML;
+  if ((high & below) != 0) f |= F_WIDE;
+  return stop | f;
+}
+
+// The parser: one serves every parse (nothing it calls parses), its state
+// in globals, so its recursion (a frame per level of nesting, up to
+// MAX_DEPTH) keeps no object references on the shadow stack. It writes
+// nodes onto its scratch tape, and the document gets a copy of exactly the
+// nodes it has.
+let pDoc: Doc | null = null;
+// The bytes, read without bounds checks: every read is below pN.
+let pP: usize = 0;
+let pN: i32 = 0;
+let pPos: i32 = 0;
+let pErr: string = "";
+let pErrAt: i32 = 0;
+let pTape: ArrayBuffer = new ArrayBuffer(256 << 4);
+let pCount: i32 = 0;
+/** Whether a byte above 0x7f was seen: the text must then be checked to
+ * be UTF-8 (outside strings such a byte fails the parse). */
+let pHigh: bool = false;
+
+// @ts-ignore: decorator
+@inline function at(i: i32): i32 { return <i32>load<u8>(pP + <usize>i); }
+
+function fail(reason: string): bool {
+  if (pErr.length == 0) { pErr = reason; pErrAt = pPos; }
+  return false;
+}
+function failAt(i: i32, reason: string): bool {
+  pPos = i;
+  return fail(reason);
+}
+function unexpected(): bool {
+  if (pPos >= pN) return fail("unexpected end of input");
+  return fail("unexpected byte 0x" + hexByte(<u8>at(pPos)));
+}
+// @ts-ignore: decorator
+@inline function peek(): i32 { return pPos < pN ? at(pPos) : -1; }
+// @ts-ignore: decorator
+@inline function skip(): void {
+  if (pPos < pN && at(pPos) <= 0x20) skipSpace();
+}
+function skipSpace(): void {
+  while (pPos < pN) {
+    const c = at(pPos);
+    if (c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) pPos++;
+    else return;
+  }
+}
+function push(tag: i32, a: i32, b: i32, c: i32): i32 {
+  const i = pCount;
+  const cap = pTape.byteLength >> 4;
+  if (i >= cap) {
+    const nt = new ArrayBuffer((cap << 1) << 4);
+    memory.copy(changetype<usize>(nt), changetype<usize>(pTape), <usize>i << 4);
+    pTape = nt;
+  }
+  const t = changetype<usize>(pTape) + (<usize>i << 4);
+  store<i32>(t, tag);
+  store<i32>(t, a, 4);
+  store<i32>(t, b, 8);
+  store<i32>(t, c, 12);
+  pCount = i + 1;
+  return i;
+}
+// @ts-ignore: decorator
+@inline function setAB(i: i32, a: i32, b: i32): void {
+  const t = changetype<usize>(pTape) + (<usize>i << 4);
+  store<i32>(t, a, 4);
+  store<i32>(t, b, 8);
+}
+function literalValue(word: string, packed: u32, tag: i32, a: i32): bool {
+  const n = word.length;
+  if (pPos + 4 <= pN && load<u32>(pP + <usize>pPos) == packed
+    && (n == 4 || (pPos + 5 <= pN && at(pPos + 4) == 0x65))) {
+    pPos += n;
+    push(tag, a, 0, 0);
+    return true;
+  }
+  for (let i = 0; i < n; i++) {
+    if (peek() != <i32>word.charCodeAt(i)) return unexpected();
+    pPos++;
+  }
+  push(tag, a, 0, 0);
+  return true;
+}
+function parseValue(depth: i32): bool {
+  const c = peek();
+  if (c == 0x22) return parseStr(false);
+  if (c == 0x2d || (c >= 0x30 && c <= 0x39)) return parseNumber();
+  if (c == 0x7b || c == 0x5b) {
+    if (depth >= MAX_DEPTH) return fail("nesting deeper than 1000");
+    return c == 0x7b ? parseObject(depth) : parseArray(depth);
+  }
+  if (c == 0x74) return literalValue("true", 0x65757274, Kind.Bool, 1);
+  if (c == 0x66) return literalValue("false", 0x736c6166, Kind.Bool, 0);
+  if (c == 0x6e) return literalValue("null", 0x6c6c756e, Kind.Null, 0);
+  return unexpected();
+}
+function parseObject(depth: i32): bool {
+  const node = push(Kind.Object, 0, 0, 0);
+  pPos++;
+  skip();
+  if (peek() == 0x7d) { pPos++; setAB(node, 0, pCount); return true; }
+  let count = 0;
+  while (true) {
+    skip();
+    if (peek() != 0x22) return unexpected();
+    if (!parseStr(true)) return false;
+    skip();
+    if (peek() != 0x3a) return unexpected();
+    pPos++;
+    skip();
+    if (!parseValue(depth + 1)) return false;
+    count++;
+    skip();
+    const c = peek();
+    if (c == 0x2c) { pPos++; continue; }
+    if (c == 0x7d) { pPos++; setAB(node, count, pCount); return true; }
+    return unexpected();
+  }
+  return false;
+}
+function parseArray(depth: i32): bool {
+  const node = push(Kind.Array, 0, 0, 0);
+  pPos++;
+  skip();
+  if (peek() == 0x5d) { pPos++; setAB(node, 0, pCount); return true; }
+  let count = 0;
+  while (true) {
+    skip();
+    if (!parseValue(depth + 1)) return false;
+    count++;
+    skip();
+    const c = peek();
+    if (c == 0x2c) { pPos++; continue; }
+    if (c == 0x5d) { pPos++; setAB(node, count, pCount); return true; }
+    return unexpected();
+  }
+  return false;
+}
+function digits(): i32 {
+  const start = pPos;
+  while (pPos + 8 <= pN) {
+    // Bytes that are not digits: x ^ '0' is 10 or more.
+    const x = load<u64>(pP + <usize>pPos) ^ 0x3030303030303030;
+    const m = ((x + 0x7676767676767676) | x) & HIGHS;
+    if (m != 0) { pPos += <i32>(ctz<u64>(m) >> 3); return pPos - start; }
+    pPos += 8;
+  }
+  while (pPos < pN) {
+    const c = at(pPos);
+    if (c < 0x30 || c > 0x39) break;
+    pPos++;
+  }
+  return pPos - start;
+}
+function parseNumber(): bool {
+  const start = pPos;
+  if (peek() == 0x2d) pPos++;
+  if (peek() == 0x30) pPos++;
+  else if (digits() == 0) return failAt(start, "invalid number");
+  if (peek() == 0x2e) {
+    pPos++;
+    if (digits() == 0) return failAt(start, "invalid number");
+  }
+  const e = peek();
+  if (e == 0x65 || e == 0x45) {
+    pPos++;
+    if (peek() == 0x2b || peek() == 0x2d) pPos++;
+    if (digits() == 0) return failAt(start, "invalid number");
+  }
+  push(Kind.Number, start, pPos, 0);
+  return true;
+}
+/** A string, from its opening quote. Its escapes are checked, not decoded,
+ * except a key's, whose bytes go to the aux buffer. */
+function parseStr(key: bool): bool {
+  const p = pP, n = pN;
+  const start = pPos + 1;
+  let i = start;
+  let flags = 0;
+  while (true) {
+    // Eight bytes at a time, up to four words an iteration, to the next
+    // byte to look at: a quote, a backslash, a control character.
+    let stop: u64 = 0;
+    while (i + 32 <= n) {
+      let r = scanWord(load<u64>(p + <usize>i));
+      flags |= <i32>r & F_SCAN;
+      stop = r & HIGHS;
+      if (stop != 0) break;
+      r = scanWord(load<u64>(p + <usize>i, 8));
+      flags |= <i32>r & F_SCAN;
+      stop = r & HIGHS;
+      if (stop != 0) { i += 8; break; }
+      r = scanWord(load<u64>(p + <usize>i, 16));
+      flags |= <i32>r & F_SCAN;
+      stop = r & HIGHS;
+      if (stop != 0) { i += 16; break; }
+      r = scanWord(load<u64>(p + <usize>i, 24));
+      flags |= <i32>r & F_SCAN;
+      stop = r & HIGHS;
+      if (stop != 0) { i += 24; break; }
+      i += 32;
+    }
+    if (stop == 0) {
+      while (i + 8 <= n) {
+        const r = scanWord(load<u64>(p + <usize>i));
+        flags |= <i32>r & F_SCAN;
+        stop = r & HIGHS;
+        if (stop != 0) break;
+        i += 8;
+      }
+    }
+    if (stop != 0) {
+      i += <i32>(ctz<u64>(stop) >> 3);
+    } else {
+      while (i < n) {
+        const c = at(i);
+        if (c == 0x22 || c == 0x5c || c < 0x20) break;
+        if (c == 0x3c || c == 0x3e || c == 0x26) flags |= F_HTML;
+        else if (c >= 0x80) flags |= F_WIDE | F_HIGH;
+        i++;
+      }
+      if (i >= n) { pPos = n; return fail("unexpected end of input"); }
+    }
+    const c = at(i);
+    if (c == 0x22) break;
+    if (c < 0x20) { pPos = i; return fail("control character in string"); }
+    flags |= F_ESC;
+    if (i + 1 >= n) { pPos = i + 1; return fail("unexpected end of input"); }
+    const e = at(i + 1);
+    if (e == 0x75) {
+      if (i + 6 > n || hex4(p + <usize>i + 2) < 0) { pPos = i; return fail("invalid escape"); }
+      i += 6;
+    } else if (e == 0x22 || e == 0x5c || e == 0x2f || e == 0x62 || e == 0x66 || e == 0x6e || e == 0x72 || e == 0x74) {
+      i += 2;
+    } else {
+      pPos = i;
+      return fail("invalid escape");
+    }
+  }
+  pPos = i + 1;
+  if ((flags & F_HIGH) != 0) pHigh = true;
+  flags &= F_UNSAFE;
+  if (!key) {
+    push(Kind.String | flags, start, i, 0);
+    return true;
+  }
+  if ((flags & F_ESC) != 0) {
+    const d = pDoc!;
+    const to = d.auxRoom(i - start + 8);
+    const m = unescape(p + <usize>start, i - start, to);
+    push(Kind.String | F_UNSAFE | F_AUX, d.auxLen, d.auxLen + m, prefix(to, m, false));
+    d.auxLen += m;
+    return true;
+  }
+  // A key is followed by more than four bytes (its quote, a colon and a
+  // value), so its first four bytes can be read as one.
+  push(Kind.String | flags, start, i, prefix(p + <usize>start, i - start, start + 4 <= n));
+  return true;
+}
+
+/** Set when readDoc returns null: "invalid JSON at byte N: reason". */
+export let readError: string = "";
+
+/** Parses one JSON document onto a tape (its root is node 0); null on
+ * malformed input, with readError set. */
+export function readDoc(data: Uint8Array): Doc | null {
+  const d = new Doc(data.buffer, data.dataStart, data.length, pTape);
+  pDoc = d; pP = d.base; pN = d.len; pPos = 0; pErr = ""; pErrAt = 0; pCount = 0; pHigh = false;
+  skip();
+  let ok = parseValue(0);
+  if (ok) {
+    skip();
+    if (pPos < pN) { fail("unexpected data after the value"); ok = false; }
+  }
+  pDoc = null;
+  // Invalid UTF-8 is named first, wherever it is; text without a byte
+  // above 0x7f is UTF-8.
+  if (!ok || pHigh) {
+    const bad = invalidUTF8(data);
+    if (bad >= 0) {
+      readError = "invalid JSON at byte " + bad.toString() + ": invalid UTF-8";
+      return null;
+    }
+  }
+  if (!ok) {
+    readError = "invalid JSON at byte " + pErrAt.toString() + ": " + pErr;
+    return null;
+  }
+  const t = new ArrayBuffer(pCount << 4);
+  memory.copy(changetype<usize>(t), changetype<usize>(pTape), <usize>pCount << 4);
+  d.tape = t;
+  d.count = pCount;
+  readError = "";
+  return d;
+}
