@@ -88,10 +88,35 @@ impl<'a> Comparer<'a> {
                     _ => return self.add("type", want, got),
                 };
                 // Both maps in key order: each key of want meets its
-                // match in got, if any, on the way.
+                // match in got, if any, on the way. While the keys are the
+                // same in both (the usual case) they go in step, four to a
+                // loop iteration.
+                let mut wi = w.iter().peekable();
                 let mut gi = g.iter().peekable();
                 let mut matched = 0;
-                for (k, wv) in w {
+                if self.opts.ignore_keys.is_empty() {
+                    macro_rules! same_key {
+                        () => {
+                            let (wk, wv, gv) = match (wi.peek(), gi.peek()) {
+                                (Some(&(wk, wv)), Some(&(gk, gv))) if wk == gk => (wk, wv, gv),
+                                _ => break,
+                            };
+                            wi.next();
+                            gi.next();
+                            matched += 1;
+                            self.path.push(Step::Key(wk));
+                            self.compare(wv, gv);
+                            self.path.pop();
+                        };
+                    }
+                    loop {
+                        same_key!();
+                        same_key!();
+                        same_key!();
+                        same_key!();
+                    }
+                }
+                for (k, wv) in wi {
                     if self.ignored(k) {
                         continue;
                     }
@@ -130,8 +155,18 @@ impl<'a> Comparer<'a> {
                 if self.opts.unordered_lists {
                     return self.compare_unordered(w, g);
                 }
+                let both = w.len().min(g.len());
+                let mut i = 0;
+                while i + 4 <= both {
+                    for j in [i, i + 1, i + 2, i + 3] {
+                        self.path.push(Step::Index(j));
+                        self.compare(&w[j], &g[j]);
+                        self.path.pop();
+                    }
+                    i += 4;
+                }
                 let n = w.len().max(g.len());
-                for i in 0..n {
+                for i in i..n {
                     if i >= g.len() {
                         self.add_at(Step::Index(i), "missing", &w[i], &NONE);
                     } else if i >= w.len() {
@@ -196,9 +231,32 @@ impl<'a> Comparer<'a> {
                     Value::Object(g) => g,
                     _ => return false,
                 };
+                let mut wi = w.iter().peekable();
                 let mut gi = g.iter().peekable();
                 let mut matched = 0;
-                for (k, wv) in w {
+                if self.opts.ignore_keys.is_empty() {
+                    macro_rules! same_key {
+                        () => {
+                            let (wv, gv) = match (wi.peek(), gi.peek()) {
+                                (Some(&(wk, wv)), Some(&(gk, gv))) if wk == gk => (wv, gv),
+                                _ => break,
+                            };
+                            wi.next();
+                            gi.next();
+                            matched += 1;
+                            if !self.equal(wv, gv) {
+                                return false;
+                            }
+                        };
+                    }
+                    loop {
+                        same_key!();
+                        same_key!();
+                        same_key!();
+                        same_key!();
+                    }
+                }
+                for (k, wv) in wi {
                     if self.ignored(k) {
                         continue;
                     }

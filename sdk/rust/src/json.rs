@@ -152,12 +152,13 @@ pub fn parse(data: &[u8]) -> Result<Value, SyntaxError> {
     check_utf8(data)?;
     let mut p = Parser::new(data, 0);
     p.skip();
-    let v = p.value(0)?;
+    let v = p.value(0);
     p.skip();
-    if p.pos < data.len() {
-        return Err(p.fail("unexpected data after the value"));
+    match v {
+        Some(v) if p.pos >= data.len() => Ok(v),
+        Some(_) => Err(p.fail("unexpected data after the value")),
+        None => Err(p.error()),
     }
-    Ok(v)
 }
 
 /// Parses the value that starts at data[start] (no whitespace before it)
@@ -167,8 +168,10 @@ pub fn parse(data: &[u8]) -> Result<Value, SyntaxError> {
 #[cfg(target_arch = "wasm32")]
 pub(crate) fn parse_at(data: &[u8], start: usize) -> Result<(Value, usize), SyntaxError> {
     let mut p = Parser::new(data, start);
-    let v = p.value(0)?;
-    Ok((v, p.pos))
+    match p.value(0) {
+        Some(v) => Ok((v, p.pos)),
+        None => Err(p.error()),
+    }
 }
 
 /// Fails as parse does on data that is not UTF-8.
@@ -190,9 +193,11 @@ pub fn parse_str(s: &str) -> Result<Value, SyntaxError> {
 /// The parser. Strings are found and copied a block of bytes at a time;
 /// an array's elements are gathered on a stack shared by the whole
 /// document and the array made once, at its size, from its part of it.
+/// A failure is kept in err and its steps return None.
 struct Parser<'a> {
     data: &'a [u8],
     pos: usize,
+    err: Option<SyntaxError>,
     /// A string with escapes, unescaped.
     buf: Vec<u8>,
     /// The elements of the arrays being parsed, innermost last.
@@ -201,7 +206,10 @@ struct Parser<'a> {
 
 impl<'a> Parser<'a> {
     fn new(data: &'a [u8], pos: usize) -> Parser<'a> {
-        Parser { data, pos, buf: Vec::new(), values: Vec::new() }
+        Parser { data, pos, err: None, buf: Vec::new(), values: Vec::new() }
+    }
+    fn error(&mut self) -> SyntaxError {
+        self.err.take().unwrap_or_else(|| SyntaxError { offset: self.pos, reason: "invalid JSON".to_string() })
     }
     #[inline]
     fn skip(&mut self) {
@@ -214,55 +222,66 @@ impl<'a> Parser<'a> {
     fn fail(&self, reason: &str) -> SyntaxError {
         SyntaxError { offset: self.pos, reason: reason.to_string() }
     }
+    /// Fails with reason at offset.
     #[cold]
-    fn unexpected(&self) -> SyntaxError {
-        if self.pos >= self.data.len() {
+    #[inline(never)]
+    fn fail_at<T>(&mut self, offset: usize, reason: &str) -> Option<T> {
+        self.err = Some(SyntaxError { offset, reason: reason.to_string() });
+        None
+    }
+    /// Fails at the byte where the parser is.
+    #[cold]
+    #[inline(never)]
+    fn unexpected<T>(&mut self) -> Option<T> {
+        let e = if self.pos >= self.data.len() {
             self.fail("unexpected end of input")
         } else {
             self.fail(&format!("unexpected byte 0x{:02x}", self.data[self.pos]))
-        }
+        };
+        self.err = Some(e);
+        None
     }
     #[inline]
     fn peek(&self) -> Option<u8> {
         self.data.get(self.pos).copied()
     }
-    fn literal(&mut self, word: &[u8], v: Value) -> Result<Value, SyntaxError> {
+    fn literal(&mut self, word: &[u8], v: Value) -> Option<Value> {
         if self.data.len() - self.pos >= word.len() && &self.data[self.pos..self.pos + word.len()] == word {
             self.pos += word.len();
-            return Ok(v);
+            return Some(v);
         }
         for &c in word {
             if self.peek() != Some(c) {
-                return Err(self.unexpected());
+                return self.unexpected();
             }
             self.pos += 1;
         }
-        Ok(v)
+        Some(v)
     }
-    fn value(&mut self, depth: usize) -> Result<Value, SyntaxError> {
+    fn value(&mut self, depth: usize) -> Option<Value> {
         let c = match self.peek() {
             Some(c) => c,
-            None => return Err(self.unexpected()),
+            None => return self.unexpected(),
         };
         match c {
-            b'"' => Ok(Value::String(self.string()?)),
+            b'"' => Some(Value::String(self.string()?)),
             b'-' | b'0'..=b'9' => self.number(),
-            b'{' | b'[' if depth >= MAX_DEPTH => Err(self.fail("nesting deeper than 1000")),
+            b'{' | b'[' if depth >= MAX_DEPTH => self.fail_at(self.pos, "nesting deeper than 1000"),
             b'{' => self.object(depth),
             b'[' => self.array(depth),
             b't' => self.literal(b"true", Value::Bool(true)),
             b'f' => self.literal(b"false", Value::Bool(false)),
             b'n' => self.literal(b"null", Value::Null),
-            _ => Err(self.unexpected()),
+            _ => self.unexpected(),
         }
     }
-    fn object(&mut self, depth: usize) -> Result<Value, SyntaxError> {
+    fn object(&mut self, depth: usize) -> Option<Value> {
         self.pos += 1;
         self.skip();
         let mut m = Map::new();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(Value::Object(m));
+            return Some(Value::Object(m));
         }
         // Four members a loop iteration. Inserted as they come, a repeated
         // key counts the last time.
@@ -280,20 +299,20 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        Ok(Value::Object(m))
+        Some(Value::Object(m))
     }
     /// One member of an object and the comma or brace after it; true at
     /// the object's end.
     #[inline]
-    fn member(&mut self, depth: usize, m: &mut Map) -> Result<bool, SyntaxError> {
+    fn member(&mut self, depth: usize, m: &mut Map) -> Option<bool> {
         self.skip();
         if self.peek() != Some(b'"') {
-            return Err(self.unexpected());
+            return self.unexpected();
         }
         let k = self.string()?;
         self.skip();
         if self.peek() != Some(b':') {
-            return Err(self.unexpected());
+            return self.unexpected();
         }
         self.pos += 1;
         self.skip();
@@ -304,26 +323,26 @@ impl<'a> Parser<'a> {
     /// Past the comma or the closing bracket after a member or an
     /// element; true at the closing bracket.
     #[inline]
-    fn after(&mut self, close: u8) -> Result<bool, SyntaxError> {
+    fn after(&mut self, close: u8) -> Option<bool> {
         self.skip();
         match self.peek() {
             Some(b',') => {
                 self.pos += 1;
-                Ok(false)
+                Some(false)
             }
             Some(c) if c == close => {
                 self.pos += 1;
-                Ok(true)
+                Some(true)
             }
-            _ => Err(self.unexpected()),
+            _ => self.unexpected(),
         }
     }
-    fn array(&mut self, depth: usize) -> Result<Value, SyntaxError> {
+    fn array(&mut self, depth: usize) -> Option<Value> {
         self.pos += 1;
         self.skip();
         if self.peek() == Some(b']') {
             self.pos += 1;
-            return Ok(Value::Array(Vec::new()));
+            return Some(Value::Array(Vec::new()));
         }
         let base = self.values.len();
         // Four elements a loop iteration.
@@ -349,12 +368,12 @@ impl<'a> Parser<'a> {
             self.values.set_len(base);
             v
         };
-        Ok(Value::Array(a))
+        Some(Value::Array(a))
     }
     /// One element of an array and the comma or bracket after it; true at
     /// the array's end.
     #[inline]
-    fn element(&mut self, depth: usize) -> Result<bool, SyntaxError> {
+    fn element(&mut self, depth: usize) -> Option<bool> {
         self.skip();
         let v = self.value(depth + 1)?;
         self.values.push(v);
@@ -368,7 +387,7 @@ impl<'a> Parser<'a> {
         self.pos = end;
         some
     }
-    fn number(&mut self) -> Result<Value, SyntaxError> {
+    fn number(&mut self) -> Option<Value> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -376,12 +395,12 @@ impl<'a> Parser<'a> {
         if self.peek() == Some(b'0') {
             self.pos += 1;
         } else if !self.digits() {
-            return Err(SyntaxError { offset: start, reason: "invalid number".to_string() });
+            return self.fail_at(start, "invalid number");
         }
         if self.peek() == Some(b'.') {
             self.pos += 1;
             if !self.digits() {
-                return Err(SyntaxError { offset: start, reason: "invalid number".to_string() });
+                return self.fail_at(start, "invalid number");
             }
         }
         if let Some(b'e') | Some(b'E') = self.peek() {
@@ -390,11 +409,11 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
             if !self.digits() {
-                return Err(SyntaxError { offset: start, reason: "invalid number".to_string() });
+                return self.fail_at(start, "invalid number");
             }
         }
         // A number is ASCII.
-        Ok(Value::Number(crate::bytes::string_of(&self.data[start..self.pos])))
+        Some(Value::Number(crate::bytes::string_of(&self.data[start..self.pos])))
     }
     fn hex4(&self, at: usize) -> Option<u32> {
         if at + 4 > self.data.len() {
@@ -414,19 +433,20 @@ impl<'a> Parser<'a> {
     }
     /// A string; a lone surrogate escape becomes U+FFFD (as in Go).
     #[inline]
-    fn string(&mut self) -> Result<String, SyntaxError> {
+    fn string(&mut self) -> Option<String> {
         let start = self.pos + 1;
         let stop = crate::bytes::string_stop(self.data, start);
         if stop < self.data.len() && self.data[stop] == b'"' {
             self.pos = stop + 1;
             // Valid: the input is UTF-8 and '"' is ASCII.
-            return Ok(crate::bytes::string_of(&self.data[start..stop]));
+            return Some(crate::bytes::string_of(&self.data[start..stop]));
         }
         self.escaped(start, stop)
     }
     /// The rest of a string that does not end at stop, its first byte
     /// that is not plain: from start, unescaped into buf.
-    fn escaped(&mut self, start: usize, stop: usize) -> Result<String, SyntaxError> {
+    #[inline(never)]
+    fn escaped(&mut self, start: usize, stop: usize) -> Option<String> {
         let mut buf = core::mem::take(&mut self.buf);
         buf.clear();
         crate::bytes::extend(&mut buf, &self.data[start..stop]);
@@ -442,27 +462,27 @@ impl<'a> Parser<'a> {
         self.buf = buf;
         r
     }
-    /// At the byte that ended a plain run: the string's end (Some(Ok)), a
-    /// failure (Some(Err)), or an escape, which goes into buf with the
+    /// At the byte that ended a plain run: the string's end (Some(Some)),
+    /// a failure (Some(None)), or an escape, which goes into buf with the
     /// plain run after it (None).
     #[inline]
-    fn escape(&mut self, buf: &mut Vec<u8>) -> Option<Result<(), SyntaxError>> {
+    fn escape(&mut self, buf: &mut Vec<u8>) -> Option<Option<()>> {
         let c = match self.peek() {
             Some(c) => c,
-            None => return Some(Err(self.fail("unexpected end of input"))),
+            None => return Some(self.fail_at(self.pos, "unexpected end of input")),
         };
         if c == b'"' {
             self.pos += 1;
-            return Some(Ok(()));
+            return Some(Some(()));
         }
         if c < 0x20 {
-            return Some(Err(self.fail("control character in string")));
+            return Some(self.fail_at(self.pos, "control character in string"));
         }
         let esc = match self.data.get(self.pos + 1) {
             Some(&e) => e,
             None => {
                 self.pos += 1;
-                return Some(Err(self.fail("unexpected end of input")));
+                return Some(self.fail_at(self.pos, "unexpected end of input"));
             }
         };
         if let Some(b) = crate::bytes::simple_escape(esc) {
@@ -471,11 +491,11 @@ impl<'a> Parser<'a> {
             self.pos += 2;
         } else {
             if esc != b'u' {
-                return Some(Err(self.fail("invalid escape")));
+                return Some(self.fail_at(self.pos, "invalid escape"));
             }
             let mut r = match self.hex4(self.pos + 2) {
                 Some(r) => r,
-                None => return Some(Err(self.fail("invalid escape"))),
+                None => return Some(self.fail_at(self.pos, "invalid escape")),
             };
             self.pos += 6;
             if (0xD800..0xE000).contains(&r) {
@@ -522,25 +542,51 @@ pub(crate) fn encode_bytes(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
         Value::Number(n) => extend(out, if n.is_empty() { b"0" } else { n.as_bytes() }),
         Value::Float(f) => write_float(*f, out)?,
         Value::String(s) => quote_bytes(s.as_bytes(), out),
+        // Four elements or members a loop iteration.
         Value::Array(a) => {
             byte(out, b'[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
+            if let Some(x) = a.first() {
+                encode_bytes(x, out)?;
+            }
+            let mut i = 1;
+            while i + 4 <= a.len() {
+                for x in [&a[i], &a[i + 1], &a[i + 2], &a[i + 3]] {
                     byte(out, b',');
+                    encode_bytes(x, out)?;
                 }
+                i += 4;
+            }
+            for x in a.iter().skip(i) {
+                byte(out, b',');
                 encode_bytes(x, out)?;
             }
             byte(out, b']');
         }
         Value::Object(m) => {
             byte(out, b'{');
-            for (i, (k, x)) in m.iter().enumerate() {
-                if i > 0 {
-                    byte(out, b',');
-                }
+            let mut members = m.iter();
+            if let Some((k, x)) = members.next() {
                 quote_bytes(k.as_bytes(), out);
                 byte(out, b':');
                 encode_bytes(x, out)?;
+            }
+            macro_rules! member {
+                () => {
+                    let (k, x) = match members.next() {
+                        Some(kx) => kx,
+                        None => break,
+                    };
+                    byte(out, b',');
+                    quote_bytes(k.as_bytes(), out);
+                    byte(out, b':');
+                    encode_bytes(x, out)?;
+                };
+            }
+            loop {
+                member!();
+                member!();
+                member!();
+                member!();
             }
             byte(out, b'}');
         }
