@@ -336,6 +336,13 @@ func (p *parser) str() (string, error) {
 func (p *parser) decodeStr() (string, error) {
 	data, i := p.data, p.pos+1 // after the opening quote
 	start := i
+	for i+8 <= len(data) {
+		if m := stringSpecial8(load64(data, i)); m != 0 {
+			i += firstMarked(m)
+			break
+		}
+		i += 8
+	}
 	for i < len(data) && abi.IsPlainStringByte(data[i]) {
 		i++
 	}
@@ -357,9 +364,34 @@ func (p *parser) decodeStr() (string, error) {
 	out := p.scratch
 	w := copy(out, data[start:i])
 	for {
-		if i >= len(data) {
-			p.pos = i
-			return "", p.fail("unexpected end of input")
+		// A run of plain bytes, eight at a time: each word is stored
+		// whole, and the bytes past the run are written over next. The
+		// text ahead is never shorter than the room left in out (a
+		// decoded string is never longer than its text), so the word
+		// fits.
+		for i+8 <= len(data) {
+			x := load64(data, i)
+			store64(out, w, x)
+			if m := stringSpecial8(x); m != 0 {
+				k := firstMarked(m)
+				i += k
+				w += k
+				break
+			}
+			i += 8
+			w += 8
+		}
+		if i+1 >= len(data) {
+			if i >= len(data) {
+				p.pos = i
+				return "", p.fail("unexpected end of input")
+			}
+		} else if data[i] == '\\' && escapeSame[data[i+1]] {
+			// \", \\ or \/, the escapes of JSON text held in a string.
+			out[w] = data[i+1]
+			w++
+			i += 2
+			continue
 		}
 		c := data[i]
 		if abi.IsPlainStringByte(c) {
@@ -434,6 +466,9 @@ func (p *parser) decodeStr() (string, error) {
 		i += 2
 	}
 }
+
+// escapeSame are the escaped bytes that stand for themselves.
+var escapeSame = [256]bool{'"': true, '\\': true, '/': true}
 
 // EncodeJSON writes v canonically. Besides the shared model it accepts the
 // Go types plugins naturally build: float64 and the integer types, []string,
