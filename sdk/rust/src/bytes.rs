@@ -67,6 +67,24 @@ pub(crate) fn simple_escape(e: u8) -> Option<u8> {
     }
 }
 
+/// Appends s quoted to out when none of its bytes needs escaping (see
+/// quote_stop); false, and out as it was, when one does.
+#[inline]
+pub(crate) fn quote_plain(s: &[u8], out: &mut Vec<u8>) -> bool {
+    if imp::stop::<QuoteStop>(s, 0) < s.len() {
+        return false;
+    }
+    reserve(out, s.len() + 2);
+    unsafe {
+        let d = out.as_mut_ptr().add(out.len());
+        *d = b'"';
+        imp::copy(d.add(1), s.as_ptr(), s.len());
+        *d.add(1 + s.len()) = b'"';
+        out.set_len(out.len() + s.len() + 2);
+    }
+    true
+}
+
 /// Length of s's ASCII prefix.
 #[inline]
 pub(crate) fn ascii_len(s: &[u8]) -> usize {

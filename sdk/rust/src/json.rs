@@ -683,6 +683,9 @@ pub(crate) fn quote_into(s: &str, out: &mut String) {
 /// block at a time.
 pub(crate) fn quote_bytes(s: &[u8], out: &mut Vec<u8>) {
     use crate::bytes::{extend, quote_stop};
+    if crate::bytes::quote_plain(s, out) {
+        return;
+    }
     crate::bytes::reserve(out, s.len() + 2);
     out.push(b'"');
     let mut start = 0;
