@@ -99,3 +99,33 @@ func assertWhole(t *testing.T, path string, n int) {
 		t.Fatalf("journal holds %d records (%d lines), want %d", got, bytes.Count(data, []byte("\n")), n)
 	}
 }
+
+// Records appended together that do not fit are all cut back: the journal
+// holds the records appended before them, whole, and nothing of theirs.
+func TestAppendAllOnAFullDisk(t *testing.T) {
+	dir, _ := journaltest.Tmpfs(t, "160k")
+	path := filepath.Join(dir, FileName)
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for i := 0; ; i += 4 {
+		batch := []*result.CaseRecord{bigRecord(i), bigRecord(i + 1), bigRecord(i + 2), bigRecord(i + 3)}
+		err := w.AppendAll(batch)
+		if err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("append on a full disk: %v", err)
+			}
+			break
+		}
+		kept += len(batch)
+		if w.Kept() != kept {
+			t.Fatalf("kept %d, want %d", w.Kept(), kept)
+		}
+	}
+	if kept == 0 || w.Kept() != kept {
+		t.Fatalf("kept %d (writer: %d)", kept, w.Kept())
+	}
+	assertWhole(t, path, kept)
+}

@@ -3,6 +3,8 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/wasmeval/wasmeval/engine/result"
 )
 
 // Head is what names a record's case: its checkpoint, group and id. A
@@ -26,7 +28,11 @@ func (r *Reader) Head(line []byte, offset int64) (Head, error) {
 	if err != nil {
 		return Head{}, err
 	}
-	return Head{Checkpoint: rec.Checkpoint, Group: rec.Group, ID: rec.ID}, nil
+	return headOf(rec), nil
+}
+
+func headOf(r *result.CaseRecord) Head {
+	return Head{Checkpoint: r.Checkpoint, Group: r.Group, ID: r.ID}
 }
 
 // QuickHead is the head of a record line when it can be read from the

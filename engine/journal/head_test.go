@@ -71,9 +71,9 @@ func TestHeadIsWhatTheRecordSays(t *testing.T) {
 	}
 }
 
-// ReadParallel gives what ReadOffsets gives, in the same order, and stops
-// at the same corrupt line.
-func TestReadParallelIsReadOffsets(t *testing.T) {
+// ReadHeads gives what ReadOffsets gives, in the same order, and stops at
+// the same corrupt line.
+func TestReadHeadsIsReadOffsets(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	w, err := Create(path)
 	if err != nil {
@@ -90,9 +90,9 @@ func TestReadParallelIsReadOffsets(t *testing.T) {
 	}
 	w.Close()
 	type rec struct {
-		id        string
-		off       int64
-		size, out int
+		id   string
+		off  int64
+		size int
 	}
 	var want []rec
 	var next int64
@@ -100,7 +100,7 @@ func TestReadParallelIsReadOffsets(t *testing.T) {
 		if off != next && len(want) > 0 {
 			want[len(want)-1].size = int(off - want[len(want)-1].off)
 		}
-		want = append(want, rec{r.ID, off, 0, len(r.Result.Output)})
+		want = append(want, rec{r.ID, off, 0})
 		next = off
 		return nil
 	}); err != nil {
@@ -110,8 +110,8 @@ func TestReadParallelIsReadOffsets(t *testing.T) {
 	want[len(want)-1].size = int(st.Size() - want[len(want)-1].off)
 	for _, workers := range []int{1, 2, 5} {
 		var got []rec
-		err := ReadParallel(path, workers, func(r *result.CaseRecord, line []byte) rec {
-			return rec{r.ID, 0, len(line), len(r.Result.Output)}
+		err := ReadHeads(path, workers, func(h Head, line []byte) rec {
+			return rec{h.ID, 0, len(line)}
 		}, func(v rec, off int64, size int) error {
 			if size != v.size {
 				t.Fatalf("size %d for a line of %d", size, v.size)
@@ -134,14 +134,14 @@ func TestReadParallelIsReadOffsets(t *testing.T) {
 	wantErr := ReadOffsets(path, func(*result.CaseRecord, int64) error { n++; return nil })
 	for _, workers := range []int{1, 4} {
 		m := 0
-		err := ReadParallel(path, workers, func(*result.CaseRecord, []byte) bool { return true }, func(bool, int64, int) error { m++; return nil })
+		err := ReadHeads(path, workers, func(Head, []byte) bool { return true }, func(bool, int64, int) error { m++; return nil })
 		if err == nil || err.Error() != wantErr.Error() || m != n {
 			t.Errorf("workers=%d: %v after %d records; ReadOffsets: %v after %d", workers, err, m, wantErr, n)
 		}
 	}
 	// fn's error stops it.
 	stop := errors.New("stop")
-	if err := ReadParallel(path, 3, func(*result.CaseRecord, []byte) bool { return true }, func(bool, int64, int) error { return stop }); err != stop {
+	if err := ReadHeads(path, 3, func(Head, []byte) bool { return true }, func(bool, int64, int) error { return stop }); err != stop {
 		t.Errorf("fn's error: %v", err)
 	}
 }

@@ -73,11 +73,14 @@ func Create(path string) (*Writer, error) {
 // a whole record, and the writer refuses every later append: the caller
 // must stop. The error is a *WriteError.
 func (w *Writer) Append(rec *result.CaseRecord) error {
-	line, err := encodeRecord(rec)
-	if err != nil {
-		return fmt.Errorf("encode result of %s: %w", rec.Key(), err)
-	}
-	line = append(line, '\n')
+	return w.AppendAll([]*result.CaseRecord{rec})
+}
+
+// AppendAll writes records as lines, in order, as Append writes one: in
+// one write, or in writes of whole lines of at least appendChunk bytes.
+// When a write fails or is short, the journal is cut back to where the
+// first one started: none of the records is kept.
+func (w *Writer) AppendAll(recs []*result.CaseRecord) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.failed != nil {
@@ -86,24 +89,59 @@ func (w *Writer) Append(rec *result.CaseRecord) error {
 	if w.f == nil {
 		return errors.New("results journal is closed")
 	}
-	n, err := w.f.Write(line)
-	if err == nil {
+	start := w.size
+	var lines []byte
+	write := func() error {
+		n, err := w.f.Write(lines)
 		w.size += int64(n)
-		w.kept++
-		return nil
+		lines = lines[:0]
+		if err == nil {
+			return nil
+		}
+		werr := &WriteError{Path: w.path, Err: err, Partial: w.size > start}
+		if w.size > start {
+			if terr := w.f.Truncate(start); terr != nil {
+				werr.CutErr = terr
+			}
+		}
+		w.size = start
+		// The run stops now; what it writes next (its manifest, its
+		// summaries) gets the room kept for it.
+		w.reserve.release()
+		w.failed = werr
+		return werr
 	}
-	werr := &WriteError{Path: w.path, Err: err, Partial: n > 0}
-	if n > 0 {
-		if terr := w.f.Truncate(w.size); terr != nil {
-			werr.CutErr = terr
+	for i, rec := range recs {
+		var err error
+		if lines, err = appendEncoded(lines, rec); err != nil {
+			err = fmt.Errorf("encode result of %s: %w", rec.Key(), err)
+			if w.size > start {
+				// Lines of earlier records are written: cut back.
+				if terr := w.f.Truncate(start); terr != nil {
+					w.failed = &WriteError{Path: w.path, Err: err, Partial: true, CutErr: terr}
+					return w.failed
+				}
+				w.size = start
+			}
+			return err
+		}
+		lines = append(lines, '\n')
+		if len(lines) >= appendChunk && i < len(recs)-1 {
+			if err := write(); err != nil {
+				return err
+			}
 		}
 	}
-	// The run stops now; what it writes next (its manifest, its
-	// summaries) gets the room kept for it.
-	w.reserve.release()
-	w.failed = werr
-	return werr
+	if err := write(); err != nil {
+		return err
+	}
+	w.kept += len(recs)
+	return nil
 }
+
+// appendChunk is how many bytes of lines AppendAll holds before it writes
+// them.
+const appendChunk = 1 << 20
 
 // Kept is how many records this writer appended.
 func (w *Writer) Kept() int {

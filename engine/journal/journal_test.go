@@ -2,6 +2,7 @@ package journal
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,5 +139,46 @@ func TestOffsetsAndRepair(t *testing.T) {
 	}
 	if strings.Join(ids, ",") != "a,b,c,e" {
 		t.Fatalf("after repair and append: %v", ids)
+	}
+}
+
+// Records appended together are read back in order, whole, however many
+// writes they take; one that cannot be encoded leaves none of them.
+func TestAppendAll(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []*result.CaseRecord
+	for i := 0; i < 300; i++ {
+		recs = append(recs, &result.CaseRecord{Checkpoint: "c", Group: "g", ID: fmt.Sprint(i), Result: result.Outcome{Output: strings.Repeat("x", i*50)}})
+	}
+	if err := w.AppendAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	bad := []*result.CaseRecord{recs[0], {ID: "nan", Score: math.NaN()}}
+	for i := 0; i < 30; i++ {
+		bad = append([]*result.CaseRecord{{ID: "big", Result: result.Outcome{Output: strings.Repeat("y", 100<<10)}}}, bad...)
+	}
+	if err := w.AppendAll(bad); err == nil || !strings.Contains(err.Error(), "encode result of") {
+		t.Fatalf("a record that cannot be encoded: %v", err)
+	}
+	if err := w.Append(recs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if w.Kept() != 301 {
+		t.Errorf("kept %d", w.Kept())
+	}
+	w.Close()
+	var ids []string
+	if err := Read(path, func(r *result.CaseRecord) error {
+		ids = append(ids, r.ID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != 301 || ids[299] != "299" || ids[300] != "1" {
+		t.Errorf("read back %d records: ...%v", len(ids), ids[max(0, len(ids)-3):])
 	}
 }

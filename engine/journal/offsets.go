@@ -93,15 +93,16 @@ func cut(f *os.File, path string, size int64) error {
 	return nil
 }
 
-// ReadParallel streams the journal like ReadOffsets, decoding its lines on
-// up to workers goroutines at once: each record and its line (newline
-// included) go to keep, on the worker that decoded it (so keep must be
-// safe for concurrent use), and what keep makes of them goes to fn with
-// the line's offset and length, in file order, from one goroutine. The
-// first corrupt line in file order stops it, as it stops ReadOffsets. It
-// holds a few chunks of lines per worker at once, and what keep makes of
-// them, never the journal.
-func ReadParallel[T any](path string, workers int, keep func(rec *result.CaseRecord, line []byte) T, fn func(v T, offset int64, size int) error) error {
+// ReadHeads streams the heads of the journal's records: it checks every
+// line as ReadOffsets does (the first corrupt line in file order stops
+// it), on up to workers goroutines at once, but decodes only each
+// record's head. Each head and its line (newline included) go to keep,
+// on the worker that read them (so keep must be safe for concurrent
+// use), and what keep makes of them goes to fn with the line's offset
+// and length, in file order, from one goroutine. It holds a few chunks of
+// lines per worker at once, and what keep makes of them, never the
+// journal.
+func ReadHeads[T any](path string, workers int, keep func(h Head, line []byte) T, fn func(v T, offset int64, size int) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open results journal: %w", err)
@@ -109,11 +110,11 @@ func ReadParallel[T any](path string, workers int, keep func(rec *result.CaseRec
 	defer f.Close()
 	if workers < 2 {
 		return lines(f, func(line []byte, lineNo int, off int64) error {
-			rec, err := decodeLine(path, lineNo, line)
+			rec, err := decodeLineWith(decodeHead, path, lineNo, line)
 			if err != nil {
 				return err
 			}
-			return fn(keep(rec, line), off, len(line))
+			return fn(keep(headOf(rec), line), off, len(line))
 		})
 	}
 	done := make(chan struct{})
@@ -184,7 +185,7 @@ func ReadParallel[T any](path string, workers int, keep func(rec *result.CaseRec
 	return readErr
 }
 
-// Chunks of lines ReadParallel decodes at once.
+// Chunks of lines ReadHeads decodes at once.
 const (
 	chunkBytes = 256 << 10
 	chunkLines = 256
@@ -202,18 +203,18 @@ type lineChunk[T any] struct {
 	done      chan struct{}
 }
 
-func (c *lineChunk[T]) decode(path string, keep func(*result.CaseRecord, []byte) T) {
+func (c *lineChunk[T]) decode(path string, keep func(Head, []byte) T) {
 	defer close(c.done)
 	c.kept = make([]T, len(c.offs))
 	start := 0
 	for i := range c.offs {
 		line := c.data[start:c.ends[i]]
-		rec, err := decodeLine(path, c.firstLine+i, line)
+		rec, err := decodeLineWith(decodeHead, path, c.firstLine+i, line)
 		if err != nil {
 			c.err, c.errAt = err, i
 			break
 		}
-		c.kept[i] = keep(rec, line)
+		c.kept[i] = keep(headOf(rec), line)
 		start = c.ends[i]
 	}
 	c.data = nil

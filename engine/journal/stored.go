@@ -41,6 +41,11 @@ type storedAttribute struct {
 
 // encodeRecord encodes rec as one journal line, without its newline.
 func encodeRecord(rec *result.CaseRecord) ([]byte, error) {
+	return appendEncoded(nil, rec)
+}
+
+// appendEncoded appends encodeRecord's line to b.
+func appendEncoded(b []byte, rec *result.CaseRecord) ([]byte, error) {
 	s := storedRecord{CaseRecord: rec, Attributes: make([]storedAttribute, len(rec.Attributes))}
 	for i, a := range rec.Attributes {
 		s.Attributes[i].AttributeResult = a
@@ -55,18 +60,50 @@ func encodeRecord(rec *result.CaseRecord) ([]byte, error) {
 			s.Attributes[i].ActualFrom, s.Attributes[i].Actual = fromStderr, nil
 		}
 	}
-	return json.Marshal(s)
+	if fastCodec {
+		if line, err := appendRecord(b, &s); err == nil {
+			return line, nil
+		}
+	}
+	line, err := json.Marshal(s) // which says why, as it always has
+	if err != nil {
+		return nil, err
+	}
+	return append(b, line...), nil
 }
 
 // decodeRecord decodes a journal line's body, putting referred values back.
 func decodeRecord(body []byte) (*result.CaseRecord, error) {
-	var rec result.CaseRecord
-	s := storedRecord{CaseRecord: &rec}
-	if err := unmarshal(body, &s); err != nil {
-		return nil, err
+	return decodeAs(body, decodeWhole)
+}
+
+// decodeWithoutAttributes is decodeRecord passing over the attributes:
+// their values are never built (the record's are nil).
+func decodeWithoutAttributes(body []byte) (*result.CaseRecord, error) {
+	return decodeAs(body, decodeNoAttribute)
+}
+
+// decodeHead decodes a record's head, checking that the rest is a record
+// as decodeRecord does: the record it returns may hold nothing else.
+func decodeHead(body []byte) (*result.CaseRecord, error) {
+	return decodeAs(body, decodeHeadOnly)
+}
+
+// decodeAs decodes a line's body in a mode of fastDecode's, through it
+// when it can, else through encoding/json.
+func decodeAs(body []byte, mode int) (*result.CaseRecord, error) {
+	rec, stored, ok := fastDecode(body, mode)
+	if !ok {
+		var err error
+		if rec, stored, err = slowDecode(body, mode); err != nil {
+			return nil, err
+		}
 	}
-	rec.Attributes = make([]verify.AttributeResult, len(s.Attributes))
-	for i, a := range s.Attributes {
+	if mode != decodeWhole {
+		return rec, nil
+	}
+	rec.Attributes = make([]verify.AttributeResult, len(stored))
+	for i, a := range stored {
 		rec.Attributes[i] = a.AttributeResult
 		switch a.ActualFrom {
 		case "":
@@ -78,21 +115,35 @@ func decodeRecord(body []byte) (*result.CaseRecord, error) {
 			return nil, fmt.Errorf("attribute %d: actual_from %q: expected %q or %q", i, a.ActualFrom, fromOutput, fromStderr)
 		}
 	}
-	return &rec, nil
+	return rec, nil
 }
 
-// decodeWithoutAttributes is decodeRecord passing over the attributes:
-// their values are never built.
-func decodeWithoutAttributes(body []byte) (*result.CaseRecord, error) {
-	var rec result.CaseRecord
-	s := struct {
-		*result.CaseRecord
-		Attributes skipped `json:"attributes"`
-	}{CaseRecord: &rec}
-	if err := unmarshal(body, &s); err != nil {
-		return nil, err
+// slowDecode is fastDecode through encoding/json, for any line. The head
+// is decoded with the whole record.
+func slowDecode(body []byte, mode int) (*result.CaseRecord, []storedAttribute, error) {
+	rec := &result.CaseRecord{}
+	if mode == decodeNoAttribute {
+		s := struct {
+			*result.CaseRecord
+			Attributes skipped `json:"attributes"`
+		}{CaseRecord: rec}
+		return rec, nil, unmarshal(body, &s)
 	}
-	return &rec, nil
+	s := storedRecord{CaseRecord: rec}
+	if err := unmarshal(body, &s); err != nil {
+		return nil, nil, err
+	}
+	if mode == decodeHeadOnly {
+		// Checked as a whole record is.
+		for i, a := range s.Attributes {
+			switch a.ActualFrom {
+			case "", fromOutput, fromStderr:
+			default:
+				return nil, nil, fmt.Errorf("attribute %d: actual_from %q: expected %q or %q", i, a.ActualFrom, fromOutput, fromStderr)
+			}
+		}
+	}
+	return rec, s.Attributes, nil
 }
 
 // skipped is a JSON value decoded into nothing.

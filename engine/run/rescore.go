@@ -318,8 +318,10 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 	var left leftOut
 	var mu sync.Mutex // guards builder, out and the first journal error
 	var journalErr error
-	record := func(rec *result.CaseRecord, was *result.CaseRecord) error {
-		if err := jw.Append(rec); err != nil {
+	// record appends a batch's new records (in one write) and counts
+	// them; was are their recorded ones.
+	record := func(recs, was []*result.CaseRecord) error {
+		if err := jw.AppendAll(recs); err != nil {
 			mu.Lock()
 			if journalErr == nil {
 				journalErr = err
@@ -329,16 +331,20 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 			return err
 		}
 		mu.Lock()
-		builder.Add(rec)
-		out.Rescored++
-		if rec.Passed != was.Passed {
-			out.VerdictsChanged++
-		}
-		if rec.Score != was.Score {
-			out.ScoresChanged++
+		for i, rec := range recs {
+			builder.Add(rec)
+			out.Rescored++
+			if rec.Passed != was[i].Passed {
+				out.VerdictsChanged++
+			}
+			if rec.Score != was[i].Score {
+				out.ScoresChanged++
+			}
 		}
 		mu.Unlock()
-		to.Progress.CaseFinished(rec)
+		for _, rec := range recs {
+			to.Progress.CaseFinished(rec)
+		}
 		return nil
 	}
 	groupErr := func(j *groupJob, msg string) {
@@ -466,7 +472,7 @@ type groupRescorer struct {
 	env       verify.Env
 	recorded  *groupRecords
 	artifacts string
-	record    func(rec, was *result.CaseRecord) error
+	record    func(recs, was []*result.CaseRecord) error
 	groupErr  func(j *groupJob, msg string)
 
 	keepHistory bool
@@ -628,10 +634,12 @@ func (r *groupRescorer) flush(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for i, rec := range recs {
-		if err := r.record(rec, r.batch[i].was); err != nil {
-			return err
-		}
+	was := make([]*result.CaseRecord, len(r.batch))
+	for i, it := range r.batch {
+		was[i] = it.was
+	}
+	if err := r.record(recs, was); err != nil {
+		return err
 	}
 	clear(r.batch) // the records are written: let them go
 	r.batch, r.batchBytes = r.batch[:0], 0

@@ -54,7 +54,7 @@ type groupSpans struct {
 
 type span struct{ start, end int64 }
 
-// indexJournal reads the journal at path once, decoding every line (on
+// indexJournal reads the journal at path once, checking every line (on
 // every core), so that a corrupt line is found before anything is
 // written: it is an error listing every corrupt line of the journal.
 func indexJournal(path string) (*journalIndex, error) {
@@ -65,11 +65,11 @@ func indexJournal(path string) (*journalIndex, error) {
 		name  groupName
 		quick bool
 	}
-	keep := func(r *result.CaseRecord, line []byte) kept {
-		h, ok := journal.QuickHead(line)
-		return kept{groupName{r.Checkpoint, r.Group}, ok && h == journal.Head{Checkpoint: r.Checkpoint, Group: r.Group, ID: r.ID}}
+	keep := func(h journal.Head, line []byte) kept {
+		q, ok := journal.QuickHead(line)
+		return kept{groupName{h.Checkpoint, h.Group}, ok && q == h}
 	}
-	err := journal.ReadParallel(path, runtime.GOMAXPROCS(0), keep, func(k kept, off int64, size int) error {
+	err := journal.ReadHeads(path, runtime.GOMAXPROCS(0), keep, func(k kept, off int64, size int) error {
 		g := last
 		if g == nil || g.name != k.name {
 			if g = idx.groups[k.name]; g == nil {
