@@ -633,20 +633,22 @@ impl<'a> SpanScanner<'a> {
             }
         }
     }
-    /// Moves past a string, from its opening quote to its closing one.
+    /// Moves past a string, from its opening quote to its closing one
+    /// (its plain runs a block of bytes at a time).
     fn string(&mut self) -> bool {
         let mut i = self.pos + 1;
-        while i < self.data.len() {
-            match self.data[i] {
-                b'"' => {
+        loop {
+            i = crate::bytes::string_stop(self.data, i);
+            match self.data.get(i) {
+                None => return false,
+                Some(b'"') => {
                     self.pos = i + 1;
                     return true;
                 }
-                b'\\' => i += 2,
-                _ => i += 1,
+                Some(b'\\') => i += 2,
+                Some(_) => i += 1,
             }
         }
-        false
     }
 }
 
