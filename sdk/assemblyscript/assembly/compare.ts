@@ -3,7 +3,7 @@
 // Rust SDKs.
 
 import { Value, Kind, quote, formatFloat, numberValue, sortedKeys } from "./json";
-import { Doc, sameText, compareKeyNodes } from "./tape";
+import { Doc, sameText, sameBytes, keyOrder, nodeText, nKind, nA, nB, nAddr, nNext, order, ordAt } from "./tape";
 import { Diff, DiffEntry } from "./models";
 
 export const MAX_DIFF_ENTRIES = 50;
@@ -19,7 +19,13 @@ export class JSONOptions {
  * with its path, capped at MAX_DIFF_ENTRIES, and a one-line summary. */
 export function compareJSON(expected: Value, actual: Value, opts: JSONOptions): Diff | null {
   const c = new Comparer(opts);
+  const saved = cmp;
+  cmp = c;
+  pathDepth = 0;
+  marksTop = 0;
+  elemsTop = 0;
   c.compare(expected, actual);
+  cmp = saved;
   if (c.diff.entries.length == 0 && !c.diff.truncated) return null;
   c.diff.summary = summarize(c.diff.entries, c.diff.truncated);
   return c.diff;
@@ -29,19 +35,218 @@ function numText(v: Value): string {
   return v.kind == Kind.Float ? formatFloat(v.f) : v.s;
 }
 
-// A step of the path of the value being compared.
-const STEP_KEY = 0; // an object key given as a string
-const STEP_NODE = 1; // an object key given as a document's key node
+// The path of the value being compared, from "$": steps of three i32 (a
+// kind, then a tape and key node, or an index into the comparer's keys, or
+// an array index), written out only for a difference. A stack in a global,
+// shared by every comparison (they do not nest).
+const STEP_KEY = 0; // an object key given as a string (Comparer.keys)
+const STEP_NODE = 1; // an object key given as a tape's key node
 const STEP_INDEX = 2; // an array index
+let pathBuf = new StaticArray<i32>(96);
+let pathDepth = 0;
+
+// @ts-ignore: decorator
+@inline function pathPush(kind: i32, x: i32, y: i32): void {
+  let at = pathDepth * 3;
+  if (at + 3 > pathBuf.length) pathGrow();
+  const p = changetype<usize>(pathBuf) + (<usize>at << 2);
+  store<i32>(p, kind);
+  store<i32>(p, x, 4);
+  store<i32>(p, y, 8);
+  pathDepth++;
+}
+function pathGrow(): void {
+  const n = new StaticArray<i32>(pathBuf.length << 1);
+  memory.copy(changetype<usize>(n), changetype<usize>(pathBuf), <usize>pathDepth * 12);
+  pathBuf = n;
+}
+
+// The comparison of two documents' nodes (see cmpNodes): the comparer
+// that notes differences, the documents (for the values a difference
+// names), the options, and whether only equality is asked.
+let cmp: Comparer | null = null;
+let cWant: Doc | null = null;
+let cGot: Doc | null = null;
+let cTol: f64 = 0;
+let cRel: f64 = 0;
+let cUnordered = false;
+let cIgnores = 0;
+let cQuick = false;
+let cDiffers = false;
+
+// Per object being compared, which of the actual object's members matched
+// one expected (a stack of bytes); per unordered list, its elements.
+let marks = new ArrayBuffer(256);
+let marksTop = 0;
+let elems = new StaticArray<i32>(64);
+let elemsTop = 0;
+
+function marksPush(n: i32): i32 {
+  const at = marksTop;
+  if (at + n > marks.byteLength) {
+    const m = new ArrayBuffer(max(at + n, marks.byteLength << 1));
+    memory.copy(changetype<usize>(m), changetype<usize>(marks), <usize>at);
+    marks = m;
+  }
+  memory.fill(changetype<usize>(marks) + <usize>at, 0, <usize>n);
+  marksTop = at + n;
+  return at;
+}
+function elemsPush(n: i32): i32 {
+  const at = elemsTop;
+  if (at + n > elems.length) {
+    const e = new StaticArray<i32>(max(at + n, elems.length << 1));
+    memory.copy(changetype<usize>(e), changetype<usize>(elems), <usize>at << 2);
+    elems = e;
+  }
+  elemsTop = at + n;
+  return at;
+}
+// @ts-ignore: decorator
+@inline function markAddr(k: i32): usize { return changetype<usize>(marks) + <usize>k; }
+// @ts-ignore: decorator
+@inline function elemAddr(k: i32): usize { return changetype<usize>(elems) + (<usize>k << 2); }
+
+const OP_TYPE = 0, OP_CHANGED = 1, OP_MISSING = 2, OP_EXTRA = 3;
+
+/** Notes a difference of the document comparison: node w of the expected
+ * document, node g of the actual one (-1 for none). */
+function cAdd(op: i32, w: i32, g: i32): void {
+  if (cQuick) { cDiffers = true; return; }
+  const name = op == OP_TYPE ? "type" : op == OP_CHANGED ? "changed" : op == OP_MISSING ? "missing" : "extra";
+  cmp!.add(name, w < 0 ? Value.null() : Value.at(cWant!, w), g < 0 ? Value.null() : Value.at(cGot!, g));
+}
+
+/** Whether key node k of the tape at t is one of the keys to ignore. */
+function ignoredNode(t: usize, k: i32): bool {
+  const keys = cmp!.ignoreBytes;
+  const p = nAddr(t, k), n = nB(t, k);
+  for (let i = 0, m = keys.length; i < m; i++) {
+    const b = unchecked(keys[i]);
+    if (b.byteLength == n && sameBytes(p, changetype<usize>(b), n)) return true;
+  }
+  return false;
+}
+
+/** Compares node wi of the expected tape (wt, key orders wo) with node gi
+ * of the actual one, as Comparer.compare compares values. */
+function cmpNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32): void {
+  if (wt == gt && wi == gi) return; // the same value
+  if (cQuick && cDiffers) return;
+  const wk = nKind(wt, wi), gk = nKind(gt, gi);
+  if (wk == Kind.Object) {
+    if (gk != Kind.Object) { cAdd(OP_TYPE, wi, gi); return; }
+    // Both objects' keys in order, walked side by side; the actual
+    // object's members that match are marked.
+    const wa = order(wt, wo, wi), ga = order(gt, go, gi);
+    const wn = ordAt(wo, wa), gn = ordAt(go, ga);
+    const mark = marksPush(gn);
+    let j = 0;
+    for (let i = 0; i < wn; i++) {
+      const k = ordAt(wo, wa + 1 + i);
+      if (cIgnores > 0 && ignoredNode(wt, k)) continue;
+      let c = 1;
+      while (j < gn) {
+        c = keyOrder(gt, ordAt(go, ga + 1 + j), wt, k);
+        if (c >= 0) break;
+        j++;
+      }
+      pathPush(STEP_NODE, <i32>wt, k);
+      if (j < gn && c == 0) {
+        store<u8>(markAddr(mark + j), 1);
+        cmpNodes(wt, wo, k + 1, gt, go, ordAt(go, ga + 1 + j) + 1);
+      } else {
+        cAdd(OP_MISSING, k + 1, -1);
+      }
+      pathDepth--;
+    }
+    for (j = 0; j < gn; j++) {
+      if (load<u8>(markAddr(mark + j)) != 0) continue;
+      const k = ordAt(go, ga + 1 + j);
+      if (cIgnores > 0 && ignoredNode(gt, k)) continue;
+      pathPush(STEP_NODE, <i32>gt, k);
+      cAdd(OP_EXTRA, -1, k + 1);
+      pathDepth--;
+    }
+    marksTop = mark;
+    return;
+  }
+  if (wk == Kind.Array) {
+    if (gk != Kind.Array) { cAdd(OP_TYPE, wi, gi); return; }
+    if (cUnordered) { unorderedNodes(wt, wo, wi, gt, go, gi); return; }
+    const wn = nA(wt, wi), gn = nA(gt, gi);
+    let wc = wi + 1, gc = gi + 1;
+    for (let i = 0, n = max(wn, gn); i < n; i++) {
+      pathPush(STEP_INDEX, i, 0);
+      if (i >= gn) cAdd(OP_MISSING, wc, -1);
+      else if (i >= wn) cAdd(OP_EXTRA, -1, gc);
+      else cmpNodes(wt, wo, wc, gt, go, gc);
+      pathDepth--;
+      if (i < wn) wc = nNext(wt, wc);
+      if (i < gn) gc = nNext(gt, gc);
+    }
+    return;
+  }
+  if (wk != gk) { cAdd(OP_TYPE, wi, gi); return; }
+  if (wk == Kind.Number) {
+    if (!sameText(wt, wi, gt, gi) && !numbersWithin(nodeText(wt, wi), nodeText(gt, gi), cTol, cRel)) cAdd(OP_CHANGED, wi, gi);
+    return;
+  }
+  let same = true;
+  if (wk == Kind.Bool) same = nA(wt, wi) == nA(gt, gi);
+  else if (wk == Kind.String) same = sameText(wt, wi, gt, gi);
+  if (!same) cAdd(OP_CHANGED, wi, gi);
+}
+
+/** Whether two nodes are equal, as cmpNodes compares them. */
+function equalNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32): bool {
+  const quick = cQuick, differs = cDiffers;
+  cQuick = true;
+  cDiffers = false;
+  cmpNodes(wt, wo, wi, gt, go, gi);
+  const equal = !cDiffers;
+  cQuick = quick;
+  cDiffers = differs;
+  return equal;
+}
+
+/** compareUnordered for two array nodes. */
+function unorderedNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32): void {
+  const wn = nA(wt, wi), gn = nA(gt, gi);
+  const want = elemsPush(wn), got = elemsPush(gn);
+  for (let i = 0, c = wi + 1; i < wn; i++) { store<i32>(elemAddr(want + i), c); c = nNext(wt, c); }
+  for (let j = 0, c = gi + 1; j < gn; j++) { store<i32>(elemAddr(got + j), c); c = nNext(gt, c); }
+  const used = marksPush(gn), found = marksPush(wn);
+  for (let i = 0; i < wn; i++) {
+    for (let j = 0; j < gn; j++) {
+      if (load<u8>(markAddr(used + j)) == 0
+        && equalNodes(wt, wo, load<i32>(elemAddr(want + i)), gt, go, load<i32>(elemAddr(got + j)))) {
+        store<u8>(markAddr(used + j), 1);
+        store<u8>(markAddr(found + i), 1);
+        break;
+      }
+    }
+  }
+  for (let i = 0; i < wn; i++) {
+    if (load<u8>(markAddr(found + i)) != 0) continue;
+    pathPush(STEP_INDEX, i, 0);
+    cAdd(OP_MISSING, load<i32>(elemAddr(want + i)), -1);
+    pathDepth--;
+  }
+  for (let j = 0; j < gn; j++) {
+    if (load<u8>(markAddr(used + j)) != 0) continue;
+    pathPush(STEP_INDEX, j, 0);
+    cAdd(OP_EXTRA, -1, load<i32>(elemAddr(got + j)));
+    pathDepth--;
+  }
+  marksTop = used;
+  elemsTop = want;
+}
 
 class Comparer {
   opts: JSONOptions;
   diff: Diff = new Diff();
-  // The path of the value being compared, from "$": steps of three i32
-  // (kind, then a document and key node, or an index), and the keys given
-  // as strings. It is written out only for a difference.
-  steps: StaticArray<i32> = new StaticArray<i32>(96);
-  depth: i32 = 0;
+  // The keys of the path given as strings (see STEP_KEY).
   keys: Array<string> = new Array<string>();
   // The keys to ignore as UTF-8, for comparing with a document's keys.
   ignoreBytes: Array<ArrayBuffer> = new Array<ArrayBuffer>();
@@ -56,45 +261,19 @@ class Comparer {
   }
 
   ignored(k: string): bool { return this.opts.ignoreKeys.includes(k); }
-  ignoredNode(d: Doc, k: i32): bool {
-    const n = this.ignoreBytes.length;
-    if (n == 0) return false;
-    const p = d.ptr(k), len = d.size(k);
-    for (let i = 0; i < n; i++) {
-      const b = unchecked(this.ignoreBytes[i]);
-      if (b.byteLength == len && sameBytesAt(p, changetype<usize>(b), len)) return true;
-    }
-    return false;
-  }
 
-  step(kind: i32, x: i32, y: i32): void {
-    let s = this.steps;
-    const at = this.depth * 3;
-    if (at + 3 > s.length) {
-      const ns = new StaticArray<i32>(s.length << 1);
-      memory.copy(changetype<usize>(ns), changetype<usize>(s), <usize>at << 2);
-      this.steps = ns;
-      s = ns;
-    }
-    unchecked(s[at] = kind);
-    unchecked(s[at + 1] = x);
-    unchecked(s[at + 2] = y);
-    this.depth++;
-  }
-  key(k: string): void { this.keys.push(k); this.step(STEP_KEY, this.keys.length - 1, 0); }
-  keyNode(d: Doc, k: i32): void { this.step(STEP_NODE, <i32>changetype<usize>(d), k); }
-  index(i: i32): void { this.step(STEP_INDEX, i, 0); }
+  key(k: string): void { this.keys.push(k); pathPush(STEP_KEY, this.keys.length - 1, 0); }
+  index(i: i32): void { pathPush(STEP_INDEX, i, 0); }
   pop(): void {
-    this.depth--;
-    if (unchecked(this.steps[this.depth * 3]) == STEP_KEY) this.keys.pop();
+    pathDepth--;
+    if (unchecked(pathBuf[pathDepth * 3]) == STEP_KEY) this.keys.pop();
   }
   path(): string {
     let p = "$";
-    const s = this.steps;
-    for (let i = 0, n = this.depth; i < n; i++) {
-      const kind = unchecked(s[i * 3]), x = unchecked(s[i * 3 + 1]), y = unchecked(s[i * 3 + 2]);
+    for (let i = 0, n = pathDepth; i < n; i++) {
+      const kind = unchecked(pathBuf[i * 3]), x = unchecked(pathBuf[i * 3 + 1]), y = unchecked(pathBuf[i * 3 + 2]);
       if (kind == STEP_KEY) p = childPath(p, unchecked(this.keys[x]));
-      else if (kind == STEP_NODE) p = childPath(p, changetype<Doc>(<usize>x).text(y));
+      else if (kind == STEP_NODE) p = childPath(p, nodeText(<usize>x, y));
       else p = p + "[" + x.toString() + "]";
     }
     return p;
@@ -154,75 +333,26 @@ class Comparer {
     if (!want.equals(got)) this.add("changed", want, got);
   }
 
-  /** compare for two documents' nodes. */
+  /** compare for two documents' nodes: the recursion over their tapes,
+   * noting differences in this comparer. */
   nodes(wd: Doc, wi: i32, gd: Doc, gi: i32): void {
-    if (wd === gd && wi == gi) return; // the same value
-    if (this.quick && this.differs) return;
-    const wk = wd.kind(wi), gk = gd.kind(gi);
-    if (wk == Kind.Object) {
-      if (gk != Kind.Object) { this.add("type", Value.at(wd, wi), Value.at(gd, gi)); return; }
-      // Both objects' keys in order, walked side by side.
-      const wo = wd.order(wi), go = gd.order(gi);
-      const wn = wd.ordAt(wo), gn = gd.ordAt(go);
-      let j = 0;
-      for (let i = 0; i < wn; i++) {
-        const k = wd.ordAt(wo + 1 + i);
-        if (this.ignoredNode(wd, k)) continue;
-        let c = 1;
-        while (j < gn) {
-          c = compareKeyNodes(gd, gd.ordAt(go + 1 + j), wd, k);
-          if (c >= 0) break;
-          j++;
-        }
-        this.keyNode(wd, k);
-        if (j < gn && c == 0) this.nodes(wd, k + 1, gd, gd.ordAt(go + 1 + j) + 1);
-        else this.add("missing", Value.at(wd, k + 1), Value.null());
-        this.pop();
-      }
-      let i = 0;
-      for (j = 0; j < gn; j++) {
-        const k = gd.ordAt(go + 1 + j);
-        let c = 1;
-        while (i < wn) {
-          c = compareKeyNodes(wd, wd.ordAt(wo + 1 + i), gd, k);
-          if (c >= 0) break;
-          i++;
-        }
-        if ((i < wn && c == 0) || this.ignoredNode(gd, k)) continue;
-        this.keyNode(gd, k);
-        this.add("extra", Value.null(), Value.at(gd, k + 1));
-        this.pop();
-      }
-      return;
-    }
-    if (wk == Kind.Array) {
-      if (gk != Kind.Array) { this.add("type", Value.at(wd, wi), Value.at(gd, gi)); return; }
-      if (this.opts.unorderedLists) { this.unorderedNodes(wd, wi, gd, gi); return; }
-      const wn = wd.a(wi), gn = gd.a(gi);
-      let wc = wi + 1, gc = gi + 1;
-      for (let i = 0, n = max(wn, gn); i < n; i++) {
-        this.index(i);
-        if (i >= gn) this.add("missing", Value.at(wd, wc), Value.null());
-        else if (i >= wn) this.add("extra", Value.null(), Value.at(gd, gc));
-        else this.nodes(wd, wc, gd, gc);
-        this.pop();
-        if (i < wn) wc = wd.next(wc);
-        if (i < gn) gc = gd.next(gc);
-      }
-      return;
-    }
-    if (wk == Kind.Number) {
-      if (gk != Kind.Number) { this.add("type", Value.at(wd, wi), Value.at(gd, gi)); return; }
-      if (!sameText(wd, wi, gd, gi) && !numbersEqual(wd.text(wi), gd.text(gi), this.opts)) {
-        this.add("changed", Value.at(wd, wi), Value.at(gd, gi));
-      }
-      return;
-    }
-    if (kindName(wk) != kindName(gk)) { this.add("type", Value.at(wd, wi), Value.at(gd, gi)); return; }
-    let same = true;
-    if (wk == Kind.Bool) same = wd.a(wi) == gd.a(gi);
-    else if (wk == Kind.String) same = sameText(wd, wi, gd, gi);
-    if (!same) this.add("changed", Value.at(wd, wi), Value.at(gd, gi));
+    const saved = cmp, sw = cWant, sg = cGot, sq = cQuick, sdf = cDiffers;
+    cmp = this;
+    cWant = wd;
+    cGot = gd;
+    cTol = this.opts.tolerance;
+    cRel = this.opts.relTolerance;
+    cUnordered = this.opts.unorderedLists;
+    cIgnores = this.ignoreBytes.length;
+    cQuick = this.quick;
+    cDiffers = this.differs;
+    cmpNodes(wd.t, wd.ordAddr(), wi, gd.t, gd.ordAddr(), gi);
+    this.differs = cDiffers;
+    cmp = saved;
+    cWant = sw;
+    cGot = sg;
+    cQuick = sq;
+    cDiffers = sdf;
   }
 
   compareUnordered(want: Array<Value>, got: Array<Value>): void {
@@ -251,63 +381,13 @@ class Comparer {
     }
   }
 
-  /** compareUnordered for two documents' array nodes. */
-  unorderedNodes(wd: Doc, wi: i32, gd: Doc, gi: i32): void {
-    const wn = wd.a(wi), gn = gd.a(gi);
-    const want = new StaticArray<i32>(wn), got = new StaticArray<i32>(gn);
-    for (let i = 0, c = wi + 1; i < wn; i++) { unchecked(want[i] = c); c = wd.next(c); }
-    for (let j = 0, c = gi + 1; j < gn; j++) { unchecked(got[j] = c); c = gd.next(c); }
-    const used = new StaticArray<bool>(gn);
-    const missing = new Array<i32>();
-    for (let i = 0; i < wn; i++) {
-      let found = false;
-      for (let j = 0; j < gn; j++) {
-        if (!unchecked(used[j]) && this.equalNodes(wd, unchecked(want[i]), gd, unchecked(got[j]))) {
-          unchecked(used[j] = true);
-          found = true;
-          break;
-        }
-      }
-      if (!found) missing.push(i);
-    }
-    for (let k = 0; k < missing.length; k++) {
-      const i = missing[k];
-      this.index(i);
-      this.add("missing", Value.at(wd, unchecked(want[i])), Value.null());
-      this.pop();
-    }
-    for (let j = 0; j < gn; j++) {
-      if (!unchecked(used[j])) {
-        this.index(j);
-        this.add("extra", Value.null(), Value.at(gd, unchecked(got[j])));
-        this.pop();
-      }
-    }
-  }
-
-  subComparer(): Comparer {
+  equal(want: Value, got: Value): bool {
     let sub = this.sub;
     if (sub === null) { sub = new Comparer(this.opts); sub.quick = true; this.sub = sub; }
     sub.differs = false;
-    return sub;
-  }
-
-  equal(want: Value, got: Value): bool {
-    const sub = this.subComparer();
     sub.compare(want, got);
     return !sub.differs;
   }
-
-  equalNodes(wd: Doc, wi: i32, gd: Doc, gi: i32): bool {
-    const sub = this.subComparer();
-    sub.nodes(wd, wi, gd, gi);
-    return !sub.differs;
-  }
-}
-
-function sameBytesAt(p: usize, q: usize, n: i32): bool {
-  for (let i = 0; i < n; i++) if (load<u8>(p + <usize>i) != load<u8>(q + <usize>i)) return false;
-  return true;
 }
 
 function isInteger(s: string): bool {
@@ -359,6 +439,10 @@ function intDiff(a: string, b: string): string {
 /** Integers compare exactly (no float rounding for large IDs), everything
  * else as floats, within the tolerances either way. */
 export function numbersEqual(a: string, b: string, opts: JSONOptions): bool {
+  return numbersWithin(a, b, opts.tolerance, opts.relTolerance);
+}
+
+function numbersWithin(a: string, b: string, tolerance: f64, relTolerance: f64): bool {
   if (a == b) return true;
   let d: f64, scale: f64;
   if (isInteger(a) && isInteger(b)) {
@@ -373,13 +457,11 @@ export function numbersEqual(a: string, b: string, opts: JSONOptions): bool {
     d = Math.abs(af - bf);
     scale = max(Math.abs(af), Math.abs(bf));
   }
-  return d <= opts.tolerance || d <= opts.relTolerance * scale;
+  return d <= tolerance || d <= relTolerance * scale;
 }
 
-function typeOf(v: Value): string { return kindName(v.kind); }
-
-function kindName(k: Kind): string {
-  switch (k) {
+function typeOf(v: Value): string {
+  switch (v.kind) {
     case Kind.Null: return "null";
     case Kind.Bool: return "boolean";
     case Kind.String: return "string";

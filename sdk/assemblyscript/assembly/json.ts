@@ -11,8 +11,8 @@
 
 import { parseNumberAt, shortestDigits } from "./decimal";
 import {
-  Doc, KIND_MASK, F_ESC, F_AUX, F_UNSAFE, QUOTES, BACKSLASHES, LTS, GTS, AMPS, E2S, zeroBytes, controlBytes,
-  plainASCII4, scratch, unescape, sameText, readDoc, readError,
+  Doc, F_ESC, F_AUX, F_UNSAFE, QUOTES, BACKSLASHES, LTS, GTS, AMPS, E2S, zeroBytes, controlBytes, plainASCII4,
+  scratch, unescape, sameText, readDoc, readError, nTag, nKind, nA, nB, nAddr, nNext, order, ordAt,
 } from "./tape";
 export { invalidUTF8 } from "./tape";
 
@@ -201,7 +201,7 @@ export class Value {
       case Kind.Bool: return this.b == o.b;
       case Kind.Number: case Kind.String: {
         const d = this.docNode, e = o.docNode;
-        if (d !== null && e !== null) return sameText(d, this._node, e, o._node);
+        if (d !== null && e !== null) return sameText(d.t, this._node, e.t, o._node);
         return this.s == o.s;
       }
       case Kind.Float: return this.f == o.f;
@@ -381,45 +381,9 @@ export class ByteWriter {
   /** Appends the n bytes of UTF-8 text at p quoted as a JSON string, as
    * quote writes the same text. */
   quoteUTF8(p: usize, n: i32): void {
-    this.byte(0x22);
-    let i = 0;
-    while (true) {
-      // The run up to the next byte to escape, eight bytes at a time.
-      let j = i;
-      while (j + 8 <= n) {
-        const x = load<u64>(p + <usize>j);
-        const m = zeroBytes(x ^ QUOTES) | zeroBytes(x ^ BACKSLASHES) | controlBytes(x)
-          | zeroBytes(x ^ LTS) | zeroBytes(x ^ GTS) | zeroBytes(x ^ AMPS) | zeroBytes(x ^ E2S);
-        if (m != 0) { j += <i32>(ctz<u64>(m) >> 3); break; }
-        j += 8;
-      }
-      if (j + 8 > n) {
-        while (j < n) {
-          const c = load<u8>(p + <usize>j);
-          if (c < 0x20 || c == 0x22 || c == 0x5c || c == 0x3c || c == 0x3e || c == 0x26 || c == 0xe2) break;
-          j++;
-        }
-      }
-      if (j > i) this.write(p + <usize>i, j - i);
-      if (j >= n) break;
-      const c = <i32>load<u8>(p + <usize>j);
-      if (c == 0xe2) {
-        // U+2028 and U+2029 (E2 80 A8/A9) are escaped; other text is not.
-        if (j + 2 < n && load<u8>(p + <usize>j, 1) == 0x80 && (load<u8>(p + <usize>j, 2) & 0xfe) == 0xa8) {
-          this.byte(0x5c);
-          this.escape(load<u8>(p + <usize>j, 2) == 0xa8 ? 0x2028 : 0x2029);
-          i = j + 3;
-        } else {
-          this.byte(0xe2);
-          i = j + 1;
-        }
-        continue;
-      }
-      this.byte(0x5c);
-      this.escape(c);
-      i = j + 1;
-    }
-    this.byte(0x22);
+    wOpen(this);
+    wQuoteUTF8(p, n);
+    wClose(this);
   }
   /** Appends a non-negative integer in decimal. */
   int(i: i32): void {
@@ -466,6 +430,17 @@ export class ByteWriter {
   value(v: Value): bool {
     const d = v.docNode;
     if (d !== null) { this.node(d, v._node); return true; }
+    return this.plain(v);
+  }
+  /** Appends node i of document d as canonical JSON. */
+  node(d: Doc, i: i32): void {
+    const o = d.ordAddr();
+    wOpen(this);
+    writeNode(d.t, o, i);
+    wClose(this);
+  }
+  /** value for a value not read from a document. */
+  private plain(v: Value): bool {
     switch (v.kind) {
       case Kind.Null: this.lit(L_NULL); return true;
       case Kind.Bool: this.lit(v.b ? L_TRUE : L_FALSE); return true;
@@ -495,52 +470,163 @@ export class ByteWriter {
     this.byte(0x7d);
     return true;
   }
-  /** Appends node i of d as canonical JSON. */
-  node(d: Doc, i: i32): void {
-    const t = d.tag(i);
-    switch (t & KIND_MASK) {
-      case Kind.Null: this.lit(L_NULL); return;
-      case Kind.Bool: this.lit(d.a(i) != 0 ? L_TRUE : L_FALSE); return;
-      case Kind.Number: this.write(d.ptr(i), d.size(i)); return;
-      case Kind.String: this.string(d, i); return;
-      case Kind.Array: {
-        this.byte(0x5b);
-        const n = d.a(i);
-        let c = i + 1;
-        for (let k = 0; k < n; k++) {
-          if (k > 0) this.byte(0x2c);
-          this.node(d, c);
-          c = d.next(c);
-        }
-        this.byte(0x5d);
-        return;
+}
+
+// Writing a document's nodes: a recursion that holds no object references
+// (see tape.ts), writing through a cursor in globals, opened on a
+// ByteWriter and closed back into it.
+let wWriter: ByteWriter | null = null;
+let wBuf: usize = 0;
+let wLen: i32 = 0;
+let wCap: i32 = 0;
+
+function wOpen(w: ByteWriter): void {
+  wWriter = w;
+  wBuf = changetype<usize>(w.buf);
+  wLen = w.len;
+  wCap = w.buf.byteLength;
+}
+function wClose(w: ByteWriter): void {
+  w.len = wLen;
+  wWriter = null;
+}
+/** Room for n more bytes at the cursor. */
+// @ts-ignore: decorator
+@inline function wRoom(n: i32): void { if (wLen + n > wCap) wGrow(n); }
+function wGrow(n: i32): void {
+  const w = wWriter!;
+  w.len = wLen;
+  w.reserve(n);
+  wBuf = changetype<usize>(w.buf);
+  wCap = w.buf.byteLength;
+}
+// @ts-ignore: decorator
+@inline function wByte(b: i32): void {
+  wRoom(1);
+  store<u8>(wBuf + <usize>wLen, <u8>b);
+  wLen++;
+}
+function wWrite(p: usize, n: i32): void {
+  wRoom(n);
+  memory.copy(wBuf + <usize>wLen, p, <usize>n);
+  wLen += n;
+}
+/** The escape of c (after its backslash), as Go's encoder writes it. */
+function wEscape(c: i32): void {
+  wRoom(6);
+  const at = wBuf + <usize>wLen;
+  let n = 2;
+  store<u8>(at, 0x5c);
+  switch (c) {
+    case 0x22: store<u8>(at, 0x22, 1); break;
+    case 0x5c: store<u8>(at, 0x5c, 1); break;
+    case 0x0a: store<u8>(at, 0x6e, 1); break;
+    case 0x0d: store<u8>(at, 0x72, 1); break;
+    case 0x09: store<u8>(at, 0x74, 1); break;
+    case 0x08: store<u8>(at, 0x62, 1); break;
+    case 0x0c: store<u8>(at, 0x66, 1); break;
+    default: {
+      // \u00XX, or \u2028 and \u2029
+      store<u8>(at, 0x75, 1);
+      store<u8>(at, <u8>hexDigit(c >> 12), 2);
+      store<u8>(at, <u8>hexDigit((c >> 8) & 15), 3);
+      store<u8>(at, <u8>hexDigit((c >> 4) & 15), 4);
+      store<u8>(at, <u8>hexDigit(c & 15), 5);
+      n = 6;
+    }
+  }
+  wLen += n;
+}
+// @ts-ignore: decorator
+@inline function hexDigit(d: i32): i32 { return d < 10 ? 0x30 + d : 0x57 + d; }
+
+/** Writes the n bytes of UTF-8 text at p quoted, escaped as Go escapes. */
+function wQuoteUTF8(p: usize, n: i32): void {
+  wByte(0x22);
+  let i = 0;
+  while (true) {
+    // The run up to the next byte to escape, eight bytes at a time.
+    let j = i;
+    while (j + 8 <= n) {
+      const x = load<u64>(p + <usize>j);
+      const m = zeroBytes(x ^ QUOTES) | zeroBytes(x ^ BACKSLASHES) | controlBytes(x)
+        | zeroBytes(x ^ LTS) | zeroBytes(x ^ GTS) | zeroBytes(x ^ AMPS) | zeroBytes(x ^ E2S);
+      if (m != 0) { j += <i32>(ctz<u64>(m) >> 3); break; }
+      j += 8;
+    }
+    if (j + 8 > n) {
+      while (j < n) {
+        const c = load<u8>(p + <usize>j);
+        if (c < 0x20 || c == 0x22 || c == 0x5c || c == 0x3c || c == 0x3e || c == 0x26 || c == 0xe2) break;
+        j++;
       }
     }
-    const at = d.order(i);
-    const n = d.ordAt(at);
-    this.byte(0x7b);
-    for (let k = 0; k < n; k++) {
-      if (k > 0) this.byte(0x2c);
-      const key = d.ordAt(at + 1 + k);
-      this.string(d, key);
-      this.byte(0x3a);
-      this.node(d, key + 1);
+    if (j > i) wWrite(p + <usize>i, j - i);
+    if (j >= n) break;
+    const c = <i32>load<u8>(p + <usize>j);
+    if (c == 0xe2) {
+      // U+2028 and U+2029 (E2 80 A8/A9) are escaped; other text is not.
+      if (j + 2 < n && load<u8>(p + <usize>j, 1) == 0x80 && (load<u8>(p + <usize>j, 2) & 0xfe) == 0xa8) {
+        wEscape(load<u8>(p + <usize>j, 2) == 0xa8 ? 0x2028 : 0x2029);
+        i = j + 3;
+      } else {
+        wByte(0xe2);
+        i = j + 1;
+      }
+      continue;
     }
-    this.byte(0x7d);
+    wEscape(c);
+    i = j + 1;
   }
-  /** Appends a string or key node quoted: its bytes as they are when
-   * nothing in them is escaped, else escaped as quote escapes. */
-  private string(d: Doc, i: i32): void {
-    const t = d.tag(i);
-    const p = d.ptr(i), n = d.size(i);
-    if ((t & F_UNSAFE) == 0) { this.write(p - 1, n + 2); return; }
-    if ((t & (F_ESC | F_AUX)) == F_ESC) {
-      const s = scratch(0, n + 8);
-      this.quoteUTF8(s, unescape(p, n, s));
+  wByte(0x22);
+}
+
+/** Writes a string or key node quoted: its bytes as they are when nothing
+ * in them is escaped, else escaped as quote escapes. */
+function wString(t: usize, i: i32): void {
+  const f = nTag(t, i);
+  const p = nAddr(t, i), n = nB(t, i);
+  if ((f & F_UNSAFE) == 0) { wWrite(p - 1, n + 2); return; }
+  if ((f & (F_ESC | F_AUX)) == F_ESC) {
+    const s = scratch(0, n + 8);
+    wQuoteUTF8(s, unescape(p, n, s));
+    return;
+  }
+  wQuoteUTF8(p, n);
+}
+
+/** Writes node i of the tape at t (key order lists at o) as canonical
+ * JSON. */
+function writeNode(t: usize, o: usize, i: i32): void {
+  switch (nKind(t, i)) {
+    case Kind.Null: wWrite(changetype<usize>(L_NULL), 4); return;
+    case Kind.Bool: if (nA(t, i) != 0) wWrite(changetype<usize>(L_TRUE), 4); else wWrite(changetype<usize>(L_FALSE), 5); return;
+    case Kind.Number: wWrite(nAddr(t, i), nB(t, i)); return;
+    case Kind.String: wString(t, i); return;
+    case Kind.Array: {
+      wByte(0x5b);
+      const n = nA(t, i);
+      let c = i + 1;
+      for (let k = 0; k < n; k++) {
+        if (k > 0) wByte(0x2c);
+        writeNode(t, o, c);
+        c = nNext(t, c);
+      }
+      wByte(0x5d);
       return;
     }
-    this.quoteUTF8(p, n);
   }
+  const at = order(t, o, i);
+  const n = ordAt(o, at);
+  wByte(0x7b);
+  for (let k = 0; k < n; k++) {
+    if (k > 0) wByte(0x2c);
+    const key = ordAt(o, at + 1 + k);
+    wString(t, key);
+    wByte(0x3a);
+    writeNode(t, o, key + 1);
+  }
+  wByte(0x7d);
 }
 
 /** Fixed ASCII text as bytes, for ByteWriter.lit: written with one copy. */

@@ -1,16 +1,20 @@
 // The documents the SDK reads: a parsed JSON text is kept as its bytes
-// plus a tape, one fixed-size node per value in document order (a
-// string's or number's byte range, a container's member count and
-// extent). Values (json.ts) read from a document point at their node;
-// comparing (compare.ts), writing (ByteWriter) and decoding envelopes
-// (models.ts) work on the tape directly, so a call's input is never turned
-// into strings, maps and arrays it does not need, and text is copied from
-// the input as UTF-8 wherever it can be.
+// plus a tape, one fixed-size node per value in document order. Values
+// (json.ts) read from a document point at their node; comparing
+// (compare.ts), writing (ByteWriter) and decoding envelopes (models.ts)
+// work on the tape directly, so a call's input is never turned into
+// strings, maps and arrays it does not need, and text is copied from the
+// input as UTF-8 wherever it can be.
 //
-// Text is scanned eight bytes at a time (SWAR: bit tricks on u64 words),
-// and the hot loops take several words an iteration: a host that checks
-// for termination at every loop iteration (wasmeval runs plugins in
-// process that way) pays for iterations more than for the work in them.
+// Two costs shape this code. The runtime's garbage collector keeps the
+// object references a function holds across a call on a shadow stack, a
+// frame per call: the recursions over a tape (parsing, comparing, writing)
+// therefore work on addresses and node numbers, with their state in
+// globals, and hold no references. And a host that checks for termination
+// at every loop iteration (wasmeval in process) pays more for an iteration
+// than for the work in most: text is scanned eight bytes at a time (SWAR,
+// bit tricks on u64 words), several words an iteration.
+//
 // Everything here is internal to the SDK.
 
 import { Kind, MAX_DEPTH } from "./json";
@@ -23,7 +27,8 @@ export const F_ESC = 16;
 export const F_HTML = 32;
 /** A string with non-ASCII text. */
 export const F_WIDE = 64;
-/** A key whose (unescaped) bytes are in the document's aux buffer. */
+/** A key whose bytes are its unescaped text, in the document's aux
+ * buffer. */
 export const F_AUX = 128;
 /** A string that cannot be copied as it is into canonical output. */
 export const F_UNSAFE = F_ESC | F_HTML | F_WIDE;
@@ -68,29 +73,50 @@ const LAST: u64 = 0x8000000000000000;
 // @ts-ignore: decorator
 @inline export function controlBytes(x: u64): u64 { return (x - SPACES) & ~x & HIGHS; }
 
+// A tape is nodes of four i32, read by the tape's address t and the node's
+// number i:
+//   tag  the kind (KIND_MASK) and flags (F_*);
+//   a    a string's, key's or number's address (its content: after the
+//        opening quote); a bool's value (1 for true); an array's element
+//        count; an object's member count (a member is a key node, then its
+//        value's nodes);
+//   b    a string's, key's or number's length in bytes; a container's end
+//        (the node after its last);
+//   c    a key's first four bytes (big-endian, zero-padded), which order
+//        most keys without reading them; an object's members in key order
+//        once worked out (see order).
+
+// @ts-ignore: decorator
+@inline export function nTag(t: usize, i: i32): i32 { return load<i32>(t + (<usize>i << 4)); }
+// @ts-ignore: decorator
+@inline export function nKind(t: usize, i: i32): Kind { return <Kind>(nTag(t, i) & KIND_MASK); }
+// @ts-ignore: decorator
+@inline export function nA(t: usize, i: i32): i32 { return load<i32>(t + (<usize>i << 4), 4); }
+// @ts-ignore: decorator
+@inline export function nB(t: usize, i: i32): i32 { return load<i32>(t + (<usize>i << 4), 8); }
+// @ts-ignore: decorator
+@inline export function nC(t: usize, i: i32): i32 { return load<i32>(t + (<usize>i << 4), 12); }
+/** A string's, key's or number's address. */
+// @ts-ignore: decorator
+@inline export function nAddr(t: usize, i: i32): usize { return <usize>load<u32>(t + (<usize>i << 4), 4); }
+/** The node after node i and its contents. */
+// @ts-ignore: decorator
+@inline export function nNext(t: usize, i: i32): i32 { return (nTag(t, i) & KIND_MASK) >= Kind.Array ? nB(t, i) : i + 1; }
+
 /** A parsed JSON document: its bytes and its tape. */
 export class Doc {
   /** The buffer the bytes are in, kept alive with the document. */
   src: ArrayBuffer;
-  /** The address of the document's first byte. */
+  /** The address of the document's first byte, and its length. */
   base: usize;
   len: i32;
-  /** Nodes of four i32: tag, then a, b and c. A string: its content's
-   * byte range (after the opening quote, up to the closing one), and for
-   * a key c its first four bytes (big-endian, zero-padded), which order
-   * most keys without reading them; a number: its literal's byte range;
-   * a bool: a is 1 for true; an array: a is the element count, b the
-   * node after it; an object: a is the member count (a member is a key
-   * node, then its value), b the node after it, and c its members in key
-   * order, once asked for (see order). */
   tape: ArrayBuffer;
   count: i32 = 0;
-  /** Unescaped key bytes. */
+  /** Unescaped key bytes (made once, with room for all of them). */
   aux: ArrayBuffer | null = null;
   auxLen: i32 = 0;
-  /** Objects' members in key order (see order). */
+  /** Objects' members in key order (see order); word 0 is the words used. */
   ord: ArrayBuffer | null = null;
-  ordLen: i32 = 0;
 
   constructor(src: ArrayBuffer, base: usize, len: i32, tape: ArrayBuffer) {
     this.src = src;
@@ -99,166 +125,67 @@ export class Doc {
     this.tape = tape;
   }
 
+  /** The tape's address. */
   // @ts-ignore: decorator
-  @inline tag(i: i32): i32 { return load<i32>(changetype<usize>(this.tape) + (<usize>i << 4)); }
-  // @ts-ignore: decorator
-  @inline kind(i: i32): Kind { return <Kind>(this.tag(i) & KIND_MASK); }
-  // @ts-ignore: decorator
-  @inline a(i: i32): i32 { return load<i32>(changetype<usize>(this.tape) + (<usize>i << 4), 4); }
-  // @ts-ignore: decorator
-  @inline b(i: i32): i32 { return load<i32>(changetype<usize>(this.tape) + (<usize>i << 4), 8); }
-  // @ts-ignore: decorator
-  @inline c(i: i32): i32 { return load<i32>(changetype<usize>(this.tape) + (<usize>i << 4), 12); }
-  /** The node after node i and its contents. */
-  // @ts-ignore: decorator
-  @inline next(i: i32): i32 { return (this.tag(i) & KIND_MASK) >= Kind.Array ? this.b(i) : i + 1; }
-  /** The address of a string's, key's or number's bytes. */
-  // @ts-ignore: decorator
-  @inline ptr(i: i32): usize {
-    return ((this.tag(i) & F_AUX) != 0 ? changetype<usize>(this.aux) : this.base) + <usize>this.a(i);
+  @inline get t(): usize { return changetype<usize>(this.tape); }
+  /** The address of the key order lists, made when first asked for: every
+   * object's list (its members and their number) fits in as many words as
+   * the document has nodes. */
+  ordAddr(): usize {
+    let o = this.ord;
+    if (o === null) {
+      o = new ArrayBuffer((this.count + 1) << 2);
+      store<i32>(changetype<usize>(o), 1);
+      this.ord = o;
+    }
+    return changetype<usize>(o);
   }
   // @ts-ignore: decorator
-  @inline size(i: i32): i32 { return this.b(i) - this.a(i); }
-
-  /** Room for n more aux bytes; their address. */
-  auxRoom(n: i32): usize {
-    let aux = this.aux;
-    const need = this.auxLen + n;
-    if (aux === null || need > aux.byteLength) {
-      const na = new ArrayBuffer(max(need, aux === null ? 64 : aux.byteLength << 1));
-      if (aux !== null) memory.copy(changetype<usize>(na), changetype<usize>(aux), <usize>this.auxLen);
-      this.aux = na;
-      aux = na;
-    }
-    return changetype<usize>(aux) + <usize>this.auxLen;
-  }
-
-  /** Where object node i's members are listed in key order (duplicate
-   * keys once, the last one): ordAt(at) is their number, ordAt(at + 1 +
-   * k) the k-th one's key node. Worked out once per object. */
-  order(i: i32): i32 {
-    const at = changetype<usize>(this.tape) + (<usize>i << 4) + 12;
-    const known = load<i32>(at);
-    if (known > 0) return known - 1;
-    const n = this.a(i);
-    let ord = this.ord;
-    if (ord === null) {
-      // Every object's list (its members and their number) fits in as
-      // many words as the document has nodes.
-      ord = new ArrayBuffer(this.count << 2);
-      this.ord = ord;
-    }
-    const start = this.ordLen;
-    const list = changetype<usize>(ord) + (<usize>(start + 1) << 2);
-    let k = i + 1;
-    for (let m = 0; m < n; m++) {
-      store<i32>(list + (<usize>m << 2), k);
-      k = this.next(k + 1);
-    }
-    const kept = n > 1 ? this.sortMembers(list, n) : n;
-    store<i32>(changetype<usize>(ord) + (<usize>start << 2), kept);
-    this.ordLen = start + kept + 1;
-    store<i32>(at, start + 1);
-    return start;
-  }
+  @inline tag(i: i32): i32 { return nTag(this.t, i); }
   // @ts-ignore: decorator
-  @inline ordAt(k: i32): i32 { return load<i32>(changetype<usize>(this.ord) + (<usize>k << 2)); }
-
-  /** Sorts n key nodes at list by key (equal keys by position) and keeps
-   * the last of equal keys; the number kept. */
-  private sortMembers(list: usize, n: i32): i32 {
-    if (n > 16) return this.mergeMembers(list, n);
-    // Insertion sort: objects are mostly small.
-    let dup = false;
-    for (let i = 1; i < n; i++) {
-      const x = load<i32>(list + (<usize>i << 2));
-      let j = i - 1;
-      while (j >= 0) {
-        const y = load<i32>(list + (<usize>j << 2));
-        const c = compareKeyNodes(this, y, this, x);
-        if (c < 0) break;
-        if (c == 0) { dup = true; break; } // y is earlier: x goes after it
-        store<i32>(list + (<usize>(j + 1) << 2), y);
-        j--;
-      }
-      store<i32>(list + (<usize>(j + 1) << 2), x);
-    }
-    if (!dup) return n;
-    return this.dedupe(list, n);
-  }
-
-  /** sortMembers for large objects: a stable bottom-up merge sort. */
-  private mergeMembers(list: usize, n: i32): i32 {
-    const tmp = changetype<usize>(new ArrayBuffer(n << 2));
-    let from = list, to = tmp;
-    for (let width = 1; width < n; width <<= 1) {
-      for (let lo = 0; lo < n; lo += width << 1) {
-        const mid = min(lo + width, n), hi = min(lo + (width << 1), n);
-        let i = lo, j = mid, k = lo;
-        while (i < mid && j < hi) {
-          const x = load<i32>(from + (<usize>i << 2)), y = load<i32>(from + (<usize>j << 2));
-          if (compareKeyNodes(this, y, this, x) < 0) { store<i32>(to + (<usize>k << 2), y); j++; }
-          else { store<i32>(to + (<usize>k << 2), x); i++; }
-          k++;
-        }
-        if (i < mid) memory.copy(to + (<usize>k << 2), from + (<usize>i << 2), <usize>(mid - i) << 2);
-        else if (j < hi) memory.copy(to + (<usize>k << 2), from + (<usize>j << 2), <usize>(hi - j) << 2);
-      }
-      const t = from; from = to; to = t;
-    }
-    if (from != list) memory.copy(list, from, <usize>n << 2);
-    return this.dedupe(list, n);
-  }
-
-  /** Keeps the last of each run of equal keys in a sorted list. */
-  private dedupe(list: usize, n: i32): i32 {
-    let w = 0;
-    for (let i = 0; i < n; i++) {
-      const x = load<i32>(list + (<usize>i << 2));
-      if (i + 1 < n && compareKeyNodes(this, x, this, load<i32>(list + (<usize>(i + 1) << 2))) == 0) continue;
-      store<i32>(list + (<usize>w << 2), x);
-      w++;
-    }
-    return w;
-  }
-
+  @inline kind(i: i32): Kind { return nKind(this.t, i); }
+  // @ts-ignore: decorator
+  @inline a(i: i32): i32 { return nA(this.t, i); }
+  // @ts-ignore: decorator
+  @inline next(i: i32): i32 { return nNext(this.t, i); }
+  /** A string's, key's or number's address and length. */
+  // @ts-ignore: decorator
+  @inline ptr(i: i32): usize { return nAddr(this.t, i); }
+  // @ts-ignore: decorator
+  @inline size(i: i32): i32 { return nB(this.t, i); }
   /** The text of a string, key or number node. */
-  text(i: i32): string {
-    const t = this.tag(i);
-    const p = this.ptr(i), n = this.size(i);
-    if ((t & (F_ESC | F_AUX)) == F_ESC) {
-      const buf = scratch(0, n + 8);
-      return decodeUTF8(buf, unescape(p, n, buf), false);
+  text(i: i32): string { return nodeText(this.t, i); }
+
+  /** The value of member k (ASCII) of object node i, or -1; a repeated
+   * key counts the last time. */
+  field(i: i32, k: string): i32 {
+    const t = this.t;
+    const n = nA(t, i);
+    const kn = k.length;
+    let found = -1;
+    let m = i + 1;
+    for (let j = 0; j < n; j++) {
+      if (nB(t, m) == kn && equalsASCII(nAddr(t, m), k, kn)) found = m + 1;
+      m = nNext(t, m + 1);
     }
-    return decodeUTF8(p, n, (t & (F_WIDE | F_AUX)) == 0);
+    return found;
   }
 
   /** Finds the keys of set among object node i's members: out[at + j] is
    * the value node of key j (-1 when absent; a repeated key counts the
    * last time). */
   fields(i: i32, set: KeySet, out: StaticArray<i32>, at: i32): void {
-    const n = this.a(i);
-    memory.fill(changetype<usize>(out) + (<usize>at << 2), 0xff, <usize>set.size << 2);
+    const t = this.t;
+    const o = changetype<usize>(out) + (<usize>at << 2);
+    const meta = set.meta, table = set.table, mul = set.mul;
+    memory.fill(o, 0xff, <usize>set.size << 2);
+    const n = nA(t, i);
     let m = i + 1;
     for (let k = 0; k < n; k++) {
-      const j = set.find(this, m);
-      if (j >= 0) unchecked(out[at + j] = m + 1);
-      m = this.next(m + 1);
+      const j = findKey(meta, table, mul, t, m);
+      if (j >= 0) store<i32>(o + (<usize>j << 2), m + 1);
+      m = nNext(t, m + 1);
     }
-  }
-
-  /** The first member of object node i with key k (ASCII), or -1; a
-   * repeated key counts the last time. */
-  field(i: i32, k: string): i32 {
-    const n = this.a(i);
-    const kn = k.length;
-    let found = -1;
-    let m = i + 1;
-    for (let j = 0; j < n; j++) {
-      if (this.size(m) == kn && equalsASCII(this.ptr(m), k, kn)) found = m + 1;
-      m = this.next(m + 1);
-    }
-    return found;
   }
 }
 
@@ -268,52 +195,61 @@ export class Doc {
  * checked. */
 export class KeySet {
   size: i32;
+  /** The keys' bytes, kept alive. */
   private keys: StaticArray<ArrayBuffer>;
-  private prefixes: StaticArray<u32>;
-  private table: StaticArray<i32> = new StaticArray<i32>(64);
-  private mul: u32 = 0x9e3779b1;
+  /** Per key: its first four bytes (as in a tape), length, address. */
+  meta: usize;
+  private metaBuf: StaticArray<u32>;
+  /** Hash slot → key number (-1 for none). */
+  table: usize;
+  private tableBuf: StaticArray<i32> = new StaticArray<i32>(64);
+  mul: u32 = 0x9e3779b1;
 
   constructor(names: Array<string>) {
     const n = names.length;
     this.size = n;
     this.keys = new StaticArray<ArrayBuffer>(n);
-    this.prefixes = new StaticArray<u32>(n);
+    this.metaBuf = new StaticArray<u32>(n * 3);
     for (let i = 0; i < n; i++) {
       const b = String.UTF8.encode(names[i]);
       this.keys[i] = b;
-      this.prefixes[i] = prefix(changetype<usize>(b), b.byteLength, false);
+      this.metaBuf[i * 3] = prefix(changetype<usize>(b), b.byteLength, false);
+      this.metaBuf[i * 3 + 1] = b.byteLength;
+      this.metaBuf[i * 3 + 2] = <u32>changetype<usize>(b);
     }
+    this.meta = changetype<usize>(this.metaBuf);
+    this.table = changetype<usize>(this.tableBuf);
     // A multiplier that puts every key in a slot of its own.
     for (let attempt = 0; ; attempt++) {
       assert(attempt < 10000, "KeySet: keys that cannot be told apart");
-      for (let j = 0; j < 64; j++) this.table[j] = -1;
+      for (let j = 0; j < 64; j++) this.tableBuf[j] = -1;
       let clash = false;
       for (let i = 0; i < n && !clash; i++) {
         const b = this.keys[i];
-        const h = this.hash(this.prefixes[i], suffix(changetype<usize>(b), b.byteLength), b.byteLength);
-        if (this.table[h] >= 0) clash = true;
-        else this.table[h] = i;
+        const h = keyHash(this.metaBuf[i * 3], suffix(changetype<usize>(b), b.byteLength), b.byteLength, this.mul);
+        if (this.tableBuf[h] >= 0) clash = true;
+        else this.tableBuf[h] = i;
       }
       if (!clash) break;
-      this.mul = this.mul * 0x2c1b3c6d + 0x297a2d3a;
-      this.mul |= 1;
+      this.mul = (this.mul * 0x2c1b3c6d + 0x297a2d3a) | 1;
     }
   }
-  // @ts-ignore: decorator
-  @inline private hash(pre: u32, suf: u32, size: i32): i32 {
-    return <i32>((((pre * 31) ^ suf ^ <u32>size) * this.mul) >> 26);
-  }
+}
 
-  /** Which key of the set key node k of d is, or -1. */
-  find(d: Doc, k: i32): i32 {
-    const size = d.size(k), pre = <u32>d.c(k);
-    const p = d.ptr(k);
-    const j = unchecked(this.table[this.hash(pre, suffix(p, size), size)]);
-    if (j < 0 || unchecked(this.prefixes[j]) != pre) return -1;
-    const key = unchecked(this.keys[j]);
-    if (key.byteLength != size) return -1;
-    return size <= 4 || sameBytes(p + 4, changetype<usize>(key) + 4, size - 4) ? j : -1;
-  }
+// @ts-ignore: decorator
+@inline function keyHash(pre: u32, suf: u32, size: i32, mul: u32): i32 {
+  return <i32>((((pre * 31) ^ suf ^ <u32>size) * mul) >> 26);
+}
+
+/** Which key of a KeySet (its meta and table) key node k is, or -1. */
+function findKey(meta: usize, table: usize, mul: u32, t: usize, k: i32): i32 {
+  const size = nB(t, k), pre = <u32>nC(t, k);
+  const p = nAddr(t, k);
+  const j = load<i32>(table + (<usize>keyHash(pre, suffix(p, size), size, mul) << 2));
+  if (j < 0) return -1;
+  const e = meta + <usize>j * 12;
+  if (load<u32>(e) != pre || load<u32>(e, 4) != <u32>size) return -1;
+  return size <= 4 || sameBytes(p + 4, <usize>load<u32>(e, 8) + 4, size - 4) ? j : -1;
 }
 
 /** The last four of n bytes at p (0 for fewer). */
@@ -331,20 +267,28 @@ function equalsASCII(p: usize, k: string, n: i32): bool {
   return true;
 }
 
-/** Orders two keys by their bytes (code point order). */
-export function compareKeyNodes(da: Doc, a: i32, db: Doc, b: i32): i32 {
-  const x = <u32>da.c(a), y = <u32>db.c(b);
-  if (x != y) return x < y ? -1 : 1;
-  return compareBytes(da.ptr(a), da.size(a), db.ptr(b), db.size(b));
-}
-
-/** The first four of the n bytes at p, big-endian, zero-padded. */
-function prefix(p: usize, n: i32, room: bool): u32 {
+/** The first four of the n bytes at p, big-endian, zero-padded (room: four
+ * bytes can be read at p). */
+export function prefix(p: usize, n: i32, room: bool): u32 {
   if (n >= 4) return bswap<u32>(load<u32>(p));
   if (room) return bswap<u32>(load<u32>(p)) & ~(<u32>0xffffffff >> (<u32>n << 3));
   let x: u32 = 0;
   for (let i = 0; i < n; i++) x |= <u32>load<u8>(p + <usize>i) << (24 - (<u32>i << 3));
   return x;
+}
+
+/** Orders two keys (of tapes t and u) by their bytes, code point order. */
+// @ts-ignore: decorator
+@inline export function keyOrder(t: usize, a: i32, u: usize, b: i32): i32 {
+  const x = <u32>nC(t, a), y = <u32>nC(u, b);
+  return x != y ? (x < y ? -1 : 1) : keyOrderTie(t, a, u, b);
+}
+
+/** keyOrder for keys whose first four bytes are the same. */
+function keyOrderTie(t: usize, a: i32, u: usize, b: i32): i32 {
+  const an = nB(t, a), bn = nB(u, b);
+  if (an <= 4 || bn <= 4) return an - bn;
+  return compareBytes(nAddr(t, a) + 4, an - 4, nAddr(u, b) + 4, bn - 4);
 }
 
 /** Orders two byte strings. */
@@ -353,10 +297,7 @@ function compareBytes(p: usize, pn: i32, q: usize, qn: i32): i32 {
   let i = 0;
   while (i + 8 <= n) {
     const x = load<u64>(p + <usize>i), y = load<u64>(q + <usize>i);
-    if (x != y) {
-      const xs = bswap<u64>(x), ys = bswap<u64>(y);
-      return xs < ys ? -1 : 1;
-    }
+    if (x != y) return bswap<u64>(x) < bswap<u64>(y) ? -1 : 1;
     i += 8;
   }
   while (i < n) {
@@ -367,8 +308,8 @@ function compareBytes(p: usize, pn: i32, q: usize, qn: i32): i32 {
   return pn - qn;
 }
 
-/** Whether two byte strings are the same. */
-function sameBytes(p: usize, q: usize, n: i32): bool {
+/** Whether two byte strings of n bytes are the same. */
+export function sameBytes(p: usize, q: usize, n: i32): bool {
   let i = 0;
   while (i + 8 <= n) {
     if (load<u64>(p + <usize>i) != load<u64>(q + <usize>i)) return false;
@@ -379,6 +320,111 @@ function sameBytes(p: usize, q: usize, n: i32): bool {
     i++;
   }
   return true;
+}
+
+/** Where object node i's members are listed in key order, in the order
+ * lists at o (Doc.ordAddr): the word there is their number, the words
+ * after it their key nodes; a repeated key is listed once, the last one.
+ * Worked out once per object. */
+export function order(t: usize, o: usize, i: i32): i32 {
+  const known = nC(t, i);
+  if (known > 0) return known;
+  const n = nA(t, i);
+  const start = load<i32>(o);
+  const list = o + (<usize>(start + 1) << 2);
+  let k = i + 1;
+  for (let m = 0; m < n; m++) {
+    store<i32>(list + (<usize>m << 2), k);
+    k = nNext(t, k + 1);
+  }
+  const kept = n > 1 ? sortKeys(t, list, n) : n;
+  store<i32>(o + (<usize>start << 2), kept);
+  store<i32>(o, start + kept + 1);
+  store<i32>(t + (<usize>i << 4), start, 12);
+  return start;
+}
+/** Word k of the order lists at o. */
+// @ts-ignore: decorator
+@inline export function ordAt(o: usize, k: i32): i32 { return load<i32>(o + (<usize>k << 2)); }
+
+/** Sorts n key nodes at list by key (equal keys by position) and keeps
+ * the last of equal keys; the number kept. */
+function sortKeys(t: usize, list: usize, n: i32): i32 {
+  if (n > 16) return mergeKeys(t, list, n);
+  // Insertion sort: objects are mostly small.
+  let dup = false;
+  for (let i = 1; i < n; i++) {
+    const x = load<i32>(list + (<usize>i << 2));
+    let j = i - 1;
+    while (j >= 0) {
+      const y = load<i32>(list + (<usize>j << 2));
+      const c = keyOrder(t, y, t, x);
+      if (c < 0) break;
+      if (c == 0) { dup = true; break; } // y is earlier: x goes after it
+      store<i32>(list + (<usize>(j + 1) << 2), y);
+      j--;
+    }
+    store<i32>(list + (<usize>(j + 1) << 2), x);
+  }
+  return dup ? dedupe(t, list, n) : n;
+}
+
+/** sortKeys for large objects: a stable bottom-up merge sort. */
+function mergeKeys(t: usize, list: usize, n: i32): i32 {
+  const buf = new ArrayBuffer(n << 2);
+  const tmp = changetype<usize>(buf);
+  let from = list, to = tmp;
+  for (let width = 1; width < n; width <<= 1) {
+    for (let lo = 0; lo < n; lo += width << 1) {
+      const mid = min(lo + width, n), hi = min(lo + (width << 1), n);
+      let i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) {
+        const x = load<i32>(from + (<usize>i << 2)), y = load<i32>(from + (<usize>j << 2));
+        if (keyOrder(t, y, t, x) < 0) { store<i32>(to + (<usize>k << 2), y); j++; }
+        else { store<i32>(to + (<usize>k << 2), x); i++; }
+        k++;
+      }
+      if (i < mid) memory.copy(to + (<usize>k << 2), from + (<usize>i << 2), <usize>(mid - i) << 2);
+      else if (j < hi) memory.copy(to + (<usize>k << 2), from + (<usize>j << 2), <usize>(hi - j) << 2);
+    }
+    const x = from; from = to; to = x;
+  }
+  if (from != list) memory.copy(list, from, <usize>n << 2);
+  return dedupe(t, list, n);
+}
+
+/** Keeps the last of each run of equal keys in a sorted list. */
+function dedupe(t: usize, list: usize, n: i32): i32 {
+  let w = 0;
+  for (let i = 0; i < n; i++) {
+    const x = load<i32>(list + (<usize>i << 2));
+    if (i + 1 < n && keyOrder(t, x, t, load<i32>(list + (<usize>(i + 1) << 2))) == 0) continue;
+    store<i32>(list + (<usize>w << 2), x);
+    w++;
+  }
+  return w;
+}
+
+/** Whether two string (or two number) nodes have the same text. */
+export function sameText(t: usize, a: i32, u: usize, b: i32): bool {
+  const ta = nTag(t, a), tb = nTag(u, b);
+  let p = nAddr(t, a), pn = nB(t, a);
+  let q = nAddr(u, b), qn = nB(u, b);
+  if (((ta | tb) & F_ESC) == 0) return pn == qn && sameBytes(p, q, pn);
+  if ((ta & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(0, pn + 8); pn = unescape(p, pn, s); p = s; }
+  if ((tb & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(1, qn + 8); qn = unescape(q, qn, s); q = s; }
+  return pn == qn && sameBytes(p, q, pn);
+}
+
+/** The text of a string, key or number node. */
+export function nodeText(t: usize, i: i32): string {
+  const f = nTag(t, i);
+  const p = nAddr(t, i), n = nB(t, i);
+  if ((f & (F_ESC | F_AUX)) == F_ESC) {
+    const buf = scratch(0, n + 8);
+    return decodeUTF8(buf, unescape(p, n, buf), false);
+  }
+  return decodeUTF8(p, n, (f & (F_WIDE | F_AUX)) == 0);
 }
 
 // Scratch buffers for unescaped text, reused (two, for comparing two
@@ -530,17 +576,6 @@ export function decodeUTF8(p: usize, n: i32, ascii: bool): string {
   }
   for (; i < n; i++) store<u16>(o + (<usize>i << 1), load<u8>(p + <usize>i));
   return s;
-}
-
-/** Whether two string (or two number) nodes have the same text. */
-export function sameText(da: Doc, a: i32, db: Doc, b: i32): bool {
-  const ta = da.tag(a), tb = db.tag(b);
-  let p = da.ptr(a), pn = da.size(a);
-  let q = db.ptr(b), qn = db.size(b);
-  if (((ta | tb) & F_ESC) == 0) return pn == qn && sameBytes(p, q, pn);
-  if ((ta & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(0, pn + 8); pn = unescape(p, pn, s); p = s; }
-  if ((tb & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(1, qn + 8); qn = unescape(q, qn, s); q = s; }
-  return pn == qn && sameBytes(p, q, pn);
 }
 
 function hexByte(b: u8): string {
@@ -779,7 +814,7 @@ function parseNumber(): bool {
     if (peek() == 0x2b || peek() == 0x2d) pPos++;
     if (digits() == 0) return failAt(start, "invalid number");
   }
-  push(Kind.Number, start, pPos, 0);
+  push(Kind.Number, <i32>(pP + <usize>start), pPos - start, 0);
   return true;
 }
 /** A string, from its opening quote. Its escapes are checked, not decoded,
@@ -852,26 +887,34 @@ function parseStr(key: bool): bool {
   pPos = i + 1;
   if ((flags & F_HIGH) != 0) pHigh = true;
   flags &= F_UNSAFE;
+  const at = p + <usize>start;
   if (!key) {
-    push(Kind.String | flags, start, i, 0);
+    push(Kind.String | flags, <i32>at, i - start, 0);
     return true;
   }
-  if ((flags & F_ESC) != 0) {
-    const d = pDoc!;
-    const to = d.auxRoom(i - start + 8);
-    const m = unescape(p + <usize>start, i - start, to);
-    push(Kind.String | F_UNSAFE | F_AUX, d.auxLen, d.auxLen + m, prefix(to, m, false));
-    d.auxLen += m;
-    return true;
-  }
+  if ((flags & F_ESC) != 0) return escapedKey(at, i - start);
   // A key is followed by more than four bytes (its quote, a colon and a
   // value), so its first four bytes can be read as one.
-  push(Kind.String | flags, start, i, prefix(p + <usize>start, i - start, start + 4 <= n));
+  push(Kind.String | flags, <i32>at, i - start, prefix(at, i - start, start + 4 <= n));
   return true;
 }
 
 /** Set when readDoc returns null: "invalid JSON at byte N: reason". */
 export let readError: string = "";
+
+/** A key with escapes: its node points at its unescaped bytes, in the
+ * document's aux buffer (made at the first such key with room for all:
+ * unescaped text is never longer). */
+function escapedKey(at: usize, n: i32): bool {
+  const d = pDoc!;
+  let aux = d.aux;
+  if (aux === null) { aux = new ArrayBuffer(pN + 8); d.aux = aux; }
+  const to = changetype<usize>(aux) + <usize>d.auxLen;
+  const m = unescape(at, n, to);
+  push(Kind.String | F_UNSAFE | F_AUX, <i32>to, m, prefix(to, m, false));
+  d.auxLen += m;
+  return true;
+}
 
 /** Parses one JSON document onto a tape (its root is node 0); null on
  * malformed input, with readError set. */
