@@ -55,8 +55,7 @@ func VerifyBatch(fn Verifier) int32 {
 	if fn == nil {
 		return serve(notServed("verifier"))
 	}
-	one := func(dst []byte, v any) ([]byte, error) { return verifyValue(dst, v, fn) }
-	return serve(func(dst, in []byte) ([]byte, error) { return handleBatch(dst, in, one) })
+	return serve(func(dst, in []byte) ([]byte, error) { return handleVerifyBatch(dst, in, fn) })
 }
 
 // LoadCases serves the load_cases export with fn.

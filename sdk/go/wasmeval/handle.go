@@ -35,6 +35,13 @@ func inputError(err error) error { return fmt.Errorf("invalid input: %w", err) }
 func HandleVerify(input []byte, fn Verifier) ([]byte, error) { return handleVerify(nil, input, fn) }
 
 func handleVerify(dst, input []byte, fn Verifier) ([]byte, error) {
+	p := parser{data: input, reuse: envelopeScratch}
+	p.skip()
+	if in, ok := p.fastVerifyInput(); ok {
+		if p.skip(); p.pos == len(input) {
+			return runVerifier(dst, in, fn)
+		}
+	}
 	v, err := parseEnvelope(input)
 	if err != nil {
 		return nil, inputError(err)
@@ -48,6 +55,22 @@ func verifyValue(dst []byte, v any, fn Verifier) ([]byte, error) {
 	if err != nil {
 		return nil, inputError(err)
 	}
+	return runVerifier(dst, in, fn)
+}
+
+// verifyFast is handleVerify on the input at p.pos, decoded by the fast
+// path; false, with nothing done, when the general path must decode it.
+func verifyFast(dst []byte, p *parser, fn Verifier) ([]byte, bool, error) {
+	in, ok := p.fastVerifyInput()
+	if !ok {
+		return nil, false, nil
+	}
+	out, err := runVerifier(dst, in, fn)
+	return out, true, err
+}
+
+// runVerifier is handleVerify on the decoded input.
+func runVerifier(dst []byte, in *VerifyInput, fn Verifier) ([]byte, error) {
 	out, err := fn(in)
 	if err == nil && out == nil {
 		out = &VerifyOutput{}

@@ -258,7 +258,21 @@ func (p *parser) array(depth int) (any, error) {
 
 func (p *parser) number() (any, error) {
 	start := p.pos
-	bad := func() (any, error) { return nil, &SyntaxError{start, "invalid number"} }
+	if !p.numberText() {
+		return nil, &SyntaxError{start, "invalid number"}
+	}
+	if p.pos-start == 1 {
+		return digitNumbers[p.data[start]-'0'], nil // no string to allocate
+	}
+	return json.Number(p.data[start:p.pos]), nil
+}
+
+// digitNumbers are the one-digit numbers.
+var digitNumbers = [10]any{json.Number("0"), json.Number("1"), json.Number("2"), json.Number("3"), json.Number("4"),
+	json.Number("5"), json.Number("6"), json.Number("7"), json.Number("8"), json.Number("9")}
+
+// numberText moves past the number at p.pos; false when it is not one.
+func (p *parser) numberText() bool {
 	digits := func() int {
 		n := 0
 		for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
@@ -273,12 +287,12 @@ func (p *parser) number() (any, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == '0' {
 		p.pos++
 	} else if digits() == 0 {
-		return bad()
+		return false
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
 		if digits() == 0 {
-			return bad()
+			return false
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -287,10 +301,10 @@ func (p *parser) number() (any, error) {
 			p.pos++
 		}
 		if digits() == 0 {
-			return bad()
+			return false
 		}
 	}
-	return json.Number(p.data[start:p.pos]), nil
+	return true
 }
 
 func hex4(b []byte) (rune, bool) {

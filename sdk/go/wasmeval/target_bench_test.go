@@ -117,8 +117,9 @@ func BenchmarkTargetCalls(b *testing.B) {
 	})
 }
 
-// BenchmarkTargetParts times the parts of a target call: decoding the
-// input, SameJSON on its output and encoding the verdict.
+// BenchmarkTargetParts times the parts of a target call: parsing and
+// decoding the input (or decoding it on the fast path), SameJSON on its
+// output and encoding the verdict.
 //
 //	go test -run '^$' -bench TargetParts -benchmem ./sdk/go/wasmeval/
 func BenchmarkTargetParts(b *testing.B) {
@@ -137,6 +138,15 @@ func BenchmarkTargetParts(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			if _, err := parseEnvelope(singles[0]); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("fastdecode", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			p := parser{data: singles[0], reuse: envelopeScratch}
+			if _, ok := p.fastVerifyInput(); !ok {
+				b.Fatal("not decoded")
 			}
 		}
 	})
