@@ -32,7 +32,8 @@ export function evaluate_batch(): i32 { return serveEvaluateBatch(evalFn); }
 export function test_batch(): i32 { return serveTestBatch(judge); }
 
 function weight(cfg: Obj, attr: string): f64 {
-  const w = get(cfg, "weights");
+  if (!cfg.has("weights")) return 1;
+  const w = cfg.get("weights");
   if (w.kind == Kind.Object && w.obj.has(attr)) return num(w.obj, attr);
   return 1;
 }

@@ -3,7 +3,7 @@
 // Rust SDKs.
 
 import { Value, Kind, quote, formatFloat, numberValue, sortedKeys } from "./json";
-import { Doc, sameText, sameBytes, keyOrder, nodeText, nKind, nA, nB, nAddr, nNext, order, ordAt } from "./tape";
+import { Doc, sameText, sameBytes, utf8Padded, keyOrder, nodeText, nKind, nA, nB, nAddr, nNext, order, ordAt } from "./tape";
 import { Diff, DiffEntry } from "./models";
 
 export const MAX_DIFF_ENTRIES = 50;
@@ -11,7 +11,14 @@ export const MAX_DIFF_ENTRIES = 50;
 export class JSONOptions {
   tolerance: f64 = 0;
   relTolerance: f64 = 0;
-  ignoreKeys: Array<string> = [];
+  /** Keys left out of the comparison wherever they are. */
+  get ignoreKeys(): Array<string> {
+    let k = this._ignoreKeys;
+    if (k === null) { k = new Array<string>(); this._ignoreKeys = k; }
+    return k;
+  }
+  set ignoreKeys(k: Array<string>) { this._ignoreKeys = k; }
+  _ignoreKeys: Array<string> | null = null;
   unorderedLists: bool = false;
 }
 
@@ -26,9 +33,10 @@ export function compareJSON(expected: Value, actual: Value, opts: JSONOptions): 
   elemsTop = 0;
   c.compare(expected, actual);
   cmp = saved;
-  if (c.diff.entries.length == 0 && !c.diff.truncated) return null;
-  c.diff.summary = summarize(c.diff.entries, c.diff.truncated);
-  return c.diff;
+  const d = c.diff;
+  if (d === null) return null;
+  d.summary = summarize(d.entries, d.truncated);
+  return d;
 }
 
 function numText(v: Value): string {
@@ -119,11 +127,11 @@ function cAdd(op: i32, w: i32, g: i32): void {
 
 /** Whether key node k of the tape at t is one of the keys to ignore. */
 function ignoredNode(t: usize, k: i32): bool {
-  const keys = cmp!.ignoreBytes;
+  const c = cmp!;
+  const keys = c.ignoreBytes!, lens = c.ignoreLens!;
   const p = nAddr(t, k), n = nB(t, k);
   for (let i = 0, m = keys.length; i < m; i++) {
-    const b = unchecked(keys[i]);
-    if (b.byteLength == n && sameBytes(p, changetype<usize>(b), n)) return true;
+    if (unchecked(lens[i]) == n && sameBytes(p, changetype<usize>(unchecked(keys[i])), n)) return true;
   }
   return false;
 }
@@ -141,32 +149,43 @@ function cmpNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32):
     const wa = order(wt, wo, wi), ga = order(gt, go, gi);
     const wn = ordAt(wo, wa), gn = ordAt(go, ga);
     const mark = marksPush(gn);
-    let j = 0;
+    let j = 0, matched = 0;
     for (let i = 0; i < wn; i++) {
       const k = ordAt(wo, wa + 1 + i);
       if (cIgnores > 0 && ignoredNode(wt, k)) continue;
       let c = 1;
-      while (j < gn) {
+      if (j < gn) {
         c = keyOrder(gt, ordAt(go, ga + 1 + j), wt, k);
-        if (c >= 0) break;
-        j++;
+        if (c < 0) {
+          // Actual members before this key: not expected.
+          j++;
+          while (j < gn) {
+            c = keyOrder(gt, ordAt(go, ga + 1 + j), wt, k);
+            if (c >= 0) break;
+            j++;
+          }
+        }
       }
       pathPush(STEP_NODE, <i32>wt, k);
       if (j < gn && c == 0) {
         store<u8>(markAddr(mark + j), 1);
+        matched++;
         cmpNodes(wt, wo, k + 1, gt, go, ordAt(go, ga + 1 + j) + 1);
+        j++;
       } else {
         cAdd(OP_MISSING, k + 1, -1);
       }
       pathDepth--;
     }
-    for (j = 0; j < gn; j++) {
-      if (load<u8>(markAddr(mark + j)) != 0) continue;
-      const k = ordAt(go, ga + 1 + j);
-      if (cIgnores > 0 && ignoredNode(gt, k)) continue;
-      pathPush(STEP_NODE, <i32>gt, k);
-      cAdd(OP_EXTRA, -1, k + 1);
-      pathDepth--;
+    if (matched < gn) {
+      for (j = 0; j < gn; j++) {
+        if (load<u8>(markAddr(mark + j)) != 0) continue;
+        const k = ordAt(go, ga + 1 + j);
+        if (cIgnores > 0 && ignoredNode(gt, k)) continue;
+        pathPush(STEP_NODE, <i32>gt, k);
+        cAdd(OP_EXTRA, -1, k + 1);
+        pathDepth--;
+      }
     }
     marksTop = mark;
     return;
@@ -245,11 +264,14 @@ function unorderedNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi:
 
 class Comparer {
   opts: JSONOptions;
-  diff: Diff = new Diff();
+  /** The differences, once there is one. */
+  diff: Diff | null = null;
   // The keys of the path given as strings (see STEP_KEY).
-  keys: Array<string> = new Array<string>();
-  // The keys to ignore as UTF-8, for comparing with a document's keys.
-  ignoreBytes: Array<ArrayBuffer> = new Array<ArrayBuffer>();
+  private _keys: Array<string> | null = null;
+  // The keys to ignore as UTF-8 (and their lengths), for comparing with a
+  // document's keys.
+  ignoreBytes: Array<ArrayBuffer> | null = null;
+  ignoreLens: Array<i32> | null = null;
   // Whether only equality is asked (an unordered list's elements): a
   // difference is then noted, not described.
   quick: bool = false;
@@ -257,11 +279,28 @@ class Comparer {
   sub: Comparer | null = null;
   constructor(opts: JSONOptions) {
     this.opts = opts;
-    for (let i = 0, n = opts.ignoreKeys.length; i < n; i++) this.ignoreBytes.push(String.UTF8.encode(opts.ignoreKeys[i]));
+    const ignore = opts._ignoreKeys;
+    if (ignore !== null && ignore.length > 0) {
+      const bytes = new Array<ArrayBuffer>(), lens = new Array<i32>();
+      for (let i = 0; i < ignore.length; i++) {
+        bytes.push(utf8Padded(ignore[i]));
+        lens.push(String.UTF8.byteLength(ignore[i]));
+      }
+      this.ignoreBytes = bytes;
+      this.ignoreLens = lens;
+    }
   }
 
-  ignored(k: string): bool { return this.opts.ignoreKeys.includes(k); }
+  ignored(k: string): bool {
+    const ignore = this.opts._ignoreKeys;
+    return ignore !== null && ignore.includes(k);
+  }
 
+  get keys(): Array<string> {
+    let k = this._keys;
+    if (k === null) { k = new Array<string>(); this._keys = k; }
+    return k;
+  }
   key(k: string): void { this.keys.push(k); pathPush(STEP_KEY, this.keys.length - 1, 0); }
   index(i: i32): void { pathPush(STEP_INDEX, i, 0); }
   pop(): void {
@@ -281,8 +320,10 @@ class Comparer {
 
   add(op: string, expected: Value, actual: Value): void {
     if (this.quick) { this.differs = true; return; }
-    if (this.diff.entries.length >= MAX_DIFF_ENTRIES) { this.diff.truncated = true; return; }
-    this.diff.entries.push(new DiffEntry(this.path(), op, expected, actual));
+    let d = this.diff;
+    if (d === null) { d = new Diff(); this.diff = d; }
+    if (d.entries.length >= MAX_DIFF_ENTRIES) { d.truncated = true; return; }
+    d.entries.push(new DiffEntry(this.path(), op, expected, actual));
   }
 
   compare(want: Value, got: Value): void {
@@ -343,7 +384,8 @@ class Comparer {
     cTol = this.opts.tolerance;
     cRel = this.opts.relTolerance;
     cUnordered = this.opts.unorderedLists;
-    cIgnores = this.ignoreBytes.length;
+    const ignore = this.ignoreBytes;
+    cIgnores = ignore !== null ? ignore.length : 0;
     cQuick = this.quick;
     cDiffers = this.differs;
     cmpNodes(wd.t, wd.ordAddr(), wi, gd.t, gd.ordAddr(), gi);

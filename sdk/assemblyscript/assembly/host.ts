@@ -64,9 +64,10 @@ let inputLen: i32 = 0;
 const writer = new ByteWriter(4096);
 let resultSet: bool = false;
 
-/** A new buffer for an input of n bytes. */
+/** A new buffer for an input of n bytes (with room after it for the
+ * parser's eight-byte reads, so the input is parsed where it is). */
 function inputRoom(n: i32): void {
-  inputBuf = new ArrayBuffer(n);
+  inputBuf = new ArrayBuffer(n + 16);
   inputLen = n;
 }
 

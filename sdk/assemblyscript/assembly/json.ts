@@ -12,7 +12,7 @@
 import { parseNumberAt, shortestDigits } from "./decimal";
 import {
   Doc, F_ESC, F_AUX, F_UNSAFE, QUOTES, BACKSLASHES, LTS, GTS, AMPS, E2S, zeroBytes, controlBytes, plainASCII4,
-  scratch, unescape, sameText, readDoc, readError, nTag, nKind, nA, nB, nAddr, nNext, order, ordAt,
+  scratch, unescape, sameText, readDoc, readError, SLACK, nTag, nKind, nA, nB, nAddr, nNext, order, ordAt,
 } from "./tape";
 export { invalidUTF8 } from "./tape";
 
@@ -181,7 +181,7 @@ export class Value {
       const i = this._node;
       const p = d.ptr(i), n = d.size(i);
       if ((d.tag(i) & F_ESC) == 0) return Uint8Array.wrap(d.src, <i32>(p - changetype<usize>(d.src)), n);
-      const buf = new ArrayBuffer(n + 8);
+      const buf = new ArrayBuffer(n + <i32>SLACK);
       const m = unescape(p, n, changetype<usize>(buf));
       return Uint8Array.wrap(buf, 0, m);
     }
@@ -422,6 +422,8 @@ export class ByteWriter {
    * encodeError set) when it is not finite. */
   float(f: f64): bool {
     if (!isFinite(f)) { encodeError = NON_FINITE; return false; }
+    // A small integer (a weight of 1, say) is its digits: no string made.
+    if (f >= 1 && f < 1000 && Math.trunc(f) == f) { this.int(<i32>f); return true; }
     this.ascii(formatFloat(f));
     return true;
   }
@@ -588,7 +590,7 @@ function wString(t: usize, i: i32): void {
   const p = nAddr(t, i), n = nB(t, i);
   if ((f & F_UNSAFE) == 0) { wWrite(p - 1, n + 2); return; }
   if ((f & (F_ESC | F_AUX)) == F_ESC) {
-    const s = scratch(0, n + 8);
+    const s = scratch(0, n + <i32>SLACK);
     wQuoteUTF8(s, unescape(p, n, s));
     return;
   }

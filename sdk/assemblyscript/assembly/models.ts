@@ -757,7 +757,8 @@ class Decoder {
       c.inputFiles.push(file);
       fi = this.d.next(fi);
     }
-    c.trackedFiles = this.strs(path, ".tracked_files", this.slot(f, 8));
+    const tracked = this.slot(f, 8);
+    if (this.kind(tracked) != Kind.Null) c.trackedFiles = this.strs(path, ".tracked_files", tracked);
     c._expectedV = this.map(path, ".expected", this.slot(f, 9));
     c.timeoutS = this.float(path, ".timeout_s", this.slot(f, 10));
     c.reset = this.bool(path, ".reset", this.slot(f, 11));
@@ -994,17 +995,17 @@ function valueAt(d: Doc, i: i32): Value {
 
 /** A number argument as f64 (0 when absent or not a number). */
 export function num(m: Obj, k: string): f64 {
-  return field(m, k).asF64();
+  return m.has(k) ? m.get(k).asF64() : 0;
 }
 
 /** A string argument ("" when absent or not a string). */
 export function str(m: Obj, k: string): string {
-  return field(m, k).asString();
+  return m.has(k) ? m.get(k).asString() : "";
 }
 
 /** A bool argument (false when absent or not a bool). */
 export function flag(m: Obj, k: string): bool {
-  return field(m, k).asBool();
+  return m.has(k) ? m.get(k).asBool() : false;
 }
 
 /** Field k of an object, Null when absent. */

@@ -36,6 +36,8 @@ export const F_UNSAFE = F_ESC | F_HTML | F_WIDE;
  * to be UTF-8). */
 const F_HIGH = 256;
 const F_SCAN = F_UNSAFE | F_HIGH;
+/** While scanning: the word's last byte escapes the next word's first. */
+const F_CARRY = 512;
 
 // SWAR constants: eight bytes at a time.
 const ONES: u64 = 0x0101010101010101;
@@ -103,6 +105,20 @@ const LAST: u64 = 0x8000000000000000;
 // @ts-ignore: decorator
 @inline export function nNext(t: usize, i: i32): i32 { return (nTag(t, i) & KIND_MASK) >= Kind.Array ? nB(t, i) : i + 1; }
 
+/** The bytes a document's buffer has after it (readDoc copies a document
+ * that has fewer), and the unescaped text's buffers too: any of its text
+ * can be read eight bytes at a time, up to 8 bytes past its end, without a
+ * check. */
+export const SLACK: usize = 16;
+
+/** s as UTF-8 in a buffer with SLACK bytes after it. */
+export function utf8Padded(s: string): ArrayBuffer {
+  const n = String.UTF8.byteLength(s);
+  const b = new ArrayBuffer(n + <i32>SLACK);
+  String.UTF8.encodeUnsafe(changetype<usize>(s), s.length, changetype<usize>(b));
+  return b;
+}
+
 /** A parsed JSON document: its bytes and its tape. */
 export class Doc {
   /** The buffer the bytes are in, kept alive with the document. */
@@ -115,8 +131,6 @@ export class Doc {
   /** Unescaped key bytes (made once, with room for all of them). */
   aux: ArrayBuffer | null = null;
   auxLen: i32 = 0;
-  /** Objects' members in key order (see order); word 0 is the words used. */
-  ord: ArrayBuffer | null = null;
 
   constructor(src: ArrayBuffer, base: usize, len: i32, tape: ArrayBuffer) {
     this.src = src;
@@ -128,18 +142,12 @@ export class Doc {
   /** The tape's address. */
   // @ts-ignore: decorator
   @inline get t(): usize { return changetype<usize>(this.tape); }
-  /** The address of the key order lists, made when first asked for: every
-   * object's list (its members and their number) fits in as many words as
-   * the document has nodes. */
-  ordAddr(): usize {
-    let o = this.ord;
-    if (o === null) {
-      o = new ArrayBuffer((this.count + 1) << 2);
-      store<i32>(changetype<usize>(o), 1);
-      this.ord = o;
-    }
-    return changetype<usize>(o);
-  }
+  /** The address of the key order lists (see order), after the nodes in
+   * the tape's buffer: every object's list (its members and their number)
+   * fits in as many words as the document has nodes; the first word is the
+   * words used. */
+  // @ts-ignore: decorator
+  @inline ordAddr(): usize { return this.t + (<usize>this.count << 4); }
   // @ts-ignore: decorator
   @inline tag(i: i32): i32 { return nTag(this.t, i); }
   // @ts-ignore: decorator
@@ -211,10 +219,11 @@ export class KeySet {
     this.keys = new StaticArray<ArrayBuffer>(n);
     this.metaBuf = new StaticArray<u32>(n * 3);
     for (let i = 0; i < n; i++) {
-      const b = String.UTF8.encode(names[i]);
+      const b = utf8Padded(names[i]);
+      const size = String.UTF8.byteLength(names[i]);
       this.keys[i] = b;
-      this.metaBuf[i * 3] = prefix(changetype<usize>(b), b.byteLength, false);
-      this.metaBuf[i * 3 + 1] = b.byteLength;
+      this.metaBuf[i * 3] = prefix(changetype<usize>(b), size, false);
+      this.metaBuf[i * 3 + 1] = size;
       this.metaBuf[i * 3 + 2] = <u32>changetype<usize>(b);
     }
     this.meta = changetype<usize>(this.metaBuf);
@@ -226,7 +235,8 @@ export class KeySet {
       let clash = false;
       for (let i = 0; i < n && !clash; i++) {
         const b = this.keys[i];
-        const h = keyHash(this.metaBuf[i * 3], suffix(changetype<usize>(b), b.byteLength), b.byteLength, this.mul);
+        const size = <i32>this.metaBuf[i * 3 + 1];
+        const h = keyHash(this.metaBuf[i * 3], suffix(changetype<usize>(b), size), size, this.mul);
         if (this.tableBuf[h] >= 0) clash = true;
         else this.tableBuf[h] = i;
       }
@@ -285,13 +295,25 @@ export function prefix(p: usize, n: i32, room: bool): u32 {
 }
 
 /** keyOrder for keys whose first four bytes are the same. */
-function keyOrderTie(t: usize, a: i32, u: usize, b: i32): i32 {
+// @ts-ignore: decorator
+@inline function keyOrderTie(t: usize, a: i32, u: usize, b: i32): i32 {
   const an = nB(t, a), bn = nB(u, b);
   if (an <= 4 || bn <= 4) return an - bn;
+  if (an == bn && an <= 12) {
+    // The same length, at most eight bytes more (see SLACK): one word.
+    const x = load<u64>(nAddr(t, a) + 4), y = load<u64>(nAddr(u, b) + 4);
+    const m: u64 = an == 12 ? <u64>-1 : low(an - 4);
+    if (((x ^ y) & m) == 0) return 0;
+    return bswap<u64>(x & m) < bswap<u64>(y & m) ? -1 : 1;
+  }
   return compareBytes(nAddr(t, a) + 4, an - 4, nAddr(u, b) + 4, bn - 4);
 }
 
-/** Orders two byte strings. */
+/** The low n bytes (n < 8) of a word. */
+// @ts-ignore: decorator
+@inline function low(n: i32): u64 { return (<u64>1 << (<u64>n << 3)) - 1; }
+
+/** Orders two byte strings (text of a document: see SLACK). */
 function compareBytes(p: usize, pn: i32, q: usize, qn: i32): i32 {
   const n = min(pn, qn);
   let i = 0;
@@ -300,26 +322,26 @@ function compareBytes(p: usize, pn: i32, q: usize, qn: i32): i32 {
     if (x != y) return bswap<u64>(x) < bswap<u64>(y) ? -1 : 1;
     i += 8;
   }
-  while (i < n) {
-    const x = <i32>load<u8>(p + <usize>i), y = <i32>load<u8>(q + <usize>i);
-    if (x != y) return x - y;
-    i++;
+  if (i < n) {
+    const m = low(n - i);
+    const x = load<u64>(p + <usize>i) & m, y = load<u64>(q + <usize>i) & m;
+    if (x != y) return bswap<u64>(x) < bswap<u64>(y) ? -1 : 1;
   }
   return pn - qn;
 }
 
-/** Whether two byte strings of n bytes are the same. */
+/** Whether two byte strings of n bytes are the same (text of a document:
+ * see SLACK). Up to 16 bytes take no loop. */
 export function sameBytes(p: usize, q: usize, n: i32): bool {
-  let i = 0;
+  if (n <= 8) return n == 0 || ((load<u64>(p) ^ load<u64>(q)) & (n == 8 ? <u64>-1 : low(n))) == 0;
+  if (load<u64>(p) != load<u64>(q)) return false;
+  if (n <= 16) return ((load<u64>(p, 8) ^ load<u64>(q, 8)) & (n == 16 ? <u64>-1 : low(n - 8))) == 0;
+  let i = 8;
   while (i + 8 <= n) {
     if (load<u64>(p + <usize>i) != load<u64>(q + <usize>i)) return false;
     i += 8;
   }
-  while (i < n) {
-    if (load<u8>(p + <usize>i) != load<u8>(q + <usize>i)) return false;
-    i++;
-  }
-  return true;
+  return i == n || ((load<u64>(p + <usize>i) ^ load<u64>(q + <usize>i)) & low(n - i)) == 0;
 }
 
 /** Where object node i's members are listed in key order, in the order
@@ -333,7 +355,19 @@ export function order(t: usize, o: usize, i: i32): i32 {
   const start = load<i32>(o);
   const list = o + (<usize>(start + 1) << 2);
   let k = i + 1;
-  for (let m = 0; m < n; m++) {
+  let m = 0;
+  for (; m + 4 <= n; m += 4) {
+    const at = list + (<usize>m << 2);
+    store<i32>(at, k);
+    k = nNext(t, k + 1);
+    store<i32>(at, k, 4);
+    k = nNext(t, k + 1);
+    store<i32>(at, k, 8);
+    k = nNext(t, k + 1);
+    store<i32>(at, k, 12);
+    k = nNext(t, k + 1);
+  }
+  for (; m < n; m++) {
     store<i32>(list + (<usize>m << 2), k);
     k = nNext(t, k + 1);
   }
@@ -350,6 +384,7 @@ export function order(t: usize, o: usize, i: i32): i32 {
 /** Sorts n key nodes at list by key (equal keys by position) and keeps
  * the last of equal keys; the number kept. */
 function sortKeys(t: usize, list: usize, n: i32): i32 {
+  if (n <= 8) return sortSmall(t, list, n) ? dedupe(t, list, n) : n;
   if (n > 16) return mergeKeys(t, list, n);
   // Insertion sort: objects are mostly small.
   let dup = false;
@@ -367,6 +402,179 @@ function sortKeys(t: usize, list: usize, n: i32): i32 {
     store<i32>(list + (<usize>(j + 1) << 2), x);
   }
   return dup ? dedupe(t, list, n) : n;
+}
+
+/** Sorts the n (2 to 8) key nodes at list with a sorting network: no
+ * loop. Equal keys are put in position order; the result is whether there
+ * were any. (Generated, each network checked on every 0-1 input.) */
+function sortSmall(t: usize, list: usize, n: i32): bool {
+  let a0 = load<i32>(list), a1 = load<i32>(list, 4);
+  let a2 = n > 2 ? load<i32>(list, 8) : 0, a3 = n > 3 ? load<i32>(list, 12) : 0;
+  let a4 = n > 4 ? load<i32>(list, 16) : 0, a5 = n > 5 ? load<i32>(list, 20) : 0;
+  let a6 = n > 6 ? load<i32>(list, 24) : 0, a7 = n > 7 ? load<i32>(list, 28) : 0;
+  let dup = false, c = 0, x = 0;
+  switch (n) {
+    case 2: {
+      c = keyOrder(t, a1, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a1 < a0)) { x = a0; a0 = a1; a1 = x; }
+      break;
+    }
+    case 3: {
+      c = keyOrder(t, a2, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a1)) { x = a1; a1 = a2; a2 = x; }
+      c = keyOrder(t, a2, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a0)) { x = a0; a0 = a2; a2 = x; }
+      c = keyOrder(t, a1, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a1 < a0)) { x = a0; a0 = a1; a1 = x; }
+      break;
+    }
+    case 4: {
+      c = keyOrder(t, a1, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a1 < a0)) { x = a0; a0 = a1; a1 = x; }
+      c = keyOrder(t, a3, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a2)) { x = a2; a2 = a3; a3 = x; }
+      c = keyOrder(t, a2, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a0)) { x = a0; a0 = a2; a2 = x; }
+      c = keyOrder(t, a3, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a1)) { x = a1; a1 = a3; a3 = x; }
+      c = keyOrder(t, a2, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a1)) { x = a1; a1 = a2; a2 = x; }
+      break;
+    }
+    case 5: {
+      c = keyOrder(t, a1, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a1 < a0)) { x = a0; a0 = a1; a1 = x; }
+      c = keyOrder(t, a4, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a3)) { x = a3; a3 = a4; a4 = x; }
+      c = keyOrder(t, a4, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a2)) { x = a2; a2 = a4; a4 = x; }
+      c = keyOrder(t, a3, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a2)) { x = a2; a2 = a3; a3 = x; }
+      c = keyOrder(t, a4, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a1)) { x = a1; a1 = a4; a4 = x; }
+      c = keyOrder(t, a3, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a0)) { x = a0; a0 = a3; a3 = x; }
+      c = keyOrder(t, a2, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a0)) { x = a0; a0 = a2; a2 = x; }
+      c = keyOrder(t, a3, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a1)) { x = a1; a1 = a3; a3 = x; }
+      c = keyOrder(t, a2, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a1)) { x = a1; a1 = a2; a2 = x; }
+      break;
+    }
+    case 6: {
+      c = keyOrder(t, a2, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a1)) { x = a1; a1 = a2; a2 = x; }
+      c = keyOrder(t, a5, t, a4); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a4)) { x = a4; a4 = a5; a5 = x; }
+      c = keyOrder(t, a2, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a0)) { x = a0; a0 = a2; a2 = x; }
+      c = keyOrder(t, a5, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a3)) { x = a3; a3 = a5; a5 = x; }
+      c = keyOrder(t, a1, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a1 < a0)) { x = a0; a0 = a1; a1 = x; }
+      c = keyOrder(t, a4, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a3)) { x = a3; a3 = a4; a4 = x; }
+      c = keyOrder(t, a5, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a2)) { x = a2; a2 = a5; a5 = x; }
+      c = keyOrder(t, a3, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a0)) { x = a0; a0 = a3; a3 = x; }
+      c = keyOrder(t, a4, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a1)) { x = a1; a1 = a4; a4 = x; }
+      c = keyOrder(t, a4, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a2)) { x = a2; a2 = a4; a4 = x; }
+      c = keyOrder(t, a3, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a1)) { x = a1; a1 = a3; a3 = x; }
+      c = keyOrder(t, a3, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a2)) { x = a2; a2 = a3; a3 = x; }
+      break;
+    }
+    case 7: {
+      c = keyOrder(t, a2, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a1)) { x = a1; a1 = a2; a2 = x; }
+      c = keyOrder(t, a4, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a3)) { x = a3; a3 = a4; a4 = x; }
+      c = keyOrder(t, a6, t, a5); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a6 < a5)) { x = a5; a5 = a6; a6 = x; }
+      c = keyOrder(t, a2, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a0)) { x = a0; a0 = a2; a2 = x; }
+      c = keyOrder(t, a5, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a3)) { x = a3; a3 = a5; a5 = x; }
+      c = keyOrder(t, a6, t, a4); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a6 < a4)) { x = a4; a4 = a6; a6 = x; }
+      c = keyOrder(t, a1, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a1 < a0)) { x = a0; a0 = a1; a1 = x; }
+      c = keyOrder(t, a5, t, a4); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a4)) { x = a4; a4 = a5; a5 = x; }
+      c = keyOrder(t, a6, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a6 < a2)) { x = a2; a2 = a6; a6 = x; }
+      c = keyOrder(t, a4, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a0)) { x = a0; a0 = a4; a4 = x; }
+      c = keyOrder(t, a5, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a1)) { x = a1; a1 = a5; a5 = x; }
+      c = keyOrder(t, a3, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a0)) { x = a0; a0 = a3; a3 = x; }
+      c = keyOrder(t, a5, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a2)) { x = a2; a2 = a5; a5 = x; }
+      c = keyOrder(t, a3, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a1)) { x = a1; a1 = a3; a3 = x; }
+      c = keyOrder(t, a4, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a2)) { x = a2; a2 = a4; a4 = x; }
+      c = keyOrder(t, a3, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a2)) { x = a2; a2 = a3; a3 = x; }
+      break;
+    }
+    case 8: {
+      c = keyOrder(t, a2, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a0)) { x = a0; a0 = a2; a2 = x; }
+      c = keyOrder(t, a3, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a1)) { x = a1; a1 = a3; a3 = x; }
+      c = keyOrder(t, a6, t, a4); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a6 < a4)) { x = a4; a4 = a6; a6 = x; }
+      c = keyOrder(t, a7, t, a5); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a7 < a5)) { x = a5; a5 = a7; a7 = x; }
+      c = keyOrder(t, a4, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a0)) { x = a0; a0 = a4; a4 = x; }
+      c = keyOrder(t, a5, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a1)) { x = a1; a1 = a5; a5 = x; }
+      c = keyOrder(t, a6, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a6 < a2)) { x = a2; a2 = a6; a6 = x; }
+      c = keyOrder(t, a7, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a7 < a3)) { x = a3; a3 = a7; a7 = x; }
+      c = keyOrder(t, a1, t, a0); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a1 < a0)) { x = a0; a0 = a1; a1 = x; }
+      c = keyOrder(t, a3, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a3 < a2)) { x = a2; a2 = a3; a3 = x; }
+      c = keyOrder(t, a5, t, a4); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a4)) { x = a4; a4 = a5; a5 = x; }
+      c = keyOrder(t, a7, t, a6); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a7 < a6)) { x = a6; a6 = a7; a7 = x; }
+      c = keyOrder(t, a4, t, a2); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a2)) { x = a2; a2 = a4; a4 = x; }
+      c = keyOrder(t, a5, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a5 < a3)) { x = a3; a3 = a5; a5 = x; }
+      c = keyOrder(t, a4, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a1)) { x = a1; a1 = a4; a4 = x; }
+      c = keyOrder(t, a6, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a6 < a3)) { x = a3; a3 = a6; a6 = x; }
+      c = keyOrder(t, a2, t, a1); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a2 < a1)) { x = a1; a1 = a2; a2 = x; }
+      c = keyOrder(t, a4, t, a3); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a4 < a3)) { x = a3; a3 = a4; a4 = x; }
+      c = keyOrder(t, a6, t, a5); if (c == 0) dup = true;
+      if (c < 0 || (c == 0 && a6 < a5)) { x = a5; a5 = a6; a6 = x; }
+      break;
+    }
+  }
+  store<i32>(list, a0);
+  store<i32>(list, a1, 4);
+  if (n > 2) store<i32>(list, a2, 8);
+  if (n > 3) store<i32>(list, a3, 12);
+  if (n > 4) store<i32>(list, a4, 16);
+  if (n > 5) store<i32>(list, a5, 20);
+  if (n > 6) store<i32>(list, a6, 24);
+  if (n > 7) store<i32>(list, a7, 28);
+  return dup;
 }
 
 /** sortKeys for large objects: a stable bottom-up merge sort. */
@@ -405,14 +613,24 @@ function dedupe(t: usize, list: usize, n: i32): i32 {
   return w;
 }
 
-/** Whether two string (or two number) nodes have the same text. */
-export function sameText(t: usize, a: i32, u: usize, b: i32): bool {
+/** Whether two string (or two number) nodes have the same text: inline
+ * for text of up to eight bytes without escapes. */
+// @ts-ignore: decorator
+@inline export function sameText(t: usize, a: i32, u: usize, b: i32): bool {
+  const n = nB(t, a);
+  if (n <= 8 && n == nB(u, b) && ((nTag(t, a) | nTag(u, b)) & F_ESC) == 0) {
+    return n == 0 || ((load<u64>(nAddr(t, a)) ^ load<u64>(nAddr(u, b))) & (n == 8 ? <u64>-1 : low(n))) == 0;
+  }
+  return sameTextSlow(t, a, u, b);
+}
+
+function sameTextSlow(t: usize, a: i32, u: usize, b: i32): bool {
   const ta = nTag(t, a), tb = nTag(u, b);
   let p = nAddr(t, a), pn = nB(t, a);
   let q = nAddr(u, b), qn = nB(u, b);
   if (((ta | tb) & F_ESC) == 0) return pn == qn && sameBytes(p, q, pn);
-  if ((ta & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(0, pn + 8); pn = unescape(p, pn, s); p = s; }
-  if ((tb & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(1, qn + 8); qn = unescape(q, qn, s); q = s; }
+  if ((ta & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(0, pn + <i32>SLACK); pn = unescape(p, pn, s); p = s; }
+  if ((tb & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(1, qn + <i32>SLACK); qn = unescape(q, qn, s); q = s; }
   return pn == qn && sameBytes(p, q, pn);
 }
 
@@ -421,7 +639,7 @@ export function nodeText(t: usize, i: i32): string {
   const f = nTag(t, i);
   const p = nAddr(t, i), n = nB(t, i);
   if ((f & (F_ESC | F_AUX)) == F_ESC) {
-    const buf = scratch(0, n + 8);
+    const buf = scratch(0, n + <i32>SLACK);
     return decodeUTF8(buf, unescape(p, n, buf), false);
   }
   return decodeUTF8(p, n, (f & (F_WIDE | F_AUX)) == 0);
@@ -478,8 +696,8 @@ function putUTF8(out: usize, r: i32): i32 {
   return 4;
 }
 
-/** Stores the bytes of x at o, leaving out those marked in b (backslashes,
- * none in the last byte); the bytes stored. Straight-line code: no loop. */
+/** Stores the bytes of x at o, leaving out those marked in b (the high
+ * bit of a byte); the bytes stored. Straight-line code: no loop. */
 // @ts-ignore: decorator
 @inline function dropMarked(x: u64, b: u64, o: usize): i32 {
   let w: usize = 0;
@@ -490,36 +708,76 @@ function putUTF8(out: usize, r: i32): i32 {
   store<u8>(o + w, <u8>(x >> 32)); w += 1 - <usize>((b >> 39) & 1);
   store<u8>(o + w, <u8>(x >> 40)); w += 1 - <usize>((b >> 47) & 1);
   store<u8>(o + w, <u8>(x >> 48)); w += 1 - <usize>((b >> 55) & 1);
-  store<u8>(o + w, <u8>(x >> 56));
-  return <i32>w + 1;
+  store<u8>(o + w, <u8>(x >> 56)); w += 1 - <usize>((b >> 63) & 1);
+  return <i32>w;
+}
+
+/** One word of unescape's fast path: x (eight bytes of text) stored at
+ * out without the backslashes of its \\" escapes; next is the byte after
+ * it. The bytes stored, or -1 when the word has another escape. */
+// @ts-ignore: decorator
+@inline function unescapeWord(x: u64, next: u32, out: usize): i32 {
+  const b = zeroBytesExact(x ^ BACKSLASHES);
+  if (b == 0) { store<u64>(out, x); return 8; }
+  // Escapes all \" and no backslash escaped: each backslash goes. A last
+  // byte's backslash escapes the next byte, which must be a quote too (it
+  // stays, as the next word's text).
+  if ((b & (b << 8)) != 0 || ((b << 8) & ~zeroBytesExact(x ^ QUOTES)) != 0 || ((b & LAST) != 0 && next != 0x22)) return -1;
+  const rest = b & (b - 1);
+  if ((rest & (rest - 1)) != 0) return dropMarked(x, b, out);
+  // One or two backslashes: shifted out of the word.
+  let y = x;
+  if (rest != 0) y = dropByte(y, <u32>(ctz<u64>(rest) >> 3));
+  store<u64>(out, dropByte(y, <u32>(ctz<u64>(b) >> 3)));
+  return rest != 0 ? 6 : 7;
+}
+
+/** x without its byte k (the bytes above it moved down one). */
+// @ts-ignore: decorator
+@inline function dropByte(x: u64, k: u32): u64 {
+  const m = (<u64>1 << (<u64>k << 3)) - 1;
+  return (x & m) | ((x >> 8) & ~m);
 }
 
 /** Unescapes the n bytes of a valid string's content at p into out (room
- * for n + 8 bytes: unescaped text is never longer, and text is copied
- * eight bytes at a time); the bytes written. A lone surrogate escape
- * becomes U+FFFD, as in Go. */
+ * for n bytes and SLACK: unescaped text is never longer, and text is
+ * copied eight bytes at a time); the bytes written. A lone surrogate
+ * escape becomes U+FFFD, as in Go. */
 export function unescape(p: usize, n: i32, out: usize): i32 {
   let i = 0, w = 0;
   while (i < n) {
+    // Four words an iteration while they take no more than their
+    // backslashes (JSON held in a string: \" escapes only).
+    let r = 0;
+    while (i + 33 <= n) {
+      r = unescapeWord(load<u64>(p + <usize>i), load<u8>(p + <usize>i, 8), out + <usize>w);
+      if (r < 0) break;
+      w += r;
+      r = unescapeWord(load<u64>(p + <usize>i, 8), load<u8>(p + <usize>i, 16), out + <usize>w);
+      if (r < 0) { i += 8; break; }
+      w += r;
+      r = unescapeWord(load<u64>(p + <usize>i, 16), load<u8>(p + <usize>i, 24), out + <usize>w);
+      if (r < 0) { i += 16; break; }
+      w += r;
+      r = unescapeWord(load<u64>(p + <usize>i, 24), load<u8>(p + <usize>i, 32), out + <usize>w);
+      if (r < 0) { i += 24; break; }
+      w += r;
+      i += 32;
+    }
+    if (r >= 0) {
+      while (i + 9 <= n) {
+        r = unescapeWord(load<u64>(p + <usize>i), load<u8>(p + <usize>i, 8), out + <usize>w);
+        if (r < 0) break;
+        w += r;
+        i += 8;
+      }
+    }
+    // Up to the next backslash, and its escape.
     let j = i;
-    if (i + 8 <= n) {
-      const x = load<u64>(p + <usize>i);
-      const b = zeroBytesExact(x ^ BACKSLASHES);
-      if (b == 0) {
-        store<u64>(out + <usize>w, x);
-        w += 8;
-        i += 8;
-        continue;
-      }
-      // Words whose escapes are all \" (JSON held in a string) lose
-      // their backslashes in one step.
-      if ((b & LAST) == 0 && (b & (b << 8)) == 0 && ((b << 8) & ~zeroBytesExact(x ^ QUOTES)) == 0) {
-        w += dropMarked(x, b, out + <usize>w);
-        i += 8;
-        continue;
-      }
+    if (r < 0) {
+      const b = zeroBytesExact(load<u64>(p + <usize>i) ^ BACKSLASHES);
       const k = <i32>(ctz<u64>(b) >> 3);
-      store<u64>(out + <usize>w, x);
+      store<u64>(out + <usize>w, load<u64>(p + <usize>i));
       w += k;
       j = i + k;
     } else {
@@ -530,7 +788,6 @@ export function unescape(p: usize, n: i32, out: usize): i32 {
       }
       if (j >= n) return w;
     }
-    // The escape at j.
     const e = <i32>load<u8>(p + <usize>j, 1);
     if (e != 0x75) {
       let c = e; // \" \\ \/
@@ -544,21 +801,21 @@ export function unescape(p: usize, n: i32, out: usize): i32 {
       i = j + 2;
       continue;
     }
-    let r = hex4(p + <usize>j + 2);
+    let u = hex4(p + <usize>j + 2);
     i = j + 6;
-    if (r >= 0xd800 && r < 0xe000) {
+    if (u >= 0xd800 && u < 0xe000) {
       let paired = false;
-      if (r < 0xdc00 && i + 6 <= n && load<u8>(p + <usize>i) == 0x5c && load<u8>(p + <usize>i, 1) == 0x75) {
-        const r2 = hex4(p + <usize>i + 2);
-        if (r2 >= 0xdc00 && r2 < 0xe000) {
-          r = 0x10000 + ((r - 0xd800) << 10) + (r2 - 0xdc00);
+      if (u < 0xdc00 && i + 6 <= n && load<u8>(p + <usize>i) == 0x5c && load<u8>(p + <usize>i, 1) == 0x75) {
+        const u2 = hex4(p + <usize>i + 2);
+        if (u2 >= 0xdc00 && u2 < 0xe000) {
+          u = 0x10000 + ((u - 0xd800) << 10) + (u2 - 0xdc00);
           i += 6;
           paired = true;
         }
       }
-      if (!paired) r = 0xfffd;
+      if (!paired) u = 0xfffd;
     }
-    w += putUTF8(out + <usize>w, r);
+    w += putUTF8(out + <usize>w, u);
   }
   return w;
 }
@@ -618,24 +875,29 @@ export function invalidUTF8(data: Uint8Array): i32 {
   return -1;
 }
 
-/** Scans eight bytes of a string's content: the stop mask (the high bit of
- * each quote not escaped, backslash starting an escape to look at, or
+/** Scans eight bytes x of a string's content: the stop mask (the high bit
+ * of each quote not escaped, backslash starting an escape to look at, or
  * control character; the lowest is exact) with F_* flags in the low bits
  * for the bytes before the first stop: escapes (all \" ones in a word,
  * JSON held in a string, are passed over at once), <, > or &, non-ASCII
- * text. */
+ * text. carry is 0x80 when the word's first byte is a quote escaped by the
+ * word before; next is the byte after the word: a last byte's backslash
+ * escaping a quote there is passed over too, and F_CARRY says so. */
 // @ts-ignore: decorator
-@inline function scanWord(x: u64): u64 {
+@inline function scanWord(x: u64, carry: u64, next: u32): u64 {
   const q = zeroBytesExact(x ^ QUOTES), b = zeroBytesExact(x ^ BACKSLASHES), c = controlBytes(x);
   let stop: u64;
   let f: u64 = 0;
-  if (b == 0) {
+  if ((b | carry) == 0) {
     stop = q | c;
-  } else if ((b & LAST) == 0 && (b & (b << 8)) == 0 && ((b << 8) & ~q) == 0) {
-    f = F_ESC;
-    stop = (q & ~(b << 8)) | c;
   } else {
-    stop = q | b | c;
+    const e = (b << 8) | carry; // escaped bytes
+    if ((b & (b << 8)) == 0 && (e & ~q) == 0 && ((b & LAST) == 0 || next == 0x22)) {
+      f = (b & LAST) != 0 ? F_ESC | F_CARRY : F_ESC;
+      stop = (q & ~e) | c;
+    } else {
+      stop = (q & ~carry) | b | c;
+    }
   }
   const high = x & HIGHS;
   if (high != 0) f |= F_HIGH;
@@ -741,50 +1003,95 @@ function parseValue(depth: i32): bool {
   if (c == 0x6e) return literalValue("null", 0x6c6c756e, Kind.Null, 0);
   return unexpected();
 }
+/** One member of an object, from its key (after the opening brace or a
+ * comma): 0 when a comma follows (another member), 1 when the closing
+ * brace does, -1 on an error. */
+// @ts-ignore: decorator
+@inline function objectMember(depth: i32): i32 {
+  skip();
+  if (peek() != 0x22) return unexpected() ? 0 : -1;
+  if (!parseStr(true)) return -1;
+  skip();
+  if (peek() != 0x3a) return unexpected() ? 0 : -1;
+  pPos++;
+  skip();
+  if (!parseValue(depth + 1)) return -1;
+  skip();
+  const c = peek();
+  if (c == 0x2c) { pPos++; return 0; }
+  if (c == 0x7d) { pPos++; return 1; }
+  return unexpected() ? 0 : -1;
+}
 function parseObject(depth: i32): bool {
   const node = push(Kind.Object, 0, 0, 0);
   pPos++;
   skip();
   if (peek() == 0x7d) { pPos++; setAB(node, 0, pCount); return true; }
-  let count = 0;
+  // Four members an iteration.
+  let count = 0, r = 0;
   while (true) {
-    skip();
-    if (peek() != 0x22) return unexpected();
-    if (!parseStr(true)) return false;
-    skip();
-    if (peek() != 0x3a) return unexpected();
-    pPos++;
-    skip();
-    if (!parseValue(depth + 1)) return false;
     count++;
-    skip();
-    const c = peek();
-    if (c == 0x2c) { pPos++; continue; }
-    if (c == 0x7d) { pPos++; setAB(node, count, pCount); return true; }
-    return unexpected();
+    r = objectMember(depth);
+    if (r != 0) break;
+    count++;
+    r = objectMember(depth);
+    if (r != 0) break;
+    count++;
+    r = objectMember(depth);
+    if (r != 0) break;
+    count++;
+    r = objectMember(depth);
+    if (r != 0) break;
   }
-  return false;
+  if (r < 0) return false;
+  setAB(node, count, pCount);
+  return true;
+}
+/** One element of an array (after the opening bracket or a comma): as
+ * objectMember. */
+// @ts-ignore: decorator
+@inline function arrayElement(depth: i32): i32 {
+  skip();
+  if (!parseValue(depth + 1)) return -1;
+  skip();
+  const c = peek();
+  if (c == 0x2c) { pPos++; return 0; }
+  if (c == 0x5d) { pPos++; return 1; }
+  return unexpected() ? 0 : -1;
 }
 function parseArray(depth: i32): bool {
   const node = push(Kind.Array, 0, 0, 0);
   pPos++;
   skip();
   if (peek() == 0x5d) { pPos++; setAB(node, 0, pCount); return true; }
-  let count = 0;
+  let count = 0, r = 0;
   while (true) {
-    skip();
-    if (!parseValue(depth + 1)) return false;
     count++;
-    skip();
-    const c = peek();
-    if (c == 0x2c) { pPos++; continue; }
-    if (c == 0x5d) { pPos++; setAB(node, count, pCount); return true; }
-    return unexpected();
+    r = arrayElement(depth);
+    if (r != 0) break;
+    count++;
+    r = arrayElement(depth);
+    if (r != 0) break;
+    count++;
+    r = arrayElement(depth);
+    if (r != 0) break;
+    count++;
+    r = arrayElement(depth);
+    if (r != 0) break;
   }
-  return false;
+  if (r < 0) return false;
+  setAB(node, count, pCount);
+  return true;
 }
 function digits(): i32 {
   const start = pPos;
+  if (pPos + 8 <= pN) {
+    // Most numbers end in their first word: no loop.
+    const x = load<u64>(pP + <usize>pPos) ^ 0x3030303030303030;
+    const m = ((x + 0x7676767676767676) | x) & HIGHS;
+    if (m != 0) { pPos += <i32>(ctz<u64>(m) >> 3); return pPos - start; }
+    pPos += 8;
+  }
   while (pPos + 8 <= pN) {
     // Bytes that are not digits: x ^ '0' is 10 or more.
     const x = load<u64>(pP + <usize>pPos) ^ 0x3030303030303030;
@@ -822,39 +1129,55 @@ function parseNumber(): bool {
 function parseStr(key: bool): bool {
   const p = pP, n = pN;
   const start = pPos + 1;
+  if (start + 8 <= n) {
+    // A short string ends in its first word: no loop.
+    const r = scanWord(load<u64>(p + <usize>start), 0, 0);
+    const stop = r & HIGHS;
+    if (stop != 0) {
+      const i = start + <i32>(ctz<u64>(stop) >> 3);
+      if (load<u8>(p + <usize>i) == 0x22) return endStr(key, start, i, <i32>r & F_SCAN);
+    }
+  }
   let i = start;
   let flags = 0;
   while (true) {
     // Eight bytes at a time, up to four words an iteration, to the next
     // byte to look at: a quote, a backslash, a control character.
-    let stop: u64 = 0;
-    while (i + 32 <= n) {
-      let r = scanWord(load<u64>(p + <usize>i));
+    let stop: u64 = 0, carry: u64 = 0;
+    while (i + 33 <= n) {
+      let r = scanWord(load<u64>(p + <usize>i), carry, load<u8>(p + <usize>i, 8));
       flags |= <i32>r & F_SCAN;
+      carry = (r & F_CARRY) != 0 ? 0x80 : 0;
       stop = r & HIGHS;
       if (stop != 0) break;
-      r = scanWord(load<u64>(p + <usize>i, 8));
+      r = scanWord(load<u64>(p + <usize>i, 8), carry, load<u8>(p + <usize>i, 16));
       flags |= <i32>r & F_SCAN;
+      carry = (r & F_CARRY) != 0 ? 0x80 : 0;
       stop = r & HIGHS;
       if (stop != 0) { i += 8; break; }
-      r = scanWord(load<u64>(p + <usize>i, 16));
+      r = scanWord(load<u64>(p + <usize>i, 16), carry, load<u8>(p + <usize>i, 24));
       flags |= <i32>r & F_SCAN;
+      carry = (r & F_CARRY) != 0 ? 0x80 : 0;
       stop = r & HIGHS;
       if (stop != 0) { i += 16; break; }
-      r = scanWord(load<u64>(p + <usize>i, 24));
+      r = scanWord(load<u64>(p + <usize>i, 24), carry, load<u8>(p + <usize>i, 32));
       flags |= <i32>r & F_SCAN;
+      carry = (r & F_CARRY) != 0 ? 0x80 : 0;
       stop = r & HIGHS;
       if (stop != 0) { i += 24; break; }
       i += 32;
     }
     if (stop == 0) {
-      while (i + 8 <= n) {
-        const r = scanWord(load<u64>(p + <usize>i));
+      while (i + 9 <= n) {
+        const r = scanWord(load<u64>(p + <usize>i), carry, load<u8>(p + <usize>i, 8));
         flags |= <i32>r & F_SCAN;
+        carry = (r & F_CARRY) != 0 ? 0x80 : 0;
         stop = r & HIGHS;
         if (stop != 0) break;
         i += 8;
       }
+      // A quote escaped by the last word's last byte.
+      if (stop == 0 && carry != 0) i++;
     }
     if (stop != 0) {
       i += <i32>(ctz<u64>(stop) >> 3);
@@ -884,6 +1207,12 @@ function parseStr(key: bool): bool {
       return fail("invalid escape");
     }
   }
+  return endStr(key, start, i, flags);
+}
+
+/** Pushes the string from start up to its closing quote at i. */
+function endStr(key: bool, start: i32, i: i32, flags: i32): bool {
+  const p = pP;
   pPos = i + 1;
   if ((flags & F_HIGH) != 0) pHigh = true;
   flags &= F_UNSAFE;
@@ -895,7 +1224,7 @@ function parseStr(key: bool): bool {
   if ((flags & F_ESC) != 0) return escapedKey(at, i - start);
   // A key is followed by more than four bytes (its quote, a colon and a
   // value), so its first four bytes can be read as one.
-  push(Kind.String | flags, <i32>at, i - start, prefix(at, i - start, start + 4 <= n));
+  push(Kind.String | flags, <i32>at, i - start, prefix(at, i - start, start + 4 <= pN));
   return true;
 }
 
@@ -908,7 +1237,7 @@ export let readError: string = "";
 function escapedKey(at: usize, n: i32): bool {
   const d = pDoc!;
   let aux = d.aux;
-  if (aux === null) { aux = new ArrayBuffer(pN + 8); d.aux = aux; }
+  if (aux === null) { aux = new ArrayBuffer(pN + <i32>SLACK); d.aux = aux; }
   const to = changetype<usize>(aux) + <usize>d.auxLen;
   const m = unescape(at, n, to);
   push(Kind.String | F_UNSAFE | F_AUX, <i32>to, m, prefix(to, m, false));
@@ -919,7 +1248,16 @@ function escapedKey(at: usize, n: i32): bool {
 /** Parses one JSON document onto a tape (its root is node 0); null on
  * malformed input, with readError set. */
 export function readDoc(data: Uint8Array): Doc | null {
-  const d = new Doc(data.buffer, data.dataStart, data.length, pTape);
+  let src = data.buffer;
+  let base = data.dataStart;
+  const len = data.length;
+  if (base + <usize>len + SLACK > changetype<usize>(src) + <usize>src.byteLength) {
+    // Too close to its buffer's end: a copy with room after it.
+    src = new ArrayBuffer(len + <i32>SLACK);
+    memory.copy(changetype<usize>(src), base, <usize>len);
+    base = changetype<usize>(src);
+  }
+  const d = new Doc(src, base, len, pTape);
   pDoc = d; pP = d.base; pN = d.len; pPos = 0; pErr = ""; pErrAt = 0; pCount = 0; pHigh = false;
   skip();
   let ok = parseValue(0);
@@ -941,8 +1279,9 @@ export function readDoc(data: Uint8Array): Doc | null {
     readError = "invalid JSON at byte " + pErrAt.toString() + ": " + pErr;
     return null;
   }
-  const t = new ArrayBuffer(pCount << 4);
+  const t = new ArrayBuffer((pCount << 4) + ((pCount + 1) << 2));
   memory.copy(changetype<usize>(t), changetype<usize>(pTape), <usize>pCount << 4);
+  store<i32>(changetype<usize>(t) + (<usize>pCount << 4), 1); // key order lists: none yet
   d.tape = t;
   d.count = pCount;
   readError = "";
