@@ -44,7 +44,10 @@ func scanValue(s string, i int) (int, bool) {
 				return i, false
 			}
 			open = append(open, c)
-			i = SkipSpace(s, i+1)
+			i++
+			if i < len(s) && IsSpace(s[i]) {
+				i = SkipSpace(s, i)
+			}
 			if i < len(s) && s[i] == c+2 { // '}' is '{'+2, ']' is '['+2
 				open = open[:len(open)-1]
 				i++
@@ -58,11 +61,26 @@ func scanValue(s string, i int) (int, bool) {
 			}
 			continue // the first member's value
 		case c == '"':
+			// Most strings are plain bytes to their closing quote.
+			if j := plainRun(s, i+1); j < len(s) && s[j] == '"' {
+				i = j + 1
+				break
+			}
 			var ok bool
 			if i, ok = scanString(s, i); !ok {
 				return i, false
 			}
-		case c == '-' || c >= '0' && c <= '9':
+		case c-'1' < 9:
+			// Most numbers are digits, then a delimiter.
+			if j := digitRun(s, i+1); j < len(s) && !numberByte[s[j]] {
+				i = j
+				break
+			}
+			var ok bool
+			if i, ok = scanNumber(s, i); !ok {
+				return i, false
+			}
+		case c == '-' || c == '0':
 			var ok bool
 			if i, ok = scanNumber(s, i); !ok {
 				return i, false
@@ -81,7 +99,9 @@ func scanValue(s string, i int) (int, bool) {
 			if len(open) == 0 {
 				return i, true
 			}
-			i = SkipSpace(s, i)
+			if i < len(s) && IsSpace(s[i]) {
+				i = SkipSpace(s, i)
+			}
 			if i >= len(s) {
 				return i, false
 			}
@@ -94,7 +114,10 @@ func scanValue(s string, i int) (int, bool) {
 			if s[i] != ',' {
 				return i, false
 			}
-			i = SkipSpace(s, i+1)
+			i++
+			if i < len(s) && IsSpace(s[i]) {
+				i = SkipSpace(s, i)
+			}
 			if top == '{' {
 				var ok bool
 				if i, ok = scanKey(s, i); !ok {
@@ -112,16 +135,31 @@ func scanKey(s string, i int) (int, bool) {
 	if i >= len(s) || s[i] != '"' {
 		return i, false
 	}
-	i, ok := scanString(s, i)
-	if !ok {
-		return i, false
+	if j := plainRun(s, i+1); j < len(s) && s[j] == '"' {
+		i = j + 1
+	} else {
+		var ok bool
+		if i, ok = scanString(s, i); !ok {
+			return i, false
+		}
 	}
-	i = SkipSpace(s, i)
+	if i < len(s) && IsSpace(s[i]) {
+		i = SkipSpace(s, i)
+	}
 	if i >= len(s) || s[i] != ':' {
 		return i, false
 	}
-	return SkipSpace(s, i+1), true
+	i++
+	if i < len(s) && IsSpace(s[i]) {
+		i = SkipSpace(s, i)
+	}
+	return i, true
 }
+
+// numberByte are the bytes that continue a number after its integer
+// digits: a fraction, an exponent (or a digit, which ends no number).
+var numberByte = [256]bool{'.': true, 'e': true, 'E': true, '0': true, '1': true, '2': true, '3': true,
+	'4': true, '5': true, '6': true, '7': true, '8': true, '9': true}
 
 // scanString checks the string whose opening quote is s[i]: valid
 // escapes, no control characters, valid UTF-8.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/bits"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -20,12 +21,22 @@ import (
 // same, and for a document of some size it is several times less work
 // than parsing and encoding it.
 func AppendCanonicalJSON(dst []byte, text string) ([]byte, bool) {
-	var c canonicalizer
+	c := canonicalizers.Get().(*canonicalizer)
+	defer c.release()
 	out, ok := c.document(dst, text)
 	if !ok {
 		return dst, false
 	}
 	return out, true
+}
+
+// canonicalizers keeps canonicalizers with their stacks from call to call.
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
+
+// release puts c back in the pool, without the text it read.
+func (c *canonicalizer) release() {
+	c.data, c.text, c.p = nil, "", parser{}
+	canonicalizers.Put(c)
 }
 
 // SameJSON reports whether want and got are the same JSON document, as
@@ -37,7 +48,8 @@ func AppendCanonicalJSON(dst []byte, text string) ([]byte, bool) {
 // CompareJSON finds no difference between them, whatever its options.
 // False also when either text is not valid JSON.
 func SameJSON(want, got string) (json.RawMessage, bool) {
-	var c canonicalizer
+	c := canonicalizers.Get().(*canonicalizer)
+	defer c.release()
 	out, ok := c.document(make([]byte, 0, len(got)+16), got)
 	if !ok {
 		return nil, false

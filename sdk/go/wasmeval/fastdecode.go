@@ -302,7 +302,7 @@ func (p *parser) fastStrs() ([]string, bool) {
 	}
 	p.pos++
 	p.skip()
-	out := []string{}
+	out := make([]string, 0, 4)
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		return out, true

@@ -1,7 +1,6 @@
 package wasmeval
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -194,7 +193,7 @@ func (p *parser) object(depth int) (any, error) {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return nil, p.unexpected()
 		}
-		k, err := p.str()
+		k, err := p.key()
 		if err != nil {
 			return nil, err
 		}
@@ -335,7 +334,7 @@ func hex4(b []byte) (rune, bool) {
 // an escape every few bytes.
 func (p *parser) str() (string, error) {
 	data, i := p.data, p.pos+1 // after the opening quote
-	if p.lastText != nil && bytes.HasPrefix(data[i:], p.lastText) {
+	if p.lastText != nil && hasPrefix(data[i:], p.lastText) {
 		p.pos = i + len(p.lastText)
 		return p.lastStr, nil
 	}
@@ -345,6 +344,37 @@ func (p *parser) str() (string, error) {
 	}
 	return s, err
 }
+
+// key decodes an object's key. Parsing an envelope inside the guest
+// (p.reuse set: one call at a time), a short plain key is looked up in
+// keyCache first: envelopes repeat the same few keys call after call, and
+// each would otherwise be a new string.
+func (p *parser) key() (string, error) {
+	if p.reuse == nil {
+		return p.str()
+	}
+	data, i := p.data, p.pos+1
+	j := i
+	for j < len(data) && j-i <= maxCachedKey && abi.IsPlainStringByte(data[j]) {
+		j++
+	}
+	if j >= len(data) || data[j] != '"' || j == i || j-i > maxCachedKey {
+		return p.str()
+	}
+	b := data[i:j]
+	slot := &keyCache[(len(b)*31+int(b[0])*7+int(b[len(b)-1]))%len(keyCache)]
+	if *slot != string(b) {
+		*slot = string(b)
+	}
+	p.pos = j + 1
+	return *slot, nil
+}
+
+// keyCache holds the keys key looked up last; maxCachedKey is the longest
+// it holds.
+var keyCache [64]string
+
+const maxCachedKey = 32
 
 // decodeStr decodes the string at p.pos (see str).
 func (p *parser) decodeStr() (string, error) {
@@ -383,6 +413,8 @@ func (p *parser) decodeStr() (string, error) {
 		// text ahead is never shorter than the room left in out (a
 		// decoded string is never longer than its text), so the word
 		// fits.
+		// The escapes \", \\ and \/, of which JSON text held in a string
+		// has one every few bytes, are taken in the same loop.
 		for i+8 <= len(data) {
 			x := load64(data, i)
 			store64(out, w, x)
@@ -390,6 +422,12 @@ func (p *parser) decodeStr() (string, error) {
 				k := firstMarked(m)
 				i += k
 				w += k
+				if x>>(8*k)&0xff == '\\' && i+1 < len(data) && escapeSame[data[i+1]] {
+					out[w] = data[i+1]
+					w++
+					i += 2
+					continue
+				}
 				break
 			}
 			i += 8

@@ -107,7 +107,7 @@ func BenchmarkTargetCalls(b *testing.B) {
 		b.ReportAllocs()
 		var dst []byte
 		for i := 0; i < b.N; i++ {
-			out, err := handleBatch(dst[:0], batch, func(dst []byte, v any) ([]byte, error) { return verifyValue(dst, v, targetVerifier) })
+			out, err := handleVerifyBatch(dst[:0], batch, targetVerifier)
 			if err != nil {
 				b.Fatal(err)
 			}

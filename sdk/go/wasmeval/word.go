@@ -43,3 +43,23 @@ func nonDigit8(w uint64) uint64 {
 	x := w - lsb8*'0'
 	return ((x + lsb8*0x76) | x) & msb8
 }
+
+// hasPrefix is bytes.HasPrefix, comparing eight bytes at a time: inside a
+// Wasm guest the runtime compares one byte per turn of its loop.
+func hasPrefix(b, prefix []byte) bool {
+	if len(b) < len(prefix) {
+		return false
+	}
+	i := 0
+	for ; i+8 <= len(prefix); i += 8 {
+		if load64(b, i) != load64(prefix, i) {
+			return false
+		}
+	}
+	for ; i < len(prefix); i++ {
+		if b[i] != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
