@@ -3,7 +3,7 @@
 // Rust SDKs.
 
 import { Value, Kind, quote, formatFloat, numberValue, sortedKeys } from "./json";
-import { Doc, sameText, sameBytes, utf8Padded, keyOrder, nodeText, nKind, nA, nB, nAddr, nNext, order, ordAt } from "./tape";
+import { Doc, sameText, sameBytes, utf8Padded, noteSame, keyOrder, nodeText, nKind, nA, nB, nAddr, nNext, order, ordAt } from "./tape";
 import { Diff, DiffEntry } from "./models";
 
 export const MAX_DIFF_ENTRIES = 50;
@@ -31,10 +31,15 @@ export function compareJSON(expected: Value, actual: Value, opts: JSONOptions): 
   pathDepth = 0;
   marksTop = 0;
   elemsTop = 0;
+  cExact = true;
   c.compare(expected, actual);
   cmp = saved;
   const d = c.diff;
-  if (d === null) return null;
+  if (d === null) {
+    const wd = expected.docNode, gd = actual.docNode;
+    if (cExact && wd !== null && gd !== null) noteSame(wd, expected._node, gd, actual._node);
+    return null;
+  }
   d.summary = summarize(d.entries, d.truncated);
   return d;
 }
@@ -81,6 +86,10 @@ let cUnordered = false;
 let cIgnores = 0;
 let cQuick = false;
 let cDiffers = false;
+/** Whether the documents compared so far are the same text for text: no
+ * difference, no number equal only within the tolerance, no key ignored,
+ * no list compared unordered. */
+let cExact = true;
 
 // Per object being compared, which of the actual object's members matched
 // one expected (a stack of bytes); per unordered list, its elements.
@@ -120,6 +129,7 @@ const OP_TYPE = 0, OP_CHANGED = 1, OP_MISSING = 2, OP_EXTRA = 3;
 /** Notes a difference of the document comparison: node w of the expected
  * document, node g of the actual one (-1 for none). */
 function cAdd(op: i32, w: i32, g: i32): void {
+  cExact = false;
   if (cQuick) { cDiffers = true; return; }
   const name = op == OP_TYPE ? "type" : op == OP_CHANGED ? "changed" : op == OP_MISSING ? "missing" : "extra";
   cmp!.add(name, w < 0 ? Value.null() : Value.at(cWant!, w), g < 0 ? Value.null() : Value.at(cGot!, g));
@@ -152,7 +162,7 @@ function cmpNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32):
     let j = 0, matched = 0;
     for (let i = 0; i < wn; i++) {
       const k = ordAt(wo, wa + 1 + i);
-      if (cIgnores > 0 && ignoredNode(wt, k)) continue;
+      if (cIgnores > 0 && ignoredNode(wt, k)) { cExact = false; continue; }
       let c = 1;
       if (j < gn) {
         c = keyOrder(gt, ordAt(go, ga + 1 + j), wt, k);
@@ -181,7 +191,7 @@ function cmpNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32):
       for (j = 0; j < gn; j++) {
         if (load<u8>(markAddr(mark + j)) != 0) continue;
         const k = ordAt(go, ga + 1 + j);
-        if (cIgnores > 0 && ignoredNode(gt, k)) continue;
+        if (cIgnores > 0 && ignoredNode(gt, k)) { cExact = false; continue; }
         pathPush(STEP_NODE, <i32>gt, k);
         cAdd(OP_EXTRA, -1, k + 1);
         pathDepth--;
@@ -208,7 +218,10 @@ function cmpNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32):
   }
   if (wk != gk) { cAdd(OP_TYPE, wi, gi); return; }
   if (wk == Kind.Number) {
-    if (!sameText(wt, wi, gt, gi) && !numbersWithin(nodeText(wt, wi), nodeText(gt, gi), cTol, cRel)) cAdd(OP_CHANGED, wi, gi);
+    if (!sameText(wt, wi, gt, gi)) {
+      cExact = false;
+      if (!numbersWithin(nodeText(wt, wi), nodeText(gt, gi), cTol, cRel)) cAdd(OP_CHANGED, wi, gi);
+    }
     return;
   }
   let same = true;
@@ -231,6 +244,7 @@ function equalNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32
 
 /** compareUnordered for two array nodes. */
 function unorderedNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32): void {
+  cExact = false;
   const wn = nA(wt, wi), gn = nA(gt, gi);
   const want = elemsPush(wn), got = elemsPush(gn);
   for (let i = 0, c = wi + 1; i < wn; i++) { store<i32>(elemAddr(want + i), c); c = nNext(wt, c); }

@@ -11,8 +11,8 @@
 
 import { parseNumberAt, shortestDigits } from "./decimal";
 import {
-  Doc, F_ESC, F_AUX, F_UNSAFE, QUOTES, BACKSLASHES, LTS, GTS, AMPS, E2S, zeroBytes, controlBytes, plainASCII4,
-  scratch, unescape, sameText, readDoc, readError, SLACK, nTag, nKind, nA, nB, nAddr, nNext, order, ordAt,
+  Doc, F_ESC, F_AUX, F_WIDE, HIGHS, QUOTES, BACKSLASHES, LTS, GTS, AMPS, E2S, zeroBytes, controlBytes, plainASCII4,
+  scratch, unescape, sameText, readDoc, readError, SLACK, notedSame, nTag, nKind, nA, nB, nAddr, nNext, order, ordAt,
 } from "./tape";
 export { invalidUTF8 } from "./tape";
 
@@ -275,14 +275,23 @@ export let encodeError: string = "";
 export class ByteWriter {
   buf: ArrayBuffer;
   len: i32 = 0;
+  // The document node written last and where its bytes are (end -1 when
+  // they may have been written over).
+  private lastDoc: Doc | null = null;
+  private lastNode: i32 = 0;
+  private lastStart: i32 = 0;
+  private lastEnd: i32 = -1;
 
   constructor(capacity: i32 = 256) { this.buf = new ArrayBuffer(max(capacity, 16)); }
 
   /** The address of the bytes written (valid until the next write). */
   get dataStart(): usize { return changetype<usize>(this.buf); }
-  reset(): void { this.len = 0; }
+  reset(): void { this.len = 0; this.lastEnd = -1; this.lastDoc = null; }
   /** Drops what was written after position n. */
-  truncate(n: i32): void { if (n < this.len) this.len = n; }
+  truncate(n: i32): void {
+    if (n < this.len) this.len = n;
+    if (n < this.lastEnd) this.lastEnd = -1;
+  }
   /** The bytes written, as a view of the buffer. */
   bytes(): Uint8Array { return Uint8Array.wrap(this.buf, 0, this.len); }
   toString(): string { return String.UTF8.decodeUnsafe(this.dataStart, <usize>this.len); }
@@ -431,8 +440,26 @@ export class ByteWriter {
    * non-finite number, after which what was written is incomplete. */
   value(v: Value): bool {
     const d = v.docNode;
-    if (d !== null) { this.node(d, v._node); return true; }
-    return this.plain(v);
+    if (d === null) return this.plain(v);
+    const i = v._node;
+    const last = this.lastDoc;
+    const start = this.lastStart, end = this.lastEnd;
+    if (last !== null && end >= 0 && end <= this.len
+      && ((d === last && i == this.lastNode) || notedSame(d, i, last, this.lastNode))) {
+      // The same bytes as the value written last (the same node, or one
+      // compareJSON found the same text for text): copied.
+      this.reserve(end - start);
+      memory.copy(changetype<usize>(this.buf) + <usize>this.len, changetype<usize>(this.buf) + <usize>start, <usize>(end - start));
+      this.len += end - start;
+      return true;
+    }
+    const at = this.len;
+    this.node(d, i);
+    this.lastDoc = d;
+    this.lastNode = i;
+    this.lastStart = at;
+    this.lastEnd = this.len;
+    return true;
   }
   /** Appends node i of document d as canonical JSON. */
   node(d: Doc, i: i32): void {
@@ -513,6 +540,21 @@ function wWrite(p: usize, n: i32): void {
   memory.copy(wBuf + <usize>wLen, p, <usize>n);
   wLen += n;
 }
+/** wWrite for a document's text, which can be read past its end (see
+ * SLACK): up to 16 bytes are copied as two words (what is written past n
+ * is written over next). */
+// @ts-ignore: decorator
+@inline function wCopy(p: usize, n: i32): void {
+  if (n <= 16) {
+    wRoom(16);
+    const at = wBuf + <usize>wLen;
+    store<u64>(at, load<u64>(p));
+    store<u64>(at, load<u64>(p, 8), 8);
+    wLen += n;
+  } else {
+    wWrite(p, n);
+  }
+}
 /** The escape of c (after its backslash), as Go's encoder writes it. */
 function wEscape(c: i32): void {
   wRoom(6);
@@ -542,8 +584,9 @@ function wEscape(c: i32): void {
 // @ts-ignore: decorator
 @inline function hexDigit(d: i32): i32 { return d < 10 ? 0x30 + d : 0x57 + d; }
 
-/** Writes the n bytes of UTF-8 text at p quoted, escaped as Go escapes. */
-function wQuoteUTF8(p: usize, n: i32): void {
+/** Writes the n bytes of UTF-8 text at p quoted, escaped as Go escapes
+ * (doc: text of a document or of a scratch buffer, with SLACK after it). */
+function wQuoteUTF8(p: usize, n: i32, doc: bool = false): void {
   wByte(0x22);
   let i = 0;
   while (true) {
@@ -563,7 +606,10 @@ function wQuoteUTF8(p: usize, n: i32): void {
         j++;
       }
     }
-    if (j > i) wWrite(p + <usize>i, j - i);
+    if (j > i) {
+      if (doc) wCopy(p + <usize>i, j - i);
+      else wWrite(p + <usize>i, j - i);
+    }
     if (j >= n) break;
     const c = <i32>load<u8>(p + <usize>j);
     if (c == 0xe2) {
@@ -583,18 +629,37 @@ function wQuoteUTF8(p: usize, n: i32): void {
   wByte(0x22);
 }
 
+/** Whether the n bytes of a document's text at p (wide: with non-ASCII
+ * text) need no escape: no <, > or & (a string's text has no quote,
+ * backslash or control character unless it has escapes) and, with
+ * non-ASCII text, no U+2028 or U+2029. Up to 16 bytes take no loop (see
+ * SLACK). */
+function plainText(p: usize, n: i32, wide: bool): bool {
+  if (wide) return false; // rare: quoted byte by byte
+  let i = 0;
+  while (i + 8 <= n) {
+    const x = load<u64>(p + <usize>i);
+    if ((zeroBytes((x | 0x0202020202020202) ^ GTS) | zeroBytes(x ^ AMPS)) != 0) return false;
+    i += 8;
+  }
+  if (i == n) return true;
+  const x = load<u64>(p + <usize>i);
+  const m = (<u64>1 << (<u64>(n - i) << 3)) - 1;
+  return ((zeroBytes((x | 0x0202020202020202) ^ GTS) | zeroBytes(x ^ AMPS)) & m & HIGHS) == 0;
+}
+
 /** Writes a string or key node quoted: its bytes as they are when nothing
  * in them is escaped, else escaped as quote escapes. */
 function wString(t: usize, i: i32): void {
   const f = nTag(t, i);
   const p = nAddr(t, i), n = nB(t, i);
-  if ((f & F_UNSAFE) == 0) { wWrite(p - 1, n + 2); return; }
+  if ((f & F_ESC) == 0 && plainText(p, n, (f & F_WIDE) != 0)) { wCopy(p - 1, n + 2); return; }
   if ((f & (F_ESC | F_AUX)) == F_ESC) {
     const s = scratch(0, n + <i32>SLACK);
-    wQuoteUTF8(s, unescape(p, n, s));
+    wQuoteUTF8(s, unescape(p, n, s), true);
     return;
   }
-  wQuoteUTF8(p, n);
+  wQuoteUTF8(p, n, true);
 }
 
 /** Writes node i of the tape at t (key order lists at o) as canonical
@@ -603,7 +668,7 @@ function writeNode(t: usize, o: usize, i: i32): void {
   switch (nKind(t, i)) {
     case Kind.Null: wWrite(changetype<usize>(L_NULL), 4); return;
     case Kind.Bool: if (nA(t, i) != 0) wWrite(changetype<usize>(L_TRUE), 4); else wWrite(changetype<usize>(L_FALSE), 5); return;
-    case Kind.Number: wWrite(nAddr(t, i), nB(t, i)); return;
+    case Kind.Number: wCopy(nAddr(t, i), nB(t, i)); return;
     case Kind.String: wString(t, i); return;
     case Kind.Array: {
       wByte(0x5b);

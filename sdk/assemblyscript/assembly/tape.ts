@@ -23,19 +23,17 @@ import { Kind, MAX_DEPTH } from "./json";
 export const KIND_MASK = 15;
 /** A string with backslash escapes. */
 export const F_ESC = 16;
-/** A string with a byte Go's encoder escapes (<, >, &). */
-export const F_HTML = 32;
-/** A string with non-ASCII text. */
+/** A string with a byte above 0x7f (non-ASCII text). */
 export const F_WIDE = 64;
 /** A key whose bytes are its unescaped text, in the document's aux
  * buffer. */
 export const F_AUX = 128;
-/** A string that cannot be copied as it is into canonical output. */
-export const F_UNSAFE = F_ESC | F_HTML | F_WIDE;
+/** A string whose bytes are not its text as they are (escapes). */
+export const F_UNSAFE = F_ESC;
 /** While scanning: a byte above 0x7f was seen (the text is then checked
  * to be UTF-8). */
 const F_HIGH = 256;
-const F_SCAN = F_UNSAFE | F_HIGH;
+const F_SCAN = F_ESC | F_HIGH;
 /** While scanning: the word's last byte escapes the next word's first. */
 const F_CARRY = 512;
 
@@ -613,6 +611,25 @@ function dedupe(t: usize, list: usize, n: i32): i32 {
   return w;
 }
 
+// Two document nodes compareJSON found the same text for text (every key,
+// string and number literal): their canonical JSON is the same bytes, and
+// the writer copies the first one's for the second (see ByteWriter.value).
+export let sameA: Doc | null = null;
+export let sameANode: i32 = 0;
+export let sameB: Doc | null = null;
+export let sameBNode: i32 = 0;
+
+/** Notes that nodes a of da and b of db are the same text for text. */
+export function noteSame(da: Doc, a: i32, db: Doc, b: i32): void {
+  sameA = da; sameANode = a; sameB = db; sameBNode = b;
+}
+
+/** Whether nodes a of da and b of db were noted the same text for text. */
+export function notedSame(da: Doc, a: i32, db: Doc, b: i32): bool {
+  return (da === sameA && a == sameANode && db === sameB && b == sameBNode)
+    || (da === sameB && a == sameBNode && db === sameA && b == sameANode);
+}
+
 /** Whether two string (or two number) nodes have the same text: inline
  * for text of up to eight bytes without escapes. */
 // @ts-ignore: decorator
@@ -632,6 +649,14 @@ function sameTextSlow(t: usize, a: i32, u: usize, b: i32): bool {
   if ((ta & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(0, pn + <i32>SLACK); pn = unescape(p, pn, s); p = s; }
   if ((tb & (F_ESC | F_AUX)) == F_ESC) { const s = scratch(1, qn + <i32>SLACK); qn = unescape(q, qn, s); q = s; }
   return pn == qn && sameBytes(p, q, pn);
+}
+
+/** Whether any of the n bytes at p is above 0x7f. */
+function hasHigh(p: usize, n: i32): bool {
+  let i = 0;
+  for (; i + 8 <= n; i += 8) if ((load<u64>(p + <usize>i) & HIGHS) != 0) return true;
+  for (; i < n; i++) if (load<u8>(p + <usize>i) >= 0x80) return true;
+  return false;
 }
 
 /** The text of a string, key or number node. */
@@ -877,10 +902,10 @@ export function invalidUTF8(data: Uint8Array): i32 {
 
 /** Scans eight bytes x of a string's content: the stop mask (the high bit
  * of each quote not escaped, backslash starting an escape to look at, or
- * control character; the lowest is exact) with F_* flags in the low bits
- * for the bytes before the first stop: escapes (all \" ones in a word,
- * JSON held in a string, are passed over at once), <, > or &, non-ASCII
- * text. carry is 0x80 when the word's first byte is a quote escaped by the
+ * control character; the lowest is exact) with F_* flags in the low bits:
+ * escapes (all \" ones in a word, JSON held in a string, are passed over
+ * at once), a byte above 0x7f (in the word: the text is then checked to be
+ * UTF-8, and the string's F_WIDE is worked out at its end). carry is 0x80 when the word's first byte is a quote escaped by the
  * word before; next is the byte after the word: a last byte's backslash
  * escaping a quote there is passed over too, and F_CARRY says so. */
 // @ts-ignore: decorator
@@ -899,11 +924,7 @@ export function invalidUTF8(data: Uint8Array): i32 {
       stop = (q & ~carry) | b | c;
     }
   }
-  const high = x & HIGHS;
-  if (high != 0) f |= F_HIGH;
-  const below: u64 = stop == 0 ? ~0 : (<u64>1 << ((ctz<u64>(stop) >> 3) << 3)) - 1;
-  if (((zeroBytes(x ^ LTS) | zeroBytes(x ^ GTS) | zeroBytes(x ^ AMPS)) & below) != 0) f |= F_HTML;
-  if ((high & below) != 0) f |= F_WIDE;
+  if ((x & HIGHS) != 0) f |= F_HIGH;
   return stop | f;
 }
 
@@ -1130,12 +1151,16 @@ function parseStr(key: bool): bool {
   const p = pP, n = pN;
   const start = pPos + 1;
   if (start + 8 <= n) {
-    // A short string ends in its first word: no loop.
-    const r = scanWord(load<u64>(p + <usize>start), 0, 0);
-    const stop = r & HIGHS;
-    if (stop != 0) {
-      const i = start + <i32>(ctz<u64>(stop) >> 3);
-      if (load<u8>(p + <usize>i) == 0x22) return endStr(key, start, i, <i32>r & F_SCAN);
+    // A short string ends in its first word, with nothing in it to look
+    // at: no loop. (A match below the first quote is exact: see zeroBytes.)
+    const x = load<u64>(p + <usize>start);
+    const q = zeroBytesExact(x ^ QUOTES);
+    if (q != 0) {
+      const k = <i32>(ctz<u64>(q) >> 3);
+      const below = low(k);
+      if (((zeroBytes(x ^ BACKSLASHES) | controlBytes(x)) & below) == 0) {
+        return endStr(key, start, start + k, (x & HIGHS & below) != 0 ? F_WIDE | F_HIGH : 0);
+      }
     }
   }
   let i = start;
@@ -1185,8 +1210,7 @@ function parseStr(key: bool): bool {
       while (i < n) {
         const c = at(i);
         if (c == 0x22 || c == 0x5c || c < 0x20) break;
-        if (c == 0x3c || c == 0x3e || c == 0x26) flags |= F_HTML;
-        else if (c >= 0x80) flags |= F_WIDE | F_HIGH;
+        if (c >= 0x80) flags |= F_HIGH;
         i++;
       }
       if (i >= n) { pPos = n; return fail("unexpected end of input"); }
@@ -1214,8 +1238,14 @@ function parseStr(key: bool): bool {
 function endStr(key: bool, start: i32, i: i32, flags: i32): bool {
   const p = pP;
   pPos = i + 1;
-  if ((flags & F_HIGH) != 0) pHigh = true;
-  flags &= F_UNSAFE;
+  if ((flags & F_HIGH) != 0) {
+    // Non-ASCII text somewhere in the string's words (or after it): the
+    // string's own bytes say whether it has any.
+    pHigh = true;
+    flags = (flags & F_ESC) | (hasHigh(p + <usize>start, i - start) ? F_WIDE : 0);
+  } else {
+    flags &= F_ESC;
+  }
   const at = p + <usize>start;
   if (!key) {
     push(Kind.String | flags, <i32>at, i - start, 0);
@@ -1240,7 +1270,7 @@ function escapedKey(at: usize, n: i32): bool {
   if (aux === null) { aux = new ArrayBuffer(pN + <i32>SLACK); d.aux = aux; }
   const to = changetype<usize>(aux) + <usize>d.auxLen;
   const m = unescape(at, n, to);
-  push(Kind.String | F_UNSAFE | F_AUX, <i32>to, m, prefix(to, m, false));
+  push(Kind.String | F_ESC | F_WIDE | F_AUX, <i32>to, m, prefix(to, m, false));
   d.auxLen += m;
   return true;
 }
