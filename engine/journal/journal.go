@@ -79,18 +79,35 @@ func (w *Writer) Append(rec *result.CaseRecord) error {
 // AppendAll writes records as lines, in order, as Append writes one: in
 // one write, or in writes of whole lines of at least appendChunk bytes.
 // When a write fails or is short, the journal is cut back to where the
-// first one started: none of the records is kept.
+// first one started: none of the records is kept. Records are encoded
+// before the writer is taken, so writers of other goroutines wait only
+// for the write (for the whole of a batch larger than appendChunk).
 func (w *Writer) AppendAll(recs []*result.CaseRecord) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.failed != nil {
-		return w.failed
+	bp := linesPool.Get().(*[]byte)
+	lines := (*bp)[:0]
+	locked := false
+	var start int64
+	defer func() {
+		if locked {
+			w.mu.Unlock()
+		}
+		if cap(lines) <= 4*appendChunk {
+			*bp = lines[:0]
+			linesPool.Put(bp)
+		}
+	}()
+	lock := func() error {
+		w.mu.Lock()
+		locked = true
+		if w.failed != nil {
+			return w.failed
+		}
+		if w.f == nil {
+			return errors.New("results journal is closed")
+		}
+		start = w.size
+		return nil
 	}
-	if w.f == nil {
-		return errors.New("results journal is closed")
-	}
-	start := w.size
-	var lines []byte
 	write := func() error {
 		n, err := w.f.Write(lines)
 		w.size += int64(n)
@@ -115,7 +132,7 @@ func (w *Writer) AppendAll(recs []*result.CaseRecord) error {
 		var err error
 		if lines, err = appendEncoded(lines, rec); err != nil {
 			err = fmt.Errorf("encode result of %s: %w", rec.Key(), err)
-			if w.size > start {
+			if locked && w.size > start {
 				// Lines of earlier records are written: cut back.
 				if terr := w.f.Truncate(start); terr != nil {
 					w.failed = &WriteError{Path: w.path, Err: err, Partial: true, CutErr: terr}
@@ -127,9 +144,19 @@ func (w *Writer) AppendAll(recs []*result.CaseRecord) error {
 		}
 		lines = append(lines, '\n')
 		if len(lines) >= appendChunk && i < len(recs)-1 {
+			if !locked {
+				if err := lock(); err != nil {
+					return err
+				}
+			}
 			if err := write(); err != nil {
 				return err
 			}
+		}
+	}
+	if !locked {
+		if err := lock(); err != nil {
+			return err
 		}
 	}
 	if err := write(); err != nil {
@@ -138,6 +165,9 @@ func (w *Writer) AppendAll(recs []*result.CaseRecord) error {
 	w.kept += len(recs)
 	return nil
 }
+
+// linesPool holds AppendAll's buffers.
+var linesPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendChunk is how many bytes of lines AppendAll holds before it writes
 // them.
@@ -208,17 +238,30 @@ func Read(path string, fn func(*result.CaseRecord) error) error {
 }
 
 // lines calls fn with each whole line of the journal (newline included),
-// its number and offset; a torn last line is not passed.
+// its number and offset; a torn last line is not passed. The line's bytes
+// are fn's only during the call.
 func lines(r io.Reader, fn func(line []byte, lineNo int, offset int64) error) error {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var off int64
+	var long []byte // a line longer than br's buffer
 	for lineNo := 1; ; lineNo++ {
-		line, err := br.ReadBytes('\n')
+		line, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			if ferr := fn(line, lineNo, off); ferr != nil {
 				return ferr
 			}
 			off += int64(len(line))
+		}
+		if cap(long) > 4<<20 {
+			long = nil // a rare long line is not kept
 		}
 		if errors.Is(err, io.EOF) {
 			return nil // a line without its newline is a torn final write

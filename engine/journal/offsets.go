@@ -144,6 +144,7 @@ func ReadHeads[T any](path string, workers int, keep func(h Head, line []byte) T
 		err := lines(f, func(line []byte, lineNo int, off int64) error {
 			if len(c.offs) == 0 {
 				c.firstLine = lineNo
+				c.data = make([]byte, 0, chunkBytes+chunkBytes/4)
 			}
 			c.offs = append(c.offs, off)
 			c.ends = append(c.ends, len(c.data)+len(line))

@@ -78,7 +78,7 @@ func FromRun(dir string, order []string, policy result.Policy, runID string) ([]
 		return nil, err
 	}
 	for _, name := range b.order {
-		prev, err := ReadSummary(dir, name)
+		prev, err := ReadSummaryCounts(dir, name)
 		if err != nil {
 			return nil, err
 		}
