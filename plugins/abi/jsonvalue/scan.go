@@ -33,12 +33,129 @@ func ValueEnd(s string, i int) (end int, ok bool) { return scanValue(s, i) }
 func scanValue(s string, i int) (int, bool) {
 	var stackBuf [64]byte
 	open := stackBuf[:0] // '{' or '[' per open container
+	// key says a member's key comes before the next value. Strings, keys
+	// and numbers are scanned here, eight bytes at a time, rather than by
+	// calls (scanString, scanKey, scanNumber take the rare rest): a turn
+	// of the loop per element is all it costs.
+	key := false
 	for {
+		if key {
+			key = false
+			if i >= len(s) || s[i] != '"' {
+				return i, false
+			}
+			j := i + 1
+			for {
+				if j+8 > len(s) {
+					for j < len(s) && abi.IsPlainStringByte(s[j]) {
+						j++
+					}
+					break
+				}
+				if m := stringSpecial8(load64(s, j)); m != 0 {
+					j += firstMarked(m)
+					break
+				}
+				j += 8
+			}
+			if j < len(s) && s[j] == '"' {
+				i = j + 1
+			} else {
+				var ok bool
+				if i, ok = scanString(s, i); !ok {
+					return i, false
+				}
+			}
+			if i < len(s) && IsSpace(s[i]) {
+				i = SkipSpace(s, i)
+			}
+			if i >= len(s) || s[i] != ':' {
+				return i, false
+			}
+			i++
+			if i < len(s) && IsSpace(s[i]) {
+				i = SkipSpace(s, i)
+			}
+		}
 		// A value starts at s[i].
 		if i >= len(s) {
 			return i, false
 		}
 		switch c := s[i]; {
+		case c == '"':
+			j := i + 1
+			for {
+				if j+8 > len(s) {
+					for j < len(s) && abi.IsPlainStringByte(s[j]) {
+						j++
+					}
+					break
+				}
+				if m := stringSpecial8(load64(s, j)); m != 0 {
+					j += firstMarked(m)
+					break
+				}
+				j += 8
+			}
+			if j < len(s) && s[j] == '"' {
+				i = j + 1 // plain bytes to the closing quote, as most are
+				break
+			}
+			var ok bool
+			if i, ok = scanString(s, i); !ok {
+				return i, false
+			}
+		case c-'0' < 10 || c == '-':
+			j := i
+			if c == '-' {
+				j++
+			}
+			start := j
+			for {
+				if j+8 > len(s) {
+					for j < len(s) && s[j]-'0' < 10 {
+						j++
+					}
+					break
+				}
+				if m := nonDigit8(load64(s, j)); m != 0 {
+					j += firstMarked(m)
+					break
+				}
+				j += 8
+			}
+			if j == start || j > start+1 && s[start] == '0' {
+				// No digits, or a leading zero (a number ends after it,
+				// and a digit is no delimiter).
+				return j, false
+			}
+			if j < len(s) && s[j] == '.' {
+				j++
+				start = j
+				for {
+					if j+8 > len(s) {
+						for j < len(s) && s[j]-'0' < 10 {
+							j++
+						}
+						break
+					}
+					if m := nonDigit8(load64(s, j)); m != 0 {
+						j += firstMarked(m)
+						break
+					}
+					j += 8
+				}
+				if j == start {
+					return j, false
+				}
+			}
+			if j < len(s) && s[j]|0x20 == 'e' {
+				var ok bool
+				if j, ok = scanNumber(s, i); !ok {
+					return j, false
+				}
+			}
+			i = j
 		case c == '{' || c == '[':
 			if len(open) >= MaxDepth {
 				return i, false
@@ -53,38 +170,8 @@ func scanValue(s string, i int) (int, bool) {
 				i++
 				break
 			}
-			if c == '{' {
-				var ok bool
-				if i, ok = scanKey(s, i); !ok {
-					return i, false
-				}
-			}
+			key = c == '{'
 			continue // the first member's value
-		case c == '"':
-			// Most strings are plain bytes to their closing quote.
-			if j := plainRun(s, i+1); j < len(s) && s[j] == '"' {
-				i = j + 1
-				break
-			}
-			var ok bool
-			if i, ok = scanString(s, i); !ok {
-				return i, false
-			}
-		case c-'1' < 9:
-			// Most numbers are digits, then a delimiter.
-			if j := digitRun(s, i+1); j < len(s) && !numberByte[s[j]] {
-				i = j
-				break
-			}
-			var ok bool
-			if i, ok = scanNumber(s, i); !ok {
-				return i, false
-			}
-		case c == '-' || c == '0':
-			var ok bool
-			if i, ok = scanNumber(s, i); !ok {
-				return i, false
-			}
 		case c == 't' && len(s)-i >= 4 && s[i:i+4] == "true",
 			c == 'n' && len(s)-i >= 4 && s[i:i+4] == "null":
 			i += 4
@@ -118,48 +205,11 @@ func scanValue(s string, i int) (int, bool) {
 			if i < len(s) && IsSpace(s[i]) {
 				i = SkipSpace(s, i)
 			}
-			if top == '{' {
-				var ok bool
-				if i, ok = scanKey(s, i); !ok {
-					return i, false
-				}
-			}
+			key = top == '{'
 			break
 		}
 	}
 }
-
-// scanKey checks `"key" :` at s[i] and returns the index of the
-// member's value.
-func scanKey(s string, i int) (int, bool) {
-	if i >= len(s) || s[i] != '"' {
-		return i, false
-	}
-	if j := plainRun(s, i+1); j < len(s) && s[j] == '"' {
-		i = j + 1
-	} else {
-		var ok bool
-		if i, ok = scanString(s, i); !ok {
-			return i, false
-		}
-	}
-	if i < len(s) && IsSpace(s[i]) {
-		i = SkipSpace(s, i)
-	}
-	if i >= len(s) || s[i] != ':' {
-		return i, false
-	}
-	i++
-	if i < len(s) && IsSpace(s[i]) {
-		i = SkipSpace(s, i)
-	}
-	return i, true
-}
-
-// numberByte are the bytes that continue a number after its integer
-// digits: a fraction, an exponent (or a digit, which ends no number).
-var numberByte = [256]bool{'.': true, 'e': true, 'E': true, '0': true, '1': true, '2': true, '3': true,
-	'4': true, '5': true, '6': true, '7': true, '8': true, '9': true}
 
 // scanString checks the string whose opening quote is s[i]: valid
 // escapes, no control characters, valid UTF-8.

@@ -1,10 +1,6 @@
 package jsonvalue
 
-import (
-	"math/bits"
-
-	"github.com/wasmeval/wasmeval/plugins/abi"
-)
+import "math/bits"
 
 // Testing eight bytes at a time (SWAR). Inside a Wasm guest every turn of
 // a Go loop is a jump through the function's dispatch table, so a loop
@@ -36,32 +32,3 @@ func nonDigit8(w uint64) uint64 {
 
 // firstMarked is the index of the byte of the lowest mark in m (not 0).
 func firstMarked(m uint64) int { return bits.TrailingZeros64(m) >> 3 }
-
-// plainRun returns the end of the run of plain string bytes (printable
-// ASCII but the quote and the backslash) at s[i].
-func plainRun(s string, i int) int {
-	for i+8 <= len(s) {
-		if m := stringSpecial8(load64(s, i)); m != 0 {
-			return i + firstMarked(m)
-		}
-		i += 8
-	}
-	for i < len(s) && abi.IsPlainStringByte(s[i]) {
-		i++
-	}
-	return i
-}
-
-// digitRun returns the end of the run of decimal digits at s[i].
-func digitRun(s string, i int) int {
-	for i+8 <= len(s) {
-		if m := nonDigit8(load64(s, i)); m != 0 {
-			return i + firstMarked(m)
-		}
-		i += 8
-	}
-	for i < len(s) && s[i]-'0' < 10 {
-		i++
-	}
-	return i
-}

@@ -300,7 +300,24 @@ func (c *canonicalizer) run(out []byte) ([]byte, bool) {
 				// the 0 and finds a digit where a delimiter must be.
 				return out, false
 			}
-			if j < len(data) && (data[j] == '.' || data[j]|0x20 == 'e') {
+			if j < len(data) && data[j] == '.' {
+				j++
+				d = j
+				for j+8 <= len(data) {
+					if m := nonDigit8(load64(data, j)); m != 0 {
+						j += firstMarked(m)
+						break
+					}
+					j += 8
+				}
+				for j < len(data) && data[j]-'0' < 10 {
+					j++
+				}
+				if j == d {
+					return out, false
+				}
+			}
+			if j < len(data) && data[j]|0x20 == 'e' {
 				var ok bool
 				if j, ok = numberRest(data, j); !ok {
 					return out, false
