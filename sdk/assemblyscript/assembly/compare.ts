@@ -146,6 +146,42 @@ function ignoredNode(t: usize, k: i32): bool {
   return false;
 }
 
+/** Where cmpMember left the walk over the actual object's keys. */
+let cMatch = 0;
+
+/** Compares the expected member whose key is node k with the actual
+ * object's member of the same key, looked for from its j-th key on (the
+ * actual object's ga-th key order list, gn keys; matches marked from
+ * mark): true when there is one (cMatch is its position), else the
+ * member is noted missing (cMatch is where the walk stopped). */
+// @ts-ignore: decorator
+@inline function cmpMember(wt: usize, wo: usize, k: i32, gt: usize, go: usize, ga: i32, gn: i32, j: i32, mark: i32): bool {
+  let c = 1;
+  if (j < gn) {
+    c = keyOrder(gt, ordAt(go, ga + 1 + j), wt, k);
+    if (c < 0) {
+      // Actual members before this key: not expected.
+      j++;
+      while (j < gn) {
+        c = keyOrder(gt, ordAt(go, ga + 1 + j), wt, k);
+        if (c >= 0) break;
+        j++;
+      }
+    }
+  }
+  pathPush(STEP_NODE, <i32>wt, k);
+  const found = j < gn && c == 0;
+  if (found) {
+    store<u8>(markAddr(mark + j), 1);
+    cmpNodes(wt, wo, k + 1, gt, go, ordAt(go, ga + 1 + j) + 1);
+  } else {
+    cAdd(OP_MISSING, k + 1, -1);
+  }
+  pathDepth--;
+  cMatch = j;
+  return found;
+}
+
 /** Compares node wi of the expected tape (wt, key orders wo) with node gi
  * of the actual one, as Comparer.compare compares values. */
 function cmpNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32): void {
@@ -160,33 +196,84 @@ function cmpNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32):
     const wn = ordAt(wo, wa), gn = ordAt(go, ga);
     const mark = marksPush(gn);
     let j = 0, matched = 0;
-    for (let i = 0; i < wn; i++) {
-      const k = ordAt(wo, wa + 1 + i);
-      if (cIgnores > 0 && ignoredNode(wt, k)) { cExact = false; continue; }
-      let c = 1;
-      if (j < gn) {
-        c = keyOrder(gt, ordAt(go, ga + 1 + j), wt, k);
-        if (c < 0) {
-          // Actual members before this key: not expected.
-          j++;
-          while (j < gn) {
-            c = keyOrder(gt, ordAt(go, ga + 1 + j), wt, k);
-            if (c >= 0) break;
-            j++;
-          }
+    // The first eight expected members without a loop (most objects are
+    // small), then two an iteration (see cmpMember).
+    let i = 0;
+    do {
+      if (i >= wn) break;
+      {
+        const k = ordAt(wo, wa + 1 + i);
+        if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+        else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+        else j = cMatch;
+        i++;
+      }
+      if (i >= wn) break;
+      {
+        const k = ordAt(wo, wa + 1 + i);
+        if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+        else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+        else j = cMatch;
+        i++;
+      }
+      if (i >= wn) break;
+      {
+        const k = ordAt(wo, wa + 1 + i);
+        if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+        else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+        else j = cMatch;
+        i++;
+      }
+      if (i >= wn) break;
+      {
+        const k = ordAt(wo, wa + 1 + i);
+        if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+        else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+        else j = cMatch;
+        i++;
+      }
+      if (i >= wn) break;
+      {
+        const k = ordAt(wo, wa + 1 + i);
+        if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+        else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+        else j = cMatch;
+        i++;
+      }
+      if (i >= wn) break;
+      {
+        const k = ordAt(wo, wa + 1 + i);
+        if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+        else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+        else j = cMatch;
+        i++;
+      }
+      if (i >= wn) break;
+      {
+        const k = ordAt(wo, wa + 1 + i);
+        if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+        else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+        else j = cMatch;
+        i++;
+      }
+      if (i >= wn) break;
+      {
+        const k = ordAt(wo, wa + 1 + i);
+        if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+        else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+        else j = cMatch;
+        i++;
+      }
+      while (i < wn) {
+        {
+          const k = ordAt(wo, wa + 1 + i);
+          if (cIgnores > 0 && ignoredNode(wt, k)) cExact = false;
+          else if (cmpMember(wt, wo, k, gt, go, ga, gn, j, mark)) { j = cMatch + 1; matched++; }
+          else j = cMatch;
+          i++;
         }
       }
-      pathPush(STEP_NODE, <i32>wt, k);
-      if (j < gn && c == 0) {
-        store<u8>(markAddr(mark + j), 1);
-        matched++;
-        cmpNodes(wt, wo, k + 1, gt, go, ordAt(go, ga + 1 + j) + 1);
-        j++;
-      } else {
-        cAdd(OP_MISSING, k + 1, -1);
-      }
-      pathDepth--;
-    }
+    } while (false);
     if (matched < gn) {
       for (j = 0; j < gn; j++) {
         if (load<u8>(markAddr(mark + j)) != 0) continue;
@@ -205,14 +292,99 @@ function cmpNodes(wt: usize, wo: usize, wi: i32, gt: usize, go: usize, gi: i32):
     if (cUnordered) { unorderedNodes(wt, wo, wi, gt, go, gi); return; }
     const wn = nA(wt, wi), gn = nA(gt, gi);
     let wc = wi + 1, gc = gi + 1;
-    for (let i = 0, n = max(wn, gn); i < n; i++) {
+    // The elements both have: the first eight without a loop, then two
+    // an iteration; then the rest.
+    const both = min(wn, gn);
+    let i = 0;
+    do {
+      if (i >= both) break;
       pathPush(STEP_INDEX, i, 0);
-      if (i >= gn) cAdd(OP_MISSING, wc, -1);
-      else if (i >= wn) cAdd(OP_EXTRA, -1, gc);
-      else cmpNodes(wt, wo, wc, gt, go, gc);
+      cmpNodes(wt, wo, wc, gt, go, gc);
       pathDepth--;
-      if (i < wn) wc = nNext(wt, wc);
-      if (i < gn) gc = nNext(gt, gc);
+      wc = nNext(wt, wc);
+      gc = nNext(gt, gc);
+      i++;
+      if (i >= both) break;
+      pathPush(STEP_INDEX, i, 0);
+      cmpNodes(wt, wo, wc, gt, go, gc);
+      pathDepth--;
+      wc = nNext(wt, wc);
+      gc = nNext(gt, gc);
+      i++;
+      if (i >= both) break;
+      pathPush(STEP_INDEX, i, 0);
+      cmpNodes(wt, wo, wc, gt, go, gc);
+      pathDepth--;
+      wc = nNext(wt, wc);
+      gc = nNext(gt, gc);
+      i++;
+      if (i >= both) break;
+      pathPush(STEP_INDEX, i, 0);
+      cmpNodes(wt, wo, wc, gt, go, gc);
+      pathDepth--;
+      wc = nNext(wt, wc);
+      gc = nNext(gt, gc);
+      i++;
+      if (i >= both) break;
+      pathPush(STEP_INDEX, i, 0);
+      cmpNodes(wt, wo, wc, gt, go, gc);
+      pathDepth--;
+      wc = nNext(wt, wc);
+      gc = nNext(gt, gc);
+      i++;
+      if (i >= both) break;
+      pathPush(STEP_INDEX, i, 0);
+      cmpNodes(wt, wo, wc, gt, go, gc);
+      pathDepth--;
+      wc = nNext(wt, wc);
+      gc = nNext(gt, gc);
+      i++;
+      if (i >= both) break;
+      pathPush(STEP_INDEX, i, 0);
+      cmpNodes(wt, wo, wc, gt, go, gc);
+      pathDepth--;
+      wc = nNext(wt, wc);
+      gc = nNext(gt, gc);
+      i++;
+      if (i >= both) break;
+      pathPush(STEP_INDEX, i, 0);
+      cmpNodes(wt, wo, wc, gt, go, gc);
+      pathDepth--;
+      wc = nNext(wt, wc);
+      gc = nNext(gt, gc);
+      i++;
+      while (i + 2 <= both) {
+        pathPush(STEP_INDEX, i, 0);
+        cmpNodes(wt, wo, wc, gt, go, gc);
+        pathDepth--;
+        wc = nNext(wt, wc);
+        gc = nNext(gt, gc);
+        i++;
+        pathPush(STEP_INDEX, i, 0);
+        cmpNodes(wt, wo, wc, gt, go, gc);
+        pathDepth--;
+        wc = nNext(wt, wc);
+        gc = nNext(gt, gc);
+        i++;
+      }
+      if (i < both) {
+        pathPush(STEP_INDEX, i, 0);
+        cmpNodes(wt, wo, wc, gt, go, gc);
+        pathDepth--;
+        wc = nNext(wt, wc);
+        gc = nNext(gt, gc);
+        i++;
+      }
+    } while (false);
+    if (i < wn || i < gn) {
+      for (let n = max(wn, gn); i < n; i++) {
+        pathPush(STEP_INDEX, i, 0);
+        if (i >= gn) cAdd(OP_MISSING, wc, -1);
+        else cAdd(OP_EXTRA, -1, gc);
+        pathDepth--;
+        if (i < wn) wc = nNext(wt, wc);
+        if (i < gn) gc = nNext(gt, gc);
+      }
     }
     return;
   }

@@ -636,16 +636,28 @@ function wQuoteUTF8(p: usize, n: i32, doc: bool = false): void {
  * SLACK). */
 function plainText(p: usize, n: i32, wide: bool): bool {
   if (wide) return false; // rare: quoted byte by byte
+  if (n <= 16) {
+    // No loop: two words, the second masked.
+    const x = load<u64>(p), y = load<u64>(p, 8);
+    const mx: u64 = n >= 8 ? <u64>-1 : (<u64>1 << (<u64>n << 3)) - 1;
+    const my: u64 = n <= 8 ? 0 : n == 16 ? <u64>-1 : (<u64>1 << (<u64>(n - 8) << 3)) - 1;
+    return (((htmlBytes(x) & mx) | (htmlBytes(y) & my)) & HIGHS) == 0;
+  }
   let i = 0;
   while (i + 8 <= n) {
-    const x = load<u64>(p + <usize>i);
-    if ((zeroBytes((x | 0x0202020202020202) ^ GTS) | zeroBytes(x ^ AMPS)) != 0) return false;
+    if (htmlBytes(load<u64>(p + <usize>i)) != 0) return false;
     i += 8;
   }
   if (i == n) return true;
-  const x = load<u64>(p + <usize>i);
   const m = (<u64>1 << (<u64>(n - i) << 3)) - 1;
-  return ((zeroBytes((x | 0x0202020202020202) ^ GTS) | zeroBytes(x ^ AMPS)) & m & HIGHS) == 0;
+  return (htmlBytes(load<u64>(p + <usize>i)) & m & HIGHS) == 0;
+}
+
+/** The high bit of each byte of x that is <, > or & (exact for the
+ * lowest). */
+// @ts-ignore: decorator
+@inline function htmlBytes(x: u64): u64 {
+  return zeroBytes((x | 0x0202020202020202) ^ GTS) | zeroBytes(x ^ AMPS);
 }
 
 /** Writes a string or key node quoted: its bytes as they are when nothing
@@ -673,11 +685,56 @@ function writeNode(t: usize, o: usize, i: i32): void {
     case Kind.Array: {
       wByte(0x5b);
       const n = nA(t, i);
-      let c = i + 1;
-      for (let k = 0; k < n; k++) {
-        if (k > 0) wByte(0x2c);
+      if (n > 0) {
+        // The first eight elements without a loop (most arrays are
+        // small), then two an iteration.
+        let c = i + 1;
         writeNode(t, o, c);
         c = nNext(t, c);
+        do {
+          if (n <= 1) break;
+          wByte(0x2c);
+          writeNode(t, o, c);
+          c = nNext(t, c);
+          if (n <= 2) break;
+          wByte(0x2c);
+          writeNode(t, o, c);
+          c = nNext(t, c);
+          if (n <= 3) break;
+          wByte(0x2c);
+          writeNode(t, o, c);
+          c = nNext(t, c);
+          if (n <= 4) break;
+          wByte(0x2c);
+          writeNode(t, o, c);
+          c = nNext(t, c);
+          if (n <= 5) break;
+          wByte(0x2c);
+          writeNode(t, o, c);
+          c = nNext(t, c);
+          if (n <= 6) break;
+          wByte(0x2c);
+          writeNode(t, o, c);
+          c = nNext(t, c);
+          if (n <= 7) break;
+          wByte(0x2c);
+          writeNode(t, o, c);
+          c = nNext(t, c);
+          if (n <= 8) break;
+          let k = 8;
+          for (; k + 2 <= n; k += 2) {
+            wByte(0x2c);
+            writeNode(t, o, c);
+            c = nNext(t, c);
+            wByte(0x2c);
+            writeNode(t, o, c);
+            c = nNext(t, c);
+          }
+          if (k < n) {
+            wByte(0x2c);
+            writeNode(t, o, c);
+          }
+        } while (false);
       }
       wByte(0x5d);
       return;
@@ -686,14 +743,54 @@ function writeNode(t: usize, o: usize, i: i32): void {
   const at = order(t, o, i);
   const n = ordAt(o, at);
   wByte(0x7b);
-  for (let k = 0; k < n; k++) {
-    if (k > 0) wByte(0x2c);
-    const key = ordAt(o, at + 1 + k);
-    wString(t, key);
-    wByte(0x3a);
-    writeNode(t, o, key + 1);
+  if (n > 0) {
+    // The first eight members without a loop, then two an iteration.
+    writeMember(t, o, ordAt(o, at + 1));
+    do {
+      if (n <= 1) break;
+      wByte(0x2c);
+      writeMember(t, o, ordAt(o, at + 2));
+      if (n <= 2) break;
+      wByte(0x2c);
+      writeMember(t, o, ordAt(o, at + 3));
+      if (n <= 3) break;
+      wByte(0x2c);
+      writeMember(t, o, ordAt(o, at + 4));
+      if (n <= 4) break;
+      wByte(0x2c);
+      writeMember(t, o, ordAt(o, at + 5));
+      if (n <= 5) break;
+      wByte(0x2c);
+      writeMember(t, o, ordAt(o, at + 6));
+      if (n <= 6) break;
+      wByte(0x2c);
+      writeMember(t, o, ordAt(o, at + 7));
+      if (n <= 7) break;
+      wByte(0x2c);
+      writeMember(t, o, ordAt(o, at + 8));
+      if (n <= 8) break;
+      let k = 8;
+      for (; k + 2 <= n; k += 2) {
+        wByte(0x2c);
+        writeMember(t, o, ordAt(o, at + 1 + k));
+        wByte(0x2c);
+        writeMember(t, o, ordAt(o, at + 2 + k));
+      }
+      if (k < n) {
+        wByte(0x2c);
+        writeMember(t, o, ordAt(o, at + 1 + k));
+      }
+    } while (false);
   }
   wByte(0x7d);
+}
+
+/** Writes the member whose key is node key: "key":value. */
+// @ts-ignore: decorator
+@inline function writeMember(t: usize, o: usize, key: i32): void {
+  wString(t, key);
+  wByte(0x3a);
+  writeNode(t, o, key + 1);
 }
 
 /** Fixed ASCII text as bytes, for ByteWriter.lit: written with one copy. */

@@ -354,7 +354,19 @@ export function order(t: usize, o: usize, i: i32): i32 {
   const list = o + (<usize>(start + 1) << 2);
   let k = i + 1;
   let m = 0;
-  for (; m + 4 <= n; m += 4) {
+  if (n <= 8) {
+    // No loop.
+    store<i32>(list, k);
+    if (n > 1) { k = nNext(t, k + 1); store<i32>(list, k, 4); }
+    if (n > 2) { k = nNext(t, k + 1); store<i32>(list, k, 8); }
+    if (n > 3) { k = nNext(t, k + 1); store<i32>(list, k, 12); }
+    if (n > 4) { k = nNext(t, k + 1); store<i32>(list, k, 16); }
+    if (n > 5) { k = nNext(t, k + 1); store<i32>(list, k, 20); }
+    if (n > 6) { k = nNext(t, k + 1); store<i32>(list, k, 24); }
+    if (n > 7) { k = nNext(t, k + 1); store<i32>(list, k, 28); }
+    m = n;
+  }
+  if (m + 4 <= n) for (; m + 4 <= n; m += 4) {
     const at = list + (<usize>m << 2);
     store<i32>(at, k);
     k = nNext(t, k + 1);
@@ -365,9 +377,11 @@ export function order(t: usize, o: usize, i: i32): i32 {
     store<i32>(at, k, 12);
     k = nNext(t, k + 1);
   }
-  for (; m < n; m++) {
-    store<i32>(list + (<usize>m << 2), k);
-    k = nNext(t, k + 1);
+  if (m < n) {
+    for (; m < n; m++) {
+      store<i32>(list + (<usize>m << 2), k);
+      k = nNext(t, k + 1);
+    }
   }
   const kept = n > 1 ? sortKeys(t, list, n) : n;
   store<i32>(o + (<usize>start << 2), kept);
@@ -771,10 +785,10 @@ function putUTF8(out: usize, r: i32): i32 {
 export function unescape(p: usize, n: i32, out: usize): i32 {
   let i = 0, w = 0;
   while (i < n) {
-    // Four words an iteration while they take no more than their
+    // Eight words an iteration while they take no more than their
     // backslashes (JSON held in a string: \" escapes only).
     let r = 0;
-    while (i + 33 <= n) {
+    while (i + 65 <= n) {
       r = unescapeWord(load<u64>(p + <usize>i), load<u8>(p + <usize>i, 8), out + <usize>w);
       if (r < 0) break;
       w += r;
@@ -787,7 +801,19 @@ export function unescape(p: usize, n: i32, out: usize): i32 {
       r = unescapeWord(load<u64>(p + <usize>i, 24), load<u8>(p + <usize>i, 32), out + <usize>w);
       if (r < 0) { i += 24; break; }
       w += r;
-      i += 32;
+      r = unescapeWord(load<u64>(p + <usize>i, 32), load<u8>(p + <usize>i, 40), out + <usize>w);
+      if (r < 0) { i += 32; break; }
+      w += r;
+      r = unescapeWord(load<u64>(p + <usize>i, 40), load<u8>(p + <usize>i, 48), out + <usize>w);
+      if (r < 0) { i += 40; break; }
+      w += r;
+      r = unescapeWord(load<u64>(p + <usize>i, 48), load<u8>(p + <usize>i, 56), out + <usize>w);
+      if (r < 0) { i += 48; break; }
+      w += r;
+      r = unescapeWord(load<u64>(p + <usize>i, 56), load<u8>(p + <usize>i, 64), out + <usize>w);
+      if (r < 0) { i += 56; break; }
+      w += r;
+      i += 64;
     }
     if (r >= 0) {
       while (i + 9 <= n) {
@@ -845,11 +871,33 @@ export function unescape(p: usize, n: i32, out: usize): i32 {
   return w;
 }
 
-/** A string of the n UTF-8 bytes at p (ascii: all below 0x80). */
+/** Stores the low min(n, 4) bytes of x as UTF-16 units at o. */
+// @ts-ignore: decorator
+@inline function for4(o: usize, x: u64, n: i32): void {
+  if (n >= 4) {
+    store<u64>(o, (x & 0xff) | ((x & 0xff00) << 8) | ((x & 0xff0000) << 16) | ((x & 0xff000000) << 24));
+    return;
+  }
+  store<u16>(o, <u16>(x & 0xff));
+  if (n > 1) store<u16>(o, <u16>((x >> 8) & 0xff), 2);
+  if (n > 2) store<u16>(o, <u16>((x >> 16) & 0xff), 4);
+}
+
+/** A string of the n UTF-8 bytes at p (ascii: all below 0x80; text that
+ * can be read past its end, see SLACK). */
 export function decodeUTF8(p: usize, n: i32, ascii: bool): string {
   if (!ascii) return String.UTF8.decodeUnsafe(p, <usize>n);
   const s = changetype<string>(__new(<usize>n << 1, idof<string>()));
   const o = changetype<usize>(s);
+  if (n <= 8) {
+    // No loop: the text can be read past its end (see SLACK).
+    if (n > 0) {
+      const x = load<u64>(p);
+      for4(o, x, n);
+      if (n > 4) for4(o + 8, x >> 32, n - 4);
+    }
+    return s;
+  }
   let i = 0;
   for (; i + 4 <= n; i += 4) {
     const x = <u64>load<u32>(p + <usize>i);
@@ -1048,9 +1096,10 @@ function parseObject(depth: i32): bool {
   pPos++;
   skip();
   if (peek() == 0x7d) { pPos++; setAB(node, 0, pCount); return true; }
-  // Four members an iteration.
   let count = 0, r = 0;
-  while (true) {
+  // The first eight without a loop (most containers are small), then
+  // eight an iteration.
+  do {
     count++;
     r = objectMember(depth);
     if (r != 0) break;
@@ -1063,7 +1112,45 @@ function parseObject(depth: i32): bool {
     count++;
     r = objectMember(depth);
     if (r != 0) break;
-  }
+    count++;
+    r = objectMember(depth);
+    if (r != 0) break;
+    count++;
+    r = objectMember(depth);
+    if (r != 0) break;
+    count++;
+    r = objectMember(depth);
+    if (r != 0) break;
+    count++;
+    r = objectMember(depth);
+    if (r != 0) break;
+    while (true) {
+      count++;
+      r = objectMember(depth);
+      if (r != 0) break;
+      count++;
+      r = objectMember(depth);
+      if (r != 0) break;
+      count++;
+      r = objectMember(depth);
+      if (r != 0) break;
+      count++;
+      r = objectMember(depth);
+      if (r != 0) break;
+      count++;
+      r = objectMember(depth);
+      if (r != 0) break;
+      count++;
+      r = objectMember(depth);
+      if (r != 0) break;
+      count++;
+      r = objectMember(depth);
+      if (r != 0) break;
+      count++;
+      r = objectMember(depth);
+      if (r != 0) break;
+    }
+  } while (false);
   if (r < 0) return false;
   setAB(node, count, pCount);
   return true;
@@ -1086,7 +1173,9 @@ function parseArray(depth: i32): bool {
   skip();
   if (peek() == 0x5d) { pPos++; setAB(node, 0, pCount); return true; }
   let count = 0, r = 0;
-  while (true) {
+  // The first eight without a loop (most containers are small), then
+  // eight an iteration.
+  do {
     count++;
     r = arrayElement(depth);
     if (r != 0) break;
@@ -1099,7 +1188,45 @@ function parseArray(depth: i32): bool {
     count++;
     r = arrayElement(depth);
     if (r != 0) break;
-  }
+    count++;
+    r = arrayElement(depth);
+    if (r != 0) break;
+    count++;
+    r = arrayElement(depth);
+    if (r != 0) break;
+    count++;
+    r = arrayElement(depth);
+    if (r != 0) break;
+    count++;
+    r = arrayElement(depth);
+    if (r != 0) break;
+    while (true) {
+      count++;
+      r = arrayElement(depth);
+      if (r != 0) break;
+      count++;
+      r = arrayElement(depth);
+      if (r != 0) break;
+      count++;
+      r = arrayElement(depth);
+      if (r != 0) break;
+      count++;
+      r = arrayElement(depth);
+      if (r != 0) break;
+      count++;
+      r = arrayElement(depth);
+      if (r != 0) break;
+      count++;
+      r = arrayElement(depth);
+      if (r != 0) break;
+      count++;
+      r = arrayElement(depth);
+      if (r != 0) break;
+      count++;
+      r = arrayElement(depth);
+      if (r != 0) break;
+    }
+  } while (false);
   if (r < 0) return false;
   setAB(node, count, pCount);
   return true;
@@ -1166,10 +1293,10 @@ function parseStr(key: bool): bool {
   let i = start;
   let flags = 0;
   while (true) {
-    // Eight bytes at a time, up to four words an iteration, to the next
+    // Eight bytes at a time, up to eight words an iteration, to the next
     // byte to look at: a quote, a backslash, a control character.
     let stop: u64 = 0, carry: u64 = 0;
-    while (i + 33 <= n) {
+    while (i + 65 <= n) {
       let r = scanWord(load<u64>(p + <usize>i), carry, load<u8>(p + <usize>i, 8));
       flags |= <i32>r & F_SCAN;
       carry = (r & F_CARRY) != 0 ? 0x80 : 0;
@@ -1190,7 +1317,27 @@ function parseStr(key: bool): bool {
       carry = (r & F_CARRY) != 0 ? 0x80 : 0;
       stop = r & HIGHS;
       if (stop != 0) { i += 24; break; }
-      i += 32;
+      r = scanWord(load<u64>(p + <usize>i, 32), carry, load<u8>(p + <usize>i, 40));
+      flags |= <i32>r & F_SCAN;
+      carry = (r & F_CARRY) != 0 ? 0x80 : 0;
+      stop = r & HIGHS;
+      if (stop != 0) { i += 32; break; }
+      r = scanWord(load<u64>(p + <usize>i, 40), carry, load<u8>(p + <usize>i, 48));
+      flags |= <i32>r & F_SCAN;
+      carry = (r & F_CARRY) != 0 ? 0x80 : 0;
+      stop = r & HIGHS;
+      if (stop != 0) { i += 40; break; }
+      r = scanWord(load<u64>(p + <usize>i, 48), carry, load<u8>(p + <usize>i, 56));
+      flags |= <i32>r & F_SCAN;
+      carry = (r & F_CARRY) != 0 ? 0x80 : 0;
+      stop = r & HIGHS;
+      if (stop != 0) { i += 48; break; }
+      r = scanWord(load<u64>(p + <usize>i, 56), carry, load<u8>(p + <usize>i, 64));
+      flags |= <i32>r & F_SCAN;
+      carry = (r & F_CARRY) != 0 ? 0x80 : 0;
+      stop = r & HIGHS;
+      if (stop != 0) { i += 56; break; }
+      i += 64;
     }
     if (stop == 0) {
       while (i + 9 <= n) {
