@@ -344,8 +344,22 @@ export class Diff {
 /** One attribute verdict, the shape built-in checks give. */
 export class Attribute {
   attribute: string = "";
-  actual: Value = Value.null();
-  expected: Value = Value.null();
+  /** Null until set. */
+  get actual(): Value {
+    let v = this._actual;
+    if (v === null) { v = Value.null(); this._actual = v; }
+    return v;
+  }
+  set actual(v: Value) { this._actual = v; }
+  private _actual: Value | null = null;
+  /** Null until set. */
+  get expected(): Value {
+    let v = this._expected;
+    if (v === null) { v = Value.null(); this._expected = v; }
+    return v;
+  }
+  set expected(v: Value) { this._expected = v; }
+  private _expected: Value | null = null;
   diff: Diff | null = null;
   isCorrect: bool = false;
   weight: f64 = 1;
@@ -608,6 +622,9 @@ const RESULT_KEYS = new KeySet(["task_result", "status", "instruction", "iterati
 const MESSAGE_KEYS = new KeySet(["role", "content", "name", "tool_calls"]);
 const TOOL_CALL_KEYS = new KeySet(["name", "arguments"]);
 
+// Decoding is not reentrant: one decoder serves every envelope.
+const decoder = new Decoder();
+
 // The members found, for each object being decoded: a stack of slots.
 let slots = new StaticArray<i32>(128);
 let slotTop = 0;
@@ -620,9 +637,15 @@ let slotTop = 0;
  * and long strings are kept as values of the document, read when asked
  * for. */
 class Decoder {
-  d: Doc;
+  d: Doc = changetype<Doc>(0); // set by start
   err: string = "";
-  constructor(d: Doc) { this.d = d; slotTop = 0; }
+  /** Starts decoding document d. */
+  start(d: Doc): Decoder {
+    this.d = d;
+    this.err = "";
+    slotTop = 0;
+    return this;
+  }
   kind(i: i32): Kind { return i < 0 ? Kind.Null : this.d.kind(i); }
   bad(path: string, key: string, at: i32, i: i32, want: string): void {
     if (this.err.length == 0) this.err = joinPath(path, key, at) + " is " + kindTypeName(this.kind(i)) + ", expected " + want;
@@ -853,7 +876,7 @@ export function decodeVerifyInput(data: Uint8Array): VerifyInput | null {
 /** Decodes the verify input envelope at node i of a document (the root,
  * or a call of a batch). */
 export function verifyInputAt(doc: Doc, i: i32): VerifyInput | null {
-  const d = new Decoder(doc);
+  const d = decoder.start(doc);
   const f = d.fields(d.top(i), VERIFY_KEYS);
   const r = new VerifyInput();
   r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
@@ -872,7 +895,7 @@ export function decodeLoadInput(data: Uint8Array): LoadInput | null {
 }
 
 export function loadInputAt(doc: Doc, i: i32): LoadInput | null {
-  const d = new Decoder(doc);
+  const d = decoder.start(doc);
   const f = d.fields(d.top(i), LOAD_KEYS);
   const r = new LoadInput();
   r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
@@ -914,7 +937,7 @@ export function decodeEvaluateInput(data: Uint8Array): EvaluateInput | null {
 }
 
 export function evaluateInputAt(doc: Doc, i: i32): EvaluateInput | null {
-  const d = new Decoder(doc);
+  const d = decoder.start(doc);
   const f = d.fields(d.top(i), EVALUATE_KEYS);
   const r = new EvaluateInput();
   r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
@@ -937,7 +960,7 @@ export function decodeTestInput(data: Uint8Array): TestInput | null {
 }
 
 export function testInputAt(doc: Doc, i: i32): TestInput | null {
-  const d = new Decoder(doc);
+  const d = decoder.start(doc);
   const f = d.fields(d.top(i), TEST_KEYS);
   const r = new TestInput();
   r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));

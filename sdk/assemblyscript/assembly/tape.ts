@@ -989,6 +989,8 @@ let pPos: i32 = 0;
 let pErr: string = "";
 let pErrAt: i32 = 0;
 let pTape: ArrayBuffer = new ArrayBuffer(256 << 4);
+let pTapeAt: usize = changetype<usize>(pTape);
+let pCap: i32 = 256;
 let pCount: i32 = 0;
 /** Whether a byte above 0x7f was seen: the text must then be checked to
  * be UTF-8 (outside strings such a byte fails the parse). */
@@ -1022,15 +1024,11 @@ function skipSpace(): void {
     else return;
   }
 }
-function push(tag: i32, a: i32, b: i32, c: i32): i32 {
+// @ts-ignore: decorator
+@inline function push(tag: i32, a: i32, b: i32, c: i32): i32 {
   const i = pCount;
-  const cap = pTape.byteLength >> 4;
-  if (i >= cap) {
-    const nt = new ArrayBuffer((cap << 1) << 4);
-    memory.copy(changetype<usize>(nt), changetype<usize>(pTape), <usize>i << 4);
-    pTape = nt;
-  }
-  const t = changetype<usize>(pTape) + (<usize>i << 4);
+  if (i >= pCap) growTape();
+  const t = pTapeAt + (<usize>i << 4);
   store<i32>(t, tag);
   store<i32>(t, a, 4);
   store<i32>(t, b, 8);
@@ -1038,9 +1036,17 @@ function push(tag: i32, a: i32, b: i32, c: i32): i32 {
   pCount = i + 1;
   return i;
 }
+function growTape(): void {
+  const cap = pTape.byteLength >> 4;
+  const nt = new ArrayBuffer((cap << 1) << 4);
+  memory.copy(changetype<usize>(nt), changetype<usize>(pTape), <usize>pCount << 4);
+  pTape = nt;
+  pTapeAt = changetype<usize>(nt);
+  pCap = cap << 1;
+}
 // @ts-ignore: decorator
 @inline function setAB(i: i32, a: i32, b: i32): void {
-  const t = changetype<usize>(pTape) + (<usize>i << 4);
+  const t = pTapeAt + (<usize>i << 4);
   store<i32>(t, a, 4);
   store<i32>(t, b, 8);
 }
@@ -1058,6 +1064,14 @@ function literalValue(word: string, packed: u32, tag: i32, a: i32): bool {
   }
   push(tag, a, 0, 0);
   return true;
+}
+/** parseValue for a member or element: a string or number is read here. */
+// @ts-ignore: decorator
+@inline function valueIn(depth: i32): bool {
+  const c = peek();
+  if (c == 0x22) return parseStr(false);
+  if (c >= 0x30 && c <= 0x39) return parseNumber();
+  return parseValue(depth);
 }
 function parseValue(depth: i32): bool {
   const c = peek();
@@ -1084,7 +1098,7 @@ function parseValue(depth: i32): bool {
   if (peek() != 0x3a) return unexpected() ? 0 : -1;
   pPos++;
   skip();
-  if (!parseValue(depth + 1)) return -1;
+  if (!valueIn(depth + 1)) return -1;
   skip();
   const c = peek();
   if (c == 0x2c) { pPos++; return 0; }
@@ -1160,7 +1174,7 @@ function parseObject(depth: i32): bool {
 // @ts-ignore: decorator
 @inline function arrayElement(depth: i32): i32 {
   skip();
-  if (!parseValue(depth + 1)) return -1;
+  if (!valueIn(depth + 1)) return -1;
   skip();
   const c = peek();
   if (c == 0x2c) { pPos++; return 0; }
@@ -1231,7 +1245,8 @@ function parseArray(depth: i32): bool {
   setAB(node, count, pCount);
   return true;
 }
-function digits(): i32 {
+// @ts-ignore: decorator
+@inline function digits(): i32 {
   const start = pPos;
   if (pPos + 8 <= pN) {
     // Most numbers end in their first word: no loop.
