@@ -1036,6 +1036,13 @@ function skipSpace(): void {
   pCount = i + 1;
   return i;
 }
+/** A large scratch tape is not kept for the next document. */
+function shrinkTape(): void {
+  if (pCap <= 1 << 16) return;
+  pTape = new ArrayBuffer(256 << 4);
+  pTapeAt = changetype<usize>(pTape);
+  pCap = 256;
+}
 function growTape(): void {
   const cap = pTape.byteLength >> 4;
   const nt = new ArrayBuffer((cap << 1) << 4);
@@ -1463,11 +1470,13 @@ export function readDoc(data: Uint8Array): Doc | null {
   if (!ok || pHigh) {
     const bad = invalidUTF8(data);
     if (bad >= 0) {
+      shrinkTape();
       readError = "invalid JSON at byte " + bad.toString() + ": invalid UTF-8";
       return null;
     }
   }
   if (!ok) {
+    shrinkTape();
     readError = "invalid JSON at byte " + pErrAt.toString() + ": " + pErr;
     return null;
   }
@@ -1476,6 +1485,7 @@ export function readDoc(data: Uint8Array): Doc | null {
   store<i32>(changetype<usize>(t) + (<usize>pCount << 4), 1); // key order lists: none yet
   d.tape = t;
   d.count = pCount;
+  shrinkTape();
   readError = "";
   return d;
 }
