@@ -21,7 +21,7 @@ import (
 type Adapter interface {
 	// Run executes c and reports the outcome. Failures of the adapter itself
 	// (an input file that cannot be written, a command that cannot start)
-	// are reported in the Outcome with AdapterError set, not as an error;
+	// are reported in the Execution with AdapterError set, not as an error;
 	// the error return is only for cancellation of ctx.
-	Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Outcome, error)
+	Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Execution, error)
 }

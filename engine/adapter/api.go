@@ -76,9 +76,9 @@ func newClient() *http.Client {
 }
 
 // Run implements Adapter.
-func (a *API) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Outcome, error) {
-	out := result.Outcome{Artifacts: a.Server.Logs()}
-	fail := func(format string, args ...any) (result.Outcome, error) {
+func (a *API) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Execution, error) {
+	out := result.Execution{Artifacts: a.Server.Logs()}
+	fail := func(format string, args ...any) (result.Execution, error) {
 		out.AdapterError = true
 		out.StatusCode = -1
 		out.Error = fmt.Sprintf(format, args...)

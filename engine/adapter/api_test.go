@@ -155,7 +155,7 @@ func TestAPIAdapterResponseFormats(t *testing.T) {
 	api, workspace, stop := startTrivial(t)
 	defer stop()
 	api.OutputCap = 50
-	run := func(r *cases.Request) result.Outcome {
+	run := func(r *cases.Request) result.Execution {
 		t.Helper()
 		out, err := api.Run(context.Background(), workspace, &cases.Case{ID: "f", Request: r, Timeout: 5 * time.Second})
 		if err != nil || out.AdapterError {

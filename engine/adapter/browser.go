@@ -119,9 +119,9 @@ func (b *Browser) End() error {
 }
 
 // Run implements Adapter.
-func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (out result.Outcome, _ error) {
-	out = result.Outcome{Artifacts: b.Server.Logs(), Command: []string{"browser", b.Server.BaseURL()}}
-	fail := func(format string, args ...any) (result.Outcome, error) {
+func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (out result.Execution, _ error) {
+	out = result.Execution{Artifacts: b.Server.Logs(), Command: []string{"browser", b.Server.BaseURL()}}
+	fail := func(format string, args ...any) (result.Execution, error) {
 		out.AdapterError = true
 		out.StatusCode = -1
 		out.Error = fmt.Sprintf(format, args...)

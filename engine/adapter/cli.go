@@ -27,10 +27,10 @@ type CLI struct {
 }
 
 // Run implements Adapter.
-func (a *CLI) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Outcome, error) {
+func (a *CLI) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Execution, error) {
 	argv := append(append([]string{}, a.Command...), c.Arguments...)
-	out := result.Outcome{Command: argv}
-	fail := func(format string, args ...any) (result.Outcome, error) {
+	out := result.Execution{Command: argv}
+	fail := func(format string, args ...any) (result.Execution, error) {
 		out.AdapterError = true
 		out.StatusCode = -1
 		out.Error = fmt.Sprintf(format, args...)

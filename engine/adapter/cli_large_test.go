@@ -90,7 +90,7 @@ func TestCLILargeCaseHoldsTheExpectedValueOnce(t *testing.T) {
 	var attrs []verify.AttributeResult
 	var runErr error
 	var c *cases.Case
-	var out result.Outcome
+	var out result.Execution
 	base, peak := livePeak(func() {
 		s, err := loader.Open(context.Background(), cases.GroupInput{Checkpoint: "c1", Group: "g", GroupType: problem.Core,
 			ProblemDir: dir, CheckpointDir: filepath.Join(dir, "c1"), CaseGroup: "g", Timeout: time.Minute})

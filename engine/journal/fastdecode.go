@@ -671,7 +671,7 @@ func (d *fastDecoder) caseInfo(c *result.CaseInfo) bool {
 	return ok
 }
 
-func (d *fastDecoder) outcome(o *result.Outcome) bool {
+func (d *fastDecoder) outcome(o *result.Execution) bool {
 	more, ok := d.begin('{')
 	var keys uint64
 	for more {

@@ -22,7 +22,7 @@ func sampleRecords() []*result.CaseRecord {
 			ID: "basic", Index: 4, OriginalCheckpoint: "c0", OriginalGroup: "g0", StartedAt: time.Date(2024, 5, 6, 7, 8, 9, 123456789, time.UTC),
 			Duration: 0.125, Case: &result.CaseInfo{Arguments: []string{"summary", "--x=<&>", ""}, Stdin: &stdin, Env: map[string]string{"A": "1", "É": ""},
 				InputFiles: []string{"in/a.csv"}, TimeoutS: 30, Reset: true, Source: "c1/summary.yaml"},
-			Result: result.Outcome{Command: []string{"python3", "main.py"}, StatusCode: -1, Output: big, Stderr: "warn: ünïcödé ✓ \u2028 \x7f",
+			Result: result.Execution{Command: []string{"python3", "main.py"}, StatusCode: -1, Output: big, Stderr: "warn: ünïcödé ✓ \u2028 \x7f",
 				OutputDropped: 1 << 40, StderrDropped: 3, Elapsed: 1e-9, TimedOut: true, Signal: "killed",
 				Files:   map[string]any{"out.json": map[string]any{"a": []any{1.5, "x", nil, true, map[string]any{}}, "b": []any{}}, "n": 1e300},
 				Headers: map[string]string{"content-type": "text/plain"}, Artifacts: []string{"artifacts/x.log"}, AdapterError: true,
@@ -36,7 +36,7 @@ func sampleRecords() []*result.CaseRecord {
 			},
 			Score: 1.0 / 3, Passed: false},
 		{Checkpoint: "c", Group: "g", ID: "empty lists", Case: &result.CaseInfo{Arguments: []string{}, Env: map[string]string{}},
-			Result: result.Outcome{Command: []string{}, Files: map[string]any{}, Headers: map[string]string{}}, Attributes: []verify.AttributeResult{}},
+			Result: result.Execution{Command: []string{}, Files: map[string]any{}, Headers: map[string]string{}}, Attributes: []verify.AttributeResult{}},
 	}
 }
 

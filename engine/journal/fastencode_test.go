@@ -65,7 +65,7 @@ func FuzzFastEncode(f *testing.F) {
 		r := &result.CaseRecord{Problem: s, ProblemVersion: int(n), Checkpoint: s, Version: int(n), Group: s, GroupType: "Core", ID: s,
 			Index: int(n), OriginalCheckpoint: s, StartedAt: time.Unix(n%(1<<34), n%1e9).UTC(), Duration: x,
 			Case: &result.CaseInfo{Arguments: []string{s, ""}, Stdin: &stdin, Env: map[string]string{s: s, "z" + s: ""}, TimeoutS: x, Reset: flag, Source: s},
-			Result: result.Outcome{Command: []string{s}, StatusCode: int(n), Output: s, Stderr: s, OutputDropped: n, Elapsed: x, TimedOut: flag, Signal: s,
+			Result: result.Execution{Command: []string{s}, StatusCode: int(n), Output: s, Stderr: s, OutputDropped: n, Elapsed: x, TimedOut: flag, Signal: s,
 				Files: map[string]any{s: []any{x, s, flag, nil, map[string]any{s: x}}}, Headers: map[string]string{s: s}, Artifacts: []string{s},
 				AdapterError: flag, Error: s, PluginError: s, OOMKilled: flag},
 			Attributes: []verify.AttributeResult{{Attribute: s, Actual: s, Expected: x, IsCorrect: flag, Weight: x, Check: s,

@@ -16,7 +16,7 @@ import (
 
 func bigRecord(i int) *result.CaseRecord {
 	return &result.CaseRecord{Checkpoint: "c", Group: "g", ID: fmt.Sprint("case", i),
-		Result: result.Outcome{Output: strings.Repeat("x", 5000)}}
+		Result: result.Execution{Output: strings.Repeat("x", 5000)}}
 }
 
 // An append that does not fit on the disk is cut back, so the journal

@@ -18,7 +18,7 @@ import (
 // either way it is what decoding the line whole says.
 func TestHeadIsWhatTheRecordSays(t *testing.T) {
 	written, err := encodeRecord(&result.CaseRecord{Problem: "p <&>", ProblemVersion: 3, Checkpoint: "c\"1", Version: 2, Group: "g/ü",
-		GroupType: "Core", ID: "case\t1", Result: result.Outcome{Output: "out"}})
+		GroupType: "Core", ID: "case\t1", Result: result.Execution{Output: "out"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestReadHeadsIsReadOffsets(t *testing.T) {
 		if i == 345 {
 			out = strings.Repeat("long ", 100000) // longer than a chunk
 		}
-		if err := w.Append(&result.CaseRecord{Checkpoint: "c", Group: fmt.Sprint(i % 3), ID: fmt.Sprint(i), Result: result.Outcome{Output: out}}); err != nil {
+		if err := w.Append(&result.CaseRecord{Checkpoint: "c", Group: fmt.Sprint(i % 3), ID: fmt.Sprint(i), Result: result.Execution{Output: out}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -156,9 +156,9 @@ func TestReaderLinesAndAttributes(t *testing.T) {
 	}
 	long := strings.Repeat("x", 300<<10)
 	recs := []*result.CaseRecord{
-		{Checkpoint: "c", Group: "g", ID: "a", Case: &result.CaseInfo{Arguments: []string{"1"}}, Result: result.Outcome{Output: long},
+		{Checkpoint: "c", Group: "g", ID: "a", Case: &result.CaseInfo{Arguments: []string{"1"}}, Result: result.Execution{Output: long},
 			Attributes: []verify.AttributeResult{{Attribute: "output", Actual: long, Expected: "y", Weight: 1, Diff: &verify.Diff{Summary: "differs"}}}},
-		{Checkpoint: "c", Group: "g", ID: "b", Result: result.Outcome{Output: "short"},
+		{Checkpoint: "c", Group: "g", ID: "b", Result: result.Execution{Output: "short"},
 			Attributes: []verify.AttributeResult{{Attribute: "output", Actual: "short", Expected: "short", IsCorrect: true, Weight: 1}}, Passed: true, Score: 1},
 	}
 	for _, r := range recs {

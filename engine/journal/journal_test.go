@@ -103,7 +103,7 @@ func TestOffsetsAndRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"a", "b", "c"} {
-		if err := w.Append(&result.CaseRecord{Checkpoint: "cp", Group: "g", ID: id, Result: result.Outcome{Output: "out " + id}}); err != nil {
+		if err := w.Append(&result.CaseRecord{Checkpoint: "cp", Group: "g", ID: id, Result: result.Execution{Output: "out " + id}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -152,14 +152,14 @@ func TestAppendAll(t *testing.T) {
 	}
 	var recs []*result.CaseRecord
 	for i := 0; i < 300; i++ {
-		recs = append(recs, &result.CaseRecord{Checkpoint: "c", Group: "g", ID: fmt.Sprint(i), Result: result.Outcome{Output: strings.Repeat("x", i*50)}})
+		recs = append(recs, &result.CaseRecord{Checkpoint: "c", Group: "g", ID: fmt.Sprint(i), Result: result.Execution{Output: strings.Repeat("x", i*50)}})
 	}
 	if err := w.AppendAll(recs); err != nil {
 		t.Fatal(err)
 	}
 	bad := []*result.CaseRecord{recs[0], {ID: "nan", Score: math.NaN()}}
 	for i := 0; i < 30; i++ {
-		bad = append([]*result.CaseRecord{{ID: "big", Result: result.Outcome{Output: strings.Repeat("y", 100<<10)}}}, bad...)
+		bad = append([]*result.CaseRecord{{ID: "big", Result: result.Execution{Output: strings.Repeat("y", 100<<10)}}}, bad...)
 	}
 	if err := w.AppendAll(bad); err == nil || !strings.Contains(err.Error(), "encode result of") {
 		t.Fatalf("a record that cannot be encoded: %v", err)

@@ -19,13 +19,13 @@ func TestLargeActualValuesAreStoredOnce(t *testing.T) {
 	out := strings.Repeat("line of output\n", 10000)
 	errText := strings.Repeat("warning\n", 500)
 	rec := &result.CaseRecord{Checkpoint: "c", Group: "g", ID: "big", Case: &result.CaseInfo{},
-		Result: result.Outcome{Output: out, Stderr: errText},
+		Result: result.Execution{Output: out, Stderr: errText},
 		Attributes: []verify.AttributeResult{
 			{Attribute: "output", Actual: out, Expected: "something else\n", Weight: 1, Check: "text"},
 			{Attribute: "stderr", Actual: errText, Expected: errText, IsCorrect: true, Weight: 1, Check: "text"},
 			{Attribute: "status_code", Actual: 0.0, Expected: 0.0, IsCorrect: true, Weight: 1, Check: "exact"},
 		}}
-	small := &result.CaseRecord{Checkpoint: "c", Group: "g", ID: "small", Result: result.Outcome{Output: "hi\n"},
+	small := &result.CaseRecord{Checkpoint: "c", Group: "g", ID: "small", Result: result.Execution{Output: "hi\n"},
 		Attributes: []verify.AttributeResult{{Attribute: "output", Actual: "hi\n", Expected: "hi\n", IsCorrect: true, Weight: 1}}}
 	path := filepath.Join(t.TempDir(), FileName)
 	w, err := Create(path)

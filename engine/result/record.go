@@ -32,15 +32,15 @@ type CaseRecord struct {
 	// could not be loaded.
 	Case *CaseInfo `json:"case,omitempty"`
 
-	Result Outcome `json:"result"`
+	Result Execution `json:"result"`
 
 	Attributes []verify.AttributeResult `json:"attributes"`
 	Score      float64                  `json:"score"`
 	Passed     bool                     `json:"passed"`
 }
 
-// Outcome is the adapter's view of what the submission did.
-type Outcome struct {
+// Execution is the adapter's view of what the submission did.
+type Execution struct {
 	Command    []string `json:"command,omitempty"`
 	StatusCode int      `json:"status_code"`
 	Output     string   `json:"output"`

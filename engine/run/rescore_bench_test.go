@@ -72,7 +72,7 @@ func recordedRunVerified(tb testing.TB, n, groupSize, outBytes, wrongBytes int, 
 			rec := &result.CaseRecord{Problem: "recorded", Checkpoint: "c1", Group: fmt.Sprintf("g%03d", g), GroupType: "Core",
 				ID: fmt.Sprintf("case_%06d", i), Index: i - g*groupSize, StartedAt: time.Unix(0, 0).UTC(),
 				Case:       &result.CaseInfo{Arguments: []string{}, TimeoutS: 30},
-				Result:     result.Outcome{Output: got},
+				Result:     result.Execution{Output: got},
 				Attributes: []verify.AttributeResult{{Attribute: "output", Actual: got, Expected: want, IsCorrect: got == want, Weight: 1}}}
 			rec.Score, rec.Passed = result.Score(rec.Attributes)
 			if err := w.Append(rec); err != nil {

@@ -409,7 +409,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 // actualOf is what the checks (and a stateful loader's history) see of an
 // adapter's outcome — the same whether the case just ran or is replayed
 // from the journal.
-func actualOf(o result.Outcome) verify.Actual {
+func actualOf(o result.Execution) verify.Actual {
 	return verify.Actual{StatusCode: o.StatusCode, Output: o.Output, Stderr: o.Stderr, Files: o.Files, Headers: o.Headers, TimedOut: o.TimedOut}
 }
 
@@ -457,7 +457,7 @@ func (r *groupRunner) unloadable(e *cases.CaseError, idx int) *result.CaseRecord
 		Group: j.group.Name, GroupType: j.group.Type, ID: e.ID, Index: idx,
 		OriginalCheckpoint: j.group.OriginalCheckpoint, OriginalGroup: j.group.OriginalGroup,
 		StartedAt: time.Now().UTC(),
-		Result:    result.Outcome{StatusCode: -1, AdapterError: true, Error: "case could not be loaded: " + e.Err.Error()},
+		Result:    result.Execution{StatusCode: -1, AdapterError: true, Error: "case could not be loaded: " + e.Err.Error()},
 	}
 }
 

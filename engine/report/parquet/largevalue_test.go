@@ -25,7 +25,7 @@ func TestLargeValuesAreStoredOnce(t *testing.T) {
 	rng.Shuffle(len(big), func(i, j int) { big[i], big[j] = big[j], big[i] })
 	actual := string(big)
 	rec := &result.CaseRecord{Problem: "p", Checkpoint: "c", Group: "g", ID: "big", Case: &result.CaseInfo{},
-		Result:     result.Outcome{Output: actual},
+		Result:     result.Execution{Output: actual},
 		Attributes: []verify.AttributeResult{{Attribute: "output", Actual: actual, Expected: expected, Weight: 1, Check: "text"}},
 	}
 	path := filepath.Join(t.TempDir(), FileName)

@@ -26,7 +26,7 @@ func sampleRecords(n int) []*result.CaseRecord {
 			ID: fmt.Sprintf("case_%04d", i), Index: i,
 			StartedAt: base.Add(time.Duration(i) * time.Second), Duration: float64(i) / 100,
 			Case:   &result.CaseInfo{Arguments: []string{"summary", fmt.Sprint(i)}, InputFiles: []string{"items.csv"}},
-			Result: result.Outcome{StatusCode: i % 2, Output: fmt.Sprintf("out %d\n", i)},
+			Result: result.Execution{StatusCode: i % 2, Output: fmt.Sprintf("out %d\n", i)},
 		}
 		if i%5 == 0 {
 			r.OriginalCheckpoint, r.OriginalGroup = "checkpoint_0", "old_group"

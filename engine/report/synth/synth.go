@@ -51,7 +51,7 @@ func Record(i int) *result.CaseRecord {
 		GroupType: problem.GroupTypes[(i/4)%3], ID: fmt.Sprintf("case_%06d", i), Index: i / 100,
 		StartedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Millisecond), Duration: 0.05,
 		Case:       &result.CaseInfo{Arguments: []string{"report", fmt.Sprint(i)}, InputFiles: []string{"items.csv"}},
-		Result:     result.Outcome{StatusCode: 0, Output: actual, Elapsed: 0.04},
+		Result:     result.Execution{StatusCode: 0, Output: actual, Elapsed: 0.04},
 		Attributes: attrs, Score: score, Passed: passed,
 	}
 }
