@@ -207,15 +207,24 @@ type VerifyOutput struct {
 // separators, as read_asset takes it (empty when the cases live outside
 // the problem directory).
 type GroupInfo struct {
-	Checkpoint       string   `json:"checkpoint"`
-	Group            string   `json:"group"`
-	GroupType        string   `json:"group_type"`
-	CaseGroup        string   `json:"case_group"`
-	CaseOrder        []string `json:"case_order,omitempty"`
-	TimeoutS         float64  `json:"timeout_s"`
-	OriginCheckpoint string   `json:"origin_checkpoint,omitempty"`
-	OriginGroup      string   `json:"origin_group,omitempty"`
-	Dir              string   `json:"dir,omitempty"`
+	Checkpoint string   `json:"checkpoint"`
+	Group      string   `json:"group"`
+	GroupType  string   `json:"group_type"`
+	CaseGroup  string   `json:"case_group"`
+	CaseOrder  []string `json:"case_order,omitempty"`
+	TimeoutS   float64  `json:"timeout_s"`
+	// OriginCheckpoint is the checkpoint whose cases the group runs: the
+	// earlier checkpoint for a regression group, Checkpoint otherwise.
+	OriginCheckpoint string `json:"origin_checkpoint,omitempty"`
+	// OriginGroup is the group of OriginCheckpoint whose cases the group
+	// runs: the earlier group for a regression group, CaseGroup (the
+	// group's own name) otherwise.
+	OriginGroup string `json:"origin_group,omitempty"`
+	// Dir is the origin group's case directory relative to the problem
+	// directory, with `/` separators ("c1/core"; a group file is Dir plus
+	// ".yaml", ".yml" or ".json"), the path read_asset takes; empty when
+	// it is outside the problem directory.
+	Dir string `json:"dir,omitempty"`
 }
 
 // Outcome is an earlier case with its actual result.

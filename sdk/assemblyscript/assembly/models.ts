@@ -429,6 +429,8 @@ export class VerifyOutput {
   }
 }
 
+/** The group a loader is asked for: `checkpoint` and `group` are the group
+ * being run, the `origin*` fields and `dir` where its cases come from. */
 export class GroupInfo {
   checkpoint: string = "";
   group: string = "";
@@ -436,6 +438,18 @@ export class GroupInfo {
   caseGroup: string = "";
   caseOrder: Array<string> = [];
   timeoutS: f64 = 0;
+  /** The checkpoint whose cases the group runs (`origin_checkpoint`): the
+   * earlier checkpoint for a regression group, `checkpoint` otherwise. */
+  originCheckpoint: string = "";
+  /** The group of `originCheckpoint` whose cases the group runs
+   * (`origin_group`): the earlier group for a regression group,
+   * `caseGroup` (the group's own name) otherwise. */
+  originGroup: string = "";
+  /** The origin group's case directory relative to the problem directory,
+   * with `/` separators (`c1/core`; a group file is `dir` plus `.yaml`,
+   * `.yml` or `.json`), the path `readAsset` takes; empty when it is
+   * outside the problem directory. */
+  dir: string = "";
 }
 
 /** An earlier case with its actual result. */
@@ -613,7 +627,8 @@ const CASE_KEYS = new KeySet(["id", "checkpoint", "group", "group_type", "argume
 const FILE_KEYS = new KeySet(["path", "content", "encoding"]);
 const ACTUAL_KEYS = new KeySet(["status_code", "output", "stderr", "files", "timed_out"]);
 const LOAD_KEYS = new KeySet(["abi_version", "config", "group", "history"]);
-const GROUP_KEYS = new KeySet(["checkpoint", "group", "group_type", "case_group", "case_order", "timeout_s"]);
+const GROUP_KEYS = new KeySet(["checkpoint", "group", "group_type", "case_group", "case_order", "timeout_s",
+  "origin_checkpoint", "origin_group", "dir"]);
 const OUTCOME_KEYS = new KeySet(["case", "actual"]);
 const EVALUATE_KEYS = new KeySet(["abi_version", "config", "function", "arguments", "expected", "case", "actual"]);
 const TEST_KEYS = new KeySet(["abi_version", "config", "result"]);
@@ -909,6 +924,9 @@ export function loadInputAt(doc: Doc, i: i32): LoadInput | null {
     r.group.caseGroup = d.str("$.group", ".case_group", d.slot(gf, 3));
     r.group.caseOrder = d.strs("$.group", ".case_order", d.slot(gf, 4));
     r.group.timeoutS = d.float("$.group", ".timeout_s", d.slot(gf, 5));
+    r.group.originCheckpoint = d.str("$.group", ".origin_checkpoint", d.slot(gf, 6));
+    r.group.originGroup = d.str("$.group", ".origin_group", d.slot(gf, 7));
+    r.group.dir = d.str("$.group", ".dir", d.slot(gf, 8));
     d.done(gf);
   }
   const hist = d.slot(f, 3);

@@ -285,7 +285,9 @@ func loadInputOf(v any) (*LoadInput, error) {
 	if g := d.obj(root("$.group"), m["group"]); g != nil {
 		in.Group = GroupInfo{Checkpoint: d.str(root("$.group.checkpoint"), g["checkpoint"]), Group: d.str(root("$.group.group"), g["group"]),
 			GroupType: d.str(root("$.group.group_type"), g["group_type"]), CaseGroup: d.str(root("$.group.case_group"), g["case_group"]),
-			CaseOrder: d.strs(root("$.group.case_order"), g["case_order"]), TimeoutS: d.float(root("$.group.timeout_s"), g["timeout_s"])}
+			CaseOrder: d.strs(root("$.group.case_order"), g["case_order"]), TimeoutS: d.float(root("$.group.timeout_s"), g["timeout_s"]),
+			OriginCheckpoint: d.str(root("$.group.origin_checkpoint"), g["origin_checkpoint"]),
+			OriginGroup:      d.str(root("$.group.origin_group"), g["origin_group"]), Dir: d.str(root("$.group.dir"), g["dir"])}
 	}
 	for i, h := range d.arr(root("$.history"), m["history"]) {
 		p := root("$.history").elem(i)

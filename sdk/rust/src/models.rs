@@ -121,6 +121,8 @@ pub struct VerifyOutput {
     pub error: String,
 }
 
+/// The group a loader is asked for: `checkpoint` and `group` are the group
+/// being run, the `origin_*` fields and `dir` where its cases come from.
 #[derive(Clone, Debug, Default)]
 pub struct GroupInfo {
     pub checkpoint: String,
@@ -129,6 +131,18 @@ pub struct GroupInfo {
     pub case_group: String,
     pub case_order: Vec<String>,
     pub timeout_s: f64,
+    /// The checkpoint whose cases the group runs: the earlier checkpoint
+    /// for a regression group, `checkpoint` otherwise.
+    pub origin_checkpoint: String,
+    /// The group of `origin_checkpoint` whose cases the group runs: the
+    /// earlier group for a regression group, `case_group` (the group's own
+    /// name) otherwise.
+    pub origin_group: String,
+    /// The origin group's case directory relative to the problem directory,
+    /// with `/` separators (`c1/core`; a group file is `dir` plus `.yaml`,
+    /// `.yml` or `.json`), the path `read_asset` takes; empty when it is
+    /// outside the problem directory.
+    pub dir: String,
 }
 
 /// An earlier case with its actual result.
@@ -463,6 +477,9 @@ impl LoadInput {
                 case_group: d.string(&gp.field("case_group"), take(&mut g, "case_group")),
                 case_order: d.strs(&gp.field("case_order"), take(&mut g, "case_order")),
                 timeout_s: d.float(&gp.field("timeout_s"), &take(&mut g, "timeout_s")),
+                origin_checkpoint: d.string(&gp.field("origin_checkpoint"), take(&mut g, "origin_checkpoint")),
+                origin_group: d.string(&gp.field("origin_group"), take(&mut g, "origin_group")),
+                dir: d.string(&gp.field("dir"), take(&mut g, "dir")),
             };
         }
         let hp = ROOT.field("history");
