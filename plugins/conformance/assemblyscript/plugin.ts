@@ -145,6 +145,19 @@ function load(input: LoadInput): LoadOutput | null {
   const f = str(input.config, "fail");
   if (f.length > 0) return fail<LoadOutput>(f);
   const out = new LoadOutput();
+  if (flag(input.config, "echo_group")) {
+    // One case telling where the group's cases come from.
+    const g = input.group;
+    const c = new Case();
+    c.id = g.group + "_origin";
+    c.arguments = [g.originCheckpoint, g.originGroup, g.dir];
+    c.extra.set("checkpoint", Value.str(g.checkpoint));
+    c.extra.set("group", Value.str(g.group));
+    c.extra.set("case_group", Value.str(g.caseGroup));
+    out.cases.push(c);
+    out.done = true;
+    return out;
+  }
   const records = parseJSONL(str(input.config, "jsonl"));
   if (records === null) { out.error = "jsonl: " + jsonlError; return out; }
   for (let i = 0; i < records.length; i++) {

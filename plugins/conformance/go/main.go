@@ -173,6 +173,13 @@ func load(in *wasmeval.LoadInput) (*wasmeval.LoadOutput, error) {
 	if err := common(in.Config); err != nil {
 		return nil, err
 	}
+	if flag(in.Config, "echo_group") {
+		// One case telling where the group's cases come from.
+		g := in.Group
+		c := wasmeval.Case{ID: g.Group + "_origin", Arguments: []string{g.OriginCheckpoint, g.OriginGroup, g.Dir},
+			Extra: map[string]any{"checkpoint": g.Checkpoint, "group": g.Group, "case_group": g.CaseGroup}}
+		return &wasmeval.LoadOutput{Cases: []wasmeval.Case{c}, Done: true}, nil
+	}
 	records, err := wasmeval.ParseJSONL(str(in.Config, "jsonl"))
 	if err != nil {
 		return &wasmeval.LoadOutput{Cases: []wasmeval.Case{}, Error: "jsonl: " + err.Error()}, nil

@@ -168,6 +168,16 @@ fn line_diff(want: &str, got: &str) -> Option<Diff> {
 
 fn load(input: LoadInput) -> Result<LoadOutput, String> {
     common(&input.config)?;
+    if flag(&input.config, "echo_group") {
+        // One case telling where the group's cases come from.
+        let g = input.group;
+        let mut c = Case { id: format!("{}_origin", g.group), ..Default::default() };
+        c.arguments = vec![g.origin_checkpoint, g.origin_group, g.dir];
+        c.extra.insert("checkpoint".into(), Value::String(g.checkpoint));
+        c.extra.insert("group".into(), Value::String(g.group));
+        c.extra.insert("case_group".into(), Value::String(g.case_group));
+        return Ok(LoadOutput { cases: vec![c], done: true, ..Default::default() });
+    }
     let records = match parse_jsonl(&str_of(&input.config, "jsonl")) {
         Ok(r) => r,
         Err(e) => return Ok(LoadOutput { error: format!("jsonl: {}", e), ..Default::default() }),
