@@ -19,10 +19,13 @@ import (
 
 // Exit codes.
 const (
-	exitPass        = 0
-	exitFail        = 1
-	exitUsage       = 2
-	exitInterrupted = 130
+	exitPass  = 0
+	exitFail  = 1
+	exitUsage = 2
+	// exitInconclusive: no checkpoint failed, but errors of the harness
+	// decide one's verdict.
+	exitInconclusive = 3
+	exitInterrupted  = 130
 )
 
 // exitError carries an exit code out of a command.

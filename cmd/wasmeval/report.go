@@ -23,6 +23,7 @@ type reportFlags struct {
 	format  string
 	output  string
 	policy  string
+	errors  string
 	write   bool
 	salvage bool
 }
@@ -59,6 +60,7 @@ Exit status: 0, or 1 when --compare finds regressions, 2 on bad input.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json, markdown, junit, html")
 	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of stdout")
 	fl.StringVar(&f.policy, "pass-policy", "", "judge checkpoints with this policy instead of the run's")
+	fl.StringVar(&f.errors, "error-policy", "", "count errored cases with this error policy instead of the run's: inconclusive, fail, ignore")
 	fl.BoolVar(&f.write, "write", false, "also regenerate results.parquet and report.html in RUN_DIR")
 	fl.BoolVar(&f.salvage, "salvage", false, "move corrupt journal lines to results.corrupt and report the other results (the run is then marked interrupted)")
 	return cmd
@@ -81,6 +83,14 @@ func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 		}
 		policy = p
 	}
+	var errPolicy result.ErrorPolicy
+	if f.errors != "" {
+		p, err := result.ParseErrorPolicy(f.errors)
+		if err != nil {
+			return usageErr(fmt.Errorf("report: --error-policy: %w", err))
+		}
+		errPolicy = p
+	}
 	stderr := cmd.ErrOrStderr()
 	if f.salvage {
 		c, err := rundir.Salvage(dir)
@@ -92,7 +102,7 @@ func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 				c, filepath.Join(dir, journal.SetAsideName), dir)
 		}
 	}
-	run, err := rundir.Open(dir, policy)
+	run, err := rundir.Open(dir, policy, errPolicy)
 	var corrupt *journal.Corruption
 	if errors.As(err, &corrupt) {
 		return usageErr(fmt.Errorf("report: %w\n`wasmeval report --salvage %s` sets these lines aside (in %s) and reports the other results; `wasmeval run --resume %s` does too, and runs their cases again",

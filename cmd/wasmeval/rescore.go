@@ -30,6 +30,7 @@ type rescoreFlags struct {
 	problem    string
 	jobs       int
 	policy     string
+	errors     string
 	progress   string
 	mountRoots []string
 	plugins    pluginFlags
@@ -66,6 +67,7 @@ or configuration error, 130 interrupted.`,
 	fl.StringVar(&f.problem, "problem", "", "problem directory (default: the one RUN_DIR's manifest records)")
 	fl.IntVarP(&f.jobs, "jobs", "j", 1, "groups rescored concurrently")
 	fl.StringVar(&f.policy, "pass-policy", "", "pass policy (default: the run's own)")
+	fl.StringVar(&f.errors, "error-policy", "", "how errored cases count: inconclusive, fail, ignore (default: the run's own)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringArrayVar(&f.mountRoots, "mount-root", nil, "host directory outside the problem that its paths may name (repeatable)")
 	f.plugins.register(fl)
@@ -133,6 +135,21 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	if policyName == "" {
 		policyName = string(result.DefaultPolicy)
 	}
+	errorName := f.errors
+	if errorName == "" && orig != nil {
+		errorName = orig.Flags.ErrorPolicy
+	}
+	if errorName == "" {
+		errorName = string(result.DefaultErrorPolicy)
+	}
+	errPolicy, err := result.ParseErrorPolicy(errorName)
+	if err != nil {
+		if f.errors == "" {
+			return usageErr(fmt.Errorf("rescore: %s: flags.error_policy: %w", filepath.Join(from, manifest.FileName), err))
+		}
+		return usageErr(fmt.Errorf("rescore: --error-policy: %w", err))
+	}
+	f.errors = string(errPolicy) // as the new run's manifest records it
 	policy, err := result.ParsePolicy(policyName)
 	if err != nil {
 		if f.policy == "" {
@@ -163,7 +180,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	// anything is written.
 	rs, err := run.PrepareRescore(ctx, run.RescoreOptions{
 		Problem: p, From: from, Checkpoints: checkpoints,
-		Jobs: f.jobs, Policy: policy, Loader: run.BuiltinLoader, Plugins: plugins, Verifier: verifierPlugin,
+		Jobs: f.jobs, Policy: policy, ErrorPolicy: errPolicy, Loader: run.BuiltinLoader, Plugins: plugins, Verifier: verifierPlugin,
 	})
 	if err != nil {
 		var corrupt *journal.Corruption
@@ -221,13 +238,10 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	report.PrintTable(w, res.Summaries)
 	printRescore(w, cmd.ErrOrStderr(), from, out, res)
 	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\ncompare: wasmeval report %s --compare %s\n", out, htmlPath, out, from)
-	switch {
-	case res.Interrupted:
+	if res.Interrupted {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: rescored cases are in " + res.JournalPath)}
-	case !res.Passed:
-		return &exitError{code: exitFail}
 	}
-	return nil
+	return verdictExit(res.Verdict)
 }
 
 // printRescore says what the rescore changed, and on stderr what it could
@@ -363,7 +377,7 @@ func rescoreManifest(orig *manifest.Manifest, from string, p *problem.Problem, f
 		Problem: manifest.Problem{Name: p.Name, Version: p.Version, Path: p.Dir, ConfigDigest: p.Digest, Digest: pd,
 			Checkpoints: problemCheckpoints(p)},
 		Plugins:   manifest.PluginDigests(p),
-		Flags:     manifest.Flags{Args: args, Checkpoints: checkpoints, Jobs: f.jobs, PassPolicy: string(policy)},
+		Flags:     manifest.Flags{Args: args, Checkpoints: checkpoints, Jobs: f.jobs, PassPolicy: string(policy), ErrorPolicy: f.errors},
 		Host:      manifest.Host{Hostname: hostname, OS: goruntime.GOOS, Arch: goruntime.GOARCH, CPUs: goruntime.NumCPU()},
 		StartedAt: now.UTC(),
 	}

@@ -25,6 +25,7 @@ type runFlags struct {
 	out         string
 	jobs        int
 	policy      string
+	errorPolicy string
 	command     string
 	progress    string
 	plugins     pluginFlags
@@ -66,6 +67,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default: ./wasmeval-out/<problem>-<timestamp>)")
 	fl.IntVarP(&f.jobs, "jobs", "j", 1, "groups to run concurrently (cases inside a group keep their order)")
 	fl.StringVar(&f.policy, "pass-policy", string(result.DefaultPolicy), "pass policy: any, any-case, all-cases, all-non-error-cases, core-cases, any-core-cases, all-core-cases")
+	fl.StringVar(&f.errorPolicy, "error-policy", string(result.DefaultErrorPolicy), errorPolicyUsage)
 	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this directory, running only unfinished cases")
@@ -85,6 +87,10 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	policy, err := result.ParsePolicy(f.policy)
 	if err != nil {
 		return usageErr(fmt.Errorf("run: --pass-policy: %w", err))
+	}
+	errPolicy, err := result.ParseErrorPolicy(f.errorPolicy)
+	if err != nil {
+		return usageErr(fmt.Errorf("run: --error-policy: %w", err))
 	}
 	// Paths the problem names may lie under the same --mount-root
 	// directories an environment spec may mount from.
@@ -168,7 +174,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	prog := newProgress(f.progress, cmd.ErrOrStderr())
 	res, err := run.Run(ctx, run.Options{
 		Problem: p, Submission: f.submission, Checkpoints: f.checkpoints, OutDir: out,
-		Jobs: f.jobs, Policy: policy, Command: command,
+		Jobs: f.jobs, Policy: policy, ErrorPolicy: errPolicy, Command: command,
 		Runtime:  env.rt,
 		Loader:   run.BuiltinLoader,
 		Plugins:  plugins,
@@ -195,14 +201,25 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	fmt.Fprintln(w)
 	report.PrintTable(w, res.Summaries)
 	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\n", out, htmlPath)
-	switch {
-	case res.Interrupted:
+	if res.Interrupted {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: finished cases are in " + res.JournalPath)}
-	case !res.Passed:
-		return &exitError{code: exitFail}
 	}
-	return nil
+	return verdictExit(res.Verdict)
+}
+
+// verdictExit is the exit status of a finished run's verdict.
+func verdictExit(v result.Verdict) error {
+	switch v {
+	case result.VerdictPassed:
+		return nil
+	case result.VerdictInconclusive:
+		return &exitError{code: exitInconclusive, err: errors.New("inconclusive: cases that ended in an error (not the submission's answers) decide a checkpoint's verdict; the report lists them")}
+	}
+	return &exitError{code: exitFail}
 }
 
 // isTerminal reports whether w is an interactive terminal.
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// errorPolicyUsage is the --error-policy flag's help.
+const errorPolicyUsage = "how cases that end in an error (the harness failed, not the submission) count: inconclusive (a checkpoint they decide is neither passed nor failed), fail, ignore"

@@ -58,6 +58,9 @@ func resumeDefaults(cmd *cobra.Command, args []string, f *runFlags) (string, err
 	if !fl.Changed("pass-policy") && m.Flags.PassPolicy != "" {
 		f.policy = m.Flags.PassPolicy
 	}
+	if !fl.Changed("error-policy") && m.Flags.ErrorPolicy != "" {
+		f.errorPolicy = m.Flags.ErrorPolicy
+	}
 	if !fl.Changed("command") {
 		f.command = m.Flags.Command
 	}
@@ -86,7 +89,7 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 // time, and is refused when what its results depend on has changed.
 func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string, warn io.Writer) (*manifest.Manifest, *run.Finished, error) {
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
-		Flags:       manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, Command: f.command},
+		Flags:       manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, Command: f.command},
 		RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
 	if err != nil {
 		return nil, nil, usageErr(err)
@@ -127,7 +130,7 @@ func finishRun(m *manifest.Manifest, out string, res *run.Outcome) (string, erro
 	if err := manifest.Write(out, m); err != nil {
 		return "", err
 	}
-	rd, err := rundir.Open(out, "")
+	rd, err := rundir.Open(out, "", "")
 	if err != nil {
 		return "", err
 	}

@@ -610,6 +610,25 @@ func (d *fastDecoder) record(rec *result.CaseRecord, stored *[]storedAttribute) 
 		case "passed":
 			bit = 1 << 16
 			rec.Passed, ok = d.boolean()
+		case "outcome":
+			bit = 1 << 17
+			var s string
+			s, ok = d.optStr()
+			rec.Outcome = result.Outcome(s)
+		case "error_kind":
+			bit = 1 << 18
+			var s string
+			s, ok = d.optStr()
+			rec.ErrorKind = result.ErrorKind(s)
+		case "unscored":
+			bit = 1 << 19
+			rec.Unscored, ok = d.optStr()
+		case "epoch":
+			bit = 1 << 20
+			rec.Epoch, ok = d.int()
+		case "attempt":
+			bit = 1 << 21
+			rec.Attempt, ok = d.int()
 		default:
 			return false
 		}

@@ -34,7 +34,8 @@ func sampleRecords() []*result.CaseRecord {
 				{Attribute: "status_code", Actual: 0.0, Expected: -3.25e-7, IsCorrect: true, Weight: 1, Check: "exact"},
 				{Attribute: "json", Actual: map[string]any{"k": []any{"v", 2.0}}, Expected: nil, Weight: 0.5, Diff: &verify.Diff{Entries: []verify.DiffEntry{}}},
 			},
-			Score: 1.0 / 3, Passed: false},
+			Score: 1.0 / 3, Passed: false, Outcome: result.OutcomeError, ErrorKind: result.ErrorPlugin, Unscored: "no \"reference\"",
+			Epoch: 2, Attempt: 3},
 		{Checkpoint: "c", Group: "g", ID: "empty lists", Case: &result.CaseInfo{Arguments: []string{}, Env: map[string]string{}},
 			Result: result.Execution{Command: []string{}, Files: map[string]any{}, Headers: map[string]string{}}, Attributes: []verify.AttributeResult{}},
 	}

@@ -156,6 +156,26 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 	}
 	b = append(b, `,"passed":`...)
 	b = strconv.AppendBool(b, r.Passed)
+	if r.Outcome != "" {
+		b = append(b, `,"outcome":`...)
+		b = appendString(b, string(r.Outcome))
+	}
+	if r.ErrorKind != "" {
+		b = append(b, `,"error_kind":`...)
+		b = appendString(b, string(r.ErrorKind))
+	}
+	if r.Unscored != "" {
+		b = append(b, `,"unscored":`...)
+		b = appendString(b, r.Unscored)
+	}
+	if r.Epoch != 0 {
+		b = append(b, `,"epoch":`...)
+		b = strconv.AppendInt(b, int64(r.Epoch), 10)
+	}
+	if r.Attempt != 0 {
+		b = append(b, `,"attempt":`...)
+		b = strconv.AppendInt(b, int64(r.Attempt), 10)
+	}
 	b = append(b, `,"attributes":`...)
 	if s.Attributes == nil {
 		b = append(b, "null"...)

@@ -70,7 +70,7 @@ func FuzzFastEncode(f *testing.F) {
 				AdapterError: flag, Error: s, PluginError: s, OOMKilled: flag},
 			Attributes: []verify.AttributeResult{{Attribute: s, Actual: s, Expected: x, IsCorrect: flag, Weight: x, Check: s,
 				Diff: &verify.Diff{Summary: s, Unified: s, Truncated: flag, Entries: []verify.DiffEntry{{Path: s, Op: s, Expected: x}, {Actual: []any{}}}}}},
-			Score: x, Passed: flag}
+			Score: x, Passed: flag, Outcome: result.Outcome(s), ErrorKind: result.ErrorKind(s), Unscored: s, Epoch: int(n), Attempt: int(n)}
 		checkFastEncode(t, r)
 	})
 }

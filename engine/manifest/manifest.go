@@ -105,7 +105,11 @@ type Flags struct {
 	Checkpoints []string `json:"checkpoints"`
 	Jobs        int      `json:"jobs"`
 	PassPolicy  string   `json:"pass_policy"`
-	Command     string   `json:"command,omitempty"`
+	// ErrorPolicy is how errored cases count toward a checkpoint's
+	// verdict (--error-policy); empty in runs that predate it, which
+	// means the default.
+	ErrorPolicy string `json:"error_policy,omitempty"`
+	Command     string `json:"command,omitempty"`
 }
 
 // Host describes the machine.

@@ -169,6 +169,7 @@ func (l *loader) load(path string) *Problem {
 		base.loader, base.loaderRef = l.loaderName(file, "", root, raw.LoaderScript, raw.Loader)
 	}
 	p.ArgumentSplitting = l.argumentSplitting(file, root, raw.ArgumentSplitting)
+	p.TimeoutOutcome = l.timeoutOutcome(file, root, raw.TimeoutOutcome)
 	base.verifier = l.verifierRef(file, "", raw.Verifier, nil)
 	raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
 	l.checkRefs(file, &raw.Checks)

@@ -50,6 +50,9 @@ type Problem struct {
 	// ArgumentSplitting is how a case's arguments given as one string are
 	// split into words: SplitOnce or SplitTwice.
 	ArgumentSplitting string
+	// TimeoutOutcome is what a timeout of the submission counts as:
+	// TimeoutFails or TimeoutErrors.
+	TimeoutOutcome string
 
 	Checkpoints []*Checkpoint
 	// Digest is the sha256 of every config file read, for manifests.

@@ -46,6 +46,9 @@ type rawProblem struct {
 	// ArgumentSplitting is how a case's arguments given as one string are
 	// split: once (default) or twice (SlopCodeBench's harness).
 	ArgumentSplitting string `yaml:"argument_splitting"`
+	// TimeoutOutcome is what a timeout of the submission counts as:
+	// failed (default) or error.
+	TimeoutOutcome string `yaml:"timeout_outcome"`
 }
 
 // rawLoader is the mapping form of a loader or verifier reference.

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/wasmeval/wasmeval/engine/result"
 )
 
 // A summary lists every case of each group (results: its score; failed:
@@ -42,7 +44,8 @@ type groupCases struct {
 	spool   *caseSpool
 	chunks  []spoolChunk
 	pending []caseEntry
-	sum     float64 // of the scores
+	sum     float64 // of the judged (passed or failed) cases' scores
+	judged  int
 }
 
 type spoolChunk struct {
@@ -51,9 +54,21 @@ type spoolChunk struct {
 }
 
 type caseEntry struct {
-	id     string
-	score  float64
-	passed bool
+	id      string
+	score   float64
+	outcome result.Outcome
+}
+
+// outcomeCodes are the outcomes' codes in the spool.
+var outcomeCodes = map[result.Outcome]byte{result.OutcomeFailed: 0, result.OutcomePassed: 1, result.OutcomeError: 2, result.OutcomeUnscored: 3}
+
+func outcomeOfCode(c byte) result.Outcome {
+	for o, code := range outcomeCodes {
+		if code == c {
+			return o
+		}
+	}
+	return result.OutcomeFailed
 }
 
 // Spool makes the builder keep its summaries' per-case entries in a
@@ -81,26 +96,26 @@ func (b *Builder) Spool() error {
 
 // spoolGroup moves a group's entries to the spool.
 func (b *Builder) spoolGroup(g *GroupOutcome) {
-	gc := &groupCases{spool: b.spool}
-	for _, id := range sortedKeys(g.Results) {
-		gc.sum += g.Results[id]
-	}
+	gc := &groupCases{spool: b.spool, sum: g.sum, judged: g.judged}
 	// The entries of cases added before spooling, in no particular
 	// order (their run order is gone): results are written sorted and
-	// failed cases keep their order.
-	failed := map[string]bool{}
-	for _, id := range g.Failed {
-		failed[id] = true
+	// failed and errored cases keep their order.
+	notPassed := map[string]bool{}
+	for _, id := range append(slices.Clone(g.Failed), g.Errored...) {
+		notPassed[id] = true
 	}
 	for _, id := range sortedKeys(g.Results) {
-		if !failed[id] {
-			gc.add(caseEntry{id: id, score: g.Results[id], passed: true})
+		if !notPassed[id] {
+			gc.add(caseEntry{id: id, score: g.Results[id], outcome: result.OutcomePassed})
 		}
 	}
 	for _, id := range g.Failed {
-		gc.add(caseEntry{id: id, score: g.Results[id]})
+		gc.add(caseEntry{id: id, score: g.Results[id], outcome: result.OutcomeFailed})
 	}
-	g.cases, g.Results, g.Failed = gc, nil, nil
+	for _, id := range g.Errored {
+		gc.add(caseEntry{id: id, score: g.Results[id], outcome: result.OutcomeError})
+	}
+	g.cases, g.Results, g.Failed, g.Errored = gc, nil, nil, nil
 }
 
 // GroupDone says a group has all its cases: a spooling builder writes
@@ -136,7 +151,7 @@ func (gc *groupCases) add(e caseEntry) {
 }
 
 // flush writes the pending entries as a chunk: per entry, the id's length
-// (uvarint) and bytes, the score's bits and whether the case passed.
+// (uvarint) and bytes, the score's bits and the outcome's code.
 func (gc *groupCases) flush() {
 	if len(gc.pending) == 0 {
 		return
@@ -146,11 +161,7 @@ func (gc *groupCases) flush() {
 		buf = binary.AppendUvarint(buf, uint64(len(e.id)))
 		buf = append(buf, e.id...)
 		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(e.score))
-		passed := byte(0)
-		if e.passed {
-			passed = 1
-		}
-		buf = append(buf, passed)
+		buf = append(buf, outcomeCodes[e.outcome])
 	}
 	clear(gc.pending)
 	gc.pending = gc.pending[:0]
@@ -198,7 +209,7 @@ func (gc *groupCases) entries() ([]caseEntry, error) {
 			buf = buf[k:]
 			e := caseEntry{id: string(buf[:n])}
 			e.score = math.Float64frombits(binary.LittleEndian.Uint64(buf[n:]))
-			e.passed = buf[n+8] == 1
+			e.outcome = outcomeOfCode(buf[n+8])
 			out = append(out, e)
 			buf = buf[n+9:]
 		}
@@ -275,7 +286,7 @@ func writeGroup(w *bufio.Writer, g *GroupOutcome) error {
 		return nil
 	}
 	rest := *g
-	rest.Results, rest.Failed, rest.cases = map[string]float64{}, []string{}, nil
+	rest.Results, rest.Failed, rest.Errored, rest.cases = map[string]float64{}, []string{}, nil, nil
 	data, err := json.MarshalIndent(&rest, "    ", "  ")
 	if err != nil {
 		return err
@@ -286,14 +297,17 @@ func writeGroup(w *bufio.Writer, g *GroupOutcome) error {
 		return errors.New("unexpected layout")
 	}
 	var entries []caseEntry
-	var failedIDs []string
+	var failedIDs, erroredIDs []string
 	if g.cases != nil {
 		if entries, err = g.cases.entries(); err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if !e.passed {
+			switch e.outcome {
+			case result.OutcomeFailed:
 				failedIDs = append(failedIDs, e.id)
+			case result.OutcomeError:
+				erroredIDs = append(erroredIDs, e.id)
 			}
 		}
 		// A map's keys, as encoding/json writes them.
@@ -302,7 +316,7 @@ func writeGroup(w *bufio.Writer, g *GroupOutcome) error {
 		for _, id := range sortedKeys(g.Results) {
 			entries = append(entries, caseEntry{id: id, score: g.Results[id]})
 		}
-		failedIDs = g.Failed
+		failedIDs, erroredIDs = g.Failed, g.Errored
 	}
 	const inner, outer = "\n        ", "\n      "
 	w.Write(data[:r])
@@ -331,21 +345,33 @@ func writeGroup(w *bufio.Writer, g *GroupOutcome) error {
 	if failedIDs == nil && g.cases == nil {
 		w.WriteString(`"failed": null`)
 	} else {
-		w.WriteString(`"failed": [`)
-		for i, id := range failedIDs {
-			if i > 0 {
-				w.WriteByte(',')
-			}
-			w.WriteString(inner)
-			writeJSONString(w, id)
-		}
-		if len(failedIDs) > 0 {
-			w.WriteString(outer)
-		}
-		w.WriteByte(']')
+		w.WriteString(`"failed": `)
+		writeIDs(w, failedIDs)
+	}
+	// errored follows failed, and is left out when empty.
+	if len(erroredIDs) > 0 {
+		w.WriteString(",\n      \"errored\": ")
+		writeIDs(w, erroredIDs)
 	}
 	w.Write(data[f+len(failed):])
 	return nil
+}
+
+// writeIDs writes a list of case ids as writeGroup's indented value.
+func writeIDs(w *bufio.Writer, ids []string) {
+	const inner, outer = "\n        ", "\n      "
+	w.WriteByte('[')
+	for i, id := range ids {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString(inner)
+		writeJSONString(w, id)
+	}
+	if len(ids) > 0 {
+		w.WriteString(outer)
+	}
+	w.WriteByte(']')
 }
 
 // writeJSONString writes s as encoding/json does.

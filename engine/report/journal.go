@@ -22,27 +22,18 @@ func (b *Builder) SetRunID(id string) { b.runID = id }
 // listed in order come first, in that order.
 func NewOpenBuilder(problemName string, order []string, policy result.Policy) *Builder {
 	b := &Builder{prob: &problem.Problem{Name: problemName}, policy: policy, cps: map[string]*CheckpointSummary{},
-		scores: map[string]float64{}, open: true}
+		scores: map[string]float64{}, judged: map[string]int{}, open: true}
 	for _, name := range order {
-		b.addCheckpoint(name, 0)
+		b.newSummary(name, 0)
 	}
 	return b
-}
-
-func (b *Builder) addCheckpoint(name string, version int) *CheckpointSummary {
-	s := &CheckpointSummary{ProblemName: b.prob.Name, ProblemVersion: b.prob.Version, Name: name, Version: version,
-		Policy: b.policy, Complete: true, PassCounts: map[problem.GroupType]int{}, TotalCounts: map[problem.GroupType]int{},
-		GroupOutcomes: map[string]*GroupOutcome{}}
-	b.cps[name] = s
-	b.order = append(b.order, name)
-	return s
 }
 
 // ensure creates the checkpoint and group a record names.
 func (b *Builder) ensure(r *result.CaseRecord) {
 	s := b.cps[r.Checkpoint]
 	if s == nil {
-		s = b.addCheckpoint(r.Checkpoint, r.Version)
+		s = b.newSummary(r.Checkpoint, r.Version)
 	}
 	if s.Version == 0 {
 		s.Version = r.Version
@@ -68,8 +59,9 @@ func (b *Builder) ensure(r *result.CaseRecord) {
 // counts and per-case scores are kept). What the journal cannot tell — a
 // group that stopped early, an interrupted checkpoint — comes from the
 // evaluation.json files the run wrote, when present.
-func FromRun(dir string, order []string, policy result.Policy, runID string) ([]*CheckpointSummary, error) {
+func FromRun(dir string, order []string, policy result.Policy, errs result.ErrorPolicy, runID string) ([]*CheckpointSummary, error) {
 	b := NewOpenBuilder("", order, policy)
+	b.SetErrorPolicy(errs)
 	b.SetRunID(runID)
 	if err := journal.Read(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
 		b.Add(r)
@@ -100,6 +92,7 @@ func FromRun(dir string, order []string, policy result.Policy, runID string) ([]
 		if s.Cases == 0 {
 			s.Complete = false
 			s.Passed = false
+			s.Verdict = result.VerdictIncomplete
 		}
 	}
 	return sums, nil
@@ -250,9 +243,13 @@ func skipValue(dec *json.Decoder) error {
 
 // Totals sums summaries across checkpoints.
 type Totals struct {
-	Cases, Passed int
-	Duration      float64
+	Cases, Passed, Failed, Errored, Unscored int
+	Duration                                 float64
 }
+
+// Counted is how many cases count toward the pass rate: all but the
+// unscored.
+func (t Totals) Counted() int { return t.Cases - t.Unscored }
 
 // Sum totals the summaries.
 func Sum(sums []*CheckpointSummary) Totals {
@@ -260,6 +257,9 @@ func Sum(sums []*CheckpointSummary) Totals {
 	for _, s := range sums {
 		t.Cases += s.Cases
 		t.Passed += s.CasesPassed
+		t.Failed += s.CasesFailed
+		t.Errored += s.CasesErrored
+		t.Unscored += s.CasesUnscored
 		t.Duration += s.Duration
 	}
 	return t

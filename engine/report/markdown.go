@@ -20,43 +20,67 @@ const MarkdownFailureLimit = 100
 func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSummary) error {
 	fmt.Fprintf(w, "# %s — wasmeval report\n\n", run.Problem)
 	t := Sum(sums)
-	fmt.Fprintf(w, "Run `%s` · %d/%d cases passed (%s) · [manifest](%s)\n\n", run.RunID, t.Passed, t.Cases, Rate(t.Passed, t.Cases), run.ManifestLink)
+	fmt.Fprintf(w, "Run `%s` · %d/%d cases passed (%s)", run.RunID, t.Passed, t.Counted(), Rate(t.Passed, t.Counted()))
+	if t.Errored > 0 {
+		fmt.Fprintf(w, " · %d errors (not judged)", t.Errored)
+	}
+	if t.Unscored > 0 {
+		fmt.Fprintf(w, " · %d unscored", t.Unscored)
+	}
+	fmt.Fprintf(w, " · [manifest](%s)\n\n", run.ManifestLink)
 	if note := DuplicateNote(run.DuplicatesIgnored); note != "" {
 		fmt.Fprintf(w, "> **Note:** %s.\n\n", note)
 	}
 	for _, s := range sums {
-		fmt.Fprintf(w, "## %s — %s\n\n", s.Name, s.Verdict())
-		fmt.Fprintf(w, "| group | type | passed | rate | score |\n| --- | --- | --- | --- | --- |\n")
+		fmt.Fprintf(w, "## %s — %s\n\n", s.Name, mdCell(s.VerdictLine()))
+		fmt.Fprintf(w, "| group | type | passed | errors | rate | score |\n| --- | --- | --- | --- | --- | --- |\n")
 		for _, name := range s.Groups {
 			g := s.GroupOutcomes[name]
-			fmt.Fprintf(w, "| %s | %s | %d/%d | %s | %.2f |\n", mdCell(name), g.Type, g.Passed, g.Total, Rate(g.Passed, g.Total), g.MeanScore())
+			fmt.Fprintf(w, "| %s | %s | %d/%d | %s | %s | %.2f |\n", mdCell(name), g.Type, g.Passed, g.Counted(), countCell(g.Errors),
+				Rate(g.Passed, g.Counted()), g.MeanScore())
 		}
 		for _, gt := range problem.GroupTypes {
 			if n := s.TotalCounts[gt]; n > 0 {
-				fmt.Fprintf(w, "| **%s** | | %d/%d | %s | |\n", gt, s.PassCounts[gt], n, Rate(s.PassCounts[gt], n))
+				fmt.Fprintf(w, "| **%s** | | %d/%d | %s | %s | |\n", gt, s.PassCounts[gt], n, countCell(s.ErrorCounts[gt]), Rate(s.PassCounts[gt], n))
 			}
 		}
-		fmt.Fprintf(w, "| **all** (%s) | | %d/%d | %s | %.2f |\n\n", s.Policy, s.CasesPassed, s.Cases, Rate(s.CasesPassed, s.Cases), s.MeanScore)
+		counted := s.Cases - s.CasesUnscored
+		fmt.Fprintf(w, "| **all** (%s) | | %d/%d | %s | %s | %.2f |\n\n", s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
+			Rate(s.CasesPassed, counted), s.MeanScore)
 	}
-	shown, failed := 0, 0
+	// Errors first: those cases were never judged.
+	if err := markdownCases(w, dir, result.OutcomeError, "Errored cases (not judged: the harness failed on them)"); err != nil {
+		return err
+	}
+	return markdownCases(w, dir, result.OutcomeFailed, "Failing cases")
+}
+
+// markdownCases details the cases of one outcome, up to
+// MarkdownFailureLimit, streamed from the run directory.
+func markdownCases(w io.Writer, dir string, outcome result.Outcome, title string) error {
+	shown, n := 0, 0
 	err := EachCase(dir, func(r *result.CaseRecord) error {
-		if r.Passed {
+		if result.OutcomeOf(r) != outcome {
 			return nil
 		}
-		failed++
-		if failed == 1 {
-			fmt.Fprint(w, "## Failing cases\n\n")
+		n++
+		if n == 1 {
+			fmt.Fprintf(w, "## %s\n\n", title)
 		}
 		if shown >= MarkdownFailureLimit {
 			return nil
 		}
 		shown++
-		fmt.Fprintf(w, "<details><summary><code>%s</code> (score %.2f)</summary>\n\n```diff\n%s```\n\n</details>\n\n",
-			mdCell(r.Key()), r.Score, strings.ReplaceAll(FailureText(r, 4000), "```", "`‵`"))
+		label := fmt.Sprintf("score %.2f", r.Score)
+		if outcome == result.OutcomeError {
+			label = "error: " + string(r.ErrorKind)
+		}
+		fmt.Fprintf(w, "<details><summary><code>%s</code> (%s)</summary>\n\n```diff\n%s```\n\n</details>\n\n",
+			mdCell(r.Key()), label, strings.ReplaceAll(FailureText(r, 4000), "```", "`‵`"))
 		return nil
 	})
-	if failed > shown {
-		fmt.Fprintf(w, "… and %d more failing cases (see the HTML report or results.parquet).\n", failed-shown)
+	if n > shown {
+		fmt.Fprintf(w, "… and %d more (see the HTML report or results.parquet).\n\n", n-shown)
 	}
 	return err
 }

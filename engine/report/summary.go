@@ -31,16 +31,32 @@ type CheckpointSummary struct {
 	Duration       float64   `json:"duration"`
 
 	Policy result.Policy `json:"pass_policy"`
-	Passed bool          `json:"passed"`
+	// ErrorPolicy says how errored cases counted toward Verdict.
+	ErrorPolicy result.ErrorPolicy `json:"error_policy,omitempty"`
+	// Passed is Verdict == passed.
+	Passed bool `json:"passed"`
+	// Verdict is passed, failed, inconclusive (errors decide it, or a
+	// group could not run) or incomplete (the run was interrupted).
+	Verdict result.Verdict `json:"verdict,omitempty"`
 	// Complete is false when the run was interrupted before every case of
 	// the checkpoint finished.
 	Complete bool `json:"complete"`
 
-	Cases         int     `json:"cases"`
-	CasesPassed   int     `json:"cases_passed"`
-	MeanScore     float64 `json:"mean_score"`
-	AdapterErrors int     `json:"adapter_errors"`
-	TimedOut      int     `json:"timed_out"`
+	// Cases counts every case; CasesPassed, CasesFailed, CasesErrored and
+	// CasesUnscored split it by outcome.
+	Cases         int `json:"cases"`
+	CasesPassed   int `json:"cases_passed"`
+	CasesFailed   int `json:"cases_failed"`
+	CasesErrored  int `json:"cases_errored"`
+	CasesUnscored int `json:"cases_unscored"`
+	// MeanScore is the mean score of the cases that were judged (passed
+	// or failed): errored and unscored cases have no score to count.
+	MeanScore float64 `json:"mean_score"`
+	// ErrorKinds counts errored cases by the part that failed (adapter,
+	// plugin, load, timeout).
+	ErrorKinds    map[result.ErrorKind]int `json:"error_kinds,omitempty"`
+	AdapterErrors int                      `json:"adapter_errors"`
+	TimedOut      int                      `json:"timed_out"`
 	// PluginErrors counts cases on which a plugin faulted.
 	PluginErrors int `json:"plugin_errors"`
 	// DuplicatesIgnored counts journal records of this checkpoint's cases
@@ -48,7 +64,10 @@ type CheckpointSummary struct {
 	// written by two runs at once can hold more (see unique.go).
 	DuplicatesIgnored int `json:"duplicate_records_ignored,omitempty"`
 
+	// Per group type: passed cases, errored cases, and every case that
+	// counts toward the policy (passed, failed or errored; not unscored).
 	PassCounts  map[problem.GroupType]int `json:"pass_counts"`
+	ErrorCounts map[problem.GroupType]int `json:"error_counts"`
 	TotalCounts map[problem.GroupType]int `json:"total_counts"`
 
 	GroupOutcomes map[string]*GroupOutcome `json:"group_outcomes"`
@@ -58,22 +77,32 @@ type CheckpointSummary struct {
 
 // GroupOutcome summarises one group.
 type GroupOutcome struct {
-	Type               problem.GroupType  `json:"type"`
-	OriginalCheckpoint string             `json:"original_checkpoint,omitempty"`
-	OriginalGroup      string             `json:"original_group,omitempty"`
-	Duration           float64            `json:"duration"`
-	Passed             int                `json:"passed"`
-	Total              int                `json:"total"`
-	Results            map[string]float64 `json:"results"`
-	// Failed lists the ids of failing cases in run order.
-	Failed []string `json:"failed"`
+	Type               problem.GroupType `json:"type"`
+	OriginalCheckpoint string            `json:"original_checkpoint,omitempty"`
+	OriginalGroup      string            `json:"original_group,omitempty"`
+	Duration           float64           `json:"duration"`
+	Passed             int               `json:"passed"`
+	// Errors and Unscored count the group's cases with those outcomes;
+	// Total counts every case.
+	Errors   int                `json:"errors,omitempty"`
+	Unscored int                `json:"unscored,omitempty"`
+	Total    int                `json:"total"`
+	Results  map[string]float64 `json:"results"`
+	// Failed lists the ids of failed cases in run order, and Errored those
+	// of cases that ended in an error.
+	Failed  []string `json:"failed"`
+	Errored []string `json:"errored,omitempty"`
 	// Error is set when the group could not run to the end (the
 	// submission's workspace could not be prepared, the loader failed).
 	Error string `json:"error,omitempty"`
 
-	// cases holds Results and Failed when the builder spools them (see
-	// Builder.Spool); they are nil then.
+	// cases holds Results, Failed and Errored when the builder spools
+	// them (see Builder.Spool); they are nil then.
 	cases *groupCases
+	// sum and judged are the judged (passed or failed) cases' score sum
+	// and count, while the group is not spooled.
+	sum    float64
+	judged int
 }
 
 // Builder accumulates records into per-checkpoint summaries. It keeps only
@@ -82,10 +111,13 @@ type GroupOutcome struct {
 type Builder struct {
 	prob   *problem.Problem
 	policy result.Policy
-	cps    map[string]*CheckpointSummary
-	order  []string
-	scores map[string]float64 // sum of case scores per checkpoint
-	start  time.Time
+	// errPolicy says how errored cases count (DefaultErrorPolicy if "").
+	errPolicy result.ErrorPolicy
+	cps       map[string]*CheckpointSummary
+	order     []string
+	scores    map[string]float64 // sum of judged cases' scores per checkpoint
+	judged    map[string]int     // judged (passed or failed) cases per checkpoint
+	start     time.Time
 	// open: checkpoints and groups are created as records name them (a
 	// report rebuilt from a journal, without the problem at hand).
 	open  bool
@@ -97,24 +129,33 @@ type Builder struct {
 
 // NewBuilder prepares summaries for the given checkpoints in run order.
 func NewBuilder(p *problem.Problem, cps []*problem.Checkpoint, policy result.Policy, start time.Time) *Builder {
-	b := &Builder{prob: p, policy: policy, cps: map[string]*CheckpointSummary{}, scores: map[string]float64{}, start: start}
+	b := &Builder{prob: p, policy: policy, cps: map[string]*CheckpointSummary{}, scores: map[string]float64{},
+		judged: map[string]int{}, start: start}
 	for _, cp := range cps {
-		s := &CheckpointSummary{
-			ProblemName: p.Name, ProblemVersion: p.Version, Name: cp.Name, Version: cp.Version,
-			Timestamp: start.UTC(), Policy: policy, Complete: true,
-			PassCounts: map[problem.GroupType]int{}, TotalCounts: map[problem.GroupType]int{},
-			GroupOutcomes: map[string]*GroupOutcome{},
-		}
+		s := b.newSummary(cp.Name, cp.Version)
+		s.Timestamp = start.UTC()
 		for _, g := range cp.Groups {
 			s.Groups = append(s.Groups, g.Name)
 			s.GroupOutcomes[g.Name] = &GroupOutcome{Type: g.Type, OriginalCheckpoint: g.OriginalCheckpoint,
 				OriginalGroup: g.OriginalGroup, Results: map[string]float64{}, Failed: []string{}}
 		}
-		b.cps[cp.Name] = s
-		b.order = append(b.order, cp.Name)
 	}
 	return b
 }
+
+// newSummary adds an empty summary for a checkpoint, after the others.
+func (b *Builder) newSummary(name string, version int) *CheckpointSummary {
+	s := &CheckpointSummary{ProblemName: b.prob.Name, ProblemVersion: b.prob.Version, Name: name, Version: version,
+		Policy: b.policy, Complete: true, PassCounts: map[problem.GroupType]int{}, ErrorCounts: map[problem.GroupType]int{},
+		TotalCounts: map[problem.GroupType]int{}, GroupOutcomes: map[string]*GroupOutcome{}}
+	b.cps[name] = s
+	b.order = append(b.order, name)
+	return s
+}
+
+// SetErrorPolicy says how errored cases count toward each checkpoint's
+// verdict (result.DefaultErrorPolicy unless set).
+func (b *Builder) SetErrorPolicy(p result.ErrorPolicy) { b.errPolicy = p }
 
 // Add counts one finished case. A case already counted is not counted
 // again: its first record counts (see unique.go), later ones are tallied
@@ -133,31 +174,57 @@ func (b *Builder) Add(r *result.CaseRecord) {
 	if g == nil {
 		return
 	}
+	o := result.OutcomeOf(r)
+	judged := o == result.OutcomePassed || o == result.OutcomeFailed
 	if g.cases != nil {
-		g.cases.sum += r.Score
-		g.cases.add(caseEntry{id: r.ID, score: r.Score, passed: r.Passed})
+		if judged {
+			g.cases.sum += r.Score
+			g.cases.judged++
+		}
+		g.cases.add(caseEntry{id: r.ID, score: r.Score, outcome: o})
 	} else {
 		if _, dup := g.Results[r.ID]; dup {
 			s.DuplicatesIgnored++
 			return
 		}
 		g.Results[r.ID] = r.Score
-		if !r.Passed {
+		if judged {
+			g.sum += r.Score
+			g.judged++
+		}
+		switch o {
+		case result.OutcomeFailed:
 			g.Failed = append(g.Failed, r.ID)
+		case result.OutcomeError:
+			g.Errored = append(g.Errored, r.ID)
 		}
 	}
 	g.Total++
 	g.Duration += r.Duration
-	if r.Passed {
-		g.Passed++
-	}
 	s.Cases++
-	b.scores[r.Checkpoint] += r.Score
-	s.TotalCounts[r.GroupType]++
-	if r.Passed {
+	switch o {
+	case result.OutcomePassed:
+		g.Passed++
 		s.CasesPassed++
-		s.PassCounts[r.GroupType]++
+	case result.OutcomeFailed:
+		s.CasesFailed++
+	case result.OutcomeError:
+		g.Errors++
+		s.CasesErrored++
+		if s.ErrorKinds == nil {
+			s.ErrorKinds = map[result.ErrorKind]int{}
+		}
+		s.ErrorKinds[errorKindOf(r)]++
+	case result.OutcomeUnscored:
+		g.Unscored++
+		s.CasesUnscored++
 	}
+	if judged {
+		b.scores[r.Checkpoint] += r.Score
+		b.judged[r.Checkpoint]++
+	}
+	counts := result.Counts{Passed: s.PassCounts, Errors: s.ErrorCounts, Total: s.TotalCounts}
+	counts.Add(r.GroupType, o)
 	if r.Result.AdapterError {
 		s.AdapterErrors++
 	}
@@ -168,6 +235,17 @@ func (b *Builder) Add(r *result.CaseRecord) {
 		s.TimedOut++
 	}
 	s.Duration += r.Duration
+}
+
+// errorKindOf is an errored record's kind; records that predate kinds
+// get the one the rule gives them.
+func errorKindOf(r *result.CaseRecord) result.ErrorKind {
+	if r.ErrorKind != "" {
+		return r.ErrorKind
+	}
+	c := *r
+	result.Classification{}.Classify(&c)
+	return c.ErrorKind
 }
 
 // GroupError records that a group stopped early.
@@ -192,17 +270,55 @@ func (b *Builder) Summaries() []*CheckpointSummary {
 	out := make([]*CheckpointSummary, 0, len(b.order))
 	for _, name := range b.order {
 		s := b.cps[name]
-		if s.Cases > 0 {
-			s.MeanScore = b.scores[name] / float64(s.Cases)
+		s.MeanScore = 0
+		if n := b.judged[name]; n > 0 {
+			s.MeanScore = b.scores[name] / float64(n)
 		}
 		if b.runID != "" {
 			s.RunID, s.Manifest = b.runID, "../manifest.json"
 		}
-		counts := result.Counts{Passed: s.PassCounts, Total: s.TotalCounts}
-		s.Passed = s.Complete && b.policy.Check(counts)
+		s.decide(b.policy, b.errorPolicy())
 		out = append(out, s)
 	}
 	return out
+}
+
+func (b *Builder) errorPolicy() result.ErrorPolicy {
+	if b.errPolicy == "" {
+		return result.DefaultErrorPolicy
+	}
+	return b.errPolicy
+}
+
+// decide sets the summary's verdict: incomplete when interrupted,
+// inconclusive when a group could not run (its cases were never judged)
+// and otherwise the policy's verdict with errors counted as errs says.
+func (s *CheckpointSummary) decide(policy result.Policy, errs result.ErrorPolicy) {
+	s.Policy, s.ErrorPolicy = policy, errs
+	counts := result.Counts{Passed: s.PassCounts, Errors: s.ErrorCounts, Total: s.TotalCounts}
+	switch {
+	case s.groupFailed():
+		s.Verdict = result.VerdictInconclusive
+		if errs == result.ErrorsFail {
+			s.Verdict = result.VerdictFailed
+		}
+	case !s.Complete:
+		s.Verdict = result.VerdictIncomplete
+	default:
+		s.Verdict = policy.Decide(counts, errs)
+	}
+	s.Passed = s.Verdict == result.VerdictPassed
+}
+
+// groupFailed says whether a group of the checkpoint could not run to its
+// end.
+func (s *CheckpointSummary) groupFailed() bool {
+	for _, g := range s.GroupOutcomes {
+		if g.Error != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // Write stores each summary as <dir>/<checkpoint>/evaluation.json.

@@ -75,6 +75,17 @@ func TestSpooledSummariesAreWrittenTheSame(t *testing.T) {
 		}
 		score := []float64{1, 0, 0.5, 1e-7, 1.0 / 3}[i%5]
 		r := &result.CaseRecord{Checkpoint: "c1", Group: g, GroupType: problem.Core, ID: fmt.Sprintf("case \"%04d\" ü", 1500-i), Score: score, Passed: score == 1, Duration: 0.25}
+		// Every outcome, in every group.
+		switch {
+		case i%7 == 3:
+			r.Outcome, r.ErrorKind, r.Passed = result.OutcomeError, result.ErrorPlugin, false
+		case i%11 == 5:
+			r.Outcome, r.Passed = result.OutcomeUnscored, false
+		case r.Passed:
+			r.Outcome = result.OutcomePassed
+		default:
+			r.Outcome = result.OutcomeFailed
+		}
 		held.Add(r)
 		spooled.Add(r)
 	}
@@ -93,6 +104,9 @@ func TestSpooledSummariesAreWrittenTheSame(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(b, "c1", "evaluation.json"))
 	if !bytes.Equal(got, want) {
 		t.Fatalf("spooled summary differs:\n%s\nwant:\n%s", got, want)
+	}
+	if !bytes.Contains(want, []byte(`"errored": [`)) || !bytes.Contains(want, []byte(`"cases_unscored": `)) {
+		t.Fatalf("the summary does not list errored and unscored cases:\n%.2000s", want)
 	}
 	if g := spooledSums[0].GroupOutcomes["z"]; g.Results != nil || g.Failed != nil || math.Abs(g.MeanScore()-heldSums[0].GroupOutcomes["z"].MeanScore()) > 1e-12 {
 		t.Errorf("a spooled group: %+v", g)
@@ -129,5 +143,57 @@ func TestSpooledSummariesAreWrittenTheSame(t *testing.T) {
 	spooled.Close()
 	if err := Write(b, spooledSums); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("write after Close: %v", err)
+	}
+}
+
+// A summary counts each outcome apart: errors are neither passes nor
+// failures, unscored cases count in no denominator, the mean score is the
+// judged cases', and a checkpoint its errors decide is inconclusive.
+func TestSummaryCountsOutcomesApart(t *testing.T) {
+	p := &problem.Problem{Name: "p"}
+	cp := &problem.Checkpoint{Name: "c1", Groups: []*problem.Group{
+		{Name: "core", Type: problem.Core}, {Name: "errors", Type: problem.Error}}}
+	add := func(b *Builder, group string, gt problem.GroupType, id string, o result.Outcome, kind result.ErrorKind, score float64) {
+		b.Add(&result.CaseRecord{Checkpoint: "c1", Group: group, GroupType: gt, ID: id, Score: score,
+			Passed: o == result.OutcomePassed, Outcome: o, ErrorKind: kind})
+	}
+	build := func(errs result.ErrorPolicy) *CheckpointSummary {
+		b := NewBuilder(p, []*problem.Checkpoint{cp}, result.DefaultPolicy, time.Now())
+		b.SetErrorPolicy(errs)
+		add(b, "core", problem.Core, "a", result.OutcomePassed, "", 1)
+		add(b, "core", problem.Core, "b", result.OutcomeError, result.ErrorAdapter, 0)
+		add(b, "core", problem.Core, "c", result.OutcomeUnscored, "", 0)
+		add(b, "core", problem.Core, "d", result.OutcomePassed, "", 1)
+		add(b, "errors", problem.Error, "e", result.OutcomeFailed, "", 0.5)
+		return b.Summaries()[0]
+	}
+	s := build("")
+	if s.Cases != 5 || s.CasesPassed != 2 || s.CasesFailed != 1 || s.CasesErrored != 1 || s.CasesUnscored != 1 {
+		t.Fatalf("counts: %+v", s)
+	}
+	if s.ErrorKinds[result.ErrorAdapter] != 1 || s.ErrorCounts[problem.Core] != 1 || s.TotalCounts[problem.Core] != 3 {
+		t.Errorf("by kind %v, error counts %v, totals %v", s.ErrorKinds, s.ErrorCounts, s.TotalCounts)
+	}
+	if want := 2.5 / 3; math.Abs(s.MeanScore-want) > 1e-12 {
+		t.Errorf("mean score %v, want %v (the judged cases')", s.MeanScore, want)
+	}
+	g := s.GroupOutcomes["core"]
+	if g.Passed != 2 || g.Errors != 1 || g.Unscored != 1 || g.Total != 4 || g.Counted() != 3 || len(g.Failed) != 0 || len(g.Errored) != 1 || g.MeanScore() != 1 {
+		t.Errorf("core group: %+v", g)
+	}
+	if s.Verdict != result.VerdictInconclusive || s.Passed {
+		t.Errorf("verdict %s (passed %v), want inconclusive: the errored Core case decides it", s.Verdict, s.Passed)
+	}
+	line := s.VerdictLine()
+	for _, want := range []string{"INCONCLUSIVE", "errors: 1 (adapter 1)", "unscored: 1", "Error cases passed: 0 of 1, not counted by core-cases"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("verdict line %q does not say %q", line, want)
+		}
+	}
+	if v := build(result.ErrorsFail).Verdict; v != result.VerdictFailed {
+		t.Errorf("errors counted as failures: %s", v)
+	}
+	if v := build(result.ErrorsIgnore).Verdict; v != result.VerdictPassed {
+		t.Errorf("errors left out: %s", v)
 	}
 }

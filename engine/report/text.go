@@ -3,9 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/result"
 )
 
 // PrintSummary writes the terminal summary `wasmeval report` shows: per
@@ -13,7 +15,7 @@ import (
 // totals and verdict.
 func PrintSummary(w io.Writer, sums []*CheckpointSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CHECKPOINT\tGROUP\tTYPE\tPASSED\tRATE\tSCORE\t")
+	fmt.Fprintln(tw, "CHECKPOINT\tGROUP\tTYPE\tPASSED\tERRORS\tRATE\tSCORE\t")
 	for _, s := range sums {
 		for _, name := range s.Groups {
 			g := s.GroupOutcomes[name]
@@ -21,52 +23,111 @@ func PrintSummary(w io.Writer, sums []*CheckpointSummary) {
 			if g.Error != "" {
 				note = "error: " + g.Error
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%.2f\t%s\n", s.Name, name, g.Type, g.Passed, g.Total, Rate(g.Passed, g.Total), g.MeanScore(), note)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%.2f\t%s\n", s.Name, name, g.Type, g.Passed, g.Counted(), countCell(g.Errors),
+				Rate(g.Passed, g.Counted()), g.MeanScore(), note)
 		}
 		for _, t := range problem.GroupTypes {
 			if n := s.TotalCounts[t]; n > 0 {
-				fmt.Fprintf(tw, "%s\t[%s]\t%s\t%d/%d\t%s\t\t\n", s.Name, t, t, s.PassCounts[t], n, Rate(s.PassCounts[t], n))
+				fmt.Fprintf(tw, "%s\t[%s]\t%s\t%d/%d\t%s\t%s\t\t\n", s.Name, t, t, s.PassCounts[t], n, countCell(s.ErrorCounts[t]), Rate(s.PassCounts[t], n))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%.2f\t%s\n", s.Name, s.Policy, s.CasesPassed, s.Cases, Rate(s.CasesPassed, s.Cases), s.MeanScore, s.Verdict())
+		counted := s.Cases - s.CasesUnscored
+		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%s\t%.2f\t%s\n", s.Name, s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
+			Rate(s.CasesPassed, counted), s.MeanScore, s.VerdictLine())
 	}
 	tw.Flush()
 }
 
-// MeanScore is the group's mean case score.
+// MeanScore is the mean score of the group's judged (passed or failed)
+// cases.
 func (g *GroupOutcome) MeanScore() float64 {
-	if g.Total == 0 {
+	switch {
+	case g.cases != nil && g.cases.judged > 0:
+		return g.cases.sum / float64(g.cases.judged)
+	case g.cases != nil:
+		return 0
+	case g.judged > 0:
+		return g.sum / float64(g.judged)
+	}
+	// A group read back from a summary file: the scores of the cases that
+	// did not end in an error.
+	errored := map[string]bool{}
+	for _, id := range g.Errored {
+		errored[id] = true
+	}
+	sum, n := 0.0, 0
+	for id, sc := range g.Results {
+		if !errored[id] {
+			sum += sc
+			n++
+		}
+	}
+	if n == 0 {
 		return 0
 	}
-	if g.cases != nil {
-		return g.cases.sum / float64(g.Total)
-	}
-	sum := 0.0
-	for _, sc := range g.Results {
-		sum += sc
-	}
-	return sum / float64(g.Total)
+	return sum / float64(n)
 }
 
-// Verdict says PASS or FAIL and why a checkpoint is not final.
-func (s *CheckpointSummary) Verdict() string {
-	v := "FAIL"
-	if s.Passed {
-		v = "PASS"
+// Counted is how many of the group's cases count toward rates: all but
+// the unscored.
+func (g *GroupOutcome) Counted() int { return g.Total - g.Unscored }
+
+// VerdictLine says the checkpoint's verdict and what stands behind it:
+// errors (by kind), unscored and timed-out cases, and failures in group
+// types the pass policy does not count.
+func (s *CheckpointSummary) VerdictLine() string {
+	v := strings.ToUpper(string(s.verdict()))
+	var notes []string
+	if s.CasesErrored > 0 {
+		n := fmt.Sprintf("errors: %d", s.CasesErrored)
+		var kinds []string
+		for _, k := range sortedKeys(stringKeys(s.ErrorKinds)) {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, s.ErrorKinds[result.ErrorKind(k)]))
+		}
+		if len(kinds) > 0 {
+			n += " (" + strings.Join(kinds, ", ") + ")"
+		}
+		notes = append(notes, n)
 	}
-	if !s.Complete {
-		v += " (incomplete)"
-	}
-	if s.AdapterErrors > 0 {
-		v += fmt.Sprintf(" adapter errors: %d", s.AdapterErrors)
-	}
-	if s.PluginErrors > 0 {
-		v += fmt.Sprintf(" plugin errors: %d", s.PluginErrors)
+	if s.CasesUnscored > 0 {
+		notes = append(notes, fmt.Sprintf("unscored: %d", s.CasesUnscored))
 	}
 	if s.TimedOut > 0 {
-		v += fmt.Sprintf(" timed out: %d", s.TimedOut)
+		notes = append(notes, fmt.Sprintf("timed out: %d", s.TimedOut))
+	}
+	for _, t := range problem.GroupTypes {
+		total := s.TotalCounts[t]
+		if s.Policy.Counted(t) || total == 0 || s.PassCounts[t] == total {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s cases passed: %d of %d, not counted by %s", t, s.PassCounts[t], total, s.Policy))
+	}
+	if len(notes) > 0 {
+		v += " — " + strings.Join(notes, "; ")
 	}
 	return v
+}
+
+// verdict is the summary's verdict; summaries written before verdicts
+// were recorded have only passed and complete.
+func (s *CheckpointSummary) verdict() result.Verdict {
+	switch {
+	case s.Verdict != "":
+		return s.Verdict
+	case s.Passed:
+		return result.VerdictPassed
+	case !s.Complete:
+		return result.VerdictIncomplete
+	}
+	return result.VerdictFailed
+}
+
+func stringKeys[V any](m map[result.ErrorKind]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[string(k)] = v
+	}
+	return out
 }
 
 // Rate formats passed/total as a percentage.

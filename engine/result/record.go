@@ -36,7 +36,24 @@ type CaseRecord struct {
 
 	Attributes []verify.AttributeResult `json:"attributes"`
 	Score      float64                  `json:"score"`
-	Passed     bool                     `json:"passed"`
+	// Passed is Outcome == OutcomePassed, kept for readers of journals
+	// and summaries that predate outcomes.
+	Passed bool `json:"passed"`
+
+	// Outcome is what the case counts as (see Classification.Classify);
+	// ErrorKind says which part failed on an error. Records written
+	// before outcomes were recorded have neither: read OutcomeOf.
+	Outcome   Outcome   `json:"outcome,omitempty"`
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
+	// Unscored is why a verifier could not judge the case, when it said
+	// so; the case is then unscored.
+	Unscored string `json:"unscored,omitempty"`
+	// Epoch is which of the run's passes over the cases this record
+	// belongs to (1 for a run without --epochs), and Attempt which try of
+	// the case within its epoch (more than 1 only when errors are
+	// retried). 0 in records that predate them means 1.
+	Epoch   int `json:"epoch,omitempty"`
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // Execution is the adapter's view of what the submission did.

@@ -54,6 +54,8 @@ type RescoreOptions struct {
 	Jobs int
 	// Policy decides whether a checkpoint passes.
 	Policy result.Policy
+	// ErrorPolicy says how errored cases count (the default when empty).
+	ErrorPolicy result.ErrorPolicy
 	// Loader returns a built-in loader by name.
 	Loader func(name string) (cases.Loader, bool)
 	// Plugins runs the problem's plugins; nil is fine for problems that
@@ -295,6 +297,7 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 	defer stop(nil)
 
 	builder := report.NewBuilder(p, cps, opts.Policy, time.Now())
+	builder.SetErrorPolicy(opts.ErrorPolicy)
 	builder.SetRunID(to.RunID)
 	// Each case comes once: its per-case entries can wait in a file.
 	if err := builder.Spool(); err != nil {
@@ -334,7 +337,7 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 		for i, rec := range recs {
 			builder.Add(rec)
 			out.Rescored++
-			if rec.Passed != was[i].Passed {
+			if result.OutcomeOf(rec) != result.OutcomeOf(was[i]) {
 				out.VerdictsChanged++
 			}
 			if rec.Score != was[i].Score {
@@ -436,10 +439,8 @@ feed:
 			return nil, err
 		}
 	}
-	out.Outcome = Outcome{Summaries: sums, Passed: !interrupted, Interrupted: interrupted, JournalPath: jpath}
-	for _, s := range sums {
-		out.Passed = out.Passed && s.Passed
-	}
+	out.Outcome = Outcome{Summaries: sums, Interrupted: interrupted, JournalPath: jpath}
+	out.decide()
 	return out, nil
 }
 
@@ -688,11 +689,9 @@ func (r *groupRescorer) rescored(was *result.CaseRecord, attrs []verify.Attribut
 	rec := *was
 	rec.Result.PluginError = fault
 	rec.Attributes = attrs
-	rec.Score, rec.Passed = result.Score(attrs)
-	// As in a run: a case whose run did not complete normally cannot pass.
-	if rec.Result.AdapterError || rec.Result.TimedOut {
-		rec.Passed = false
-	}
+	rec.Score, _ = result.Score(attrs)
+	// As in a run: one rule decides the outcome.
+	classification(r.opts.Problem).Classify(&rec)
 	if len(was.Result.Artifacts) > 0 {
 		rec.Result.Artifacts = make([]string, len(was.Result.Artifacts))
 		for i, a := range was.Result.Artifacts {

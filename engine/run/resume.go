@@ -31,9 +31,9 @@ type Finished struct {
 }
 
 type finishedCase struct {
-	offset int64
-	passed bool
-	score  float64
+	offset  int64
+	outcome result.Outcome
+	score   float64
 }
 
 // LoadFinished indexes the journal at path. When a case has more than one
@@ -44,7 +44,7 @@ func LoadFinished(path string) (*Finished, error) {
 	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
 		if _, dup := f.cases[r.Key()]; !dup {
 			f.groups[problem.GroupKey(r.Checkpoint, r.Group)]++
-			f.cases[r.Key()] = finishedCase{offset: off, passed: r.Passed, score: r.Score}
+			f.cases[r.Key()] = finishedCase{offset: off, outcome: result.OutcomeOf(r), score: r.Score}
 		}
 		return nil
 	})
@@ -114,7 +114,7 @@ func (f *Finished) addTo(b *report.Builder, selected map[string]bool) error {
 func (r *groupRunner) replay(c *cases.Case, history *[]cases.Outcome, keepHistory bool) error {
 	fc := r.opts.Resume.cases[c.Key()]
 	r.opts.Progress.CaseFinished(&result.CaseRecord{Checkpoint: c.Checkpoint, Group: c.Group, ID: c.ID,
-		Passed: fc.passed, Score: fc.score})
+		Passed: fc.outcome == result.OutcomePassed, Outcome: fc.outcome, Score: fc.score})
 	if !keepHistory {
 		return nil
 	}

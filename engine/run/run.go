@@ -42,6 +42,9 @@ type Options struct {
 	Jobs int
 	// Policy decides whether a checkpoint passes.
 	Policy result.Policy
+	// ErrorPolicy says how errored cases count toward a checkpoint's
+	// verdict (result.DefaultErrorPolicy when empty).
+	ErrorPolicy result.ErrorPolicy
 	// Command overrides the problem's command template.
 	Command string
 	Runtime runtime.Runtime
@@ -71,9 +74,28 @@ type Options struct {
 type Outcome struct {
 	Summaries []*report.CheckpointSummary
 	// Passed is true when every selected checkpoint passed its policy.
-	Passed      bool
+	Passed bool
+	// Verdict sums up the checkpoints' verdicts: failed when one failed,
+	// else inconclusive when one was, else incomplete when one was, else
+	// passed.
+	Verdict     result.Verdict
 	Interrupted bool
 	JournalPath string
+}
+
+// decide sets Passed and Verdict from the summaries.
+func (o *Outcome) decide() {
+	o.Verdict = result.VerdictPassed
+	rank := map[result.Verdict]int{result.VerdictPassed: 0, result.VerdictIncomplete: 1, result.VerdictInconclusive: 2, result.VerdictFailed: 3}
+	for _, s := range o.Summaries {
+		if rank[s.Verdict] > rank[o.Verdict] {
+			o.Verdict = s.Verdict
+		}
+	}
+	if o.Interrupted && o.Verdict == result.VerdictPassed {
+		o.Verdict = result.VerdictIncomplete
+	}
+	o.Passed = o.Verdict == result.VerdictPassed
 }
 
 // groupJob is one group of one checkpoint.
@@ -130,6 +152,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 
 	start := time.Now()
 	builder := report.NewBuilder(p, cps, opts.Policy, start)
+	builder.SetErrorPolicy(opts.ErrorPolicy)
 	builder.SetRunID(opts.RunID)
 	if opts.Resume != nil {
 		selected := map[string]bool{}
@@ -209,10 +232,8 @@ feed:
 	if err := report.Write(opts.OutDir, sums); err != nil {
 		return nil, err
 	}
-	out := &Outcome{Summaries: sums, Passed: !interrupted, Interrupted: interrupted, JournalPath: jpath}
-	for _, s := range sums {
-		out.Passed = out.Passed && s.Passed
-	}
+	out := &Outcome{Summaries: sums, Interrupted: interrupted, JournalPath: jpath}
+	out.decide()
 	return out, nil
 }
 
@@ -432,19 +453,18 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 		return nil, verify.Actual{}, ctx.Err()
 	}
 	out.PluginError = pluginFault
-	score, passed := result.Score(attrs)
-	// A case whose run did not complete normally cannot pass, whatever its
-	// output happened to match.
-	if out.AdapterError || out.TimedOut {
-		passed = false
-	}
 	rec := &result.CaseRecord{
 		Problem: p.Name, ProblemVersion: p.Version, Checkpoint: j.cp.Name, Version: j.cp.Version,
 		Group: j.group.Name, GroupType: j.group.Type, ID: c.ID, Index: idx,
 		OriginalCheckpoint: c.OriginalCheckpoint, OriginalGroup: c.OriginalGroup,
 		StartedAt: started.UTC(), Duration: time.Since(started).Seconds(),
-		Case: caseInfo(c), Result: out, Attributes: attrs, Score: score, Passed: passed,
+		Case: caseInfo(c), Result: out, Attributes: attrs,
 	}
+	rec.Score, _ = result.Score(attrs)
+	// Whether it passed, failed or could not be judged: one rule for
+	// every record (a case whose run did not complete normally cannot
+	// pass, whatever its output happened to match).
+	classification(p).Classify(rec)
 	return rec, actual, nil
 }
 
@@ -452,13 +472,20 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 // loader's message, so the report shows it instead of silently dropping it.
 func (r *groupRunner) unloadable(e *cases.CaseError, idx int) *result.CaseRecord {
 	p, j := r.opts.Problem, r.job
-	return &result.CaseRecord{
+	rec := &result.CaseRecord{
 		Problem: p.Name, ProblemVersion: p.Version, Checkpoint: j.cp.Name, Version: j.cp.Version,
 		Group: j.group.Name, GroupType: j.group.Type, ID: e.ID, Index: idx,
 		OriginalCheckpoint: j.group.OriginalCheckpoint, OriginalGroup: j.group.OriginalGroup,
 		StartedAt: time.Now().UTC(),
 		Result:    result.Execution{StatusCode: -1, AdapterError: true, Error: "case could not be loaded: " + e.Err.Error()},
 	}
+	classification(p).Classify(rec)
+	return rec
+}
+
+// classification is how the problem wants its cases' outcomes decided.
+func classification(p *problem.Problem) result.Classification {
+	return result.Classification{TimeoutIsError: p.TimeoutOutcome == problem.TimeoutErrors}
 }
 
 // GroupInput builds what a loader needs to know about a group.

@@ -55,7 +55,7 @@ func fixtureRun(t *testing.T) (string, []*report.CheckpointSummary) {
 	add("checkpoint_2", "c", problem.Error, "c1", false, func(r *result.CaseRecord) { r.Result.TimedOut = true })
 	add("checkpoint_2", "c", problem.Error, "c2<x>", false, nil)
 	w.Close()
-	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "run-42")
+	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "", "run-42")
 	if err != nil {
 		t.Fatal(err)
 	}

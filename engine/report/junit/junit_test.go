@@ -68,7 +68,7 @@ func TestJUnitSuitesFromInterleavedJournal(t *testing.T) {
 	add("c2", "d", true, nil)
 	add("c1", "e", false, nil)
 	w.Close()
-	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "run-1")
+	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "", "run-1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func BenchmarkReport(b *testing.B) {
 			start := time.Now()
 			for range b.N {
 				h := synth.StartHeapPeak()
-				run, err := Open(dir, "")
+				run, err := Open(dir, "", "")
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -81,7 +81,7 @@ func TestDuplicateRecordsAreCountedOnce(t *testing.T) {
 		t.Fatal("the first run's records must include failures, or the test proves nothing")
 	}
 
-	run, err := Open(dir, "")
+	run, err := Open(dir, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestRunDirectoryFilesAreReadable(t *testing.T) {
 	if err := manifest.Write(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	run, err := Open(dir, "")
+	run, err := Open(dir, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

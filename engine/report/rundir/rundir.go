@@ -42,9 +42,9 @@ type Writer struct {
 	Known bool
 }
 
-// Open reads the run in dir. The pass policy is the run's own (from its
-// manifest) unless policy is set.
-func Open(dir string, policy result.Policy) (*Run, error) {
+// Open reads the run in dir. The pass and error policies are the run's
+// own (from its manifest) unless policy or errs is set.
+func Open(dir string, policy result.Policy, errs result.ErrorPolicy) (*Run, error) {
 	if _, err := os.Stat(filepath.Join(dir, journal.FileName)); err != nil {
 		return nil, fmt.Errorf("%s is not a run directory (no %s): %w", dir, journal.FileName, err)
 	}
@@ -68,13 +68,16 @@ func Open(dir string, policy result.Policy) (*Run, error) {
 		if policy == "" {
 			policy = result.Policy(m.Flags.PassPolicy)
 		}
+		if errs == "" {
+			errs = result.ErrorPolicy(m.Flags.ErrorPolicy)
+		}
 	}
 	if policy == "" {
 		policy = result.DefaultPolicy
 	}
 	pid, active, known := journal.Holder(dir)
 	r.Writer = Writer{Active: active, PID: pid, Known: known}
-	sums, err := report.FromRun(dir, order, policy, r.Info.RunID)
+	sums, err := report.FromRun(dir, order, policy, errs, r.Info.RunID)
 	var ce *journal.CorruptError
 	if errors.As(err, &ce) {
 		// Say every corrupt line at once, not only the first.
@@ -90,6 +93,9 @@ func Open(dir string, policy result.Policy) (*Run, error) {
 	if m != nil && m.Status != manifest.StatusComplete {
 		for _, s := range sums {
 			s.Complete, s.Passed = false, false
+			if s.Verdict == result.VerdictPassed {
+				s.Verdict = result.VerdictIncomplete
+			}
 		}
 	}
 	r.Summaries = sums

@@ -33,7 +33,7 @@ func TestOpenCrashedRun(t *testing.T) {
 	if err := manifest.Write(dir, m); err != nil {
 		t.Fatal(err)
 	}
-	run, err := Open(dir, "")
+	run, err := Open(dir, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestOpenCrashedRun(t *testing.T) {
 }
 
 func TestOpenRefusesNonRunDirectory(t *testing.T) {
-	_, err := Open(t.TempDir(), "")
+	_, err := Open(t.TempDir(), "", "")
 	if err == nil || !strings.Contains(err.Error(), "not a run directory") || !strings.Contains(err.Error(), journal.FileName) {
 		t.Fatalf("error: %v", err)
 	}
@@ -93,7 +93,7 @@ func TestCorruptJournalIsRefusedThenSalvaged(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	_, err = Open(dir, "")
+	_, err = Open(dir, "", "")
 	var c *journal.Corruption
 	if !errors.As(err, &c) || len(c.Lines) != 2 || c.Lines[0].Line != 10 || c.Lines[1].Line != 21 {
 		t.Fatalf("open a corrupt journal: %v", err)
@@ -117,7 +117,7 @@ func TestCorruptJournalIsRefusedThenSalvaged(t *testing.T) {
 	if err != nil || c == nil || len(c.Lines) != 2 {
 		t.Fatalf("salvage: %v %v", c, err)
 	}
-	run, err := Open(dir, "")
+	run, err := Open(dir, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestOpenTellsAnActiveWriter(t *testing.T) {
 	if _, err := synth.Journal(dir, 4); err != nil {
 		t.Fatal(err)
 	}
-	run, err := Open(dir, "")
+	run, err := Open(dir, "", "")
 	if err != nil || run.Writer.Active || !run.Writer.Known {
 		t.Fatalf("no writer: %+v %v", run.Writer, err)
 	}
@@ -152,7 +152,7 @@ func TestOpenTellsAnActiveWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Unlock()
-	run, err = Open(dir, "")
+	run, err = Open(dir, "", "")
 	if err != nil || !run.Writer.Active || run.Writer.PID != os.Getpid() {
 		t.Fatalf("writer: %+v %v", run.Writer, err)
 	}

@@ -1,0 +1,121 @@
+package result
+
+import "fmt"
+
+// Outcome is what a finished case counts as. It keeps the submission's
+// answers apart from the harness's failures: a wrong answer fails, while a
+// case the harness could not judge — the runtime or the adapter failed, a
+// plugin faulted, the case could not be loaded — is an error, which never
+// counts as the submission's answer (see docs/running.md, "Outcomes").
+type Outcome string
+
+const (
+	// OutcomePassed: every checked attribute is correct.
+	OutcomePassed Outcome = "passed"
+	// OutcomeFailed: the submission's answer is wrong — an attribute is
+	// incorrect, or it timed out or was killed for its memory (answers,
+	// unless the problem says a timeout is an error).
+	OutcomeFailed Outcome = "failed"
+	// OutcomeError: the harness could not judge the case (ErrorKind says
+	// which part failed).
+	OutcomeError Outcome = "error"
+	// OutcomeUnscored: a verifier or test function said it cannot judge
+	// this case; it is left out of every denominator and counted apart.
+	OutcomeUnscored Outcome = "unscored"
+)
+
+// Outcomes lists every outcome, in report order.
+var Outcomes = []Outcome{OutcomePassed, OutcomeFailed, OutcomeError, OutcomeUnscored}
+
+// ErrorKind names the part that failed on an error outcome.
+type ErrorKind string
+
+const (
+	// ErrorAdapter: the adapter or the runtime under it could not run the
+	// case — the submission could not be started, its server could not be
+	// reached, its container stopped, an input file could not be written.
+	ErrorAdapter ErrorKind = "adapter"
+	// ErrorPlugin: a plugin (verifier, evaluator, loader) faulted on the
+	// case: a trap, a timeout, its memory cap, a malformed answer.
+	ErrorPlugin ErrorKind = "plugin"
+	// ErrorLoad: the case could not be loaded (a missing or malformed case
+	// file, a loader's error for this case).
+	ErrorLoad ErrorKind = "load"
+	// ErrorTimeout: the submission timed out on a problem that counts
+	// timeouts as errors (timeout_outcome: error).
+	ErrorTimeout ErrorKind = "timeout"
+)
+
+// Classification says how a problem wants borderline executions counted.
+type Classification struct {
+	// TimeoutIsError counts a timeout of the submission as an error rather
+	// than a wrong answer (a problem's `timeout_outcome: error`, for
+	// submissions whose speed depends on a shared service).
+	TimeoutIsError bool
+}
+
+// Classify sets the record's Outcome, ErrorKind and Passed from what ran
+// (Result) and the verdicts (Attributes, Score), as every producer of
+// records — a run, a resumed run, a rescore — must, so that one rule
+// decides every case:
+//
+//   - a case that could not be loaded is an error (load);
+//   - an adapter failure is an error (adapter);
+//   - a plugin fault is an error (plugin), even when a built-in check
+//     failed too: a verdict half-made by a faulty plugin is not an answer;
+//   - a timeout fails (or is an error of kind timeout, when the problem
+//     says so); an out-of-memory kill and any exit status are answers;
+//   - a case every one of whose verdicts is unscored is unscored;
+//   - otherwise the case passes when every checked attribute is correct.
+func (c Classification) Classify(r *CaseRecord) {
+	r.Outcome, r.ErrorKind = c.outcome(r)
+	r.Passed = r.Outcome == OutcomePassed
+}
+
+func (c Classification) outcome(r *CaseRecord) (Outcome, ErrorKind) {
+	x := &r.Result
+	switch {
+	case x.AdapterError && r.Case == nil:
+		return OutcomeError, ErrorLoad
+	case x.AdapterError:
+		return OutcomeError, ErrorAdapter
+	case x.PluginError != "":
+		return OutcomeError, ErrorPlugin
+	case x.TimedOut && c.TimeoutIsError:
+		return OutcomeError, ErrorTimeout
+	case x.TimedOut:
+		return OutcomeFailed, ""
+	}
+	if r.Unscored != "" {
+		return OutcomeUnscored, ""
+	}
+	if _, passed := Score(r.Attributes); passed {
+		return OutcomePassed, ""
+	}
+	return OutcomeFailed, ""
+}
+
+// OutcomeOf is the record's outcome. Records written before outcomes were
+// recorded carry none; theirs is derived from what they do carry, by the
+// rule Classify applies with a problem's defaults.
+func OutcomeOf(r *CaseRecord) Outcome {
+	if r.Outcome != "" {
+		return r.Outcome
+	}
+	o, _ := Classification{}.outcome(r)
+	if o == OutcomePassed && !r.Passed {
+		// Recorded as failed for a reason this version does not see.
+		o = OutcomeFailed
+	}
+	return o
+}
+
+// ParseOutcome validates an outcome name.
+func ParseOutcome(s string) (Outcome, error) {
+	for _, o := range Outcomes {
+		if string(o) == s {
+			return o, nil
+		}
+	}
+	return "", fmt.Errorf("unknown outcome %q (expected one of: passed, failed, error, unscored)", s)
+}
