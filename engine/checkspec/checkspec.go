@@ -36,6 +36,17 @@ type CheckSpec struct {
 	// the attribute is used as the pattern.
 	Pattern string `yaml:"pattern,omitempty" json:"pattern,omitempty"`
 
+	// text, json, regex: parse the attribute as JSON and check the value
+	// at this path ($.result.items, $['a key'][0], $.items[*].price)
+	// instead of the whole attribute. Named json_path because path is the
+	// file check's tracked file.
+	JSONPath string `yaml:"json_path,omitempty" json:"json_path,omitempty"`
+	// text, json, regex: take the expected value (a regex's pattern) from
+	// this place in the case's expected values, written as expected
+	// followed by a path (expected.stderr_pattern,
+	// expected.output.error), instead of the expected attribute.
+	ExpectedFrom string `yaml:"expected_from,omitempty" json:"expected_from,omitempty"`
+
 	// schema: an inline JSON Schema or a file relative to the problem.
 	Schema     any    `yaml:"schema,omitempty" json:"schema,omitempty"`
 	SchemaFile string `yaml:"schema_file,omitempty" json:"schema_file,omitempty"`

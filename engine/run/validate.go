@@ -184,6 +184,9 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 			for _, msg := range verify.Validate(spec) {
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
 			}
+			for _, msg := range verify.ValidateExpected(spec, c.Expected) {
+				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "case %s: %s", c.ID, msg)
+			}
 		}
 		validateCaseForAdapter(p, c, &errs)
 		validateAttributes(p, g, c, &errs)

@@ -18,6 +18,10 @@ func jsonOptions(spec checkspec.CheckSpec) JSONOptions {
 // checkJSON parses the attribute as one JSON document and deep-compares it
 // with the expected value.
 func checkJSON(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
+	if spec.JSONPath != "" || spec.ExpectedFrom != "" {
+		checkJSONSelected(res, spec, actual, expected)
+		return
+	}
 	if sameJSONText(res, actual, expected, env.RawJSON) {
 		return
 	}

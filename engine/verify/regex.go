@@ -9,7 +9,14 @@ import (
 
 // checkRegex passes when the pattern matches anywhere in the attribute
 // (anchor with ^ and $ to match the whole text; (?m) for per-line anchors).
+// With json_path it applies to the values the path selects, and with
+// expected_from the pattern comes from the case's expected values (see
+// selected.go).
 func checkRegex(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
+	if spec.JSONPath != "" || spec.ExpectedFrom != "" {
+		checkRegexSelected(res, spec, actual, expected)
+		return
+	}
 	pattern := spec.Pattern
 	if pattern == "" {
 		v, ok := expectedValue(expected, res.Attribute)

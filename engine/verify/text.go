@@ -11,6 +11,10 @@ import (
 
 // checkText compares an attribute as text, optionally normalised.
 func checkText(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
+	if spec.JSONPath != "" || spec.ExpectedFrom != "" {
+		checkTextSelected(res, spec, actual, expected)
+		return
+	}
 	got, ok := actualValue(actual, res.Attribute)
 	if !ok {
 		fail(res, "attribute %s was not produced", res.Attribute)

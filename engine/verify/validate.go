@@ -32,10 +32,10 @@ func Validate(spec checkspec.CheckSpec) []string {
 	// kind the author meant, so they are errors rather than silently unused.
 	allowed := map[string][]string{
 		"status":    {"nonzero"},
-		"text":      {"ignore_whitespace", "ignore_case"},
-		"json":      {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
+		"text":      {"ignore_whitespace", "ignore_case", "json_path", "expected_from"},
+		"json":      {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists", "json_path", "expected_from"},
 		"jsonl":     {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
-		"regex":     {"pattern"},
+		"regex":     {"pattern", "json_path", "expected_from"},
 		"schema":    {"schema", "schema_file"},
 		"file":      {"path", "expected_file", "ignore_whitespace", "ignore_case"},
 		"evaluator": {"plugin", "function", "arguments", "pass_score"},
@@ -48,6 +48,16 @@ func Validate(spec checkspec.CheckSpec) []string {
 	if spec.Tolerance < 0 || spec.RelTolerance < 0 {
 		bad("tolerance: must not be negative")
 	}
+	if spec.JSONPath != "" {
+		if _, err := ParseJSONPath(spec.JSONPath); err != nil {
+			bad("json_path: %v", err)
+		}
+	}
+	if spec.ExpectedFrom != "" {
+		if _, err := ParseExpectedFrom(spec.ExpectedFrom); err != nil {
+			bad("expected_from: %v", err)
+		}
+	}
 	switch spec.Kind {
 	case "status":
 		if spec.Attribute != "" && spec.Attribute != "status_code" {
@@ -57,6 +67,9 @@ func Validate(spec checkspec.CheckSpec) []string {
 		if spec.Pattern != "" {
 			if _, err := regexp.Compile(spec.Pattern); err != nil {
 				bad("pattern: %v", err)
+			}
+			if spec.ExpectedFrom != "" {
+				bad("expected_from: the regex check takes its pattern from `pattern` or from `expected_from`, not both")
 			}
 		}
 	case "schema":
@@ -123,6 +136,8 @@ func setOptions(s checkspec.CheckSpec) []string {
 	add(len(s.IgnoreKeys) > 0, "ignore_keys")
 	add(s.UnorderedLists, "unordered_lists")
 	add(s.Pattern != "", "pattern")
+	add(s.JSONPath != "", "json_path")
+	add(s.ExpectedFrom != "", "expected_from")
 	add(s.Schema != nil, "schema")
 	add(s.SchemaFile != "", "schema_file")
 	add(s.Path != "", "path")
