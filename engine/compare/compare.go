@@ -1,6 +1,8 @@
 // Package compare lists per-case differences between two runs of a
 // problem: regressions (passed in the baseline, fail now), fixes (failed
-// in the baseline, pass now) and cases only one run has. It holds one small
+// in the baseline, pass now), cases whose outcome changed to or from an
+// error or unscored — which say nothing about the submission, and are
+// listed apart — and cases only one run has. It holds one small
 // entry per baseline case (key, verdict, score), never outputs or diffs.
 package compare
 
@@ -27,6 +29,9 @@ type Change struct {
 	ID         string  `json:"id"`
 	BaseScore  float64 `json:"base_score"`
 	Score      float64 `json:"score"`
+	// From and To are the case's outcomes in the baseline and in the run.
+	From result.Outcome `json:"from"`
+	To   result.Outcome `json:"to"`
 	// Incorrect names the attributes that are wrong in the failing run.
 	Incorrect []string `json:"incorrect,omitempty"`
 }
@@ -37,6 +42,10 @@ type Result struct {
 	Run         string   `json:"run"`
 	Regressions []Change `json:"regressions"`
 	Fixes       []Change `json:"fixes"`
+	// NotJudged lists cases whose outcome changed to or from an error or
+	// unscored: passed→error is no regression of the submission, nor
+	// error→passed a fix.
+	NotJudged []Change `json:"not_judged"`
 	// OnlyBase and OnlyRun list case keys present in one run only.
 	OnlyBase  []string `json:"only_in_base"`
 	OnlyRun   []string `json:"only_in_run"`
@@ -44,7 +53,7 @@ type Result struct {
 }
 
 type baseCase struct {
-	passed    bool
+	outcome   result.Outcome
 	score     float64
 	incorrect []string
 	seen      bool
@@ -55,8 +64,8 @@ func Runs(baseDir, dir string) (*Result, error) {
 	base := map[string]*baseCase{}
 	// Each case once, by its first record, as every report counts it.
 	_, err := report.ReadUnique(filepath.Join(baseDir, journal.FileName), func(r *result.CaseRecord) error {
-		b := &baseCase{passed: r.Passed, score: r.Score}
-		if !r.Passed {
+		b := &baseCase{outcome: result.OutcomeOf(r), score: r.Score}
+		if b.outcome != result.OutcomePassed {
 			b.incorrect = incorrect(r)
 		}
 		base[r.Key()] = b
@@ -65,7 +74,7 @@ func Runs(baseDir, dir string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", baseDir, err)
 	}
-	res := &Result{Base: baseDir, Run: dir, Regressions: []Change{}, Fixes: []Change{}, OnlyBase: []string{}, OnlyRun: []string{}}
+	res := &Result{Base: baseDir, Run: dir, Regressions: []Change{}, Fixes: []Change{}, NotJudged: []Change{}, OnlyBase: []string{}, OnlyRun: []string{}}
 	_, err = report.ReadUnique(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
 		k := r.Key()
 		b, ok := base[k]
@@ -74,16 +83,24 @@ func Runs(baseDir, dir string) (*Result, error) {
 			return nil
 		}
 		b.seen = true
-		ch := Change{Key: k, Checkpoint: r.Checkpoint, Group: r.Group, ID: r.ID, BaseScore: b.score, Score: r.Score}
+		o := result.OutcomeOf(r)
+		ch := Change{Key: k, Checkpoint: r.Checkpoint, Group: r.Group, ID: r.ID, BaseScore: b.score, Score: r.Score, From: b.outcome, To: o}
 		switch {
-		case b.passed && !r.Passed:
+		case b.outcome == o:
+			res.Unchanged++
+		case b.outcome == result.OutcomePassed && o == result.OutcomeFailed:
 			ch.Incorrect = incorrect(r)
 			res.Regressions = append(res.Regressions, ch)
-		case !b.passed && r.Passed:
+		case b.outcome == result.OutcomeFailed && o == result.OutcomePassed:
 			ch.Incorrect = b.incorrect
 			res.Fixes = append(res.Fixes, ch)
 		default:
-			res.Unchanged++
+			if o != result.OutcomePassed {
+				ch.Incorrect = incorrect(r)
+			} else {
+				ch.Incorrect = b.incorrect
+			}
+			res.NotJudged = append(res.NotJudged, ch)
 		}
 		return nil
 	})
@@ -98,6 +115,7 @@ func Runs(baseDir, dir string) (*Result, error) {
 	byKey := func(a, b Change) int { return cmp.Compare(a.Key, b.Key) }
 	slices.SortFunc(res.Regressions, byKey)
 	slices.SortFunc(res.Fixes, byKey)
+	slices.SortFunc(res.NotJudged, byKey)
 	slices.Sort(res.OnlyRun)
 	return res, nil
 }
@@ -109,21 +127,24 @@ func incorrect(r *result.CaseRecord) []string {
 			out = append(out, a.Attribute)
 		}
 	}
-	if len(out) == 0 {
-		switch {
-		case r.Result.TimedOut:
-			out = append(out, "(timed out)")
-		case r.Result.AdapterError:
-			out = append(out, "(could not run)")
-		}
+	switch {
+	case r.Result.PluginError != "":
+		out = append(out, "(plugin error)")
+	case len(out) > 0:
+	case r.Result.TimedOut:
+		out = append(out, "(timed out)")
+	case r.Result.AdapterError:
+		out = append(out, "(could not run)")
+	case r.Unscored != "":
+		out = append(out, "(unscored)")
 	}
 	return out
 }
 
 // Print writes the comparison for a terminal.
 func (r *Result) Print(w io.Writer) {
-	fmt.Fprintf(w, "compared with %s: %d regressions, %d fixes, %d unchanged, %d only in baseline, %d only in this run\n",
-		r.Base, len(r.Regressions), len(r.Fixes), r.Unchanged, len(r.OnlyBase), len(r.OnlyRun))
+	fmt.Fprintf(w, "compared with %s: %d regressions, %d fixes, %d not judged in one run, %d unchanged, %d only in baseline, %d only in this run\n",
+		r.Base, len(r.Regressions), len(r.Fixes), len(r.NotJudged), r.Unchanged, len(r.OnlyBase), len(r.OnlyRun))
 	section := func(title string, chs []Change) {
 		if len(chs) == 0 {
 			return
@@ -131,12 +152,13 @@ func (r *Result) Print(w io.Writer) {
 		fmt.Fprintf(w, "\n%s:\n", title)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, c := range chs {
-			fmt.Fprintf(tw, "  %s\t%.2f -> %.2f\t%v\n", c.Key, c.BaseScore, c.Score, c.Incorrect)
+			fmt.Fprintf(tw, "  %s\t%s -> %s\t%.2f -> %.2f\t%v\n", c.Key, c.From, c.To, c.BaseScore, c.Score, c.Incorrect)
 		}
 		tw.Flush()
 	}
 	section("REGRESSIONS (passed in baseline, fail now)", r.Regressions)
 	section("FIXES (failed in baseline, pass now)", r.Fixes)
+	section("NOT JUDGED IN ONE RUN (an error or unscored: neither a regression nor a fix)", r.NotJudged)
 	for _, l := range []struct {
 		title string
 		keys  []string
@@ -159,18 +181,18 @@ func (r *Result) WriteJSON(w io.Writer) error {
 
 // WriteMarkdown writes the comparison as Markdown.
 func (r *Result) WriteMarkdown(w io.Writer) {
-	fmt.Fprintf(w, "## Compared with `%s`\n\n%d regressions · %d fixes · %d unchanged · %d only in baseline · %d only in this run\n\n",
-		r.Base, len(r.Regressions), len(r.Fixes), r.Unchanged, len(r.OnlyBase), len(r.OnlyRun))
+	fmt.Fprintf(w, "## Compared with `%s`\n\n%d regressions · %d fixes · %d not judged in one run · %d unchanged · %d only in baseline · %d only in this run\n\n",
+		r.Base, len(r.Regressions), len(r.Fixes), len(r.NotJudged), r.Unchanged, len(r.OnlyBase), len(r.OnlyRun))
 	for _, s := range []struct {
 		title string
 		chs   []Change
-	}{{"Regressions", r.Regressions}, {"Fixes", r.Fixes}} {
+	}{{"Regressions", r.Regressions}, {"Fixes", r.Fixes}, {"Not judged in one run (errors, unscored)", r.NotJudged}} {
 		if len(s.chs) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "### %s\n\n| case | score | incorrect |\n| --- | --- | --- |\n", s.title)
+		fmt.Fprintf(w, "### %s\n\n| case | outcome | score | incorrect |\n| --- | --- | --- | --- |\n", s.title)
 		for _, c := range s.chs {
-			fmt.Fprintf(w, "| `%s` | %.2f → %.2f | %v |\n", c.Key, c.BaseScore, c.Score, c.Incorrect)
+			fmt.Fprintf(w, "| `%s` | %s → %s | %.2f → %.2f | %v |\n", c.Key, c.From, c.To, c.BaseScore, c.Score, c.Incorrect)
 		}
 		fmt.Fprintln(w)
 	}

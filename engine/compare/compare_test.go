@@ -49,10 +49,66 @@ func TestRegressionsFixesAndMissingCases(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	res.Print(&buf)
-	if !strings.Contains(buf.String(), "1 regressions, 1 fixes, 2 unchanged, 1 only in baseline, 1 only in this run") {
+	if !strings.Contains(buf.String(), "1 regressions, 1 fixes, 0 not judged in one run, 2 unchanged, 1 only in baseline, 1 only in this run") {
 		t.Errorf("printed:\n%s", buf.String())
 	}
 	if _, err := Runs(t.TempDir(), cur); err == nil || !strings.Contains(err.Error(), "baseline") {
 		t.Errorf("missing baseline: %v", err)
+	}
+}
+
+// outcomeRun writes a run whose cases end as given: pass, fail, error (a
+// plugin fault) or unscored.
+func outcomeRun(t *testing.T, cases map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := journal.Create(filepath.Join(dir, journal.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, o := range cases {
+		r := &result.CaseRecord{Checkpoint: "c1", Group: "g", ID: id, Case: &result.CaseInfo{},
+			Attributes: []verify.AttributeResult{{Attribute: "output", IsCorrect: o != "fail", Weight: 1}}}
+		switch o {
+		case "error":
+			r.Result.PluginError = "verifier trapped"
+		case "unscored":
+			r.Unscored = "no reference"
+		}
+		r.Score, _ = result.Score(r.Attributes)
+		result.Classification{}.Classify(r)
+		w.Append(r)
+	}
+	w.Close()
+	return dir
+}
+
+// A case that became an error is no regression of the submission, nor one
+// that stopped being an error a fix: they are listed apart.
+func TestErrorsAreNeitherRegressionsNorFixes(t *testing.T) {
+	base := outcomeRun(t, map[string]string{"p2e": "pass", "e2p": "error", "f2e": "fail", "e2f": "error", "p2u": "pass", "p2f": "pass", "e2e": "error"})
+	cur := outcomeRun(t, map[string]string{"p2e": "error", "e2p": "pass", "f2e": "error", "e2f": "fail", "p2u": "unscored", "p2f": "fail", "e2e": "error"})
+	res, err := Runs(base, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Regressions) != 1 || res.Regressions[0].Key != "c1/g/p2f" || len(res.Fixes) != 0 || res.Unchanged != 1 {
+		t.Fatalf("regressions %+v, fixes %+v, unchanged %d", res.Regressions, res.Fixes, res.Unchanged)
+	}
+	var got []string
+	for _, c := range res.NotJudged {
+		got = append(got, c.ID+":"+string(c.From)+">"+string(c.To))
+	}
+	want := "e2f:error>failed e2p:error>passed f2e:failed>error p2e:passed>error p2u:passed>unscored"
+	if strings.Join(got, " ") != want {
+		t.Errorf("not judged: %s, want %s", strings.Join(got, " "), want)
+	}
+	if c := res.NotJudged[3]; strings.Join(c.Incorrect, ",") != "(plugin error)" {
+		t.Errorf("passed>error names %v", c.Incorrect)
+	}
+	var buf bytes.Buffer
+	res.Print(&buf)
+	if !strings.Contains(buf.String(), "NOT JUDGED IN ONE RUN") || !strings.Contains(buf.String(), "c1/g/p2e  passed -> error") {
+		t.Errorf("printed:\n%s", buf.String())
 	}
 }

@@ -214,7 +214,7 @@ func (b *Builder) Add(r *result.CaseRecord) {
 		if s.ErrorKinds == nil {
 			s.ErrorKinds = map[result.ErrorKind]int{}
 		}
-		s.ErrorKinds[errorKindOf(r)]++
+		s.ErrorKinds[result.ErrorKindOf(r)]++
 	case result.OutcomeUnscored:
 		g.Unscored++
 		s.CasesUnscored++
@@ -235,17 +235,6 @@ func (b *Builder) Add(r *result.CaseRecord) {
 		s.TimedOut++
 	}
 	s.Duration += r.Duration
-}
-
-// errorKindOf is an errored record's kind; records that predate kinds
-// get the one the rule gives them.
-func errorKindOf(r *result.CaseRecord) result.ErrorKind {
-	if r.ErrorKind != "" {
-		return r.ErrorKind
-	}
-	c := *r
-	result.Classification{}.Classify(&c)
-	return c.ErrorKind
 }
 
 // GroupError records that a group stopped early.

@@ -110,6 +110,16 @@ func OutcomeOf(r *CaseRecord) Outcome {
 	return o
 }
 
+// ErrorKindOf is the kind of an errored record; records that predate
+// kinds get the one the rule gives them. "" for other outcomes.
+func ErrorKindOf(r *CaseRecord) ErrorKind {
+	if r.ErrorKind != "" || OutcomeOf(r) != OutcomeError {
+		return r.ErrorKind
+	}
+	_, kind := Classification{}.outcome(r)
+	return kind
+}
+
 // ParseOutcome validates an outcome name.
 func ParseOutcome(s string) (Outcome, error) {
 	for _, o := range Outcomes {

@@ -47,19 +47,23 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 		Run             report.RunInfo
 		Engine          string
 		Cases, Passed   int
+		Counted         int
+		Errored         int
+		Unscored        int
 		Checkpoints     []*report.CheckpointSummary
 		CheckpointChart template.HTML
 		Groups          []groupChart
 		DuplicateNote   string
-	}{Run: opts.Run, Engine: opts.Engine, Cases: t.Cases, Passed: t.Passed, Checkpoints: sums,
+	}{Run: opts.Run, Engine: opts.Engine, Cases: t.Cases, Passed: t.Passed, Counted: t.Counted(),
+		Errored: t.Errored, Unscored: t.Unscored, Checkpoints: sums,
 		DuplicateNote: report.DuplicateNote(opts.Run.DuplicatesIgnored)}
 	var cpBars []bar
 	for _, s := range sums {
-		cpBars = append(cpBars, bar{Label: s.Name, Passed: s.CasesPassed, Total: s.Cases})
+		cpBars = append(cpBars, bar{Label: s.Name, Passed: s.CasesPassed, Total: s.Cases - s.CasesUnscored})
 		var gb []bar
 		for _, g := range s.Groups {
 			o := s.GroupOutcomes[g]
-			gb = append(gb, bar{Label: g, Passed: o.Passed, Total: o.Total})
+			gb = append(gb, bar{Label: g, Passed: o.Passed, Total: o.Counted()})
 		}
 		data.Groups = append(data.Groups, groupChart{Name: s.Name, Chart: barChart(s.Name+" groups", gb)})
 	}
@@ -79,7 +83,7 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 		if err := row.Execute(bw, rowOf(r)); err != nil {
 			return err
 		}
-		if r.Passed {
+		if o := result.OutcomeOf(r); o == result.OutcomePassed || o == result.OutcomeUnscored {
 			return nil
 		}
 		failed++
@@ -113,20 +117,28 @@ func WriteFile(dir string, opts Options, sums []*report.CheckpointSummary) error
 
 type rowData struct {
 	*result.CaseRecord
-	Key, Type, Anchor, Status string
+	Key, Type, Anchor, Status, Class string
 }
 
+// rowOf is a case's row: its class is its outcome ("failed error" for an
+// error, so "failing only" shows every case that did not pass), and its
+// status says what happened.
 func rowOf(r *result.CaseRecord) rowData {
-	status := "fail"
+	o := result.OutcomeOf(r)
+	d := rowData{CaseRecord: r, Key: r.Key(), Type: string(r.GroupType), Anchor: anchor(r.Key()), Class: string(o), Status: "fail"}
 	switch {
+	case o == result.OutcomePassed:
+		d.Status = "pass"
+	case o == result.OutcomeUnscored:
+		d.Status = "unscored"
+	case o == result.OutcomeError:
+		d.Class, d.Status = "failed error", "error: "+string(result.ErrorKindOf(r))
 	case r.Result.TimedOut:
-		status = "timed out"
-	case r.Result.AdapterError:
-		status = "error"
-	case r.Result.PluginError != "":
-		status = "plugin error"
+		d.Status = "timed out"
+	case r.Result.OOMKilled:
+		d.Status = "out of memory"
 	}
-	return rowData{CaseRecord: r, Key: r.Key(), Type: string(r.GroupType), Anchor: anchor(r.Key()), Status: status}
+	return d
 }
 
 // anchor turns a case key into an HTML id.
@@ -165,12 +177,14 @@ type failureData struct {
 func failureOf(r *result.CaseRecord) failureData {
 	fd := failureData{Key: r.Key(), Anchor: anchor(r.Key()), Score: r.Score}
 	switch {
+	case result.OutcomeOf(r) == result.OutcomeError && r.Result.PluginError != "":
+		fd.Problem = "error (plugin, not judged): " + r.Result.PluginError
+	case result.OutcomeOf(r) == result.OutcomeError && r.Result.TimedOut:
+		fd.Problem = "error (timeout, not judged)"
+	case result.OutcomeOf(r) == result.OutcomeError:
+		fd.Problem = "error (" + string(result.ErrorKindOf(r)) + ", not judged): " + r.Result.Error
 	case r.Result.TimedOut:
 		fd.Problem = "timed out"
-	case r.Result.AdapterError:
-		fd.Problem = "could not run: " + r.Result.Error
-	case r.Result.PluginError != "":
-		fd.Problem = "plugin error: " + r.Result.PluginError
 	}
 	for _, a := range r.Attributes {
 		if a.IsCorrect {

@@ -37,7 +37,8 @@ func fixtureRun(t *testing.T) (string, []*report.CheckpointSummary) {
 		if mutate != nil {
 			mutate(r)
 		}
-		r.Score, r.Passed = result.Score(r.Attributes)
+		r.Score, _ = result.Score(r.Attributes)
+		result.Classification{}.Classify(r)
 		if err := w.Append(r); err != nil {
 			t.Fatal(err)
 		}
@@ -54,6 +55,8 @@ func fixtureRun(t *testing.T) (string, []*report.CheckpointSummary) {
 	})
 	add("checkpoint_2", "c", problem.Error, "c1", false, func(r *result.CaseRecord) { r.Result.TimedOut = true })
 	add("checkpoint_2", "c", problem.Error, "c2<x>", false, nil)
+	add("checkpoint_2", "c", problem.Error, "c3", true, func(r *result.CaseRecord) { r.Result.PluginError = "verifier trapped" })
+	add("checkpoint_2", "c", problem.Error, "c4", true, func(r *result.CaseRecord) { r.Unscored = "no reference" })
 	w.Close()
 	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "", "run-42")
 	if err != nil {
@@ -90,6 +93,10 @@ func TestHTMLRenderedInChromium(t *testing.T) {
 		manifestHref        string
 		resources           int
 		escapedID           string
+		errorStatus         string
+		unscoredStatus      string
+		erroredText         string
+		errorSummary        string
 	)
 	visible := `Array.from(document.querySelectorAll('#cases tbody tr')).filter(r => r.offsetParent !== null).length`
 	err = chromedp.Run(ctx,
@@ -116,6 +123,10 @@ func TestHTMLRenderedInChromium(t *testing.T) {
 		chromedp.Evaluate(`document.getElementById('manifest-link').getAttribute('href')`, &manifestHref),
 		chromedp.Evaluate(`performance.getEntriesByType('resource').length`, &resources),
 		chromedp.Evaluate(`document.querySelector('tr[data-key="checkpoint_2/c/c2<x>"] td:nth-child(4)').textContent`, &escapedID),
+		chromedp.Evaluate(`document.querySelector('tr[data-key="checkpoint_2/c/c3"] td.status').textContent`, &errorStatus),
+		chromedp.Evaluate(`document.querySelector('tr[data-key="checkpoint_2/c/c4"] td.status').textContent`, &unscoredStatus),
+		chromedp.Evaluate(`document.getElementById('errored').textContent`, &erroredText),
+		chromedp.Evaluate(`document.querySelector('details[data-key="checkpoint_2/c/c3"] summary').innerText`, &errorSummary),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -129,10 +140,16 @@ func TestHTMLRenderedInChromium(t *testing.T) {
 	if len(fillWidths) != 2 || fillWidths[0] < 230 || fillWidths[0] > 250 || fillWidths[1] != 0 {
 		t.Errorf("rendered bar widths %v: want 66.7%% of 360px and 0", fillWidths)
 	}
-	if visibleAll != 8 || visibleFiltered != 2 || visibleFailing != 4 {
-		t.Errorf("visible rows: all %d (want 8), filtered %d (want 2), failing only %d (want 4)", visibleAll, visibleFiltered, visibleFailing)
+	if visibleAll != 10 || visibleFiltered != 4 || visibleFailing != 5 {
+		t.Errorf("visible rows: all %d (want 10), filtered %d (want 4), failing only %d (want 5)", visibleAll, visibleFiltered, visibleFailing)
 	}
-	if shownText != "2 of 8 cases shown" {
+	// An error is told apart from a wrong answer, and an unscored case
+	// from both.
+	if errorStatus != "error: plugin" || unscoredStatus != "unscored" || erroredText != "1 errors (not judged)" ||
+		!strings.Contains(errorSummary, "error (plugin, not judged): verifier trapped") {
+		t.Errorf("error row %q, unscored row %q, header %q, error details %q", errorStatus, unscoredStatus, erroredText, errorSummary)
+	}
+	if shownText != "4 of 10 cases shown" {
 		t.Errorf("shown counter: %q", shownText)
 	}
 	if !strings.Contains(diffText, "-want a2") || !strings.Contains(diffText, "+got a2") {

@@ -24,7 +24,7 @@ h1{font-size:1.5em;margin-bottom:.2em}.meta{color:#555}.meta code{background:#f4
 .pass{color:#2e7d32;font-weight:600}.fail{color:#c62828;font-weight:600}
 .chart .label,.chart .value{font-size:12px;fill:#333}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #ddd;padding:.25em .5em;text-align:left}
-th{background:#fafafa;position:sticky;top:0}tr.failed td.status{color:#c62828}tr.passed td.status{color:#2e7d32}
+th{background:#fafafa;position:sticky;top:0}tr.failed td.status{color:#c62828}tr.passed td.status{color:#2e7d32}tr.error td.status,tr.error td.status a{color:#e65100}tr.unscored td.status{color:#757575}.inconclusive{color:#e65100;font-weight:600}
 #controls{margin:.5em 0}#filter{width:24em;padding:.3em}#shown{margin-left:1em;color:#555}tr.failed td.status a{color:#c62828}
 details.failure{border:1px solid #e0e0e0;border-radius:4px;margin:.5em 0;padding:.3em .6em}
 details.failure summary{cursor:pointer;font-family:monospace}
@@ -34,12 +34,12 @@ pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pr
 </style></head><body>
 <h1>{{.Run.Problem}}</h1>
 <p class="meta">run <code>{{.Run.RunID}}</code>{{if .Run.Status}} · {{.Run.Status}}{{end}} ·
-<span id="total">{{.Passed}}/{{.Cases}} cases passed ({{pct .Passed .Cases}})</span> ·
+<span id="total">{{.Passed}}/{{.Counted}} cases passed ({{pct .Passed .Counted}})</span>{{if .Errored}} · <span id="errored" class="inconclusive">{{.Errored}} errors (not judged)</span>{{end}}{{if .Unscored}} · <span id="unscored">{{.Unscored}} unscored</span>{{end}} ·
 <a id="manifest-link" href="{{.Run.ManifestLink}}">manifest</a>{{if .Engine}} · wasmeval {{.Engine}}{{end}}</p>
 {{with .DuplicateNote}}<p class="meta" id="duplicates">Note: {{.}}.</p>
 {{end}}<h2>Checkpoints</h2>
 <div id="chart-checkpoints">{{.CheckpointChart}}</div>
-<ul>{{range .Checkpoints}}<li>{{.Name}}: <span class="{{if .Passed}}pass{{else}}fail{{end}}">{{.Verdict}}</span> (policy {{.Policy}})</li>{{end}}</ul>
+<ul>{{range .Checkpoints}}<li>{{.Name}}: <span class="{{if .Passed}}pass{{else if eq (print .Verdict) "inconclusive"}}inconclusive{{else}}fail{{end}}">{{.VerdictLine}}</span> (policy {{.Policy}})</li>{{end}}</ul>
 {{range .Groups}}<h2>{{.Name}}: groups</h2>
 <div class="group-chart" data-checkpoint="{{.Name}}">{{.Chart}}</div>
 {{end}}
@@ -49,11 +49,11 @@ pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pr
 <table id="cases"><thead><tr><th>checkpoint</th><th>group</th><th>type</th><th>case</th><th>score</th><th>status</th><th>duration</th></tr></thead><tbody>
 `))
 
-var row = template.Must(template.New("row").Parse(`<tr class="{{if .Passed}}passed{{else}}failed{{end}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.ID}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if .Passed}}pass{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
+var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.ID}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
 `))
 
 var mid = template.Must(template.New("mid").Parse(`</tbody></table>
-<h2>Failing cases</h2>
+<h2>Failing and errored cases</h2>
 <div id="failures">
 `))
 

@@ -1,8 +1,9 @@
 // Package junit writes a run as JUnit XML, the format CI systems (GitLab,
 // Jenkins, GitHub test reporters) render as test results: one testsuite per
-// checkpoint, one testcase per case (classname checkpoint.group), failing
-// cases with their attribute diffs, cases that could not run or timed out
-// as errors.
+// checkpoint, one testcase per case (classname checkpoint.group), failed
+// cases (wrong answers, timeouts) as failures with their attribute diffs,
+// cases that ended in an error of the harness (adapter, plugin, loading) as
+// errors, and unscored cases as skipped.
 package junit
 
 import (
@@ -36,15 +37,24 @@ type testcase struct {
 	Time      string   `xml:"time,attr"`
 	Failure   *message `xml:"failure,omitempty"`
 	Error     *message `xml:"error,omitempty"`
+	Skipped   *message `xml:"skipped,omitempty"`
 	SystemErr string   `xml:"system-err,omitempty"`
 }
 
-type counts struct{ tests, failures, errors int }
+type counts struct{ tests, failures, errors, skipped int }
 
-// isError says whether a case failed to run rather than produced a wrong
-// answer: JUnit tells the two apart, and so should CI.
-func isError(r *result.CaseRecord) bool {
-	return r.Result.AdapterError || r.Result.TimedOut || r.Result.PluginError != ""
+// add counts a case of outcome o. JUnit tells a wrong answer (failure)
+// from a case the harness could not judge (error), and so should CI.
+func (c *counts) add(o result.Outcome) {
+	c.tests++
+	switch o {
+	case result.OutcomeFailed:
+		c.failures++
+	case result.OutcomeError:
+		c.errors++
+	case result.OutcomeUnscored:
+		c.skipped++
+	}
 }
 
 // Write streams the run in dir as JUnit XML. Suite headers carry counts,
@@ -76,17 +86,9 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 			sp.WriteString("\n") // the encoder starts a line before every element but the first
 			suites[r.Checkpoint] = s
 		}
-		s.tests++
-		total.tests++
-		switch {
-		case r.Passed:
-		case isError(r):
-			s.errors++
-			total.errors++
-		default:
-			s.failures++
-			total.failures++
-		}
+		o := result.OutcomeOf(r)
+		s.add(o)
+		total.add(o)
 		return s.enc.Encode(caseOf(run.Problem, r))
 	})
 	if err != nil {
@@ -98,7 +100,7 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 	enc.Indent("", "  ")
 	root := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
 		attr("name", run.Problem), attr("tests", fmt.Sprint(total.tests)), attr("failures", fmt.Sprint(total.failures)),
-		attr("errors", fmt.Sprint(total.errors)), attr("time", seconds(t.Duration))}}
+		attr("errors", fmt.Sprint(total.errors)), attr("skipped", fmt.Sprint(total.skipped)), attr("time", seconds(t.Duration))}}
 	if err := enc.EncodeToken(root); err != nil {
 		return fmt.Errorf("write JUnit report: %w", err)
 	}
@@ -110,7 +112,7 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 		}
 		start := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
 			attr("name", run.Problem+"."+sum.Name), attr("tests", fmt.Sprint(c.tests)), attr("failures", fmt.Sprint(c.failures)),
-			attr("errors", fmt.Sprint(c.errors)), attr("time", seconds(sum.Duration)),
+			attr("errors", fmt.Sprint(c.errors)), attr("skipped", fmt.Sprint(c.skipped)), attr("time", seconds(sum.Duration)),
 			attr("timestamp", sum.Timestamp.UTC().Format("2006-01-02T15:04:05"))}}
 		if err := enc.EncodeToken(start); err != nil {
 			return err
@@ -119,7 +121,8 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 			XMLName xml.Name   `xml:"properties"`
 			P       []property `xml:"property"`
 		}{P: []property{{"run_id", run.RunID}, {"manifest", run.ManifestLink}, {"pass_policy", string(sum.Policy)},
-			{"checkpoint_passed", fmt.Sprint(sum.Passed)}, {"complete", fmt.Sprint(sum.Complete)}}}
+			{"checkpoint_passed", fmt.Sprint(sum.Passed)}, {"verdict", string(sum.Verdict)}, {"error_policy", string(sum.ErrorPolicy)},
+			{"complete", fmt.Sprint(sum.Complete)}}}
 		if sum.DuplicatesIgnored > 0 {
 			props.P = append(props.P, property{"duplicate_records_ignored", fmt.Sprint(sum.DuplicatesIgnored)})
 		}
@@ -155,7 +158,12 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 
 func caseOf(problemName string, r *result.CaseRecord) testcase {
 	tc := testcase{Classname: problemName + "." + r.Checkpoint + "." + r.Group, Name: r.ID, Time: seconds(r.Duration)}
-	if r.Passed {
+	o := result.OutcomeOf(r)
+	switch o {
+	case result.OutcomePassed:
+		return tc
+	case result.OutcomeUnscored:
+		tc.Skipped = &message{Message: clean(firstLine("unscored: " + r.Unscored)), Type: "unscored"}
 		return tc
 	}
 	text := clean(report.FailureText(r, FailureTextLimit))
@@ -167,12 +175,18 @@ func caseOf(problemName string, r *result.CaseRecord) testcase {
 	}
 	msg := fmt.Sprintf("score %.2f; incorrect: %s", r.Score, strings.Join(wrong, ", "))
 	switch {
+	case o == result.OutcomeError:
+		why := r.Result.Error
+		if r.Result.PluginError != "" {
+			why = r.Result.PluginError
+		} else if r.Result.TimedOut {
+			why = "timed out (the problem counts timeouts as errors)"
+		}
+		tc.Error = &message{Message: clean(firstLine(why)), Type: string(result.ErrorKindOf(r)) + "_error", Text: text}
 	case r.Result.TimedOut:
-		tc.Error = &message{Message: "timed out", Type: "timeout", Text: text}
-	case r.Result.AdapterError:
-		tc.Error = &message{Message: clean(firstLine(r.Result.Error)), Type: "adapter_error", Text: text}
-	case r.Result.PluginError != "":
-		tc.Error = &message{Message: clean(firstLine(r.Result.PluginError)), Type: "plugin_error", Text: text}
+		tc.Failure = &message{Message: "timed out", Type: "timeout", Text: text}
+	case r.Result.OOMKilled:
+		tc.Failure = &message{Message: "killed at its memory limit", Type: "out_of_memory", Text: text}
 	default:
 		tc.Failure = &message{Message: clean(msg), Type: "incorrect", Text: text}
 	}

@@ -19,11 +19,16 @@ type xmlCase struct {
 	Name    string `xml:"name,attr"`
 	Failure *struct {
 		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
 		Text    string `xml:",chardata"`
 	} `xml:"failure"`
 	Error *struct {
-		Type string `xml:"type,attr"`
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr"`
 	} `xml:"error"`
+	Skipped *struct {
+		Message string `xml:"message,attr"`
+	} `xml:"skipped"`
 	SystemErr string `xml:"system-err"`
 }
 
@@ -31,6 +36,7 @@ type xmlSuites struct {
 	Tests    int `xml:"tests,attr"`
 	Failures int `xml:"failures,attr"`
 	Errors   int `xml:"errors,attr"`
+	Skipped  int `xml:"skipped,attr"`
 	Suites   []struct {
 		Name     string `xml:"name,attr"`
 		Tests    int    `xml:"tests,attr"`
@@ -59,7 +65,8 @@ func TestJUnitSuitesFromInterleavedJournal(t *testing.T) {
 		if mutate != nil {
 			mutate(r)
 		}
-		r.Score, r.Passed = result.Score(r.Attributes)
+		r.Score, _ = result.Score(r.Attributes)
+		result.Classification{}.Classify(r)
 		w.Append(r)
 	}
 	add("c1", "a", true, nil)
@@ -67,6 +74,8 @@ func TestJUnitSuitesFromInterleavedJournal(t *testing.T) {
 	add("c1", "c", false, func(r *result.CaseRecord) { r.Result.TimedOut = true; r.Result.Stderr = "bell\x07 here" })
 	add("c2", "d", true, nil)
 	add("c1", "e", false, nil)
+	add("c1", "f", false, func(r *result.CaseRecord) { r.Result.PluginError = "verifier trapped: unreachable\nat …" })
+	add("c2", "g", true, func(r *result.CaseRecord) { r.Unscored = "no reference answer" })
 	w.Close()
 	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "", "run-1")
 	if err != nil {
@@ -80,24 +89,32 @@ func TestJUnitSuitesFromInterleavedJournal(t *testing.T) {
 	if err := xml.Unmarshal(buf.Bytes(), &got); err != nil {
 		t.Fatalf("not XML: %v\n%s", err, buf.String())
 	}
-	if got.Tests != 5 || got.Failures != 2 || got.Errors != 1 || len(got.Suites) != 2 {
-		t.Fatalf("suites: %+v", got.Suites)
+	if got.Tests != 7 || got.Failures != 3 || got.Errors != 1 || got.Skipped != 1 || len(got.Suites) != 2 {
+		t.Fatalf("totals %d tests, %d failures, %d errors, %d skipped; suites: %+v", got.Tests, got.Failures, got.Errors, got.Skipped, got.Suites)
 	}
 	c1, c2 := got.Suites[0], got.Suites[1]
-	if c1.Name != "p.c1" || c1.Tests != 3 || c1.Failures != 1 || c1.Errors != 1 || len(c1.Cases) != 3 {
+	if c1.Name != "p.c1" || c1.Tests != 4 || c1.Failures != 2 || c1.Errors != 1 || len(c1.Cases) != 4 {
 		t.Errorf("c1 suite: %+v", c1)
 	}
-	if c2.Name != "p.c2" || c2.Tests != 2 || c2.Failures != 1 || c2.Errors != 0 || len(c2.Cases) != 2 {
+	if c2.Name != "p.c2" || c2.Tests != 3 || c2.Failures != 1 || c2.Errors != 0 || len(c2.Cases) != 3 {
 		t.Errorf("c2 suite: %+v", c2)
+	}
+	// A plugin fault is an error of the harness, not a wrong answer.
+	if c := c1.Cases[3]; c.Error == nil || c.Error.Type != "plugin_error" || c.Error.Message != "verifier trapped: unreachable" || c.Failure != nil {
+		t.Errorf("plugin-fault case: %+v", c)
+	}
+	if c := c2.Cases[2]; c.Skipped == nil || c.Skipped.Message != "unscored: no reference answer" || c.Failure != nil || c.Error != nil {
+		t.Errorf("unscored case: %+v", c)
 	}
 	var ids []string
 	for _, c := range c1.Cases {
 		ids = append(ids, c.Name)
 	}
-	if strings.Join(ids, ",") != "a,c,e" {
+	if strings.Join(ids, ",") != "a,c,e,f" {
 		t.Errorf("c1 cases: %v", ids)
 	}
-	if c := c1.Cases[1]; c.Error == nil || c.Error.Type != "timeout" || c.Failure != nil || !strings.Contains(c.SystemErr, "bell\uFFFD here") {
+	// A timeout is the submission's answer: a failure.
+	if c := c1.Cases[1]; c.Failure == nil || c.Failure.Type != "timeout" || c.Error != nil || !strings.Contains(c.SystemErr, "bell\uFFFD here") {
 		t.Errorf("timed-out case: %+v", c)
 	}
 	if c := c1.Cases[2]; c.Failure == nil || !strings.Contains(c.Failure.Message, "incorrect: output") || !strings.Contains(c.Failure.Text, "-x\n+y") {

@@ -26,12 +26,22 @@ type Row struct {
 	Duration       float64   `parquet:"duration"`
 	Score          float64   `parquet:"score"`
 	Passed         bool      `parquet:"passed"`
-	StatusCode     int32     `parquet:"status_code"`
-	TimedOut       bool      `parquet:"timed_out"`
-	AdapterError   bool      `parquet:"adapter_error"`
-	Signal         *string   `parquet:"signal,optional,dict"`
-	Error          *string   `parquet:"error,optional"`
-	PluginError    *string   `parquet:"plugin_error,optional"`
+	// Outcome is passed, failed, error or unscored; ErrorKind the part
+	// that failed on an error; Unscored why a verifier could not judge.
+	Outcome   string  `parquet:"outcome,dict"`
+	ErrorKind *string `parquet:"error_kind,optional,dict"`
+	Unscored  *string `parquet:"unscored,optional"`
+	// Epoch and Attempt say which pass over the cases and which try of
+	// the case within it the row is (1 and 1 without --epochs and
+	// retries).
+	Epoch        int32   `parquet:"epoch"`
+	Attempt      int32   `parquet:"attempt"`
+	StatusCode   int32   `parquet:"status_code"`
+	TimedOut     bool    `parquet:"timed_out"`
+	AdapterError bool    `parquet:"adapter_error"`
+	Signal       *string `parquet:"signal,optional,dict"`
+	Error        *string `parquet:"error,optional"`
+	PluginError  *string `parquet:"plugin_error,optional"`
 	// Case is the CaseInfo as JSON text.
 	Case       *string     `parquet:"case,optional"`
 	Attributes []Attribute `parquet:"attributes,list"`
@@ -59,10 +69,13 @@ func FromRecord(runID, submission string, r *result.CaseRecord) (Row, error) {
 		Group: r.Group, Type: string(r.GroupType), ID: r.ID, CaseIndex: int32(r.Index),
 		OrigCheckpoint: optional(r.OriginalCheckpoint), OrigGroup: optional(r.OriginalGroup),
 		Timestamp: r.StartedAt.UTC(), Duration: r.Duration, Score: r.Score, Passed: r.Passed,
+		Outcome: string(result.OutcomeOf(r)), Unscored: optional(r.Unscored),
+		Epoch: int32(max(r.Epoch, 1)), Attempt: int32(max(r.Attempt, 1)),
 		StatusCode: int32(r.Result.StatusCode), TimedOut: r.Result.TimedOut, AdapterError: r.Result.AdapterError,
 		Signal: optional(r.Result.Signal), Error: optional(r.Result.Error), PluginError: optional(r.Result.PluginError),
 		Attributes: make([]Attribute, 0, len(r.Attributes)),
 	}
+	row.ErrorKind = optional(string(result.ErrorKindOf(r)))
 	if r.Case != nil {
 		c, err := json.Marshal(r.Case)
 		if err != nil {
