@@ -520,7 +520,7 @@ func ValidateExpected(spec checkspec.CheckSpec, expected map[string]any) []strin
 		patternReported := false
 		for _, l := range path.Select(doc, jsonpath.Options{}) {
 			if !l.Found {
-				missing = append(missing, fmt.Sprintf("%s (%s)", l.Path, l.Reason))
+				missing = append(missing, l.Path+": not found in expected "+attr+" ("+l.Reason+")")
 			} else if spec.Kind == "regex" && !patternReported {
 				if msg := isPattern(l.Value); msg != "" {
 					bad("json_path: the expected %s at %s %s", attr, l.Path, msg)
@@ -533,7 +533,7 @@ func ValidateExpected(spec checkspec.CheckSpec, expected map[string]any) []strin
 			if len(missing) > 1 {
 				more = fmt.Sprintf(" and %d more", len(missing)-1)
 			}
-			bad("json_path: %s not found in expected %s%s; the check compares the output there with the expected %s at the same path (name another expected value with expected_from)", missing[0], attr, more, attr)
+			bad("json_path: %s%s; the check compares the %s there with the expected %s at the same path (name another expected value with expected_from)", missing[0], more, attr, attr)
 		}
 	}
 	return errs

@@ -223,9 +223,9 @@ func TestValidateExpectedForJSONPath(t *testing.T) {
 		{checkspec.CheckSpec{Kind: "regex", Attribute: "stderr", ExpectedFrom: "expected.stderr_pattern"}, ""},
 		{checkspec.CheckSpec{Kind: "regex", JSONPath: "$.missing", Pattern: "x"}, ""}, // the pattern is given: nothing to look up
 		{checkspec.CheckSpec{Kind: "json", JSONPath: "$.result.total"},
-			`json_path: $.result.total ($.result has no member "total") not found in expected output`},
+			`json_path: $.result.total: not found in expected output ($.result has no member "total")`},
 		{checkspec.CheckSpec{Kind: "json", JSONPath: "$.result.items[*].price"},
-			`json_path: $.result.items[1].price ($.result.items[1] has no member "price") not found in expected output`},
+			`json_path: $.result.items[1].price: not found in expected output ($.result.items[1] has no member "price")`},
 		{checkspec.CheckSpec{Kind: "regex", Attribute: "stderr", ExpectedFrom: "expected.stderr_regex"},
 			`expected_from: expected.stderr_regex: not found in the case's expected values (expected has no member "stderr_regex")`},
 		{checkspec.CheckSpec{Kind: "regex", ExpectedFrom: "expected.count"}, "expected_from: expected.count is a number, not a pattern (text)"},
