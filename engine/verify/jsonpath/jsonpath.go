@@ -79,9 +79,16 @@ func ParseRooted(s, root string) (Path, error) {
 	}
 	if !strings.HasPrefix(s, root) {
 		if s == "" {
-			return fail(0, "empty path (expected %s)", syntaxFor(root))
+			return fail(0, "empty path (a path is %s)", syntaxFor(root))
 		}
-		return fail(0, "a path starts with %s (expected %s)", root, syntaxFor(root))
+		hint := ""
+		switch {
+		case s[0] == '.' || s[0] == '[':
+			hint = fmt.Sprintf("; did you mean %s%s?", root, s)
+		case isNameByte(s[0]):
+			hint = fmt.Sprintf("; did you mean %s.%s?", root, s)
+		}
+		return fail(0, "a path starts with %s (a path is %s)%s", root, syntaxFor(root), hint)
 	}
 	if !utf8.ValidString(s) {
 		at := 0
@@ -100,7 +107,7 @@ func ParseRooted(s, root string) (Path, error) {
 		case '.':
 			i++
 			if i < len(s) && s[i] == '.' {
-				return fail(i-1, "recursive descent (..) is not supported (expected %s)", syntaxFor(root))
+				return fail(i-1, "recursive descent (..) is not supported (a path is %s)", syntaxFor(root))
 			}
 			if i < len(s) && s[i] == '*' {
 				p.segs = append(p.segs, Segment{Kind: Wildcard})
@@ -126,7 +133,7 @@ func ParseRooted(s, root string) (Path, error) {
 			p.segs = append(p.segs, seg)
 			i = next
 		default:
-			return fail(i, "unexpected %q (expected %s)", s[i], syntaxFor(root))
+			return fail(i, "unexpected %q (a path is %s)", s[i], syntaxFor(root))
 		}
 	}
 	return p, nil
@@ -190,9 +197,9 @@ func parseBracket(s string, open int) (Segment, int, error) {
 		}
 		seg = Segment{Kind: Index, Index: n}
 	case c == '?':
-		return fail(i, "filters ([?...]) are not supported (expected %s)", Syntax)
+		return fail(i, "filters ([?...]) are not supported (a path is %s)", Syntax)
 	case c == ':':
-		return fail(i, "slices ([a:b]) are not supported (expected %s)", Syntax)
+		return fail(i, "slices ([a:b]) are not supported (a path is %s)", Syntax)
 	default:
 		return fail(i, "unexpected %q in brackets (expected ['name'], [index] or [*])", c)
 	}
@@ -204,7 +211,7 @@ func parseBracket(s string, open int) (Segment, int, error) {
 	case ']':
 		return seg, i + 1, nil
 	case ':':
-		return fail(i, "slices ([a:b]) are not supported (expected %s)", Syntax)
+		return fail(i, "slices ([a:b]) are not supported (a path is %s)", Syntax)
 	case ',':
 		return fail(i, "unions ([a,b]) are not supported; use one check per value, or [*]")
 	}

@@ -45,7 +45,8 @@ func TestParse(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"", "empty path"},
-		{"a.b", "a path starts with $"},
+		{"a.b", "a path starts with $ (a path is $ followed by .name, ['name'], [index], [-index], [*] or .*); did you mean $.a.b?"},
+		{"['a']", "did you mean $['a']?"},
 		{"$.a..b", `"$.a..b" at character 4: recursive descent (..) is not supported`},
 		{"$..*", "recursive descent"},
 		{"$.", "a member name must follow the dot"},
@@ -74,7 +75,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%q: error %v, want it to contain %q", tc.in, err, tc.want)
 		}
 	}
-	if _, err := ParseRooted("output.a", "expected"); err == nil || !strings.Contains(err.Error(), "a path starts with expected") {
+	if _, err := ParseRooted("output.a", "expected"); err == nil || !strings.Contains(err.Error(), "a path starts with expected (a path is expected followed by .name, ['name'] or [index]); did you mean expected.output.a?") {
 		t.Errorf("rooted: %v", err)
 	}
 }
