@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmeval/wasmeval/engine/result"
 )
 
 // A problem cannot make wasmeval start a program of its choosing on the
@@ -42,11 +44,18 @@ func TestBrowserFlagChoosesTheBrowser(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-chromium")
 	r := wasmeval(t, "run", "../../examples/todo-web", "--submission", "../../examples/todo-web/submissions/reference",
 		"--out", out, "--browser", missing)
-	if r.code != 1 {
+	// A browser that cannot start is the harness's failure, not the
+	// submission's: every case is an error and the run inconclusive.
+	if r.code != 3 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	recs := readJournal(t, out)
 	if len(recs) == 0 || !strings.Contains(recs[0].Result.Error, missing) {
 		t.Fatalf("the cases do not report the chosen browser: %+v", recs)
+	}
+	for _, rec := range recs {
+		if rec.Outcome != result.OutcomeError || rec.ErrorKind != result.ErrorAdapter {
+			t.Errorf("%s: outcome %s/%s, want error/adapter", rec.ID, rec.Outcome, rec.ErrorKind)
+		}
 	}
 }

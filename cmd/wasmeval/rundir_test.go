@@ -260,7 +260,7 @@ func TestCorruptJournalLineIsSalvaged(t *testing.T) {
 		t.Fatalf("report of a corrupt journal: exit %d\n%s", r.code, r.stderr)
 	}
 	r = wasmeval(t, "report", out, "--salvage")
-	if r.code != 0 || !strings.Contains(r.stderr, jpath+":2: corrupt journal line") || !strings.Contains(r.stdout, "(interrupted)") || !strings.Contains(r.stdout, "FAIL (incomplete)") {
+	if r.code != 0 || !strings.Contains(r.stderr, jpath+":2: corrupt journal line") || !strings.Contains(r.stdout, "(interrupted)") || !strings.Contains(r.stdout, "INCOMPLETE") {
 		t.Fatalf("report --salvage: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	if aside, _ := os.ReadFile(filepath.Join(out, journal.SetAsideName)); string(aside) != bad {

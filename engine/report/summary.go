@@ -237,13 +237,14 @@ func (b *Builder) Add(r *result.CaseRecord) {
 	s.Duration += r.Duration
 }
 
-// GroupError records that a group stopped early.
+// GroupError records that a group could not run to its end (its workspace
+// could not be prepared, its loader failed): its checkpoint is then
+// inconclusive, unless the run was also interrupted (Incomplete).
 func (b *Builder) GroupError(checkpoint, group, msg string) {
 	if s, ok := b.cps[checkpoint]; ok {
 		if g := s.GroupOutcomes[group]; g != nil {
 			g.Error = msg
 		}
-		s.Complete = false
 	}
 }
 
@@ -286,13 +287,13 @@ func (s *CheckpointSummary) decide(policy result.Policy, errs result.ErrorPolicy
 	s.Policy, s.ErrorPolicy = policy, errs
 	counts := result.Counts{Passed: s.PassCounts, Errors: s.ErrorCounts, Total: s.TotalCounts}
 	switch {
+	case !s.Complete:
+		s.Verdict = result.VerdictIncomplete
 	case s.groupFailed():
 		s.Verdict = result.VerdictInconclusive
 		if errs == result.ErrorsFail {
 			s.Verdict = result.VerdictFailed
 		}
-	case !s.Complete:
-		s.Verdict = result.VerdictIncomplete
 	default:
 		s.Verdict = policy.Decide(counts, errs)
 	}

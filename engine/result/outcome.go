@@ -73,17 +73,10 @@ func (c Classification) Classify(r *CaseRecord) {
 }
 
 func (c Classification) outcome(r *CaseRecord) (Outcome, ErrorKind) {
-	x := &r.Result
-	switch {
-	case x.AdapterError && r.Case == nil:
-		return OutcomeError, ErrorLoad
-	case x.AdapterError:
-		return OutcomeError, ErrorAdapter
-	case x.PluginError != "":
-		return OutcomeError, ErrorPlugin
-	case x.TimedOut && c.TimeoutIsError:
-		return OutcomeError, ErrorTimeout
-	case x.TimedOut:
+	if o, kind := c.harness(r); o != "" {
+		return o, kind
+	}
+	if r.Result.TimedOut {
 		return OutcomeFailed, ""
 	}
 	if r.Unscored != "" {
@@ -95,19 +88,39 @@ func (c Classification) outcome(r *CaseRecord) (Outcome, ErrorKind) {
 	return OutcomeFailed, ""
 }
 
+// harness is the error outcome of a case the harness could not judge, ""
+// when it could.
+func (c Classification) harness(r *CaseRecord) (Outcome, ErrorKind) {
+	x := &r.Result
+	switch {
+	case x.AdapterError && r.Case == nil:
+		return OutcomeError, ErrorLoad
+	case x.AdapterError:
+		return OutcomeError, ErrorAdapter
+	case x.PluginError != "":
+		return OutcomeError, ErrorPlugin
+	case x.TimedOut && c.TimeoutIsError:
+		return OutcomeError, ErrorTimeout
+	}
+	return "", ""
+}
+
 // OutcomeOf is the record's outcome. Records written before outcomes were
-// recorded carry none; theirs is derived from what they do carry, by the
-// rule Classify applies with a problem's defaults.
+// recorded carry none; theirs is derived from what they do carry — an
+// error from the execution's flags, as Classify decides one, and otherwise
+// the verdict they recorded (passed), never from their attributes, which a
+// reader may not have decoded.
 func OutcomeOf(r *CaseRecord) Outcome {
 	if r.Outcome != "" {
 		return r.Outcome
 	}
-	o, _ := Classification{}.outcome(r)
-	if o == OutcomePassed && !r.Passed {
-		// Recorded as failed for a reason this version does not see.
-		o = OutcomeFailed
+	if o, _ := (Classification{}).harness(r); o != "" {
+		return o
 	}
-	return o
+	if r.Passed {
+		return OutcomePassed
+	}
+	return OutcomeFailed
 }
 
 // ErrorKindOf is the kind of an errored record; records that predate
@@ -116,7 +129,7 @@ func ErrorKindOf(r *CaseRecord) ErrorKind {
 	if r.ErrorKind != "" || OutcomeOf(r) != OutcomeError {
 		return r.ErrorKind
 	}
-	_, kind := Classification{}.outcome(r)
+	_, kind := Classification{}.harness(r)
 	return kind
 }
 

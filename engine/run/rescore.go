@@ -356,6 +356,14 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 		mu.Unlock()
 		to.Progress.GroupError(j.cp.Name, j.group.Name, msg)
 	}
+	// notRun: cases the rescored run never ran leave their checkpoint
+	// incomplete, as the run itself was.
+	notRun := func(j *groupJob, msg string) {
+		groupErr(j, msg)
+		mu.Lock()
+		builder.Incomplete(j.cp.Name)
+		mu.Unlock()
+	}
 	var jobs []*groupJob
 	for _, cp := range cps {
 		for i, g := range cp.Groups {
@@ -373,7 +381,7 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 			defer wg.Done()
 			for j := range work {
 				g := &groupRescorer{opts: opts, progress: to.Progress, job: j, plugins: plugins, env: env, recorded: idx.reader(rd, j.cp.Name, j.group.Name),
-					artifacts: artifacts, record: record, groupErr: groupErr}
+					artifacts: artifacts, record: record, groupErr: groupErr, notRunErr: notRun}
 				err := g.run(ctx)
 				if err != nil && ctx.Err() == nil {
 					groupErr(j, err.Error())
@@ -475,6 +483,7 @@ type groupRescorer struct {
 	artifacts string
 	record    func(recs, was []*result.CaseRecord) error
 	groupErr  func(j *groupJob, msg string)
+	notRunErr func(j *groupJob, msg string)
 
 	keepHistory bool
 	batch       []rescoreItem
@@ -582,7 +591,7 @@ func (r *groupRescorer) noteNotRun() {
 	if r.keepHistory {
 		msg += "; its loader makes later cases from earlier results, so the group stops at the first of them"
 	}
-	r.groupErr(r.job, msg)
+	r.notRunErr(r.job, msg)
 }
 
 // unloadableCase handles a case the problem's loader cannot produce now.
