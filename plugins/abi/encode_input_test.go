@@ -60,6 +60,12 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 	sameAsEncodingJSON(t, full)
 	sameAsEncodingJSON(t, VerifyInput{})
 	sameAsEncodingJSON(t, VerifyInput{Config: map[string]any{}, Case: Case{Arguments: []string{}, Env: map[string]string{}}, Expected: map[string]any{}})
+	// An expected output that is the actual one's text is copied from it.
+	same := fullVerifyInput()
+	same.Actual.Output = "{\"a\":\"<\u2028>\"}\n\xff"
+	same.Expected["output"] = same.Actual.Output
+	same.Expected["status_code"] = 0
+	sameAsEncodingJSON(t, same)
 	// A value encoding/json refuses is refused alike.
 	bad := fullVerifyInput()
 	bad.Config["x"] = func() {}
@@ -76,6 +82,8 @@ func FuzzAppendJSON(f *testing.F) {
 		in.Actual.Files[file] = []byte(output)
 		in.Config[key] = num
 		in.Expected[output] = []any{key, num}
+		sameAsEncodingJSON(t, in)
+		in.Expected["output"] = output
 		sameAsEncodingJSON(t, in)
 	})
 }
