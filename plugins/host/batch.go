@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
@@ -38,12 +42,12 @@ func (p *Plugin) Batches(export string) bool { return slices.Contains(p.describe
 // error per call, in order; an error is that call's fault only. The
 // outputs are what Verify would have returned for each call alone.
 func (p *Plugin) VerifyBatch(ctx context.Context, ins []abi.VerifyInput, opts CallOptions) ([]abi.VerifyOutput, []error) {
-	return batchOf(ctx, p, abi.KindVerifier, ins, opts, verifyInput, p.Verify, p.checkVerdict)
+	return batchOf(ctx, p, abi.KindVerifier, ins, opts, verifyInput, p.Verify, scanVerifyOutputAt, p.checkVerdict)
 }
 
 // EvaluateBatch is VerifyBatch for evaluator functions.
 func (p *Plugin) EvaluateBatch(ctx context.Context, ins []abi.EvaluateInput, opts CallOptions) ([]abi.EvaluateOutput, []error) {
-	return batchOf(ctx, p, abi.KindEvaluator, ins, opts, evaluateInput, p.Evaluate, nil)
+	return batchOf(ctx, p, abi.KindEvaluator, ins, opts, evaluateInput, p.Evaluate, nil, nil)
 }
 
 // TestBatch is VerifyBatch for test functions: many agent runs, one
@@ -53,15 +57,19 @@ func (p *Plugin) TestBatch(ctx context.Context, ins []abi.TestInput, opts CallOp
 		return p.Test(ctx, in.Result, in.Config, opts)
 	}
 	prep := func(in abi.TestInput) abi.TestInput { return testInput(in.Result, in.Config) }
-	return batchOf(ctx, p, abi.KindTest, ins, opts, prep, single, nil)
+	return batchOf(ctx, p, abi.KindTest, ins, opts, prep, single, nil, nil)
 }
 
 // batchOf makes the calls ins of kind's export: through its batch form
 // when the plugin has one and there is more than one call, else one at a
 // time with single. prep makes a call's envelope as the single call
-// would; check, when set, holds each output to the single call's limits.
+// would. scan, when set, decodes an output straight from the batch
+// output's text (it gives for an output what checkEnvelope gives, or
+// ok=false to leave it to checkEnvelope); check, when set, holds each
+// output to the single call's limits.
 func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In, opts CallOptions,
-	prep func(In) In, single func(context.Context, In, CallOptions) (Out, error), check func(*Out) error) ([]Out, []error) {
+	prep func(In) In, single func(context.Context, In, CallOptions) (Out, error),
+	scan func(s string, at int) (Out, int, bool), check func(*Out) error) ([]Out, []error) {
 	outs := make([]Out, len(ins))
 	errs := make([]error, len(ins))
 	one := func(i int) { outs[i], errs[i] = single(ctx, ins[i], opts) }
@@ -72,43 +80,129 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 		}
 		return outs, errs
 	}
+	buf := getBuffer()
+	var inputs [][]byte
+	inputs, buf = encodeEnvelopes(buf, ins, prep, export, errs)
+	defer putBuffer(buf)
+	_, schema := EnvelopeSchemas(export)
+	sink := batchSink{
+		accept: func(i int, out string, decoded bool) error {
+			if !decoded {
+				// A copy: what checkEnvelopeText decodes may keep parts of
+				// its text, and out is part of the whole batch's output.
+				if err := checkEnvelopeText(p.Label(), export+abi.BatchSuffix, schema, strings.Clone(out), &outs[i]); err != nil {
+					return err
+				}
+			}
+			if check != nil {
+				return check(&outs[i])
+			}
+			return nil
+		},
+		drop:   func(i int) { var zero Out; outs[i] = zero },
+		single: one,
+	}
+	if scan != nil {
+		sink.decode = func(i int, s string, at int) (int, bool) {
+			out, end, ok := scan(s, at)
+			if ok {
+				outs[i] = out
+			}
+			return end, ok
+		}
+	}
+	p.batch(ctx, export, inputs, errs, opts, sink)
+	return outs, errs
+}
+
+// encodeEnvelopes encodes each call's envelope (as prep makes it) into
+// buf, one after the other, so a batch's inputs cost no allocation per
+// call; nil where encoding failed, with errs[i] saying why. It returns the
+// envelopes, which are parts of the buffer returned with them.
+func encodeEnvelopes[In any](buf []byte, ins []In, prep func(In) In, export string, errs []error) ([][]byte, []byte) {
 	inputs := make([][]byte, len(ins))
+	ends := make([]int, len(ins))
 	for i := range ins {
-		data, err := encodeEnvelope(prep(ins[i]))
+		start := len(buf)
+		var err error
+		if a, ok := any(prep(ins[i])).(interface{ AppendJSON([]byte) ([]byte, error) }); ok {
+			buf, err = a.AppendJSON(buf)
+		} else {
+			var data []byte
+			if data, err = encodeEnvelope(prep(ins[i])); err == nil {
+				buf = append(buf, data...)
+			}
+		}
 		if err != nil {
+			buf = buf[:start]
 			errs[i] = fmt.Errorf("encode %s input: %w", export, err)
+			ends[i] = -1
 			continue
 		}
-		inputs[i] = data
+		ends[i] = len(buf)
+		if i == 0 && len(ins) > 1 && cap(buf) < len(buf)*len(ins) {
+			// The calls of a batch are mostly alike: room for all of
+			// them, give or take, at once.
+			buf = append(make([]byte, 0, len(buf)*len(ins)*9/8), buf...)
+		}
 	}
-	_, schema := EnvelopeSchemas(export)
-	p.batch(ctx, export, inputs, errs, opts, func(i int, out []byte) error {
-		if err := checkEnvelope(p.Label(), export+abi.BatchSuffix, schema, out, &outs[i]); err != nil {
-			return err
+	start := 0
+	for i, end := range ends {
+		if end < 0 {
+			continue
 		}
-		if check != nil {
-			return check(&outs[i])
-		}
-		return nil
-	}, one)
-	return outs, errs
+		inputs[i] = buf[start:end:end]
+		start = end
+	}
+	return inputs, buf
+}
+
+// batchBuffers keeps the buffers batches encode their inputs into: a
+// batch's are up to MaxBatchBytes, which a new buffer would have to clear
+// before use every time.
+var batchBuffers sync.Pool
+
+func getBuffer() []byte {
+	if b, ok := batchBuffers.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+// putBuffer gives a buffer back once nothing refers to its bytes.
+func putBuffer(b []byte) {
+	if cap(b) > 0 && cap(b) <= 2*MaxBatchBytes {
+		batchBuffers.Put(&b)
+	}
+}
+
+// batchSink is what a batch does with its results. decode, when set,
+// decodes call i's output straight from the batch output's text, the
+// object at s[at], and says where it ends (ok=false leaves the output to
+// accept); accept takes call i's output text (already decoded when
+// decoded is set); drop forgets whatever decode made for call i when the
+// result turns out not to be its answer; single makes call i alone, for
+// the calls of a batch that faulted as a whole.
+type batchSink struct {
+	decode func(i int, s string, at int) (end int, ok bool)
+	accept func(i int, out string, decoded bool) error
+	drop   func(i int)
+	single func(i int)
 }
 
 // batch sends inputs (encoded single-call envelopes; nil where encoding
 // failed and errs already says why) to export's batch form in chunks
-// within the batch limits. accept takes call i's output; single makes call
-// i alone, for the calls of a batch that faulted as a whole.
-func (p *Plugin) batch(ctx context.Context, export string, inputs [][]byte, errs []error, opts CallOptions,
-	accept func(i int, out []byte) error, single func(i int)) {
+// within the batch limits.
+func (p *Plugin) batch(ctx context.Context, export string, inputs [][]byte, errs []error, opts CallOptions, sink batchSink) {
 	var chunk []int
 	size := 0
 	flush := func() {
 		switch len(chunk) {
 		case 0:
 		case 1:
-			single(chunk[0])
+			sink.single(chunk[0])
 		default:
-			p.batchChunk(ctx, export, inputs, chunk, errs, opts, accept, single)
+			p.batchChunk(ctx, export, inputs, chunk, errs, opts, sink)
 		}
 		chunk, size = chunk[:0], 0
 	}
@@ -127,25 +221,38 @@ func (p *Plugin) batch(ctx context.Context, export string, inputs [][]byte, errs
 
 // batchChunk makes one batch call of the calls in chunk (indices into
 // inputs and errs).
-func (p *Plugin) batchChunk(ctx context.Context, export string, inputs [][]byte, chunk []int, errs []error, opts CallOptions,
-	accept func(i int, out []byte) error, single func(i int)) {
+func (p *Plugin) batchChunk(ctx context.Context, export string, inputs [][]byte, chunk []int, errs []error, opts CallOptions, sink batchSink) {
 	batchExport := export + abi.BatchSuffix
-	var buf bytes.Buffer
-	buf.WriteString(`{"abi_version":`)
-	fmt.Fprint(&buf, abi.Version)
-	buf.WriteString(`,"calls":[`)
+	size := len(`{"abi_version":,"calls":[]}`) + 20
+	for _, i := range chunk {
+		size += len(inputs[i]) + 1
+	}
+	buf := slices.Grow(getBuffer(), size)
+	defer putBuffer(buf)
+	buf = append(buf, `{"abi_version":`...)
+	buf = strconv.AppendInt(buf, abi.Version, 10)
+	buf = append(buf, `,"calls":[`...)
 	for n, i := range chunk {
 		if n > 0 {
-			buf.WriteByte(',')
+			buf = append(buf, ',')
 		}
-		buf.Write(inputs[i])
+		buf = append(buf, inputs[i]...)
 	}
-	buf.WriteString("]}")
+	buf = append(buf, "]}"...)
 	opts.calls = len(chunk)
-	raw, err := p.Call(ctx, batchExport, buf.Bytes(), opts)
-	var results []abi.BatchResult
+	raw, err := p.Call(ctx, batchExport, buf, opts)
+	var results []batchResult
 	if err == nil {
-		results, err = p.batchResults(batchExport, raw)
+		var decode func(n int, s string, at int) (int, bool)
+		if sink.decode != nil {
+			decode = func(n int, s string, at int) (int, bool) {
+				if n >= len(chunk) {
+					return at, false // a result too many: ignored below
+				}
+				return sink.decode(chunk[n], s, at)
+			}
+		}
+		results, err = p.batchResults(batchExport, raw, decode)
 	}
 	if err == nil {
 		p.batches.Add(1)
@@ -161,7 +268,7 @@ func (p *Plugin) batchChunk(ctx context.Context, export string, inputs [][]byte,
 		// lands on the case that causes it (and the others get verdicts).
 		p.logf("warn", "%s faulted on a batch of %d calls (%v); making them one at a time", batchExport, len(chunk), err)
 		for _, i := range chunk {
-			single(i)
+			sink.single(i)
 		}
 		return
 	}
@@ -173,20 +280,29 @@ func (p *Plugin) batchChunk(ctx context.Context, export string, inputs [][]byte,
 		case n >= len(results):
 			errs[i] = &Error{Plugin: p.Label(), Export: batchExport, Fault: FaultEnvelope,
 				Detail: fmt.Sprintf("returned %d results for %d calls: call %d%s has none", len(results), len(chunk), n, caseOf(inputs[i]))}
-		case results[n].Call != n:
+		case results[n].call != n:
+			sink.drop(i)
 			errs[i] = &Error{Plugin: p.Label(), Export: batchExport, Fault: FaultEnvelope,
-				Detail: fmt.Sprintf("result %d answers call %d, not call %d%s: results must come in the calls' order", n, results[n].Call, n, caseOf(inputs[i]))}
-		case results[n].Error != "":
-			errs[i] = &Error{Plugin: p.Label(), Export: batchExport, Fault: FaultFailed, Detail: results[n].Error}
+				Detail: fmt.Sprintf("result %d answers call %d, not call %d%s: results must come in the calls' order", n, results[n].call, n, caseOf(inputs[i]))}
+		case results[n].err != "":
+			sink.drop(i)
+			errs[i] = &Error{Plugin: p.Label(), Export: batchExport, Fault: FaultFailed, Detail: strings.Clone(results[n].err)}
 		default:
-			errs[i] = accept(i, results[n].Output)
+			errs[i] = sink.accept(i, results[n].output, results[n].decoded)
 		}
 	}
 }
 
 // batchResults decodes a batch output: an object whose results are each a
-// call index with an output object or an error message.
-func (p *Plugin) batchResults(export string, raw []byte) ([]abi.BatchResult, error) {
+// call index with an output object or an error message. decode, when
+// set, may decode result n's output as it is read (scanBatchOutput).
+// raw is not changed afterwards: outputs are kept as its text.
+func (p *Plugin) batchResults(export string, raw []byte, decode func(n int, s string, at int) (int, bool)) ([]batchResult, error) {
+	if len(raw) > 0 {
+		if results, ok := scanBatchOutput(unsafe.String(&raw[0], len(raw)), decode); ok {
+			return results, nil
+		}
+	}
 	var out struct {
 		Results *[]abi.BatchResult `json:"results"`
 	}
@@ -199,6 +315,7 @@ func (p *Plugin) batchResults(export string, raw []byte) ([]abi.BatchResult, err
 	if out.Results == nil {
 		return nil, fault("a batch output needs results, a list with one result per call")
 	}
+	results := make([]batchResult, len(*out.Results))
 	for n, r := range *out.Results {
 		hasOutput := len(r.Output) > 0 && !bytes.Equal(r.Output, []byte("null"))
 		if hasOutput == (r.Error != "") {
@@ -207,8 +324,12 @@ func (p *Plugin) batchResults(export string, raw []byte) ([]abi.BatchResult, err
 			return nil, fault(fmt.Sprintf("result %d has %s: each result has either an output or an error", n,
 				map[bool]string{true: "both an output and an error", false: "neither an output nor an error"}[hasOutput]))
 		}
+		results[n] = batchResult{call: r.Call, err: r.Error}
+		if hasOutput {
+			results[n].output = string(r.Output)
+		}
 	}
-	return *out.Results, nil
+	return results, nil
 }
 
 // caseOf names the case a call's envelope is about, for messages: " (case

@@ -512,15 +512,20 @@ func (p *Plugin) close() {
 // checkEnvelope parses out into v after validating it against the ABI
 // schema named schema.
 func checkEnvelope(plugin, export, schema string, out []byte, v any) error {
+	return checkEnvelopeText(plugin, export, schema, string(out), v)
+}
+
+// checkEnvelopeText is checkEnvelope on the output's text.
+func checkEnvelopeText(plugin, export, schema string, out string, v any) error {
 	if vo, ok := v.(*abi.VerifyOutput); ok {
-		if fast, ok := scanVerifyOutput(out); ok {
+		if fast, ok := scanVerifyOutputText(out); ok {
 			*vo = fast
 			return nil
 		}
 	}
-	doc, err := jsonvalue.ParseShared(string(out))
+	doc, err := jsonvalue.ParseShared(out)
 	if err != nil {
-		return &Error{Plugin: plugin, Export: export, Fault: FaultInvalidJSON, Detail: fmt.Sprintf("%v (output starts %q)", err, head(out))}
+		return &Error{Plugin: plugin, Export: export, Fault: FaultInvalidJSON, Detail: fmt.Sprintf("%v (output starts %q)", err, head([]byte(out)))}
 	}
 	if err := abischema.Validate(schema, doc); err != nil {
 		return &Error{Plugin: plugin, Export: export, Fault: FaultEnvelope, Detail: err.Error()}
@@ -531,7 +536,7 @@ func checkEnvelope(plugin, export, schema string, out []byte, v any) error {
 		*vo = verifyOutputOf(doc)
 		return nil
 	}
-	if err := json.Unmarshal(out, v); err != nil {
+	if err := json.Unmarshal([]byte(out), v); err != nil {
 		return &Error{Plugin: plugin, Export: export, Fault: FaultEnvelope, Detail: err.Error()}
 	}
 	return nil

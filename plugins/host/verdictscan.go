@@ -29,7 +29,28 @@ import (
 // that does not fit a float64 — it reports ok=false and the caller takes
 // the full path, which also words the fault.
 func scanVerifyOutput(out []byte) (abi.VerifyOutput, bool) {
-	sc := verdictScanner{s: string(out)}
+	return scanVerifyOutputText(string(out))
+}
+
+// scanVerifyOutputText is scanVerifyOutput on the output's text.
+func scanVerifyOutputText(s string) (abi.VerifyOutput, bool) {
+	vo, end, ok := scanVerifyOutputIn(&verdictScanner{s: s, i: jsonvalue.SkipSpace(s, 0)})
+	if !ok || jsonvalue.SkipSpace(s, end) != len(s) {
+		return abi.VerifyOutput{}, false
+	}
+	return vo, true
+}
+
+// scanVerifyOutputAt decodes the verify output whose object starts at
+// s[at] (a batch output holds many) and returns the index just past its
+// closing brace. What it gives for the object's text is what
+// scanVerifyOutput gives for that text alone; the verdict keeps no part
+// of s, which holds the other calls' outputs too.
+func scanVerifyOutputAt(s string, at int) (abi.VerifyOutput, int, bool) {
+	return scanVerifyOutputIn(&verdictScanner{s: s, i: at, detach: true})
+}
+
+func scanVerifyOutputIn(sc *verdictScanner) (abi.VerifyOutput, int, bool) {
 	var vo abi.VerifyOutput
 	var haveAttrs, haveError bool
 	ok := sc.object(func(key string) bool {
@@ -55,20 +76,20 @@ func scanVerifyOutput(out []byte) (abi.VerifyOutput, bool) {
 			haveError = true
 			var ok bool
 			vo.Error, ok = sc.str()
+			vo.Error = sc.keep(vo.Error)
 			return ok
 		default:
 			_, ok := sc.raw()
 			return ok
 		}
 	})
-	sc.space()
-	if !ok || sc.i != len(sc.s) || !(haveAttrs || haveError) {
-		return abi.VerifyOutput{}, false
+	if !ok || !(haveAttrs || haveError) {
+		return abi.VerifyOutput{}, sc.i, false
 	}
 	if !haveAttrs {
 		vo.Attributes = []abi.Attribute{}
 	}
-	return vo, true
+	return vo, sc.i, true
 }
 
 // attribute decodes one attribute verdict.
@@ -95,6 +116,7 @@ func (sc *verdictScanner) attribute() (abi.Attribute, bool) {
 		case "attribute":
 			var ok bool
 			a.Attribute, ok = sc.str()
+			a.Attribute = sc.keep(a.Attribute)
 			return once(name) && ok && a.Attribute != ""
 		case "actual":
 			v, ok := sc.raw()
@@ -113,7 +135,7 @@ func (sc *verdictScanner) attribute() (abi.Attribute, bool) {
 			if !once(diff) || !ok {
 				return false
 			}
-			a.Diff, ok = diffOfText(v)
+			a.Diff, ok = diffOfText(sc.keep(v))
 			return ok
 		case "is_correct":
 			switch {
@@ -189,6 +211,17 @@ type verdictScanner struct {
 	// shares it.
 	last    string
 	lastRaw json.RawMessage
+	// detach says the verdict must not keep parts of s (kept strings are
+	// copied).
+	detach bool
+}
+
+// keep is a string of s to keep in the verdict.
+func (sc *verdictScanner) keep(v string) string {
+	if sc.detach {
+		return strings.Clone(v)
+	}
+	return v
 }
 
 func (sc *verdictScanner) space() {
@@ -270,7 +303,7 @@ func (sc *verdictScanner) value(v string) any {
 		return sc.lastRaw
 	case '"':
 		if !strings.Contains(v, `\`) {
-			return v[1 : len(v)-1] // JSONValueEnd checked its UTF-8
+			return sc.keep(v[1 : len(v)-1]) // JSONValueEnd checked its UTF-8
 		}
 	case 't':
 		return true
@@ -279,7 +312,7 @@ func (sc *verdictScanner) value(v string) any {
 	case 'n':
 		return nil
 	default:
-		return json.Number(v)
+		return json.Number(sc.keep(v))
 	}
 	decoded, _ := jsonvalue.Parse(v)
 	return decoded
