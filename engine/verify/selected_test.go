@@ -243,3 +243,30 @@ func TestValidateExpectedForJSONPath(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// FuzzJSONPathChecks runs the three kinds with any path over any output and
+// expected document: a verdict, never a panic, and an incorrect verdict
+// always says why.
+func FuzzJSONPathChecks(f *testing.F) {
+	f.Add("$.a", `{"a": 1}`, `{"a": 1}`)
+	f.Add("$.items[*].p", `{"items": [{"p": 1}, {"q": 2}]}`, `{"items": [{"p": 1}]}`)
+	f.Add("$['x y'][-1]", `{"x y": []}`, `{"x y": [1]}`)
+	f.Add("$[*][*]", `[[1], {"a": "b"}, 3]`, `not json`)
+	f.Add("$..a", `{`, `{}`)
+	f.Fuzz(func(t *testing.T, path, output, want string) {
+		expected := map[string]any{"output": want, "v": want}
+		for _, spec := range []checkspec.CheckSpec{
+			{Kind: "json", JSONPath: path},
+			{Kind: "text", JSONPath: path},
+			{Kind: "regex", JSONPath: path},
+			{Kind: "regex", JSONPath: path, Pattern: "."},
+			{Kind: "json", JSONPath: path, ExpectedFrom: "expected.v", UnorderedLists: true},
+		} {
+			res := Run(spec, Actual{Output: output}, expected, Env{})
+			if !res.IsCorrect && (res.Diff == nil || res.Diff.Summary == "") {
+				t.Fatalf("%+v: incorrect without a reason", spec)
+			}
+			_ = ValidateExpected(spec, expected)
+		}
+	})
+}
