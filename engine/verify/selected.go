@@ -39,7 +39,7 @@ func ParseExpectedFrom(s string) (jsonpath.Path, error) {
 	segs := p.Segments()
 	switch {
 	case len(segs) == 0:
-		return p, fmt.Errorf("%q names no expected value (expected e.g. expected.stderr_pattern or expected.output.error)", s)
+		return p, fmt.Errorf("%q names no expected value (write e.g. expected.stderr_pattern or expected.output.error)", s)
 	case segs[0].Kind != jsonpath.Member:
 		return p, fmt.Errorf("%q: expected values are named by key (expected.<key> or expected['<key>']), not by index", s)
 	case p.HasWildcard():
@@ -51,10 +51,10 @@ func ParseExpectedFrom(s string) (jsonpath.Path, error) {
 // parseExpectedText reads expected text stepped into by a path as JSON.
 func parseExpectedText(s string) (any, error) { return ParseJSON(s) }
 
-// LookupExpectedFrom looks up the value expected_from names in a case's expected
-// values. Text that the path goes on into (an expected file's content, a
-// document written as text) is read as JSON. When nothing is there, why
-// says what is missing.
+// LookupExpectedFrom looks up the value expected_from names in a case's
+// expected values. Text that the path goes on into (an expected file's
+// content, a document written as text) is read as JSON. When nothing is
+// there, why says what is missing.
 func LookupExpectedFrom(ref string, expected map[string]any) (value any, why string, ok bool) {
 	p, err := ParseExpectedFrom(ref)
 	if err != nil {
