@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/vbauerster/mpb/v8"
@@ -68,15 +69,33 @@ func (p *lineProgress) GroupStarted(cp, g string, total int) {
 
 func (p *lineProgress) CaseFinished(r *result.CaseRecord) {
 	status := "PASS"
-	switch {
-	case r.Result.AdapterError:
+	switch o := result.OutcomeOf(r); {
+	case o == result.OutcomeError:
 		status = "ERROR"
+	case o == result.OutcomeUnscored:
+		status = "UNSCORED"
 	case r.Result.TimedOut:
 		status = "TIMEOUT"
-	case !r.Passed:
+	case o == result.OutcomeFailed:
 		status = "FAIL"
 	}
-	p.printf("%-7s %s/%s/%s  score=%.2f  %.2fs\n", status, r.Checkpoint, r.Group, r.ID, r.Score, r.Duration)
+	attempt := ""
+	if r.Attempt > 1 {
+		attempt = fmt.Sprintf("  attempt %d", r.Attempt)
+	}
+	p.printf("%-7s %s/%s/%s  score=%.2f  %.2fs%s\n", status, r.Checkpoint, r.Group, r.ID, r.Score, r.Duration, attempt)
+}
+
+// CaseRetried implements run.RetryProgress.
+func (p *lineProgress) CaseRetried(r *result.CaseRecord) {
+	why := r.Result.Error
+	if r.Result.PluginError != "" {
+		why = r.Result.PluginError
+	}
+	if i := strings.IndexByte(why, '\n'); i >= 0 {
+		why = why[:i]
+	}
+	p.printf("RETRY   %s/%s/%s  attempt %d was an error (%s): %s\n", r.Checkpoint, r.Group, r.ID, max(r.Attempt, 1), result.ErrorKindOf(r), why)
 }
 
 func (p *lineProgress) GroupFinished(string, string) {}
@@ -93,13 +112,16 @@ type barProgress struct {
 	p      *mpb.Progress
 	bars   map[string]*mpb.Bar
 	failed map[string]int
+	// errored counts cases that ended in an error.
+	errored map[string]int
 }
 
 func newBarProgress(w io.Writer) *barProgress {
 	return &barProgress{
-		p:      mpb.New(mpb.WithOutput(w), mpb.WithWidth(40)),
-		bars:   map[string]*mpb.Bar{},
-		failed: map[string]int{},
+		p:       mpb.New(mpb.WithOutput(w), mpb.WithWidth(40)),
+		bars:    map[string]*mpb.Bar{},
+		failed:  map[string]int{},
+		errored: map[string]int{},
 	}
 }
 
@@ -115,10 +137,14 @@ func (b *barProgress) GroupStarted(cp, g string, total int) {
 		mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
 			b.mu.Lock()
 			defer b.mu.Unlock()
+			var parts []string
 			if n := b.failed[key]; n > 0 {
-				return fmt.Sprintf("%d failed", n)
+				parts = append(parts, fmt.Sprintf("%d failed", n))
 			}
-			return ""
+			if n := b.errored[key]; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d errors", n))
+			}
+			return strings.Join(parts, ", ")
 		})),
 	)
 	b.bars[key] = bar
@@ -128,8 +154,11 @@ func (b *barProgress) CaseFinished(r *result.CaseRecord) {
 	key := r.Checkpoint + "/" + r.Group
 	b.mu.Lock()
 	bar := b.bars[key]
-	if !r.Passed {
+	if result.OutcomeOf(r) == result.OutcomeFailed {
 		b.failed[key]++
+	}
+	if result.OutcomeOf(r) == result.OutcomeError {
+		b.errored[key]++
 	}
 	b.mu.Unlock()
 	if bar != nil {

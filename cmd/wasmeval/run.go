@@ -26,6 +26,8 @@ type runFlags struct {
 	jobs        int
 	policy      string
 	errorPolicy string
+	retryErrors int
+	retryWait   time.Duration
 	command     string
 	progress    string
 	plugins     pluginFlags
@@ -68,6 +70,8 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.IntVarP(&f.jobs, "jobs", "j", 1, "groups to run concurrently (cases inside a group keep their order)")
 	fl.StringVar(&f.policy, "pass-policy", string(result.DefaultPolicy), "pass policy: any, any-case, all-cases, all-non-error-cases, core-cases, any-core-cases, all-core-cases")
 	fl.StringVar(&f.errorPolicy, "error-policy", string(result.DefaultErrorPolicy), errorPolicyUsage)
+	fl.IntVar(&f.retryErrors, "retry-errors", 0, "run a case whose outcome is an error (the harness failed, not the submission) up to N more times; with --resume, the errored cases of the run so far run again")
+	fl.DurationVar(&f.retryWait, "retry-backoff", run.DefaultRetryBackoff, "wait before a case's first retry; each further retry waits twice as long (at most "+run.MaxRetryBackoff.String()+")")
 	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this directory, running only unfinished cases")
@@ -91,6 +95,12 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	errPolicy, err := result.ParseErrorPolicy(f.errorPolicy)
 	if err != nil {
 		return usageErr(fmt.Errorf("run: --error-policy: %w", err))
+	}
+	if f.retryErrors < 0 || f.retryErrors > maxRetryErrors {
+		return usageErr(fmt.Errorf("run: --retry-errors must be between 0 and %d, got %d", maxRetryErrors, f.retryErrors))
+	}
+	if f.retryWait < 0 {
+		return usageErr(fmt.Errorf("run: --retry-backoff must not be negative, got %s", f.retryWait))
 	}
 	// Paths the problem names may lie under the same --mount-root
 	// directories an environment spec may mount from.
@@ -175,6 +185,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	res, err := run.Run(ctx, run.Options{
 		Problem: p, Submission: f.submission, Checkpoints: f.checkpoints, OutDir: out,
 		Jobs: f.jobs, Policy: policy, ErrorPolicy: errPolicy, Command: command,
+		RetryErrors: f.retryErrors, RetryBackoff: f.retryWait,
 		Runtime:  env.rt,
 		Loader:   run.BuiltinLoader,
 		Plugins:  plugins,
@@ -213,7 +224,7 @@ func verdictExit(v result.Verdict) error {
 	case result.VerdictPassed:
 		return nil
 	case result.VerdictInconclusive:
-		return &exitError{code: exitInconclusive, err: errors.New("inconclusive: cases that ended in an error (not the submission's answers) decide a checkpoint's verdict; the report lists them")}
+		return &exitError{code: exitInconclusive, err: errors.New("inconclusive: cases that ended in an error (not the submission's answers) decide a checkpoint's verdict; the report lists them, and `wasmeval run --resume DIR --retry-errors N` runs them again")}
 	}
 	return &exitError{code: exitFail}
 }
@@ -223,3 +234,7 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // errorPolicyUsage is the --error-policy flag's help.
 const errorPolicyUsage = "how cases that end in an error (the harness failed, not the submission) count: inconclusive (a checkpoint they decide is neither passed nor failed), fail, ignore"
+
+// maxRetryErrors bounds --retry-errors: past a few tries, an error that
+// keeps coming back is the harness's state, not bad luck.
+const maxRetryErrors = 20

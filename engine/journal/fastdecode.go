@@ -41,7 +41,7 @@ type fastDecoder struct {
 const (
 	decodeWhole       = iota // the record and its attributes
 	decodeNoAttribute        // the record; its attributes are passed over
-	decodeHeadOnly           // the head (checkpoint, group, id); the rest is checked
+	decodeHeadOnly           // the head (checkpoint, group, id, epoch, attempt); the rest is checked
 )
 
 // fastDecode decodes body (a whole line without its newline) into a
@@ -60,7 +60,7 @@ func fastDecode(body []byte, mode int) (rec *result.CaseRecord, stored []storedA
 		return nil, nil, false
 	}
 	if mode == decodeHeadOnly {
-		return &result.CaseRecord{Checkpoint: rec.Checkpoint, Group: rec.Group, ID: rec.ID}, nil, true
+		return &result.CaseRecord{Checkpoint: rec.Checkpoint, Group: rec.Group, ID: rec.ID, Epoch: rec.Epoch, Attempt: rec.Attempt}, nil, true
 	}
 	return rec, stored, true
 }

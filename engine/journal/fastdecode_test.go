@@ -99,7 +99,7 @@ func checkFastDecode(t testing.TB, body []byte, mode int) bool {
 		t.Fatalf("mode %d: taken, but encoding/json says %v: %s", mode, err, body)
 	}
 	if mode == decodeHeadOnly {
-		if headOf(rec) != headOf(want) || !reflect.DeepEqual(rec, &result.CaseRecord{Checkpoint: rec.Checkpoint, Group: rec.Group, ID: rec.ID}) {
+		if headOf(rec) != headOf(want) || !reflect.DeepEqual(rec, &result.CaseRecord{Checkpoint: rec.Checkpoint, Group: rec.Group, ID: rec.ID, Epoch: rec.Epoch, Attempt: rec.Attempt}) {
 			t.Fatalf("head %+v, want %+v: %s", headOf(rec), headOf(want), body)
 		}
 		return true

@@ -42,6 +42,14 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 	b = appendString(b, string(r.GroupType))
 	b = append(b, `,"id":`...)
 	b = appendString(b, r.ID)
+	if r.Epoch != 0 {
+		b = append(b, `,"epoch":`...)
+		b = strconv.AppendInt(b, int64(r.Epoch), 10)
+	}
+	if r.Attempt != 0 {
+		b = append(b, `,"attempt":`...)
+		b = strconv.AppendInt(b, int64(r.Attempt), 10)
+	}
 	b = append(b, `,"index":`...)
 	b = strconv.AppendInt(b, int64(r.Index), 10)
 	if r.OriginalCheckpoint != "" {
@@ -167,14 +175,6 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 	if r.Unscored != "" {
 		b = append(b, `,"unscored":`...)
 		b = appendString(b, r.Unscored)
-	}
-	if r.Epoch != 0 {
-		b = append(b, `,"epoch":`...)
-		b = strconv.AppendInt(b, int64(r.Epoch), 10)
-	}
-	if r.Attempt != 0 {
-		b = append(b, `,"attempt":`...)
-		b = strconv.AppendInt(b, int64(r.Attempt), 10)
 	}
 	b = append(b, `,"attributes":`...)
 	if s.Attributes == nil {

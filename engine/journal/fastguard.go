@@ -15,10 +15,9 @@ import (
 // rather than one of its values being lost; their tests then fail.
 var fastCodec = sameFields(reflect.TypeFor[result.CaseRecord](),
 	`json:"problem"`, `json:"problem_version"`, `json:"checkpoint"`, `json:"version"`, `json:"group"`, `json:"group_type"`,
-	`json:"id"`, `json:"index"`, `json:"original_checkpoint,omitempty"`, `json:"original_group,omitempty"`, `json:"started_at"`,
+	`json:"id"`, `json:"epoch,omitempty"`, `json:"attempt,omitempty"`, `json:"index"`, `json:"original_checkpoint,omitempty"`, `json:"original_group,omitempty"`, `json:"started_at"`,
 	`json:"duration_s"`, `json:"case,omitempty"`, `json:"result"`, `json:"attributes"`, `json:"score"`, `json:"passed"`,
-	`json:"outcome,omitempty"`, `json:"error_kind,omitempty"`, `json:"unscored,omitempty"`, `json:"epoch,omitempty"`,
-	`json:"attempt,omitempty"`) &&
+	`json:"outcome,omitempty"`, `json:"error_kind,omitempty"`, `json:"unscored,omitempty"`) &&
 	sameFields(reflect.TypeFor[result.CaseInfo](),
 		`json:"arguments"`, `json:"stdin,omitempty"`, `json:"env,omitempty"`, `json:"input_files,omitempty"`,
 		`json:"timeout_s,omitempty"`, `json:"reset,omitempty"`, `json:"source,omitempty"`) &&

@@ -7,17 +7,21 @@ import (
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
-// Head is what names a record's case: its checkpoint, group and id. A
-// reader that looks for the records of one group reads the heads of the
-// others' lines and passes over them, without decoding them whole.
+// Head is what names a record's case: its checkpoint, group and id, and
+// which epoch and attempt of the case the record is (1 when the record
+// does not say). A reader that looks for the records of one group reads
+// the heads of the others' lines and passes over them, without decoding
+// them whole.
 type Head struct {
 	Checkpoint, Group, ID string
+	Epoch, Attempt        int
 }
 
 // Head reads the head of a record from its line, as read by ReadLine at
 // offset. A record starts with it (problem, problem_version, checkpoint,
 // version, group, group_type, id: the journal writes its fields in that
-// order), so only the start of the line is read, and the rest of it is
+// order; then epoch and attempt, when the record has them), so only the
+// start of the line is read, and the rest of it is
 // not checked; a line laid out otherwise (an object or a list before
 // them, an escaped key, a key given twice) is decoded whole.
 func (r *Reader) Head(line []byte, offset int64) (Head, error) {
@@ -32,7 +36,7 @@ func (r *Reader) Head(line []byte, offset int64) (Head, error) {
 }
 
 func headOf(r *result.CaseRecord) Head {
-	return Head{Checkpoint: r.Checkpoint, Group: r.Group, ID: r.ID}
+	return Head{Checkpoint: r.Checkpoint, Group: r.Group, ID: r.ID, Epoch: max(r.Epoch, 1), Attempt: max(r.Attempt, 1)}
 }
 
 // QuickHead is the head of a record line when it can be read from the
@@ -79,12 +83,56 @@ func scanHead(line []byte) (h Head, ok bool) {
 			return Head{}, false
 		}
 		if found == all {
-			return h, true
+			return s.tries(h)
 		}
 		if !s.skip(',') {
 			return Head{}, false
 		}
 	}
+}
+
+// tries reads the epoch and attempt keys that follow a record's id, when
+// they do; a record without them is epoch 1, attempt 1.
+func (s *headScanner) tries(h Head) (Head, bool) {
+	h.Epoch, h.Attempt = 1, 1
+	for seen := 0; seen < 2; seen++ {
+		if !s.skip(',') {
+			return h, true
+		}
+		key, ok := s.key()
+		if !ok {
+			return Head{}, false
+		}
+		var dst *int
+		switch key {
+		case "epoch":
+			dst = &h.Epoch
+		case "attempt":
+			dst = &h.Attempt
+		default:
+			return h, true
+		}
+		n, ok := s.count()
+		if !ok {
+			return Head{}, false
+		}
+		*dst = max(n, 1)
+	}
+	return h, true
+}
+
+// count reads a small non-negative integer.
+func (s *headScanner) count() (int, bool) {
+	s.space()
+	n, start := 0, s.i
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' && s.i-start < 9 {
+		n = n*10 + int(s.b[s.i]-'0')
+		s.i++
+	}
+	if s.i == start || (s.i < len(s.b) && (s.b[s.i] >= '0' && s.b[s.i] <= '9' || s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E')) {
+		return 0, false
+	}
+	return n, true
 }
 
 // headScanner reads the start of a JSON object, token by token.

@@ -63,7 +63,8 @@ func FromRun(dir string, order []string, policy result.Policy, errs result.Error
 	b := NewOpenBuilder("", order, policy)
 	b.SetErrorPolicy(errs)
 	b.SetRunID(runID)
-	if err := journal.Read(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
+	// A case's last attempt counts; the attempts retries replaced do not.
+	if err := readLastAttempts(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
 		b.Add(r)
 		return nil
 	}); err != nil {

@@ -20,6 +20,14 @@ type CaseRecord struct {
 	Group          string            `json:"group"`
 	GroupType      problem.GroupType `json:"group_type"`
 	ID             string            `json:"id"`
+	// Epoch is which of the run's passes over the cases this record
+	// belongs to (1 for a run without --epochs), and Attempt which try of
+	// the case within its epoch (more than 1 only when errors are
+	// retried). 0 in records that predate them means 1. They follow the
+	// id, so a journal reader finds them in a record's first keys (see
+	// journal.Head).
+	Epoch   int `json:"epoch,omitempty"`
+	Attempt int `json:"attempt,omitempty"`
 	// Index is the case's position in its group, for stable ordering.
 	Index              int    `json:"index"`
 	OriginalCheckpoint string `json:"original_checkpoint,omitempty"`
@@ -48,12 +56,6 @@ type CaseRecord struct {
 	// Unscored is why a verifier could not judge the case, when it said
 	// so; the case is then unscored.
 	Unscored string `json:"unscored,omitempty"`
-	// Epoch is which of the run's passes over the cases this record
-	// belongs to (1 for a run without --epochs), and Attempt which try of
-	// the case within its epoch (more than 1 only when errors are
-	// retried). 0 in records that predate them means 1.
-	Epoch   int `json:"epoch,omitempty"`
-	Attempt int `json:"attempt,omitempty"`
 }
 
 // Execution is the adapter's view of what the submission did.

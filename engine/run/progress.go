@@ -12,6 +12,14 @@ type Progress interface {
 	GroupError(checkpoint, group, msg string)
 }
 
+// RetryProgress is a Progress that also hears of attempts that ended in an
+// error and run again (--retry-errors). CaseFinished hears only of each
+// case's last attempt.
+type RetryProgress interface {
+	Progress
+	CaseRetried(rec *result.CaseRecord)
+}
+
 type nopProgress struct{}
 
 func (nopProgress) GroupStarted(string, string, int)  {}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/journal"
@@ -25,6 +26,9 @@ import (
 type Finished struct {
 	path  string
 	cases map[string]finishedCase
+	// retry holds the cases RetryErrors took out of cases: they run again,
+	// and their attempt numbers go on from the one recorded.
+	retry map[string]int
 	// groups counts finished cases per checkpoint/group: a shared-workspace
 	// group whose every case finished need not run again at all.
 	groups map[string]int
@@ -33,19 +37,27 @@ type Finished struct {
 type finishedCase struct {
 	offset  int64
 	outcome result.Outcome
+	kind    result.ErrorKind
 	score   float64
+	attempt int
 }
 
-// LoadFinished indexes the journal at path. When a case has more than one
-// record (a journal written by two processes before run directories were
-// locked), the first one counts, as it does for a resumed shared group.
+// LoadFinished indexes the journal at path. A case's last attempt counts
+// (the attempts before it ended in errors, and were retried); when an
+// attempt has more than one record (a journal written by two processes
+// before run directories were locked), the first one counts, as it does
+// for a resumed shared group.
 func LoadFinished(path string) (*Finished, error) {
-	f := &Finished{path: path, cases: map[string]finishedCase{}, groups: map[string]int{}}
+	f := &Finished{path: path, cases: map[string]finishedCase{}, groups: map[string]int{}, retry: map[string]int{}}
 	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
-		if _, dup := f.cases[r.Key()]; !dup {
-			f.groups[problem.GroupKey(r.Checkpoint, r.Group)]++
-			f.cases[r.Key()] = finishedCase{offset: off, outcome: result.OutcomeOf(r), score: r.Score}
+		prev, seen := f.cases[r.Key()]
+		if seen && max(r.Attempt, 1) <= prev.attempt {
+			return nil
 		}
+		if !seen {
+			f.groups[problem.GroupKey(r.Checkpoint, r.Group)]++
+		}
+		f.cases[r.Key()] = finishedCase{offset: off, outcome: result.OutcomeOf(r), kind: result.ErrorKindOf(r), score: r.Score, attempt: max(r.Attempt, 1)}
 		return nil
 	})
 	if err != nil {
@@ -75,6 +87,39 @@ func LoadFinishedSalvaging(path string) (*Finished, *journal.Corruption, error) 
 	return f, c, nil
 }
 
+// RetryErrors makes the cases whose last attempt ended in an error (other
+// than one of loading) unfinished, so a resumed run with --retry-errors
+// runs them again — a finished run's too. It returns how many.
+func (f *Finished) RetryErrors() int {
+	if f == nil {
+		return 0
+	}
+	n := 0
+	for key, fc := range f.cases {
+		if fc.outcome != result.OutcomeError || fc.kind == result.ErrorLoad {
+			continue
+		}
+		f.retry[key] = fc.attempt
+		delete(f.cases, key)
+		// A case key is its group's key, "/" and the escaped id (no "/").
+		f.groups[key[:strings.LastIndexByte(key, '/')]]--
+		n++
+	}
+	return n
+}
+
+// attempts is how many attempts of the case the journal already holds
+// (0 for a case never run).
+func (f *Finished) attempts(key string) int {
+	if f == nil {
+		return 0
+	}
+	if n, ok := f.retry[key]; ok {
+		return n
+	}
+	return f.cases[key].attempt
+}
+
 // Len is how many cases are finished.
 func (f *Finished) Len() int {
 	if f == nil {
@@ -102,7 +147,7 @@ func (f *Finished) groupDone(checkpoint, group string, n int) bool {
 func (f *Finished) addTo(b *report.Builder, selected map[string]bool) error {
 	return journal.ReadOffsets(f.path, func(r *result.CaseRecord, off int64) error {
 		// Only the record that counts for its case (see LoadFinished).
-		if selected[r.Checkpoint] && f.cases[r.Key()].offset == off {
+		if fc, ok := f.cases[r.Key()]; ok && selected[r.Checkpoint] && fc.offset == off {
 			b.Add(r)
 		}
 		return nil

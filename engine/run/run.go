@@ -45,6 +45,13 @@ type Options struct {
 	// ErrorPolicy says how errored cases count toward a checkpoint's
 	// verdict (result.DefaultErrorPolicy when empty).
 	ErrorPolicy result.ErrorPolicy
+	// RetryErrors is how many more times a case whose outcome is an error
+	// runs again (0: never); see retry.go.
+	RetryErrors int
+	// RetryBackoff is the wait before a case's first retry; each further
+	// retry waits twice as long, at most MaxRetryBackoff
+	// (DefaultRetryBackoff when zero).
+	RetryBackoff time.Duration
 	// Command overrides the problem's command template.
 	Command string
 	Runtime runtime.Runtime
@@ -155,6 +162,10 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	builder.SetErrorPolicy(opts.ErrorPolicy)
 	builder.SetRunID(opts.RunID)
 	if opts.Resume != nil {
+		if opts.RetryErrors > 0 {
+			// Errored cases of the run so far run again, as new attempts.
+			opts.Resume.RetryErrors()
+		}
 		selected := map[string]bool{}
 		for _, cp := range cps {
 			selected[cp.Name] = true
@@ -165,7 +176,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	var mu sync.Mutex // guards builder and the first journal error
 	var journalErr error
-	record := func(rec *result.CaseRecord) error {
+	record := func(rec *result.CaseRecord, retried bool) error {
 		if err := jw.Append(rec); err != nil {
 			mu.Lock()
 			if journalErr == nil {
@@ -174,6 +185,14 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 			mu.Unlock()
 			stop(err)
 			return err
+		}
+		if retried {
+			// Kept in the journal, replaced in the summaries by the
+			// attempt after it.
+			if rp, ok := opts.Progress.(RetryProgress); ok {
+				rp.CaseRetried(rec)
+			}
+			return nil
 		}
 		mu.Lock()
 		builder.Add(rec)
@@ -311,9 +330,10 @@ func submissionFor(dir, checkpoint string) string {
 type groupRunner struct {
 	opts *Options
 	job  *groupJob
-	// record keeps a finished case; an error (the journal cannot be
-	// written) stops the group.
-	record  func(*result.CaseRecord) error
+	// record keeps a finished case — retried: an attempt that ended in an
+	// error and runs again; an error (the journal cannot be written)
+	// stops the group.
+	record  func(rec *result.CaseRecord, retried bool) error
 	plugins *pluginSet
 }
 
@@ -380,7 +400,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 		if errors.As(err, &caseErr) && ctx.Err() == nil {
 			// One unreadable case fails alone; the group goes on.
 			if rec := r.unloadable(caseErr, idx); !r.opts.Resume.has(rec.Key()) {
-				if err := r.record(rec); err != nil {
+				if err := r.record(rec, false); err != nil {
 					return err
 				}
 			}
@@ -418,7 +438,30 @@ func (r *groupRunner) run(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := r.record(rec); err != nil {
+		rec.Attempt = r.opts.Resume.attempts(c.Key()) + 1
+		for tries := 1; r.retryable(rec, tries); tries++ {
+			if err := r.record(rec, true); err != nil {
+				return err
+			}
+			if err := r.backoff(ctx, tries); err != nil {
+				return err
+			}
+			if !serverGroup && isolated {
+				if err := sess.Reset(ctx); err != nil {
+					return fmt.Errorf("reset workspace before retrying %s: %w", c.ID, err)
+				}
+				if err := writeGroupFiles(sess.Workdir(), p, g.GroupFiles); err != nil {
+					return err
+				}
+			}
+			again, againActual, err := r.runCase(ctx, sess, ad, c, idx)
+			if err != nil {
+				return err
+			}
+			again.Attempt = rec.Attempt + 1
+			rec, actual = again, againActual
+		}
+		if err := r.record(rec, false); err != nil {
 			return err
 		}
 		if keepHistory {

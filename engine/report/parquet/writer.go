@@ -174,14 +174,16 @@ func rowBytes(r *Row) int {
 }
 
 // FromJournal writes the Parquet file for the journal at journalPath,
-// streaming it record by record, one row per case (a case's first record;
-// see report.ReadUnique). It returns the number of rows.
+// streaming it record by record, one row per attempt of each case's
+// epochs (the attempt and epoch columns tell them apart; a duplicate
+// record of an attempt is left out, see report.ReadEveryAttempt). It
+// returns the number of rows.
 func FromJournal(journalPath, path, runID, submission string) (int64, error) {
 	w, err := Create(path, runID, submission)
 	if err != nil {
 		return 0, err
 	}
-	if _, err := report.ReadUnique(journalPath, w.Add); err != nil {
+	if _, err := report.ReadEveryAttempt(journalPath, w.Add); err != nil {
 		w.Abort()
 		return 0, err
 	}
