@@ -202,11 +202,20 @@ struct Parser<'a> {
     buf: Vec<u8>,
     /// The elements of the arrays being parsed, innermost last.
     values: Vec<Value>,
+    /// The last long string with escapes: its text (quotes included,
+    /// where in data) and its value. A verify input holds a passing
+    /// case's output twice, as the actual and the expected one, and a
+    /// JSON output held in JSON has an escape every few bytes.
+    last: (usize, usize),
+    last_value: String,
 }
+
+/// Strings with escapes at least this long (their text) are remembered.
+const REMEMBER: usize = 256;
 
 impl<'a> Parser<'a> {
     fn new(data: &'a [u8], pos: usize) -> Parser<'a> {
-        Parser { data, pos, err: None, buf: Vec::new(), values: Vec::new() }
+        Parser { data, pos, err: None, buf: Vec::new(), values: Vec::new(), last: (0, 0), last_value: String::new() }
     }
     fn error(&mut self) -> SyntaxError {
         self.err.take().unwrap_or_else(|| SyntaxError { offset: self.pos, reason: "invalid JSON".to_string() })
@@ -447,6 +456,28 @@ impl<'a> Parser<'a> {
     /// that is not plain: from start, unescaped into buf.
     #[inline(never)]
     fn escaped(&mut self, start: usize, stop: usize) -> Option<String> {
+        let (ls, le) = self.last;
+        let quote = start - 1;
+        if le > ls && self.data.len() - quote >= le - ls && self.data[quote..quote + (le - ls)] == self.data[ls..le] {
+            // The text of the string remembered comes again: a string
+            // ends at its first unescaped quote, so this is the same
+            // string, with the same value.
+            self.pos = quote + (le - ls);
+            return Some(self.last_value.clone());
+        }
+        let r = self.unescaped(start, stop);
+        if let Some(v) = &r {
+            if self.pos - quote >= REMEMBER {
+                self.last = (quote, self.pos);
+                self.last_value.clear();
+                self.last_value.push_str(v);
+            }
+        }
+        r
+    }
+    /// escaped's work when the string is not the one remembered.
+    #[inline]
+    fn unescaped(&mut self, start: usize, stop: usize) -> Option<String> {
         let mut buf = core::mem::take(&mut self.buf);
         buf.clear();
         crate::bytes::extend(&mut buf, &self.data[start..stop]);
