@@ -11,6 +11,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run"
 )
 
 // progress is run.Progress plus a Stop that flushes the display.
@@ -83,6 +84,9 @@ func (p *lineProgress) CaseFinished(r *result.CaseRecord) {
 	if r.Attempt > 1 {
 		attempt = fmt.Sprintf("  attempt %d", r.Attempt)
 	}
+	if r.Epoch > 0 {
+		attempt += fmt.Sprintf("  epoch %d", r.Epoch)
+	}
 	p.printf("%-7s %s/%s/%s  score=%.2f  %.2fs%s\n", status, r.Checkpoint, r.Group, r.ID, r.Score, r.Duration, attempt)
 }
 
@@ -151,7 +155,7 @@ func (b *barProgress) GroupStarted(cp, g string, total int) {
 }
 
 func (b *barProgress) CaseFinished(r *result.CaseRecord) {
-	key := r.Checkpoint + "/" + r.Group
+	key := r.Checkpoint + "/" + run.GroupLabel(r.Group, r.Epoch)
 	b.mu.Lock()
 	bar := b.bars[key]
 	if result.OutcomeOf(r) == result.OutcomeFailed {

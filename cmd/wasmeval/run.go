@@ -28,6 +28,8 @@ type runFlags struct {
 	errorPolicy string
 	retryErrors int
 	retryWait   time.Duration
+	epochs      int
+	reducer     string
 	command     string
 	progress    string
 	plugins     pluginFlags
@@ -70,6 +72,8 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.IntVarP(&f.jobs, "jobs", "j", 1, "groups to run concurrently (cases inside a group keep their order)")
 	fl.StringVar(&f.policy, "pass-policy", string(result.DefaultPolicy), "pass policy: any, any-case, all-cases, all-non-error-cases, core-cases, any-core-cases, all-core-cases")
 	fl.StringVar(&f.errorPolicy, "error-policy", string(result.DefaultErrorPolicy), errorPolicyUsage)
+	fl.IntVar(&f.epochs, "epochs", 1, "run every case this many times, each group's epochs in fresh workspaces; cases whose epochs disagree are reported flaky")
+	fl.StringVar(&f.reducer, "epoch-reducer", string(result.DefaultReducer), "how a case's epochs reduce to its outcome and score: mean, min, max, mode, pass@K, pass^K")
 	fl.IntVar(&f.retryErrors, "retry-errors", 0, "run a case whose outcome is an error (the harness failed, not the submission) up to N more times; with --resume, the errored cases of the run so far run again")
 	fl.DurationVar(&f.retryWait, "retry-backoff", run.DefaultRetryBackoff, "wait before a case's first retry; each further retry waits twice as long (at most "+run.MaxRetryBackoff.String()+")")
 	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
@@ -98,6 +102,13 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	if f.retryErrors < 0 || f.retryErrors > maxRetryErrors {
 		return usageErr(fmt.Errorf("run: --retry-errors must be between 0 and %d, got %d", maxRetryErrors, f.retryErrors))
+	}
+	if f.epochs < 1 || f.epochs > maxEpochs {
+		return usageErr(fmt.Errorf("run: --epochs must be between 1 and %d, got %d", maxEpochs, f.epochs))
+	}
+	reducer, err := result.ParseReducer(f.reducer, f.epochs)
+	if err != nil {
+		return usageErr(fmt.Errorf("run: --epoch-reducer: %w", err))
 	}
 	if f.retryWait < 0 {
 		return usageErr(fmt.Errorf("run: --retry-backoff must not be negative, got %s", f.retryWait))
@@ -185,7 +196,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	res, err := run.Run(ctx, run.Options{
 		Problem: p, Submission: f.submission, Checkpoints: f.checkpoints, OutDir: out,
 		Jobs: f.jobs, Policy: policy, ErrorPolicy: errPolicy, Command: command,
-		RetryErrors: f.retryErrors, RetryBackoff: f.retryWait,
+		RetryErrors: f.retryErrors, RetryBackoff: f.retryWait, Epochs: f.epochs, Reducer: reducer,
 		Runtime:  env.rt,
 		Loader:   run.BuiltinLoader,
 		Plugins:  plugins,
@@ -238,3 +249,6 @@ const errorPolicyUsage = "how cases that end in an error (the harness failed, no
 // maxRetryErrors bounds --retry-errors: past a few tries, an error that
 // keeps coming back is the harness's state, not bad luck.
 const maxRetryErrors = 20
+
+// maxEpochs bounds --epochs.
+const maxEpochs = 1000

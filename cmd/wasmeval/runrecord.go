@@ -58,6 +58,12 @@ func resumeDefaults(cmd *cobra.Command, args []string, f *runFlags) (string, err
 	if !fl.Changed("pass-policy") && m.Flags.PassPolicy != "" {
 		f.policy = m.Flags.PassPolicy
 	}
+	if !fl.Changed("epochs") && m.Flags.Epochs > 0 {
+		f.epochs = m.Flags.Epochs
+	}
+	if !fl.Changed("epoch-reducer") && m.Flags.Reducer != "" {
+		f.reducer = m.Flags.Reducer
+	}
 	if !fl.Changed("error-policy") && m.Flags.ErrorPolicy != "" {
 		f.errorPolicy = m.Flags.ErrorPolicy
 	}
@@ -89,7 +95,8 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 // time, and is refused when what its results depend on has changed.
 func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string, warn io.Writer) (*manifest.Manifest, *run.Finished, error) {
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
-		Flags:       manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, Command: f.command},
+		Flags: manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, Command: f.command,
+			Epochs: epochsFlag(f.epochs), Reducer: reducerFlag(f.epochs, f.reducer)},
 		RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
 	if err != nil {
 		return nil, nil, usageErr(err)
@@ -162,4 +169,20 @@ func checkFreshOut(out string, f runFlags) error {
 		return usageErr(fmt.Errorf("run: %w", &journal.LockedError{Dir: out, PID: pid}))
 	}
 	return usageErr(fmt.Errorf("run: %s already holds the results of a run; continue it with --resume %s, or choose another --out", out, out))
+}
+
+// epochsFlag and reducerFlag are what the manifest records of --epochs
+// and --epoch-reducer: nothing for a run of one epoch.
+func epochsFlag(n int) int {
+	if n <= 1 {
+		return 0
+	}
+	return n
+}
+
+func reducerFlag(epochs int, r string) string {
+	if epochs <= 1 {
+		return ""
+	}
+	return r
 }

@@ -109,7 +109,11 @@ type Flags struct {
 	// verdict (--error-policy); empty in runs that predate it, which
 	// means the default.
 	ErrorPolicy string `json:"error_policy,omitempty"`
-	Command     string `json:"command,omitempty"`
+	// Epochs is how many times each case ran (--epochs; omitted for 1),
+	// and Reducer how a case's epochs reduce (--epoch-reducer).
+	Epochs  int    `json:"epochs,omitempty"`
+	Reducer string `json:"reducer,omitempty"`
+	Command string `json:"command,omitempty"`
 }
 
 // Host describes the machine.

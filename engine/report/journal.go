@@ -17,6 +17,16 @@ import (
 // SetRunID links every summary to the run's manifest.
 func (b *Builder) SetRunID(id string) { b.runID = id }
 
+// Judging is how a run's cases and checkpoints are judged: the pass
+// policy, how errors count, and how many epochs each case ran and how they
+// reduce (Epochs 0 or 1: one).
+type Judging struct {
+	Policy  result.Policy
+	Errors  result.ErrorPolicy
+	Epochs  int
+	Reducer result.Reducer
+}
+
 // NewOpenBuilder builds summaries without the problem: checkpoints and
 // groups appear in the order the records first name them, and checkpoints
 // listed in order come first, in that order.
@@ -59,9 +69,12 @@ func (b *Builder) ensure(r *result.CaseRecord) {
 // counts and per-case scores are kept). What the journal cannot tell — a
 // group that stopped early, an interrupted checkpoint — comes from the
 // evaluation.json files the run wrote, when present.
-func FromRun(dir string, order []string, policy result.Policy, errs result.ErrorPolicy, runID string) ([]*CheckpointSummary, error) {
-	b := NewOpenBuilder("", order, policy)
-	b.SetErrorPolicy(errs)
+func FromRun(dir string, order []string, j Judging, runID string) ([]*CheckpointSummary, error) {
+	b := NewOpenBuilder("", order, j.Policy)
+	b.SetErrorPolicy(j.Errors)
+	if j.Epochs > 1 {
+		b.SetEpochs(j.Epochs, j.Reducer)
+	}
 	b.SetRunID(runID)
 	// A case's last attempt counts; the attempts retries replaced do not.
 	if err := readLastAttempts(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {

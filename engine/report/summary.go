@@ -64,6 +64,17 @@ type CheckpointSummary struct {
 	// written by two runs at once can hold more (see unique.go).
 	DuplicatesIgnored int `json:"duplicate_records_ignored,omitempty"`
 
+	// Epochs is how many times each case ran (--epochs; omitted for 1),
+	// and Reducer how a case's epochs came to one outcome and score.
+	// CasesFlaky counts cases whose epochs disagreed (some passed, some
+	// failed); PassAtK and PassHatK are the mean over cases of the
+	// unbiased pass@k and pass^k estimators, for each k up to Epochs.
+	Epochs     int                `json:"epochs,omitempty"`
+	Reducer    result.Reducer     `json:"reducer,omitempty"`
+	CasesFlaky int                `json:"cases_flaky,omitempty"`
+	PassAtK    map[string]float64 `json:"pass_at_k,omitempty"`
+	PassHatK   map[string]float64 `json:"pass_hat_k,omitempty"`
+
 	// Per group type: passed cases, errored cases, and every case that
 	// counts toward the policy (passed, failed or errored; not unscored).
 	PassCounts  map[problem.GroupType]int `json:"pass_counts"`
@@ -92,6 +103,10 @@ type GroupOutcome struct {
 	// of cases that ended in an error.
 	Failed  []string `json:"failed"`
 	Errored []string `json:"errored,omitempty"`
+	// Flaky lists the cases whose epochs disagreed, and Flakiness is
+	// their share of the cases with two or more judged epochs.
+	Flaky     []string `json:"flaky,omitempty"`
+	Flakiness float64  `json:"flakiness,omitempty"`
 	// Error is set when the group could not run to the end (the
 	// submission's workspace could not be prepared, the loader failed).
 	Error string `json:"error,omitempty"`
@@ -103,6 +118,8 @@ type GroupOutcome struct {
 	// and count, while the group is not spooled.
 	sum    float64
 	judged int
+	// multi counts cases with two or more judged epochs.
+	multi int
 }
 
 // Builder accumulates records into per-checkpoint summaries. It keeps only
@@ -122,6 +139,13 @@ type Builder struct {
 	// report rebuilt from a journal, without the problem at hand).
 	open  bool
 	runID string
+	// epochs and reducer: see SetEpochs; pending holds the epochs seen so
+	// far of each case not yet reduced, and passK the sums of pass@k and
+	// pass^k per checkpoint.
+	epochs  int
+	reducer result.Reducer
+	pending map[string]*caseEpochs
+	passK   map[string]*passKSums
 	// spool holds the per-case entries (see Spool); nil: the summaries
 	// hold them.
 	spool *caseSpool
@@ -166,6 +190,15 @@ func (b *Builder) Add(r *result.CaseRecord) {
 	if b.open {
 		b.ensure(r)
 	}
+	if b.epochs > 1 {
+		b.addEpoch(r)
+		return
+	}
+	b.add(r)
+}
+
+// add counts one case (one record, or a case's epochs reduced).
+func (b *Builder) add(r *result.CaseRecord) {
 	s, ok := b.cps[r.Checkpoint]
 	if !ok {
 		return
@@ -257,9 +290,11 @@ func (b *Builder) Incomplete(checkpoint string) {
 
 // Summaries finalises and returns the summaries in run order.
 func (b *Builder) Summaries() []*CheckpointSummary {
+	b.flushEpochs()
 	out := make([]*CheckpointSummary, 0, len(b.order))
 	for _, name := range b.order {
 		s := b.cps[name]
+		b.finishEpochs(s)
 		s.MeanScore = 0
 		if n := b.judged[name]; n > 0 {
 			s.MeanScore = b.scores[name] / float64(n)
@@ -271,6 +306,14 @@ func (b *Builder) Summaries() []*CheckpointSummary {
 		out = append(out, s)
 	}
 	return out
+}
+
+// flushEpochs reduces what epochs are still pending (a run interrupted
+// before every epoch of a case finished counts what it has).
+func (b *Builder) flushEpochs() {
+	for _, key := range sortedKeys(b.pending) {
+		b.reduce(key, b.pending[key])
+	}
 }
 
 func (b *Builder) errorPolicy() result.ErrorPolicy {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -91,6 +92,15 @@ func (s *CheckpointSummary) VerdictLine() string {
 	}
 	if s.CasesUnscored > 0 {
 		notes = append(notes, fmt.Sprintf("unscored: %d", s.CasesUnscored))
+	}
+	if s.Epochs > 1 {
+		n := fmt.Sprintf("epochs: %d (%s), flaky: %d", s.Epochs, s.Reducer, s.CasesFlaky)
+		for _, k := range []int{1, s.Epochs} {
+			if v, ok := s.PassAtK[strconv.Itoa(k)]; ok {
+				n += fmt.Sprintf(", pass@%d %.2f", k, v)
+			}
+		}
+		notes = append(notes, n)
 	}
 	if s.TimedOut > 0 {
 		notes = append(notes, fmt.Sprintf("timed out: %d", s.TimedOut))

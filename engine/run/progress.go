@@ -1,6 +1,10 @@
 package run
 
-import "github.com/wasmeval/wasmeval/engine/result"
+import (
+	"strconv"
+
+	"github.com/wasmeval/wasmeval/engine/result"
+)
 
 // Progress receives run events as they happen. Implementations must be safe
 // for concurrent use: groups run in parallel.
@@ -18,6 +22,16 @@ type Progress interface {
 type RetryProgress interface {
 	Progress
 	CaseRetried(rec *result.CaseRecord)
+}
+
+// GroupLabel is how progress names a group's epoch: the group's name, and
+// "(epoch N)" after it for a run with --epochs. Progress calls about
+// groups pass it; a case record's group and epoch give it back.
+func GroupLabel(group string, epoch int) string {
+	if epoch < 1 {
+		return group
+	}
+	return group + " (epoch " + strconv.Itoa(epoch) + ")"
 }
 
 type nopProgress struct{}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
@@ -50,14 +51,15 @@ type finishedCase struct {
 func LoadFinished(path string) (*Finished, error) {
 	f := &Finished{path: path, cases: map[string]finishedCase{}, groups: map[string]int{}, retry: map[string]int{}}
 	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
-		prev, seen := f.cases[r.Key()]
+		key := epochKey(r.Key(), r.Epoch)
+		prev, seen := f.cases[key]
 		if seen && max(r.Attempt, 1) <= prev.attempt {
 			return nil
 		}
 		if !seen {
-			f.groups[problem.GroupKey(r.Checkpoint, r.Group)]++
+			f.groups[epochKey(problem.GroupKey(r.Checkpoint, r.Group), r.Epoch)]++
 		}
-		f.cases[r.Key()] = finishedCase{offset: off, outcome: result.OutcomeOf(r), kind: result.ErrorKindOf(r), score: r.Score, attempt: max(r.Attempt, 1)}
+		f.cases[key] = finishedCase{offset: off, outcome: result.OutcomeOf(r), kind: result.ErrorKindOf(r), score: r.Score, attempt: max(r.Attempt, 1)}
 		return nil
 	})
 	if err != nil {
@@ -101,8 +103,14 @@ func (f *Finished) RetryErrors() int {
 		}
 		f.retry[key] = fc.attempt
 		delete(f.cases, key)
-		// A case key is its group's key, "/" and the escaped id (no "/").
-		f.groups[key[:strings.LastIndexByte(key, '/')]]--
+		// A case key is its group's key, "/" and the escaped id (no "/"),
+		// then the epoch after a NUL when it is not the first.
+		group, epoch, _ := strings.Cut(key, "\x00")
+		group = group[:strings.LastIndexByte(group, '/')]
+		if epoch != "" {
+			group += "\x00" + epoch
+		}
+		f.groups[group]--
 		n++
 	}
 	return n
@@ -136,10 +144,20 @@ func (f *Finished) has(key string) bool {
 	return ok
 }
 
-// groupDone says whether every case of a group (of n, -1 when unknown)
-// finished.
-func (f *Finished) groupDone(checkpoint, group string, n int) bool {
-	return f != nil && n >= 0 && f.groups[problem.GroupKey(checkpoint, group)] >= n
+// groupDone says whether every case of a group's epoch (of n, -1 when
+// unknown) finished.
+func (f *Finished) groupDone(checkpoint, group string, epoch, n int) bool {
+	return f != nil && n >= 0 && f.groups[epochKey(problem.GroupKey(checkpoint, group), epoch)] >= n
+}
+
+// epochKey names a case's (or a group's) epoch among the finished: its
+// key alone for the first epoch (as runs without epochs recorded it), and
+// the epoch after a NUL, which no name holds, for the others.
+func epochKey(key string, epoch int) string {
+	if epoch <= 1 {
+		return key
+	}
+	return key + "\x00" + strconv.Itoa(epoch)
 }
 
 // addTo counts the finished cases of the selected checkpoints into the
@@ -147,7 +165,7 @@ func (f *Finished) groupDone(checkpoint, group string, n int) bool {
 func (f *Finished) addTo(b *report.Builder, selected map[string]bool) error {
 	return journal.ReadOffsets(f.path, func(r *result.CaseRecord, off int64) error {
 		// Only the record that counts for its case (see LoadFinished).
-		if fc, ok := f.cases[r.Key()]; ok && selected[r.Checkpoint] && fc.offset == off {
+		if fc, ok := f.cases[epochKey(r.Key(), r.Epoch)]; ok && selected[r.Checkpoint] && fc.offset == off {
 			b.Add(r)
 		}
 		return nil
@@ -157,9 +175,9 @@ func (f *Finished) addTo(b *report.Builder, selected map[string]bool) error {
 // replay stands in for running a finished case: progress sees it, and a
 // loader that keeps history gets the recorded result.
 func (r *groupRunner) replay(c *cases.Case, history *[]cases.Outcome, keepHistory bool) error {
-	fc := r.opts.Resume.cases[c.Key()]
+	fc := r.opts.Resume.cases[r.key(c)]
 	r.opts.Progress.CaseFinished(&result.CaseRecord{Checkpoint: c.Checkpoint, Group: c.Group, ID: c.ID,
-		Passed: fc.outcome == result.OutcomePassed, Outcome: fc.outcome, Score: fc.score})
+		Passed: fc.outcome == result.OutcomePassed, Outcome: fc.outcome, Score: fc.score, Epoch: r.epoch()})
 	if !keepHistory {
 		return nil
 	}

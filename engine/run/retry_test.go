@@ -117,7 +117,7 @@ func TestErrorsAreRetriedAndFailuresAreNot(t *testing.T) {
 	if s.CasesPassed != 2 || s.CasesFailed != 1 || s.CasesErrored != 0 || s.Cases != 3 || s.Verdict != result.VerdictPassed {
 		t.Errorf("summary: %d passed, %d failed, %d errors of %d: %s", s.CasesPassed, s.CasesFailed, s.CasesErrored, s.Cases, s.Verdict)
 	}
-	sums, err := report.FromRun(out, nil, result.DefaultPolicy, "", "")
+	sums, err := report.FromRun(out, nil, report.Judging{Policy: result.DefaultPolicy}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

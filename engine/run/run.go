@@ -48,6 +48,11 @@ type Options struct {
 	// RetryErrors is how many more times a case whose outcome is an error
 	// runs again (0: never); see retry.go.
 	RetryErrors int
+	// Epochs runs every case this many times (default 1), each group's
+	// epochs in fresh workspaces, and Reducer says how a case's epochs
+	// reduce to the outcome its group counts (result.DefaultReducer).
+	Epochs  int
+	Reducer result.Reducer
 	// RetryBackoff is the wait before a case's first retry; each further
 	// retry waits twice as long, at most MaxRetryBackoff
 	// (DefaultRetryBackoff when zero).
@@ -112,6 +117,9 @@ type groupJob struct {
 	index   int
 	command []string
 	subDir  string
+	// epoch is which of the run's epochs this job runs (0 without
+	// --epochs).
+	epoch int
 }
 
 // Run executes the evaluation. A configuration problem found before any
@@ -127,7 +135,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		opts.Progress = nopProgress{}
 	}
 	p := opts.Problem
-	cps, jobs, err := planJobs(p, opts.Submission, opts.Command, opts.Checkpoints)
+	cps, jobs, err := planJobs(p, opts.Submission, opts.Command, opts.Checkpoints, opts.Epochs)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +169,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	builder := report.NewBuilder(p, cps, opts.Policy, start)
 	builder.SetErrorPolicy(opts.ErrorPolicy)
 	builder.SetRunID(opts.RunID)
+	if opts.Epochs > 1 {
+		builder.SetEpochs(opts.Epochs, opts.Reducer)
+	}
 	if opts.Resume != nil {
 		if opts.RetryErrors > 0 {
 			// Errored cases of the run so far run again, as new attempts.
@@ -204,7 +215,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		mu.Lock()
 		builder.GroupError(j.cp.Name, j.group.Name, msg)
 		mu.Unlock()
-		opts.Progress.GroupError(j.cp.Name, j.group.Name, msg)
+		opts.Progress.GroupError(j.cp.Name, GroupLabel(j.group.Name, j.epoch), msg)
 	}
 
 	// Groups are independent (own workspace, own case stream), so running
@@ -261,13 +272,15 @@ feed:
 // caller refuses a bad checkpoint name, a missing submission or a missing
 // entry file with it before it writes anything.
 func CheckSubmission(p *problem.Problem, submission, command string, checkpoints []string) error {
-	_, _, err := planJobs(p, submission, command, checkpoints)
+	_, _, err := planJobs(p, submission, command, checkpoints, 1)
 	return err
 }
 
-// planJobs selects the checkpoints and makes one job per group, with the
-// command that starts the checkpoint's submission.
-func planJobs(p *problem.Problem, submission, command string, names []string) ([]*problem.Checkpoint, []*groupJob, error) {
+// planJobs selects the checkpoints and makes one job per group and epoch,
+// with the command that starts the checkpoint's submission. A group's
+// epochs are separate jobs: each runs the group's cases in a fresh
+// workspace, and with --jobs they run side by side.
+func planJobs(p *problem.Problem, submission, command string, names []string, epochs int) ([]*problem.Checkpoint, []*groupJob, error) {
 	cps, err := SelectCheckpoints(p, names)
 	if err != nil {
 		return nil, nil, err
@@ -283,8 +296,14 @@ func planJobs(p *problem.Problem, submission, command string, names []string) ([
 		if err != nil {
 			return nil, nil, fmt.Errorf("checkpoint %s: %w", cp.Name, err)
 		}
-		for i, g := range cp.Groups {
-			jobs = append(jobs, &groupJob{cp: cp, group: g, index: i, command: argv, subDir: sub})
+		for e := 1; e <= max(epochs, 1); e++ {
+			for i, g := range cp.Groups {
+				job := &groupJob{cp: cp, group: g, index: i, command: argv, subDir: sub}
+				if epochs > 1 {
+					job.epoch = e
+				}
+				jobs = append(jobs, job)
+			}
 		}
 	}
 	return cps, jobs, nil
@@ -349,9 +368,9 @@ func (r *groupRunner) run(ctx context.Context) error {
 		return fmt.Errorf("load cases: %w", err)
 	}
 	defer stream.Close()
-	r.opts.Progress.GroupStarted(j.cp.Name, g.Name, stream.Len())
-	groupDone := r.opts.Resume.groupDone(j.cp.Name, g.Name, stream.Len())
-	defer r.opts.Progress.GroupFinished(j.cp.Name, g.Name)
+	r.opts.Progress.GroupStarted(j.cp.Name, GroupLabel(g.Name, j.epoch), stream.Len())
+	groupDone := r.opts.Resume.groupDone(j.cp.Name, g.Name, j.epoch, stream.Len())
+	defer r.opts.Progress.GroupFinished(j.cp.Name, GroupLabel(g.Name, j.epoch))
 
 	assets := map[string]string{}
 	for name, a := range p.StaticAssets {
@@ -399,7 +418,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 		var caseErr *cases.CaseError
 		if errors.As(err, &caseErr) && ctx.Err() == nil {
 			// One unreadable case fails alone; the group goes on.
-			if rec := r.unloadable(caseErr, idx); !r.opts.Resume.has(rec.Key()) {
+			if rec := r.unloadable(caseErr, idx); !r.opts.Resume.has(epochKey(rec.Key(), rec.Epoch)) {
 				if err := r.record(rec, false); err != nil {
 					return err
 				}
@@ -409,7 +428,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("load case %d: %w", idx+1, err)
 		}
-		finished := r.opts.Resume.has(c.Key())
+		finished := r.opts.Resume.has(r.key(c))
 		if finished && (isolated || groupDone) {
 			if err := r.replay(c, &history, keepHistory); err != nil {
 				return err
@@ -438,7 +457,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 			}
 			continue
 		}
-		rec.Attempt = r.opts.Resume.attempts(c.Key()) + 1
+		rec.Attempt = r.opts.Resume.attempts(r.key(c)) + 1
 		for tries := 1; r.retryable(rec, tries); tries++ {
 			if err := r.record(rec, true); err != nil {
 				return err
@@ -508,6 +527,7 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	// every record (a case whose run did not complete normally cannot
 	// pass, whatever its output happened to match).
 	classification(p).Classify(rec)
+	rec.Epoch = j.epoch
 	return rec, actual, nil
 }
 
@@ -521,10 +541,17 @@ func (r *groupRunner) unloadable(e *cases.CaseError, idx int) *result.CaseRecord
 		OriginalCheckpoint: j.group.OriginalCheckpoint, OriginalGroup: j.group.OriginalGroup,
 		StartedAt: time.Now().UTC(),
 		Result:    result.Execution{StatusCode: -1, AdapterError: true, Error: "case could not be loaded: " + e.Err.Error()},
+		Epoch:     j.epoch,
 	}
 	classification(p).Classify(rec)
 	return rec
 }
+
+// key names the case's epoch among the finished cases of a resumed run.
+func (r *groupRunner) key(c *cases.Case) string { return epochKey(c.Key(), r.job.epoch) }
+
+// epoch is the epoch the runner runs, as records carry it.
+func (r *groupRunner) epoch() int { return r.job.epoch }
 
 // classification is how the problem wants its cases' outcomes decided.
 func classification(p *problem.Problem) result.Classification {

@@ -58,7 +58,7 @@ func fixtureRun(t *testing.T) (string, []*report.CheckpointSummary) {
 	add("checkpoint_2", "c", problem.Error, "c3", true, func(r *result.CaseRecord) { r.Result.PluginError = "verifier trapped" })
 	add("checkpoint_2", "c", problem.Error, "c4", true, func(r *result.CaseRecord) { r.Unscored = "no reference" })
 	w.Close()
-	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "", "run-42")
+	sums, err := report.FromRun(dir, nil, report.Judging{Policy: result.PolicyAllCases}, "run-42")
 	if err != nil {
 		t.Fatal(err)
 	}

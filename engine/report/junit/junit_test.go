@@ -77,7 +77,7 @@ func TestJUnitSuitesFromInterleavedJournal(t *testing.T) {
 	add("c1", "f", false, func(r *result.CaseRecord) { r.Result.PluginError = "verifier trapped: unreachable\nat …" })
 	add("c2", "g", true, func(r *result.CaseRecord) { r.Unscored = "no reference answer" })
 	w.Close()
-	sums, err := report.FromRun(dir, nil, result.PolicyAllCases, "", "run-1")
+	sums, err := report.FromRun(dir, nil, report.Judging{Policy: result.PolicyAllCases}, "run-1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,11 @@ func Open(dir string, policy result.Policy, errs result.ErrorPolicy) (*Run, erro
 	}
 	pid, active, known := journal.Holder(dir)
 	r.Writer = Writer{Active: active, PID: pid, Known: known}
-	sums, err := report.FromRun(dir, order, policy, errs, r.Info.RunID)
+	j := report.Judging{Policy: policy, Errors: errs}
+	if m != nil {
+		j.Epochs, j.Reducer = m.Flags.Epochs, result.Reducer(m.Flags.Reducer)
+	}
+	sums, err := report.FromRun(dir, order, j, r.Info.RunID)
 	var ce *journal.CorruptError
 	if errors.As(err, &ce) {
 		// Say every corrupt line at once, not only the first.
