@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -76,4 +77,14 @@ func Compact(v any, limit int) string {
 		return "<unprintable>"
 	}
 	return Truncate(string(data), limit)
+}
+
+// EpochName is how reports name a case's record: its id (or key), with
+// " [epoch N]" after it in a run with --epochs, so each epoch's line has
+// a name of its own.
+func EpochName(name string, epoch int) string {
+	if epoch < 1 {
+		return name
+	}
+	return fmt.Sprintf("%s [epoch %d]", name, epoch)
 }

@@ -125,7 +125,8 @@ type rowData struct {
 // status says what happened.
 func rowOf(r *result.CaseRecord) rowData {
 	o := result.OutcomeOf(r)
-	d := rowData{CaseRecord: r, Key: r.Key(), Type: string(r.GroupType), Anchor: anchor(r.Key()), Class: string(o), Status: "fail"}
+	key := report.EpochName(r.Key(), r.Epoch)
+	d := rowData{CaseRecord: r, Key: key, Type: string(r.GroupType), Anchor: anchor(key), Class: string(o), Status: "fail"}
 	switch {
 	case o == result.OutcomePassed:
 		d.Status = "pass"
@@ -175,7 +176,8 @@ type failureData struct {
 }
 
 func failureOf(r *result.CaseRecord) failureData {
-	fd := failureData{Key: r.Key(), Anchor: anchor(r.Key()), Score: r.Score}
+	key := report.EpochName(r.Key(), r.Epoch)
+	fd := failureData{Key: key, Anchor: anchor(key), Score: r.Score}
 	switch {
 	case result.OutcomeOf(r) == result.OutcomeError && r.Result.PluginError != "":
 		fd.Problem = "error (plugin, not judged): " + r.Result.PluginError

@@ -157,7 +157,7 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 }
 
 func caseOf(problemName string, r *result.CaseRecord) testcase {
-	tc := testcase{Classname: problemName + "." + r.Checkpoint + "." + r.Group, Name: r.ID, Time: seconds(r.Duration)}
+	tc := testcase{Classname: problemName + "." + r.Checkpoint + "." + r.Group, Name: report.EpochName(r.ID, r.Epoch), Time: seconds(r.Duration)}
 	o := result.OutcomeOf(r)
 	switch o {
 	case result.OutcomePassed:
