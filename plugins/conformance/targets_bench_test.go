@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
 // The plugin host's speed targets, each measured against a baseline run in
@@ -44,17 +46,38 @@ func targetCalls(n int) []abi.VerifyInput {
 }
 
 // targetLanguages are the SDKs the targets are about, on their default
-// (native) transport.
-var targetLanguages = []string{"rust", "assemblyscript", "go"}
+// (native) transport, and the inventory example's verifier (Go SDK), which
+// the Go target is about.
+var targetLanguages = []string{"rust", "assemblyscript", "go", "go-inventory"}
+
+// inventoryVerifier builds the inventory example's verifier plugin. Its
+// config names the output's kind; the calls are otherwise the same.
+var inventoryVerifier = Language{"go-inventory", abi.TransportNative, func(out string) error {
+	return pluginbuild.Build(moduleFile("examples/inventory/plugins/verifier"), out)
+}}
 
 func languageNamed(tb testing.TB, name string) Language {
-	for _, l := range Languages {
+	for _, l := range append(Languages, inventoryVerifier) {
 		if l.Name == name {
 			return l
 		}
 	}
 	tb.Fatalf("no language %s", name)
 	return Language{}
+}
+
+// callsFor are the calls for a target's verifier: the inventory verifier
+// is told the output is JSON (the reference verifiers read it as JSON
+// unless told otherwise).
+func callsFor(name string, calls []abi.VerifyInput) []abi.VerifyInput {
+	if name != inventoryVerifier.Name {
+		return calls
+	}
+	out := slices.Clone(calls)
+	for i := range out {
+		out[i].Config = map[string]any{"output": "json", "tolerance": 0.001}
+	}
+	return out
 }
 
 // pythonRate runs testdata/verify_baseline.py on calls, count times, and
@@ -94,9 +117,10 @@ func checkVerdict(b *testing.B, out abi.VerifyOutput, err error) bool {
 }
 
 // BenchmarkTargets reports, in one run: the Python baseline; each SDK's
-// reference verifier in worker processes (the CLI's isolation) and in
-// process, one call at a time and in batches of 256, pooled on all cores;
-// and each rate as a multiple of Python's.
+// reference verifier and the inventory example's verifier in worker
+// processes (the CLI's isolation) and in process, one call at a time and
+// in batches of 256, pooled on all cores, with the CPU time per call; and
+// each rate as a multiple of Python's.
 //
 //	go test -run '^$' -bench Targets -benchtime 3s ./plugins/conformance/
 func BenchmarkTargets(b *testing.B) {
@@ -115,10 +139,11 @@ func BenchmarkTargets(b *testing.B) {
 	})
 	for _, name := range targetLanguages {
 		lang := languageNamed(b, name)
+		calls := callsFor(name, calls)
 		for _, iso := range []string{host.Process, host.InProcess} {
 			p := loadIn(b, lang, iso)
 			if !p.Batches("verify") {
-				b.Fatalf("%s: the reference verifier answers no batches", name)
+				b.Fatalf("%s: the verifier answers no batches", name)
 			}
 			for _, batch := range []int{1, host.MaxBatchCalls} {
 				row := fmt.Sprintf("%s/%s/single", name, iso)
@@ -192,9 +217,9 @@ func reportCPU(b *testing.B, self0, children0 time.Duration) {
 //
 //	go test -run '^$' -bench SingleCall -benchtime 3s ./plugins/conformance/
 func BenchmarkSingleCall(b *testing.B) {
-	calls := targetCalls(64)
 	for _, name := range targetLanguages {
 		lang := languageNamed(b, name)
+		calls := callsFor(name, targetCalls(64))
 		for _, iso := range []string{host.InProcess, host.Process} {
 			b.Run(name+"/"+iso, func(b *testing.B) {
 				p := loadIn(b, lang, iso)
@@ -219,9 +244,9 @@ func BenchmarkSingleCall(b *testing.B) {
 //
 //	go test -run '^$' -bench FirstVerdict -benchtime 10x ./plugins/conformance/
 func BenchmarkFirstVerdict(b *testing.B) {
-	call := targetCalls(1)[0]
 	for _, name := range targetLanguages {
 		lang := languageNamed(b, name)
+		call := callsFor(name, targetCalls(1))[0]
 		for _, iso := range []string{host.InProcess, host.Process} {
 			b.Run(name+"/"+iso, func(b *testing.B) {
 				file, cache := Reference(b, lang), b.TempDir()
