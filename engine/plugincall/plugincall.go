@@ -36,10 +36,12 @@ func Verify(ctx context.Context, p *host.Plugin, c *cases.Case, actual verify.Ac
 
 // VerifyBatch runs a verifier plugin on many cases of one binding (the
 // same config), in as few calls into the plugin as it allows
-// (host.Plugin.VerifyBatch). It returns each case's attributes, or the
-// fault of that case alone, in order.
-func VerifyBatch(ctx context.Context, p *host.Plugin, cs []*cases.Case, actuals []verify.Actual, config map[string]any, opts host.CallOptions) ([][]verify.AttributeResult, []error) {
+// (host.Plugin.VerifyBatch). It returns each case's attributes and why the
+// plugin left it unscored ("" when it judged it), or the fault of that
+// case alone, in order.
+func VerifyBatch(ctx context.Context, p *host.Plugin, cs []*cases.Case, actuals []verify.Actual, config map[string]any, opts host.CallOptions) ([][]verify.AttributeResult, []string, []error) {
 	attrs := make([][]verify.AttributeResult, len(cs))
+	unscored := make([]string, len(cs))
 	errs := make([]error, len(cs))
 	ins := make([]abi.VerifyInput, 0, len(cs))
 	at := make([]int, 0, len(cs)) // ins[k] is case at[k]
@@ -68,8 +70,9 @@ func VerifyBatch(ctx context.Context, p *host.Plugin, cs []*cases.Case, actuals 
 			continue
 		}
 		attrs[i] = Verdict(p, outs[k])
+		unscored[i] = outs[k].Unscored
 	}
-	return attrs, errs
+	return attrs, unscored, errs
 }
 
 // VerifyInput is the verify envelope of a case and its actual result.

@@ -169,22 +169,31 @@ func checkBinding(p *host.Plugin, ref *problem.PluginRef, function string) diag.
 	return errs
 }
 
+// caseVerdict is what a case's checks and plugins made of it: its
+// attributes; the plugin faults, joined ("" when none), which the record
+// flags; and why a plugin left it unscored ("" when none did).
+type caseVerdict struct {
+	attrs    []verify.AttributeResult
+	fault    string
+	unscored string
+}
+
 // verifyCase runs a case's checks and the group's verifier plugin. A plugin
 // fault becomes an incorrect attribute naming the plugin and what went
 // wrong, and is returned so the record can flag it; other cases are not
 // affected.
-func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.Case, actual verify.Actual, env verify.Env) ([]verify.AttributeResult, string) {
-	attrs, faults := s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, env)
-	return attrs[0], faults[0]
+func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.Case, actual verify.Actual, env verify.Env) caseVerdict {
+	return s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, env)[0]
 }
 
 // verifyCases is verifyCase for many cases of one group at once: the
 // group's verifier plugin gets them in as few calls as it allows (batches,
 // docs/plugin-abi.md), and each case's verdict and fault are the ones
 // verifyCase gives it alone.
-func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, env verify.Env) ([][]verify.AttributeResult, []string) {
+func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, env verify.Env) []caseVerdict {
 	attrs := make([][]verify.AttributeResult, len(cs))
 	faults := make([][]string, len(cs))
+	unscored := make([]string, len(cs))
 	fault := func(i int, attr string, err error) {
 		faults[i] = append(faults[i], err.Error())
 		attrs[i] = append(attrs[i], verify.AttributeResult{Attribute: attr, Weight: 1, Check: "plugin",
@@ -211,6 +220,9 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 				fault(i, attr, err)
 				continue
 			}
+			if out.Unscored != "" && unscored[i] == "" {
+				unscored[i] = label + ": " + out.Unscored
+			}
 			attrs[i] = append(attrs[i], evaluatorVerdict(attr, spec, label, out))
 		}
 	}
@@ -221,21 +233,24 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 				fault(i, "plugin:verifier", err)
 			}
 		} else {
-			got, errs := plugincall.VerifyBatch(ctx, p, cs, actuals, g.Verifier.Config, opts)
+			got, why, errs := plugincall.VerifyBatch(ctx, p, cs, actuals, g.Verifier.Config, opts)
 			for i := range cs {
 				if errs[i] != nil {
 					fault(i, "plugin:verifier", errs[i])
 					continue
 				}
 				attrs[i] = append(attrs[i], got[i]...)
+				if why[i] != "" && unscored[i] == "" {
+					unscored[i] = p.Label() + ": " + why[i]
+				}
 			}
 		}
 	}
-	joined := make([]string, len(cs))
-	for i := range faults {
-		joined[i] = joinFaults(faults[i])
+	out := make([]caseVerdict, len(cs))
+	for i := range out {
+		out[i] = caseVerdict{attrs: attrs[i], fault: joinFaults(faults[i]), unscored: unscored[i]}
 	}
-	return attrs, joined
+	return out
 }
 
 // evaluate calls an evaluator check's function on one case.

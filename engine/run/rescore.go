@@ -671,10 +671,9 @@ func (r *groupRescorer) verifyBatch(ctx context.Context, items []rescoreItem) ([
 			actuals = append(actuals, actualOf(it.was.Result))
 		}
 	}
-	var attrs [][]verify.AttributeResult
-	var faults []string
+	var verdicts []caseVerdict
 	if len(cs) > 0 {
-		attrs, faults = r.plugins.verifyCases(ctx, r.job.group, cs, actuals, r.env)
+		verdicts = r.plugins.verifyCases(ctx, r.job.group, cs, actuals, r.env)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -685,8 +684,8 @@ func (r *groupRescorer) verifyBatch(ctx context.Context, items []rescoreItem) ([
 			out = append(out, it.done)
 			continue
 		}
-		out = append(out, r.rescored(it.was, attrs[0], faults[0]))
-		attrs, faults = attrs[1:], faults[1:]
+		out = append(out, r.rescored(it.was, verdicts[0]))
+		verdicts = verdicts[1:]
 	}
 	return out, nil
 }
@@ -694,11 +693,12 @@ func (r *groupRescorer) verifyBatch(ctx context.Context, items []rescoreItem) ([
 // rescored is the recorded case with its new verdict: what ran and what
 // came out stay as recorded; the attributes, the plugin fault, the score
 // and the verdict are new.
-func (r *groupRescorer) rescored(was *result.CaseRecord, attrs []verify.AttributeResult, fault string) *result.CaseRecord {
+func (r *groupRescorer) rescored(was *result.CaseRecord, v caseVerdict) *result.CaseRecord {
 	rec := *was
-	rec.Result.PluginError = fault
-	rec.Attributes = attrs
-	rec.Score, _ = result.Score(attrs)
+	rec.Result.PluginError = v.fault
+	rec.Attributes = v.attrs
+	rec.Unscored = v.unscored
+	rec.Score, _ = result.Score(v.attrs)
 	// As in a run: one rule decides the outcome.
 	classification(r.opts.Problem).Classify(&rec)
 	if len(was.Result.Artifacts) > 0 {

@@ -510,17 +510,18 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	env := verify.Env{RawJSON: true, ReadProblemFile: func(rel string) ([]byte, error) {
 		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
 	}}
-	attrs, pluginFault := r.plugins.verifyCase(ctx, j.group, c, actual, env)
+	v := r.plugins.verifyCase(ctx, j.group, c, actual, env)
 	if ctx.Err() != nil {
 		return nil, verify.Actual{}, ctx.Err()
 	}
-	out.PluginError = pluginFault
+	out.PluginError = v.fault
+	attrs := v.attrs
 	rec := &result.CaseRecord{
 		Problem: p.Name, ProblemVersion: p.Version, Checkpoint: j.cp.Name, Version: j.cp.Version,
 		Group: j.group.Name, GroupType: j.group.Type, ID: c.ID, Index: idx,
 		OriginalCheckpoint: c.OriginalCheckpoint, OriginalGroup: c.OriginalGroup,
 		StartedAt: started.UTC(), Duration: time.Since(started).Seconds(),
-		Case: caseInfo(c), Result: out, Attributes: attrs,
+		Case: caseInfo(c), Result: out, Attributes: attrs, Unscored: v.unscored,
 	}
 	rec.Score, _ = result.Score(attrs)
 	// Whether it passed, failed or could not be judged: one rule for

@@ -193,10 +193,14 @@ type DiffEntry struct {
 
 // VerifyOutput is the output of `verify`. Error, when set, is a verdict the
 // plugin reached deliberately ("cannot verify: output is not a table"): the
-// case fails with that message; it is not a plugin fault.
+// case fails with that message; it is not a plugin fault. Unscored, when
+// set, says why the plugin cannot judge this case at all (no reference
+// answer, a case outside what it checks): the case is unscored — neither
+// passed nor failed, and left out of every denominator.
 type VerifyOutput struct {
 	Attributes []Attribute `json:"attributes"`
 	Error      string      `json:"error,omitempty"`
+	Unscored   string      `json:"unscored,omitempty"`
 }
 
 // GroupInfo describes the group a loader is asked for. Checkpoint and
@@ -267,6 +271,8 @@ type EvaluateOutput struct {
 	Score   float64 `json:"score"`
 	Details any     `json:"details,omitempty"`
 	Error   string  `json:"error,omitempty"`
+	// Unscored: as VerifyOutput's; the score is then not counted.
+	Unscored string `json:"unscored,omitempty"`
 }
 
 // Message is one turn of an agent's conversation.
@@ -306,4 +312,6 @@ type TestOutput struct {
 	Passed   bool   `json:"passed"`
 	Feedback string `json:"feedback"`
 	Details  any    `json:"details,omitempty"`
+	// Unscored: as VerifyOutput's; Passed is then not counted.
+	Unscored string `json:"unscored,omitempty"`
 }

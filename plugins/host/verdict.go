@@ -14,6 +14,7 @@ func verifyOutputOf(doc any) abi.VerifyOutput {
 	m, _ := doc.(map[string]any)
 	out := abi.VerifyOutput{}
 	out.Error, _ = m["error"].(string)
+	out.Unscored, _ = m["unscored"].(string)
 	list, _ := m["attributes"].([]any)
 	out.Attributes = make([]abi.Attribute, 0, len(list))
 	for _, item := range list {

@@ -52,7 +52,7 @@ func scanVerifyOutputAt(s string, at int) (abi.VerifyOutput, int, bool) {
 
 func scanVerifyOutputIn(sc *verdictScanner) (abi.VerifyOutput, int, bool) {
 	var vo abi.VerifyOutput
-	var haveAttrs, haveError bool
+	var haveAttrs, haveError, haveUnscored bool
 	ok := sc.object(func(key string) bool {
 		switch key {
 		case "attributes":
@@ -78,12 +78,21 @@ func scanVerifyOutputIn(sc *verdictScanner) (abi.VerifyOutput, int, bool) {
 			vo.Error, ok = sc.str()
 			vo.Error = sc.keep(vo.Error)
 			return ok
+		case "unscored":
+			if haveUnscored {
+				return false
+			}
+			haveUnscored = true
+			var ok bool
+			vo.Unscored, ok = sc.str()
+			vo.Unscored = sc.keep(vo.Unscored)
+			return ok && vo.Unscored != "" // the schema asks for a reason
 		default:
 			_, ok := sc.raw()
 			return ok
 		}
 	})
-	if !ok || !(haveAttrs || haveError) {
+	if !ok || !(haveAttrs || haveError || haveUnscored) {
 		return abi.VerifyOutput{}, sc.i, false
 	}
 	if !haveAttrs {

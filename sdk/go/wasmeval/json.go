@@ -697,6 +697,10 @@ func (e *encoder) verifyOutput(t *VerifyOutput) error {
 		e.buf = append(e.buf, `,"error":`...)
 		e.str(t.Error)
 	}
+	if t.Unscored != "" {
+		e.buf = append(e.buf, `,"unscored":`...)
+		e.str(t.Unscored)
+	}
 	e.buf = append(e.buf, '}')
 	return nil
 }

@@ -375,6 +375,7 @@ func toValue(v any) (any, bool) {
 		}
 		m := map[string]any{"attributes": attrs}
 		putStr(m, "error", t.Error)
+		putStr(m, "unscored", t.Unscored)
 		return m, true
 	case Attribute:
 		m := map[string]any{"attribute": t.Attribute, "actual": t.Actual, "expected": t.Expected,
@@ -464,6 +465,7 @@ func toValue(v any) (any, bool) {
 			m["details"] = t.Details
 		}
 		putStr(m, "error", t.Error)
+		putStr(m, "unscored", t.Unscored)
 		return m, true
 	case *TestOutput:
 		return toValue(*t)
@@ -472,6 +474,7 @@ func toValue(v any) (any, bool) {
 		if t.Details != nil {
 			m["details"] = t.Details
 		}
+		putStr(m, "unscored", t.Unscored)
 		return m, true
 	case *Describe:
 		return toValue(*t)
