@@ -242,6 +242,7 @@ print(sorted(n for _, n in socket.if_nameindex()))
 func TestMemoryHogIsOOMKilled(t *testing.T) {
 	rt := newRuntime(t, pythonSpec(t, func(s *envspec.Spec) { s.Memory = 64 << 20 }))
 	s := openSession(t, rt, nil, nil)
+	before := runningContainer(t, rt)
 	res, err := s.Exec(context.Background(), runtime.ExecRequest{
 		Argv: []string{"python3", "-c", "x = []\nwhile True: x.append(bytearray(16 << 20))"}, Env: env(s), Timeout: 60 * time.Second})
 	if err != nil {
@@ -254,6 +255,10 @@ func TestMemoryHogIsOOMKilled(t *testing.T) {
 	res, err = s.Exec(context.Background(), runtime.ExecRequest{Argv: []string{"python3", "-c", "print('alive')"}, Env: env(s), Timeout: 20 * time.Second})
 	if err != nil || string(res.Stdout) != "alive\n" || res.OOMKilled {
 		t.Fatalf("after the hog: %+v %v", res, err)
+	}
+	// It is the case that was killed at the limit, not the container.
+	if runningContainer(t, rt) != before {
+		t.Error("the container was replaced")
 	}
 }
 

@@ -76,6 +76,7 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	startMark := "wasmeval-" + newToken()
 	cmd := wrapperArgs("wasmeval-case", startMark, req.Env, req.Argv)
 	oomBefore := s.oom.count()
+	mark := &caseMark{oom: oomBefore, ev: s.oom.events()}
 
 	start := time.Now()
 	ex, err := s.cli.ContainerExecCreate(ctx, s.container(), container.ExecOptions{
@@ -83,11 +84,11 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		AttachStdin: len(req.Stdin) > 0, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
-		return res, fmt.Errorf("create exec: %w", err)
+		return res, s.orLost(ctx, fmt.Errorf("create exec: %w", err))
 	}
 	att, err := s.cli.ContainerExecAttach(ctx, ex.ID, container.ExecAttachOptions{})
 	if err != nil {
-		return res, fmt.Errorf("attach exec: %w", err)
+		return res, s.orLost(ctx, fmt.Errorf("attach exec: %w", err))
 	}
 	defer att.Close()
 	if len(req.Stdin) > 0 {
@@ -141,12 +142,36 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 		}
 		code, err = 128+int(syscall.SIGKILL), nil
 	}
+	// A case killed with everything else in its container (docker kill,
+	// the container's init dying, a restart), an exec the daemon could not
+	// start or could not account for: what the case did says nothing about
+	// the submission. Its own tree killed by SIGKILL, by the memory limit
+	// or by itself, leaves the container running.
+	started := root.known() != 0
+	if !res.TimedOut && (err != nil || code == 128+int(syscall.SIGKILL) || !started) {
+		fate, lerr := s.lost(context.Background(), mark)
+		if fate != "" {
+			return res, s.renew(fate)
+		}
+		if lerr != nil && err == nil {
+			err = lerr
+		}
+	}
 	// Whatever the case left — children that shed every marker, a tree
 	// whose wrapper it killed — is gone before the next step reads or
 	// resets the workspace.
 	s.settle()
 	if err != nil {
 		return res, err
+	}
+	if !started && !res.TimedOut {
+		// The wrapper writes its PID before anything else: the daemon
+		// refused to start the exec, and said why on its stdout.
+		msg := strings.TrimSpace(string(res.Stdout))
+		if msg == "" {
+			msg = fmt.Sprintf("exit status %d, no output", code)
+		}
+		return res, fmt.Errorf("the container could not start the case's process: %s", msg)
 	}
 	if (code == 126 || code == 127) && bytes.HasPrefix(res.Stderr, []byte(startMark+": ")) {
 		msg := strings.TrimSpace(string(res.Stderr[len(startMark)+2:]))

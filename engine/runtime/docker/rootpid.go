@@ -83,3 +83,14 @@ func (r *rootPID) wait(d time.Duration) int {
 		return 0
 	}
 }
+
+// known returns the PID once the stream has shown it, else 0 (the wrapper
+// never started, or has not written it yet).
+func (r *rootPID) known() int {
+	select {
+	case <-r.ready:
+		return r.pid
+	default:
+		return 0
+	}
+}

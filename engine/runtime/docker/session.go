@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/api/types/mount"
@@ -23,6 +24,8 @@ type session struct {
 	rt         *Runtime
 	cli        *client.Client
 	id         string // container ID
+	name       string // the current container's name
+	startedAt  string // when the current container started (a restart changes it)
 	dir        string // host session directory (holds work/)
 	work       string // host workspace, mounted at the spec's workdir
 	submission string
@@ -150,7 +153,7 @@ func (s *session) create(ctx context.Context) error {
 		return fmt.Errorf("create container from %s: %w", spec.Image, err)
 	}
 	s.mu.Lock()
-	s.id = resp.ID
+	s.id, s.name = resp.ID, name
 	s.mu.Unlock()
 	s.oom = watchOOM(s.cli, resp.ID)
 	if err := s.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
@@ -171,6 +174,9 @@ func (s *session) create(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	s.count = count
+	if in.State != nil {
+		s.startedAt = in.State.StartedAt
+	}
 	s.mu.Unlock()
 	return nil
 }
@@ -179,11 +185,21 @@ func (s *session) create(ctx context.Context) error {
 // everything running in the old one dies with it.
 func (s *session) recycle(ctx context.Context) error {
 	s.oom.close()
-	if err := s.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true}); err != nil && !client.IsErrNotFound(err) {
-		return fmt.Errorf("remove container: %w", err)
+	// Someone else may be removing it already (the daemon then refuses a
+	// second removal until the first is done).
+	for {
+		err := s.cli.ContainerRemove(ctx, s.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+		if err == nil || client.IsErrNotFound(err) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("remove container: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	s.mu.Lock()
-	s.id, s.count = "", nil
+	s.id, s.count, s.startedAt = "", nil, ""
 	s.mu.Unlock()
 	return s.create(ctx)
 }
