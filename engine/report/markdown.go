@@ -48,6 +48,18 @@ func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSumma
 		fmt.Fprintf(w, "| **all** (%s) | | %d/%d | %s | %s | %.2f |\n\n", s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
 			Rate(s.CasesPassed, counted), s.MeanScore)
 	}
+	for _, s := range sums {
+		if s.CasesFlaky == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "**Flaky in %s** (epochs disagree):", s.Name)
+		for _, name := range s.Groups {
+			for _, id := range s.GroupOutcomes[name].Flaky {
+				fmt.Fprintf(w, " `%s/%s`", mdCell(name), mdCell(id))
+			}
+		}
+		fmt.Fprint(w, "\n\n")
+	}
 	// Errors first: those cases were never judged.
 	if err := markdownCases(w, dir, result.OutcomeError, "Errored cases (not judged: the harness failed on them)"); err != nil {
 		return err
@@ -76,7 +88,7 @@ func markdownCases(w io.Writer, dir string, outcome result.Outcome, title string
 			label = "error: " + string(r.ErrorKind)
 		}
 		fmt.Fprintf(w, "<details><summary><code>%s</code> (%s)</summary>\n\n```diff\n%s```\n\n</details>\n\n",
-			mdCell(r.Key()), label, strings.ReplaceAll(FailureText(r, 4000), "```", "`‵`"))
+			mdCell(EpochName(r.Key(), r.Epoch)), label, strings.ReplaceAll(FailureText(r, 4000), "```", "`‵`"))
 		return nil
 	})
 	if n > shown {

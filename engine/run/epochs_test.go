@@ -140,6 +140,13 @@ func TestEpochsCatchAFlakyCase(t *testing.T) {
 		}
 	}
 	check("run", res.Summaries[0])
+	var md strings.Builder
+	if err := report.WriteMarkdown(&md, out, report.RunInfo{Problem: "epochs"}, res.Summaries); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "**Flaky in c1** (epochs disagree): `core/flaky`") || !strings.Contains(md.String(), "flaky [epoch") {
+		t.Errorf("the Markdown report does not list the flaky case and its epochs:\n%s", md.String())
+	}
 	sums, err := report.FromRun(out, nil, report.Judging{Policy: result.DefaultPolicy, Epochs: 5, Reducer: result.ReduceMean}, "")
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pr
 {{with .DuplicateNote}}<p class="meta" id="duplicates">Note: {{.}}.</p>
 {{end}}<h2>Checkpoints</h2>
 <div id="chart-checkpoints">{{.CheckpointChart}}</div>
-<ul>{{range .Checkpoints}}<li>{{.Name}}: <span class="{{if .Passed}}pass{{else if eq (print .Verdict) "inconclusive"}}inconclusive{{else}}fail{{end}}">{{.VerdictLine}}</span> (policy {{.Policy}})</li>{{end}}</ul>
+<ul>{{range .Checkpoints}}<li>{{.Name}}: <span class="{{if .Passed}}pass{{else if eq (print .Verdict) "inconclusive"}}inconclusive{{else}}fail{{end}}">{{.VerdictLine}}</span> (policy {{.Policy}}){{if .CasesFlaky}}<br><span class="flaky">flaky:{{range $name, $g := .GroupOutcomes}}{{range $g.Flaky}} <code>{{$name}}/{{.}}</code>{{end}}{{end}}</span>{{end}}</li>{{end}}</ul>
 {{range .Groups}}<h2>{{.Name}}: groups</h2>
 <div class="group-chart" data-checkpoint="{{.Name}}">{{.Chart}}</div>
 {{end}}
@@ -49,7 +49,7 @@ pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pr
 <table id="cases"><thead><tr><th>checkpoint</th><th>group</th><th>type</th><th>case</th><th>score</th><th>status</th><th>duration</th></tr></thead><tbody>
 `))
 
-var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.ID}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
+var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.ID}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
 `))
 
 var mid = template.Must(template.New("mid").Parse(`</tbody></table>

@@ -174,6 +174,9 @@ func caseOf(problemName string, r *result.CaseRecord) testcase {
 		}
 	}
 	msg := fmt.Sprintf("score %.2f; incorrect: %s", r.Score, strings.Join(wrong, ", "))
+	if r.Attempt > 1 {
+		msg += fmt.Sprintf(" (attempt %d)", r.Attempt)
+	}
 	switch {
 	case o == result.OutcomeError:
 		why := r.Result.Error
