@@ -31,6 +31,19 @@ type GroupAdapter interface {
 	End() error
 }
 
+// ServerDown is a GroupAdapter that can say its group's server is down
+// (why, or "" while it is up): a case retried then would meet the same
+// error, since the server's state cannot be rebuilt mid-group.
+type ServerDown interface {
+	ServerDown() string
+}
+
+// ServerDown implements ServerDown.
+func (a *API) ServerDown() string { return a.Server.Down() }
+
+// ServerDown implements ServerDown.
+func (b *Browser) ServerDown() string { return b.Server.Down() }
+
 // Artifacts says where an adapter keeps files for a group's cases.
 type Artifacts struct {
 	// Dir is the group's artifact directory on the host ("" keeps none).

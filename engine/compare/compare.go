@@ -62,7 +62,7 @@ type baseCase struct {
 // Runs compares the run in dir with the baseline run in baseDir.
 func Runs(baseDir, dir string) (*Result, error) {
 	base := map[string]*baseCase{}
-	// Each case once, by its first record, as every report counts it.
+	// Each case once, by its last attempt, as every report counts it.
 	_, err := report.ReadUnique(filepath.Join(baseDir, journal.FileName), func(r *result.CaseRecord) error {
 		b := &baseCase{outcome: result.OutcomeOf(r), score: r.Score}
 		if b.outcome != result.OutcomePassed {
@@ -127,16 +127,17 @@ func incorrect(r *result.CaseRecord) []string {
 			out = append(out, a.Attribute)
 		}
 	}
+	// A case the harness could not judge has no wrong attributes to name,
+	// whatever its checks made of the empty result.
 	switch {
 	case r.Result.PluginError != "":
-		out = append(out, "(plugin error)")
-	case len(out) > 0:
-	case r.Result.TimedOut:
-		out = append(out, "(timed out)")
+		return []string{"(plugin error)"}
 	case r.Result.AdapterError:
-		out = append(out, "(could not run)")
+		return []string{"(could not run)"}
 	case r.Unscored != "":
-		out = append(out, "(unscored)")
+		return []string{"(unscored)"}
+	case len(out) == 0 && r.Result.TimedOut:
+		return []string{"(timed out)"}
 	}
 	return out
 }

@@ -2,8 +2,10 @@ package run
 
 import (
 	"context"
+	"strings"
 	"time"
 
+	"github.com/wasmeval/wasmeval/engine/adapter"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -22,10 +24,25 @@ const DefaultRetryBackoff = time.Second
 const MaxRetryBackoff = time.Minute
 
 // retryable says whether rec, the tries-th attempt of its case in this
-// run, runs again.
-func (r *groupRunner) retryable(rec *result.CaseRecord, tries int) bool {
-	return rec.Outcome == result.OutcomeError && rec.ErrorKind != result.ErrorLoad && tries <= r.opts.RetryErrors
+// run, runs again. A case of a server group whose server is down is not:
+// the server keeps the state the group's earlier cases built, so it cannot
+// be started again in the middle of the group; a resumed run
+// (--resume --retry-errors) starts it and replays the group's cases.
+func (r *groupRunner) retryable(rec *result.CaseRecord, tries int, ad adapter.Adapter) bool {
+	if rec.Outcome != result.OutcomeError || rec.ErrorKind == result.ErrorLoad || tries > r.opts.RetryErrors {
+		return false
+	}
+	if sd, ok := ad.(adapter.ServerDown); ok && sd.ServerDown() != "" {
+		if rec.Result.Error != "" && !strings.Contains(rec.Result.Error, resumeHint) {
+			rec.Result.Error += " (" + resumeHint + ")"
+		}
+		return false
+	}
+	return true
 }
+
+// resumeHint says how to retry a server group's errors.
+const resumeHint = "not retried while the group's server is down: wasmeval run --resume DIR --retry-errors N starts it again and replays the group"
 
 // backoff waits before the retry that follows the tries-th attempt; it
 // returns early, with the context's error, when the run is stopped.

@@ -458,7 +458,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 			continue
 		}
 		rec.Attempt = r.opts.Resume.attempts(r.key(c)) + 1
-		for tries := 1; r.retryable(rec, tries); tries++ {
+		for tries := 1; r.retryable(rec, tries, ad); tries++ {
 			if err := r.record(rec, true); err != nil {
 				return err
 			}
