@@ -150,7 +150,18 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	started := root.known() != 0
 	if !res.TimedOut && (err != nil || code == 128+int(syscall.SIGKILL) || !started) {
 		fate, lerr := s.lost(context.Background(), mark)
-		if fate != "" {
+		switch {
+		case fate != "" && started && strings.Contains(fate, causeInside):
+			// The case's processes run as the container's main process
+			// does, so a case can end its own container. Counting that
+			// as an error of the harness would let a submission turn
+			// any wrong answer into one: it is the case's doing, an
+			// answer like a tree that killed itself. The group goes on
+			// in a new container.
+			_ = s.renew(fate)
+			res.Stderr = append(res.Stderr, "\n[wasmeval: "+fate+"]\n"...)
+			code, err = 128+int(syscall.SIGKILL), nil
+		case fate != "":
 			return res, s.renew(fate)
 		}
 		if lerr != nil && err == nil {

@@ -107,7 +107,7 @@ func (w *oomWatch) stopCause(before eventCount, oomBefore int, d time.Duration) 
 			case n > oomBefore:
 				return "at its memory limit"
 			}
-			return "not through the Docker API: a process in the container or on the host did it"
+			return causeInside
 		}
 		if lost {
 			return ""
@@ -156,3 +156,9 @@ func (w *oomWatch) close() {
 		w.cancel()
 	}
 }
+
+// causeInside is the stop cause of a container that neither the Docker
+// API nor its memory limit stopped: one of its own processes ended its
+// main process (or something on the host did, which the daemon cannot
+// tell apart). Exec counts it as the case's doing (see RATIONALE.md).
+const causeInside = "not through the Docker API: a process in the container or on the host did it"
