@@ -150,6 +150,15 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 		return usageErr(fmt.Errorf("rescore: --error-policy: %w", err))
 	}
 	f.errors = string(errPolicy) // as the new run's manifest records it
+	// The rescored run's epochs are rescored each, and reduced alike.
+	var epochs int
+	var reducer result.Reducer
+	if orig != nil && orig.Flags.Epochs > 1 {
+		epochs = orig.Flags.Epochs
+		if reducer, err = result.ParseReducer(orig.Flags.Reducer, epochs); orig.Flags.Reducer != "" && err != nil {
+			return usageErr(fmt.Errorf("rescore: %s: flags.reducer: %w", filepath.Join(from, manifest.FileName), err))
+		}
+	}
 	policy, err := result.ParsePolicy(policyName)
 	if err != nil {
 		if f.policy == "" {
@@ -180,7 +189,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	// anything is written.
 	rs, err := run.PrepareRescore(ctx, run.RescoreOptions{
 		Problem: p, From: from, Checkpoints: checkpoints,
-		Jobs: f.jobs, Policy: policy, ErrorPolicy: errPolicy, Loader: run.BuiltinLoader, Plugins: plugins, Verifier: verifierPlugin,
+		Jobs: f.jobs, Policy: policy, ErrorPolicy: errPolicy, Epochs: epochs, Reducer: reducer, Loader: run.BuiltinLoader, Plugins: plugins, Verifier: verifierPlugin,
 	})
 	if err != nil {
 		var corrupt *journal.Corruption
@@ -391,6 +400,7 @@ func rescoreManifest(orig *manifest.Manifest, from string, p *problem.Problem, f
 	if orig != nil {
 		m.Submission, m.Runtime = orig.Submission, orig.Runtime
 		m.Flags.Command = orig.Flags.Command
+		m.Flags.Epochs, m.Flags.Reducer = orig.Flags.Epochs, orig.Flags.Reducer
 		link.RunID, link.Status = orig.RunID, orig.Status
 	}
 	m.RescoredFrom = link

@@ -56,6 +56,10 @@ type RescoreOptions struct {
 	Policy result.Policy
 	// ErrorPolicy says how errored cases count (the default when empty).
 	ErrorPolicy result.ErrorPolicy
+	// Epochs and Reducer are the rescored run's (--epochs): each epoch's
+	// records are rescored, and reduced as the run reduced them.
+	Epochs  int
+	Reducer result.Reducer
 	// Loader returns a built-in loader by name.
 	Loader func(name string) (cases.Loader, bool)
 	// Plugins runs the problem's plugins; nil is fine for problems that
@@ -299,6 +303,9 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 	builder := report.NewBuilder(p, cps, opts.Policy, time.Now())
 	builder.SetErrorPolicy(opts.ErrorPolicy)
 	builder.SetRunID(to.RunID)
+	if opts.Epochs > 1 {
+		builder.SetEpochs(opts.Epochs, opts.Reducer)
+	}
 	// Each case comes once: its per-case entries can wait in a file.
 	if err := builder.Spool(); err != nil {
 		return nil, err
@@ -364,10 +371,18 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 		builder.Incomplete(j.cp.Name)
 		mu.Unlock()
 	}
+	// A run with epochs is rescored epoch by epoch: each job reads its
+	// epoch's records.
 	var jobs []*groupJob
-	for _, cp := range cps {
-		for i, g := range cp.Groups {
-			jobs = append(jobs, &groupJob{cp: cp, group: g, index: i})
+	for e := 1; e <= max(opts.Epochs, 1); e++ {
+		for _, cp := range cps {
+			for i, g := range cp.Groups {
+				job := &groupJob{cp: cp, group: g, index: i}
+				if opts.Epochs > 1 {
+					job.epoch = e
+				}
+				jobs = append(jobs, job)
+			}
 		}
 	}
 	env := verify.Env{RawJSON: true, ReadProblemFile: func(rel string) ([]byte, error) {
@@ -380,7 +395,7 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 		go func() {
 			defer wg.Done()
 			for j := range work {
-				g := &groupRescorer{opts: opts, progress: to.Progress, job: j, plugins: plugins, env: env, recorded: idx.reader(rd, j.cp.Name, j.group.Name),
+				g := &groupRescorer{opts: opts, progress: to.Progress, job: j, plugins: plugins, env: env, recorded: idx.reader(rd, j.cp.Name, j.group.Name, max(j.epoch, 1)),
 					artifacts: artifacts, record: record, groupErr: groupErr, notRunErr: notRun}
 				err := g.run(ctx)
 				if err != nil && ctx.Err() == nil {
@@ -434,7 +449,7 @@ feed:
 		// The groups of the rescored run that no group of the problem
 		// reads are left out whole.
 		for _, g := range idx.unread() {
-			r := idx.reader(readers[0], g.name.checkpoint, g.name.group)
+			r := idx.reader(readers[0], g.name.checkpoint, g.name.group, 0)
 			rest, err := r.rest()
 			if err != nil {
 				return nil, err

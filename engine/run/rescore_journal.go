@@ -39,6 +39,15 @@ type journalIndex struct {
 	// quick: every line's head can be read from its start
 	// (journal.QuickHead agrees with the record decoded whole).
 	quick bool
+	// retried: per group and epoch, the cases tried more than once
+	// (--retry-errors), with where their last attempt is: that one is
+	// rescored, and the attempts before it are passed over.
+	retried map[groupName]map[int]map[caseDigest]lastAttempt
+}
+
+type lastAttempt struct {
+	attempt int
+	off     int64
 }
 
 type groupName struct{ checkpoint, group string }
@@ -58,16 +67,19 @@ type span struct{ start, end int64 }
 // every core), so that a corrupt line is found before anything is
 // written: it is an error listing every corrupt line of the journal.
 func indexJournal(path string) (*journalIndex, error) {
-	idx := &journalIndex{groups: map[groupName]*groupSpans{}, quick: true}
+	idx := &journalIndex{groups: map[groupName]*groupSpans{}, quick: true, retried: map[groupName]map[int]map[caseDigest]lastAttempt{}}
 	var last *groupSpans
 	// On the workers: the record's group, and whether its head is quick.
 	type kept struct {
 		name  groupName
 		quick bool
+		id    caseDigest
+		epoch int
+		tries int
 	}
 	keep := func(h journal.Head, line []byte) kept {
 		q, ok := journal.QuickHead(line)
-		return kept{groupName{h.Checkpoint, h.Group}, ok && q == h}
+		return kept{groupName{h.Checkpoint, h.Group}, ok && q == h, digestOf(h.ID), h.Epoch, h.Attempt}
 	}
 	err := journal.ReadHeads(path, runtime.GOMAXPROCS(0), keep, func(k kept, off int64, size int) error {
 		g := last
@@ -86,6 +98,7 @@ func indexJournal(path string) (*journalIndex, error) {
 			g.spans = append(g.spans, span{off, end})
 		}
 		idx.quick = idx.quick && k.quick
+		idx.noteAttempt(k.name, k.epoch, k.id, k.tries, off)
 		return nil
 	})
 	var ce *journal.CorruptError
@@ -100,9 +113,31 @@ func indexJournal(path string) (*journalIndex, error) {
 	return idx, nil
 }
 
-// reader returns a reader of a group's records; every group has one, the
-// groups the journal has no record of an empty one.
-func (idx *journalIndex) reader(rd *journal.Reader, checkpoint, group string) *groupRecords {
+// noteAttempt keeps, for the cases tried more than once, where their last
+// attempt is (a journal without retries keeps nothing).
+func (idx *journalIndex) noteAttempt(name groupName, epoch int, id caseDigest, attempt int, off int64) {
+	if attempt <= 1 {
+		return
+	}
+	byEpoch := idx.retried[name]
+	if byEpoch == nil {
+		byEpoch = map[int]map[caseDigest]lastAttempt{}
+		idx.retried[name] = byEpoch
+	}
+	last := byEpoch[epoch]
+	if last == nil {
+		last = map[caseDigest]lastAttempt{}
+		byEpoch[epoch] = last
+	}
+	if prev, ok := last[id]; !ok || attempt > prev.attempt {
+		last[id] = lastAttempt{attempt, off}
+	}
+}
+
+// reader returns a reader of a group's records of one epoch (0: of every
+// epoch); every group has one, the groups the journal has no record of an
+// empty one.
+func (idx *journalIndex) reader(rd *journal.Reader, checkpoint, group string, epoch int) *groupRecords {
 	name := groupName{checkpoint, group}
 	g := idx.groups[name]
 	var spans []span
@@ -110,7 +145,14 @@ func (idx *journalIndex) reader(rd *journal.Reader, checkpoint, group string) *g
 		g.read = true
 		spans = g.spans
 	}
-	return &groupRecords{rd: rd, name: name, spans: spans, slowHeads: !idx.quick}
+	r := &groupRecords{rd: rd, name: name, spans: spans, slowHeads: !idx.quick, epoch: epoch}
+	if last := idx.retried[name][max(epoch, 1)]; len(last) > 0 && epoch > 0 {
+		r.retried = map[caseDigest]int64{}
+		for id, a := range last {
+			r.retried[id] = a.off
+		}
+	}
+	return r
 }
 
 // unread are the groups of the journal that no group of the problem
@@ -141,6 +183,11 @@ type groupRecords struct {
 	name      groupName
 	spans     []span
 	slowHeads bool // decode lines whole to read their heads
+	// epoch: only records of this epoch are read (0: of every epoch).
+	epoch int
+	// retried: the cases with more than one attempt, and where their last
+	// attempt starts.
+	retried map[caseDigest]int64
 
 	si  int   // the span read
 	pos int64 // the next line read, in spans[si]
@@ -176,11 +223,11 @@ func (g *groupRecords) next() (int64, []byte, journal.Head, error) {
 			if err != nil {
 				return 0, nil, journal.Head{}, err
 			}
-			h = journal.Head{Checkpoint: rec.Checkpoint, Group: rec.Group, ID: rec.ID}
+			h = journal.Head{Checkpoint: rec.Checkpoint, Group: rec.Group, ID: rec.ID, Epoch: max(rec.Epoch, 1), Attempt: max(rec.Attempt, 1)}
 		} else if h, err = g.rd.Head(line, off); err != nil {
 			return 0, nil, journal.Head{}, err
 		}
-		if h.Checkpoint == g.name.checkpoint && h.Group == g.name.group {
+		if h.Checkpoint == g.name.checkpoint && h.Group == g.name.group && (g.epoch == 0 || h.Epoch == g.epoch) {
 			return off, line, h, nil
 		}
 	}
@@ -218,6 +265,13 @@ func (g *groupRecords) find(checkpoint, group, id string) (*result.CaseRecord, e
 			if g.tracking {
 				g.met[digestOf(id)] = struct{}{}
 			}
+			if last, ok := g.retried[digestOf(id)]; ok && last != off {
+				// Retried: the last attempt is the one that counts.
+				if line, err = g.rd.ReadLine(last); err != nil {
+					return nil, err
+				}
+				off = last
+			}
 			return g.decode(line, off)
 		}
 		if err := g.passOver(off, h.ID); err != nil {
@@ -246,8 +300,14 @@ func (g *groupRecords) passOver(off int64, id string) error {
 		}
 	}
 	k := digestOf(id)
+	last, retried := g.retried[k]
+	if retried && off != last {
+		return nil // an attempt a retry replaced: neither a duplicate nor left out
+	}
 	if _, ok := g.met[k]; ok {
-		g.duplicates++
+		if !retried {
+			g.duplicates++
+		}
 		return nil
 	}
 	if _, ok := g.passed[k]; ok {
