@@ -22,16 +22,9 @@ const (
 
 // argumentSplitting checks the problem's argument_splitting.
 func (l *loader) argumentSplitting(file string, root *yaml.Node, v string) string {
-	switch v {
-	case "":
-		return SplitOnce
-	case SplitOnce, SplitTwice:
-		return v
-	}
-	l.errs.Add(file, "argument_splitting", keyLine(root, "argument_splitting"),
-		"unknown argument splitting %q (expected %s — split shell-style once, the default — or %s — split, join with spaces and split again, as SlopCodeBench's harness does)",
-		v, SplitOnce, SplitTwice)
-	return SplitOnce
+	return l.oneOf(file, root, "argument_splitting", "argument splitting", v,
+		choice{SplitOnce, "split shell-style once"},
+		choice{SplitTwice, "split, join with spaces and split again, as SlopCodeBench's harness does"})
 }
 
 // loaderConfig resolves a `loader:` that gives only a config: the

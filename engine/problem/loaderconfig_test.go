@@ -102,3 +102,28 @@ func TestArgumentSplittingOption(t *testing.T) {
 		}
 	}
 }
+
+// timeout_outcome is failed (the default) or error; anything else is
+// refused at its line, with what each word means.
+func TestTimeoutOutcomeOption(t *testing.T) {
+	for _, tc := range []struct{ value, want, err string }{
+		{"", TimeoutFails, ""},
+		{"timeout_outcome: failed\n", TimeoutFails, ""},
+		{"timeout_outcome: error\n", TimeoutErrors, ""},
+		{"timeout_outcome: skip\n", "", `config.yaml:3: timeout_outcome: unknown timeout outcome "skip" (expected failed — a timeout is a wrong answer, the default, or error — a timeout is an error of the harness`},
+	} {
+		dir := writeTree(t, map[string]string{
+			"config.yaml":      "name: p\nentry_file: main.py\n" + tc.value + "checkpoints:\n  c1:\n    groups: {g: {type: Core}}\n",
+			"c1/g/a/case.yaml": "arguments: [x]\n",
+		})
+		p, err := Load(dir, testOpts)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%q: error %v, want %q", tc.value, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%q: %v", tc.value, err)
+		case tc.err == "" && p.TimeoutOutcome != tc.want:
+			t.Errorf("%q: timeout outcome %q, want %q", tc.value, p.TimeoutOutcome, tc.want)
+		}
+	}
+}

@@ -17,14 +17,7 @@ const (
 
 // timeoutOutcome checks the problem's timeout_outcome.
 func (l *loader) timeoutOutcome(file string, root *yaml.Node, v string) string {
-	switch v {
-	case "":
-		return TimeoutFails
-	case TimeoutFails, TimeoutErrors:
-		return v
-	}
-	l.errs.Add(file, "timeout_outcome", keyLine(root, "timeout_outcome"),
-		"unknown timeout outcome %q (expected %s — a timeout is a wrong answer, the default — or %s — a timeout is an error of the harness, counted apart and retried by --retry-errors)",
-		v, TimeoutFails, TimeoutErrors)
-	return TimeoutFails
+	return l.oneOf(file, root, "timeout_outcome", "timeout outcome", v,
+		choice{TimeoutFails, "a timeout is a wrong answer"},
+		choice{TimeoutErrors, "a timeout is an error of the harness, counted apart and retried by --retry-errors"})
 }
