@@ -132,13 +132,16 @@ c: {order: 3, expected: {output: "hi\n"}}
 		t.Fatalf("the other cases must run and pass: %+v", got)
 	}
 	b := got["b"]
+	if b.Outcome != result.OutcomeError || b.ErrorKind != result.ErrorPlugin {
+		t.Errorf("b: outcome %s (%s), want error (plugin): the plugin's fault, not the submission's answer", b.Outcome, b.ErrorKind)
+	}
 	if b.Passed || !strings.Contains(b.Result.PluginError, "plugin notes.wasm@"+digest[:12]+": not a Wasm module") {
 		t.Errorf("b: passed=%v plugin_error=%q", b.Passed, b.Result.PluginError)
 	}
 	if len(b.Attributes) != 2 || !b.Attributes[0].IsCorrect || b.Attributes[1].Attribute != "evaluator:f" || b.Attributes[1].IsCorrect {
 		t.Errorf("b: attributes %+v", b.Attributes)
 	}
-	if s := res.Summaries[0]; s.PluginErrors != 1 || s.CasesPassed != 2 {
+	if s := res.Summaries[0]; s.PluginErrors != 1 || s.CasesPassed != 2 || s.CasesErrored != 1 || s.CasesFailed != 0 {
 		t.Errorf("summary: plugin_errors=%d passed=%d", s.PluginErrors, s.CasesPassed)
 	}
 }
