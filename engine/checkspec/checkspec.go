@@ -9,7 +9,10 @@ package checkspec
 // problem, checkpoint, group or case under `checks:`; the most specific list
 // wins. See docs/checks.md for every kind and option.
 type CheckSpec struct {
-	// Kind selects the check: status, text, json, jsonl, regex, schema, file.
+	// Kind selects the check: status, text, json, jsonl, regex, schema,
+	// file, evaluator, one of the assertions (equals, contains, icontains,
+	// contains-all, contains-any, starts-with, is-json), an assertion's
+	// negation (not-contains, …) or latency.
 	Kind string `yaml:"kind" json:"kind"`
 	// Attribute is the result attribute compared: status_code, output,
 	// stderr or files-<path>. Each kind has a sensible default.
@@ -47,6 +50,18 @@ type CheckSpec struct {
 	// expected.output.error), instead of the expected attribute.
 	ExpectedFrom string `yaml:"expected_from,omitempty" json:"expected_from,omitempty"`
 
+	// equals, contains, icontains, starts-with: the one text compared
+	// with (text, a number or a boolean). Without value or values the
+	// expected value comes from expected_from or the expected attribute.
+	Value any `yaml:"value,omitempty" json:"value,omitempty"`
+	// contains-all, contains-any (and contains, icontains): the phrases.
+	Values []any `yaml:"values,omitempty" json:"values,omitempty"`
+	// contains-all: the share of phrases that must be found (0..1,
+	// default 1); the attribute is correct when the share reaches it.
+	Threshold *float64 `yaml:"threshold,omitempty" json:"threshold,omitempty"`
+	// latency: the ceiling on the case's elapsed seconds.
+	MaxSeconds *float64 `yaml:"max_seconds,omitempty" json:"max_seconds,omitempty"`
+
 	// schema: an inline JSON Schema or a file relative to the problem.
 	Schema     any    `yaml:"schema,omitempty" json:"schema,omitempty"`
 	SchemaFile string `yaml:"schema_file,omitempty" json:"schema_file,omitempty"`
@@ -73,8 +88,17 @@ func (c CheckSpec) WeightOr(def float64) float64 {
 	return *c.Weight
 }
 
-// Kinds lists the built-in check kinds.
-var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator"}
+// Kinds lists the built-in check kinds (negations, NegationPrefix and a
+// kind of Negatable, are not listed).
+var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator",
+	"equals", "contains", "icontains", "contains-all", "contains-any", "starts-with", "is-json", "latency"}
+
+// Negatable lists the kinds that NegationPrefix turns into their negation:
+// not-contains passes where contains fails, and so on.
+var Negatable = []string{"equals", "contains", "icontains", "contains-all", "contains-any", "starts-with", "is-json"}
+
+// NegationPrefix is the prefix of a negated assertion's kind.
+const NegationPrefix = "not-"
 
 // PluginRef binds a Wasm plugin: a file (by path relative to the problem, or
 // by name from a plugin directory), the sha256 it must have, and the config

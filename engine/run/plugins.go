@@ -183,14 +183,15 @@ type caseVerdict struct {
 // wrong, and is returned so the record can flag it; other cases are not
 // affected.
 func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.Case, actual verify.Actual, env verify.Env) caseVerdict {
-	return s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, env)[0]
+	return s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, nil, env)[0]
 }
 
 // verifyCases is verifyCase for many cases of one group at once: the
 // group's verifier plugin gets them in as few calls as it allows (batches,
 // docs/plugin-abi.md), and each case's verdict and fault are the ones
-// verifyCase gives it alone.
-func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, env verify.Env) []caseVerdict {
+// verifyCase gives it alone. elapsed, when not nil, is each case's
+// elapsed seconds (for the latency check), in place of env.Elapsed.
+func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, elapsed []float64, env verify.Env) []caseVerdict {
 	attrs := make([][]verify.AttributeResult, len(cs))
 	faults := make([][]string, len(cs))
 	unscored := make([]string, len(cs))
@@ -206,9 +207,13 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 			checks = verify.DefaultChecks(c.Expected)
 		}
 		attrs[i] = make([]verify.AttributeResult, 0, len(checks)+1)
+		caseEnv := env
+		if elapsed != nil {
+			caseEnv.Elapsed = &elapsed[i]
+		}
 		for _, spec := range checks {
 			if spec.Kind != "evaluator" {
-				attrs[i] = append(attrs[i], verify.Run(spec, actuals[i], c.Expected, env))
+				attrs[i] = append(attrs[i], verify.Run(spec, actuals[i], c.Expected, caseEnv))
 				continue
 			}
 			attr := spec.Attribute

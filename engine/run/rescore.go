@@ -382,6 +382,7 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 					job.epoch = e
 				}
 				jobs = append(jobs, job)
+				idx.markRead(cp.Name, g.Name)
 			}
 		}
 	}
@@ -680,15 +681,17 @@ func (r *groupRescorer) flush(ctx context.Context) error {
 func (r *groupRescorer) verifyBatch(ctx context.Context, items []rescoreItem) ([]*result.CaseRecord, error) {
 	var cs []*cases.Case
 	var actuals []verify.Actual
+	var elapsed []float64
 	for _, it := range items {
 		if it.done == nil {
 			cs = append(cs, it.c)
 			actuals = append(actuals, actualOf(it.was.Result))
+			elapsed = append(elapsed, it.was.Result.Elapsed)
 		}
 	}
 	var verdicts []caseVerdict
 	if len(cs) > 0 {
-		verdicts = r.plugins.verifyCases(ctx, r.job.group, cs, actuals, r.env)
+		verdicts = r.plugins.verifyCases(ctx, r.job.group, cs, actuals, elapsed, r.env)
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -509,7 +509,7 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	// plugins keep it, so both give the journal the same bytes.
 	env := verify.Env{RawJSON: true, ReadProblemFile: func(rel string) ([]byte, error) {
 		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
-	}}
+	}, Elapsed: &out.Elapsed}
 	v := r.plugins.verifyCase(ctx, j.group, c, actual, env)
 	if ctx.Err() != nil {
 		return nil, verify.Actual{}, ctx.Err()

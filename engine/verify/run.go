@@ -21,6 +21,9 @@ type Env struct {
 	// maps and writing them back out is most of their work, and whoever
 	// reads the verdict decodes the same value from the text.
 	RawJSON bool
+	// Elapsed is the case's elapsed seconds (result.Execution.Elapsed),
+	// for the latency check; nil where it is not known.
+	Elapsed *float64
 }
 
 // MaxDiffEntries caps the entries a diff keeps (abi.MaxDiffEntries, which
@@ -50,7 +53,13 @@ func Run(spec checkspec.CheckSpec, actual Actual, expected map[string]any, env E
 		checkFile(&res, spec, actual, expected, env)
 	case "evaluator":
 		fail(&res, "evaluator checks run in the plugin host, not here")
+	case "latency":
+		checkLatency(&res, spec, env)
 	default:
+		if base, _ := SplitNegation(spec.Kind); isAssertion(base) {
+			checkAssertion(&res, spec, actual, expected)
+			break
+		}
 		fail(&res, "unknown check kind %q", spec.Kind)
 	}
 	return res
@@ -67,6 +76,8 @@ func AttributeOf(spec checkspec.CheckSpec) string {
 		return "status_code"
 	case "file":
 		return FileAttribute(spec.Path)
+	case "latency":
+		return "latency"
 	}
 	return "output"
 }

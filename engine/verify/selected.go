@@ -126,9 +126,10 @@ func compareSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actu
 	var one any
 	var paired []jsonpath.Location
 	isPaired := false
+	fixed, hasFixed := fixedValue(spec)
 	switch {
-	case spec.ExpectedFrom != "" || spec.Kind == "regex" && spec.Pattern != "":
-		v := any(spec.Pattern)
+	case spec.ExpectedFrom != "" || hasFixed:
+		v := fixed
 		if spec.ExpectedFrom != "" {
 			found, why, ok := LookupExpectedFrom(spec.ExpectedFrom, expected)
 			if !ok {
@@ -477,8 +478,19 @@ func describeValue(v any) string {
 // names (text that compiles, for a regex), or the expected attribute as a
 // JSON document in which the json_path finds something.
 func ValidateExpected(spec checkspec.CheckSpec, expected map[string]any) []string {
-	switch spec.Kind {
-	case "text", "json", "regex":
+	base, _ := SplitNegation(spec.Kind)
+	switch {
+	case spec.Kind == "text", spec.Kind == "json", spec.Kind == "regex":
+	case isAssertion(base) && base != "is-json":
+		if _, fixed := fixedValue(spec); fixed {
+			return nil
+		}
+		if spec.JSONPath == "" && spec.ExpectedFrom == "" {
+			if v, ok := expectedValue(expected, AttributeOf(spec)); !ok || v == nil {
+				return []string{fmt.Sprintf("%s: the case has no expected %s and the check gives no value, values or expected_from", spec.Kind, AttributeOf(spec))}
+			}
+			return nil
+		}
 	default:
 		return nil
 	}
@@ -503,6 +515,10 @@ func ValidateExpected(spec checkspec.CheckSpec, expected map[string]any) []strin
 		case spec.Kind == "regex":
 			if msg := isPattern(v); msg != "" {
 				bad("expected_from: %s %s", spec.ExpectedFrom, msg)
+			}
+		case listKind(base):
+			if _, why := phrasesOf(v); why != "" {
+				bad("expected_from: %s: %s", spec.ExpectedFrom, why)
 			}
 		}
 	case spec.JSONPath != "" && spec.Pattern == "":

@@ -14,7 +14,12 @@ import (
 func Validate(spec checkspec.CheckSpec) []string {
 	var errs []string
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-	if !slices.Contains(checkspec.Kinds, spec.Kind) {
+	base, negated := SplitNegation(spec.Kind)
+	if b, ok := strings.CutPrefix(spec.Kind, checkspec.NegationPrefix); ok && !negated && slices.Contains(checkspec.Kinds, b) {
+		bad("kind: %q: the %s check has no negation (not- goes before %s)", spec.Kind, b, strings.Join(checkspec.Negatable, ", "))
+		return errs
+	}
+	if !slices.Contains(checkspec.Kinds, base) {
 		if spec.Kind == "" {
 			bad("kind: missing (expected one of %s)", strings.Join(checkspec.Kinds, ", "))
 		} else {
@@ -25,23 +30,37 @@ func Validate(spec checkspec.CheckSpec) []string {
 	if spec.Weight != nil && *spec.Weight < 0 {
 		bad("weight: must not be negative, got %v", *spec.Weight)
 	}
-	if a := spec.Attribute; a != "" && !validAttribute(a) {
+	if spec.Kind == "latency" && spec.Attribute != "" {
+		bad("attribute: the latency check judges the case's elapsed time, not an attribute")
+	} else if a := spec.Attribute; a != "" && !validAttribute(a) {
 		bad("attribute: %q is not an attribute (expected status_code, output, stderr or files-<path>)", a)
 	}
 	// Options that belong to another kind are almost always a typo for the
 	// kind the author meant, so they are errors rather than silently unused.
 	allowed := map[string][]string{
-		"status":    {"nonzero"},
-		"text":      {"ignore_whitespace", "ignore_case", "json_path", "expected_from"},
-		"json":      {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists", "json_path", "expected_from"},
-		"jsonl":     {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
-		"regex":     {"pattern", "json_path", "expected_from"},
-		"schema":    {"schema", "schema_file"},
-		"file":      {"path", "expected_file", "ignore_whitespace", "ignore_case"},
-		"evaluator": {"plugin", "function", "arguments", "pass_score"},
-	}[spec.Kind]
+		"status":       {"nonzero"},
+		"text":         {"ignore_whitespace", "ignore_case", "json_path", "expected_from"},
+		"json":         {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists", "json_path", "expected_from"},
+		"jsonl":        {"tolerance", "rel_tolerance", "ignore_keys", "unordered_lists"},
+		"regex":        {"pattern", "json_path", "expected_from"},
+		"schema":       {"schema", "schema_file"},
+		"file":         {"path", "expected_file", "ignore_whitespace", "ignore_case"},
+		"evaluator":    {"plugin", "function", "arguments", "pass_score"},
+		"equals":       {"value", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
+		"contains":     {"value", "values", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
+		"icontains":    {"value", "values", "ignore_whitespace", "json_path", "expected_from"},
+		"contains-all": {"values", "threshold", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
+		"contains-any": {"values", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
+		"starts-with":  {"value", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
+		"is-json":      {},
+		"latency":      {"max_seconds"},
+	}[base]
 	for _, opt := range setOptions(spec) {
 		if !slices.Contains(allowed, opt) {
+			if len(allowed) == 0 {
+				bad("%s: not an option of the %s check (it takes none besides attribute and weight)", opt, spec.Kind)
+				continue
+			}
 			bad("%s: not an option of the %s check (its options: %s)", opt, spec.Kind, strings.Join(allowed, ", "))
 		}
 	}
@@ -58,7 +77,17 @@ func Validate(spec checkspec.CheckSpec) []string {
 			bad("expected_from: %v", err)
 		}
 	}
+	if isAssertion(base) && base != "is-json" {
+		errs = append(errs, validateAssertion(spec, base, allowed)...)
+	}
 	switch spec.Kind {
+	case "latency":
+		switch {
+		case spec.MaxSeconds == nil:
+			bad("max_seconds: the latency check needs the ceiling on the case's elapsed seconds")
+		case *spec.MaxSeconds <= 0:
+			bad("max_seconds: must be positive, got %v", *spec.MaxSeconds)
+		}
 	case "status":
 		if spec.Attribute != "" && spec.Attribute != "status_code" {
 			bad("attribute: the status check compares status_code, not %q", spec.Attribute)
@@ -108,6 +137,49 @@ func Validate(spec checkspec.CheckSpec) []string {
 	return errs
 }
 
+// validateAssertion checks an assertion's value, values and threshold.
+func validateAssertion(spec checkspec.CheckSpec, base string, allowed []string) []string {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	hasValue, hasValues := spec.Value != nil, len(spec.Values) > 0
+	if hasValue && hasValues {
+		bad("value: give value (one text) or values (a list of phrases), not both")
+	}
+	if spec.ExpectedFrom != "" && (hasValue || hasValues) {
+		bad("expected_from: the %s check takes its expected value from value/values or from expected_from, not both", spec.Kind)
+	}
+	if hasValue && slices.Contains(allowed, "value") {
+		switch v := spec.Value.(type) {
+		case []any, map[string]any:
+			hint := ""
+			if slices.Contains(allowed, "values") {
+				hint = " (several phrases go in values)"
+			}
+			bad("value: is %s; the %s check takes one text, number or boolean%s", describeValue(v), spec.Kind, hint)
+		case string:
+			if v == "" && base != "equals" {
+				bad("value: is empty, and every text %s it", map[bool]string{true: "starts with", false: "contains"}[base == "starts-with"])
+			}
+		}
+	}
+	if hasValues && slices.Contains(allowed, "values") {
+		for i, v := range spec.Values {
+			switch t := v.(type) {
+			case nil, []any, map[string]any:
+				bad("values[%d]: is %s, not a phrase (text, a number or a boolean)", i, describeValue(v))
+			case string:
+				if t == "" {
+					bad("values[%d]: is empty, and every text contains it", i)
+				}
+			}
+		}
+	}
+	if t := spec.Threshold; t != nil && (*t < 0 || *t > 1) {
+		bad("threshold: must be between 0 and 1 (the share of phrases found), got %v", *t)
+	}
+	return errs
+}
+
 func validAttribute(a string) bool {
 	switch a {
 	case "status_code", "output", "stderr":
@@ -146,5 +218,9 @@ func setOptions(s checkspec.CheckSpec) []string {
 	add(s.Function != "", "function")
 	add(len(s.Arguments) > 0, "arguments")
 	add(s.PassScore != nil, "pass_score")
+	add(s.Value != nil, "value")
+	add(len(s.Values) > 0, "values")
+	add(s.Threshold != nil, "threshold")
+	add(s.MaxSeconds != nil, "max_seconds")
 	return out
 }
