@@ -261,6 +261,7 @@ const L_CORRECT = literal(",\"is_correct\":true,\"weight\":");
 const L_INCORRECT = literal(",\"is_correct\":false,\"weight\":");
 const L_ATTRIBUTES = literal("{\"attributes\":[");
 const L_ERROR = literal(",\"error\":");
+const L_UNSCORED = literal(",\"unscored\":");
 
 /** One difference at one location; Null values are left out. */
 export class DiffEntry {
@@ -400,6 +401,11 @@ export class VerifyOutput {
   attributes: Array<Attribute> = [];
   /** A deliberate verdict: the case cannot be verified. */
   error: string = "";
+  /** Why the plugin cannot judge this case at all (no reference answer, a
+   * case outside what it checks); empty when it judged it. When set, the
+   * case is unscored: neither passed nor failed, and left out of every
+   * denominator. Written as `unscored`, after `error`. */
+  unscored: string = "";
 
   toValue(): Value {
     const m = newObj();
@@ -407,6 +413,7 @@ export class VerifyOutput {
     for (let i = 0; i < this.attributes.length; i++) as.push(this.attributes[i].toValue());
     m.set("attributes", Value.array(as));
     putStr(m, "error", this.error);
+    putStr(m, "unscored", this.unscored);
     return Value.object(m);
   }
 
@@ -423,6 +430,10 @@ export class VerifyOutput {
     if (this.error.length > 0) {
       w.lit(L_ERROR);
       w.quote(this.error);
+    }
+    if (this.unscored.length > 0) {
+      w.lit(L_UNSCORED);
+      w.quote(this.unscored);
     }
     w.byte(0x7d);
     return true;
@@ -527,12 +538,16 @@ export class EvaluateOutput {
   /** Null for no details. */
   details: Value = Value.null();
   error: string = "";
+  /** Why the function cannot judge this case, as VerifyOutput's
+   * `unscored`; empty when it judged it. The score is then not counted. */
+  unscored: string = "";
 
   toValue(): Value {
     const m = newObj();
     m.set("score", Value.float(this.score));
     if (!this.details.isNull()) m.set("details", this.details);
     putStr(m, "error", this.error);
+    putStr(m, "unscored", this.unscored);
     return Value.object(m);
   }
 
@@ -582,12 +597,16 @@ export class TestOutput {
   feedback: string = "";
   /** Null for no details. */
   details: Value = Value.null();
+  /** Why the function cannot judge this run, as VerifyOutput's
+   * `unscored`; empty when it judged it. `passed` is then not counted. */
+  unscored: string = "";
 
   toValue(): Value {
     const m = newObj();
     m.set("passed", Value.bool(this.passed));
     m.set("feedback", Value.str(this.feedback));
     if (!this.details.isNull()) m.set("details", this.details);
+    putStr(m, "unscored", this.unscored);
     return Value.object(m);
   }
 

@@ -223,6 +223,8 @@ func TestEncodeVerifyOutputMatchesItsMap(t *testing.T) {
 	for _, out := range []VerifyOutput{
 		{},
 		{Error: "bad config"},
+		{Unscored: "no reference <output> ✓"},
+		{Error: "bad config", Unscored: "and no reference"},
 		{Attributes: []Attribute{{Attribute: "output", Actual: shared, Expected: shared, IsCorrect: true, Weight: 1}}},
 		{Attributes: []Attribute{
 			{Attribute: "status_code", Actual: 2, Expected: json.Number("0"), Weight: 0.5,
@@ -230,6 +232,8 @@ func TestEncodeVerifyOutputMatchesItsMap(t *testing.T) {
 					Entries: []DiffEntry{{Path: "$", Op: "changed", Expected: json.Number("0"), Actual: 2}, {Path: "$.x", Op: "missing"}}}},
 			{Attribute: "raw", Actual: json.RawMessage(`{"z": 1, "a": 2}`), Expected: nil, IsCorrect: true, Weight: 1},
 		}, Error: "also this"},
+		{Attributes: []Attribute{{Attribute: "status_code", Actual: 0, Expected: json.Number("0"), IsCorrect: true, Weight: 1}},
+			Unscored: "no expected output"},
 	} {
 		got, err := EncodeJSON(&out)
 		if err != nil {

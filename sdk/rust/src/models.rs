@@ -119,6 +119,11 @@ pub struct VerifyOutput {
     pub attributes: Vec<Attribute>,
     /// A deliberate verdict: the case cannot be verified.
     pub error: String,
+    /// Why the plugin cannot judge this case at all (no reference answer,
+    /// a case outside what it checks); empty when it judged it. When set,
+    /// the case is unscored: neither passed nor failed, and left out of
+    /// every denominator. Written as `unscored`, after `error`.
+    pub unscored: String,
 }
 
 /// The group a loader is asked for: `checkpoint` and `group` are the group
@@ -184,6 +189,9 @@ pub struct EvaluateOutput {
     /// Null means no details.
     pub details: Value,
     pub error: String,
+    /// Why the function cannot judge this case, as VerifyOutput's
+    /// `unscored`; empty when it judged it. The score is then not counted.
+    pub unscored: String,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -225,6 +233,9 @@ pub struct TestOutput {
     pub passed: bool,
     pub feedback: String,
     pub details: Value,
+    /// Why the function cannot judge this run, as VerifyOutput's
+    /// `unscored`; empty when it judged it. `passed` is then not counted.
+    pub unscored: String,
 }
 
 /// The JSON type of a value with its article, as messages name it.
@@ -802,6 +813,7 @@ impl ToValue for VerifyOutput {
         let mut m = Map::new();
         m.insert("attributes".into(), Value::Array(self.attributes.iter().map(|a| a.to_value()).collect()));
         put_str(&mut m, "error", &self.error);
+        put_str(&mut m, "unscored", &self.unscored);
         Value::Object(m)
     }
     fn write_json(&self, out: &mut String) -> Result<(), String> {
@@ -820,6 +832,9 @@ impl ToValue for VerifyOutput {
         byte(out, b']');
         if !self.error.is_empty() {
             o.string("error", &self.error);
+        }
+        if !self.unscored.is_empty() {
+            o.string("unscored", &self.unscored);
         }
         o.end();
         Ok(())
@@ -892,6 +907,7 @@ impl ToValue for EvaluateOutput {
             m.insert("details".into(), self.details.clone());
         }
         put_str(&mut m, "error", &self.error);
+        put_str(&mut m, "unscored", &self.unscored);
         Value::Object(m)
     }
     fn write_json(&self, out: &mut String) -> Result<(), String> {
@@ -904,6 +920,9 @@ impl ToValue for EvaluateOutput {
             o.string("error", &self.error);
         }
         o.float("score", self.score)?;
+        if !self.unscored.is_empty() {
+            o.string("unscored", &self.unscored);
+        }
         o.end();
         Ok(())
     }
@@ -917,6 +936,7 @@ impl ToValue for TestOutput {
         if !self.details.is_null() {
             m.insert("details".into(), self.details.clone());
         }
+        put_str(&mut m, "unscored", &self.unscored);
         Value::Object(m)
     }
     fn write_json(&self, out: &mut String) -> Result<(), String> {
@@ -927,6 +947,9 @@ impl ToValue for TestOutput {
         }
         o.string("feedback", &self.feedback);
         o.boolean("passed", self.passed);
+        if !self.unscored.is_empty() {
+            o.string("unscored", &self.unscored);
+        }
         o.end();
         Ok(())
     }
