@@ -43,7 +43,11 @@ function verifyCase(input: VerifyInput): VerifyOutput | null {
   if (f.length > 0) return fail<VerifyOutput>(f);
   const out = new VerifyOutput();
   const refuse = str(input.config, "refuse");
-  if (refuse.length > 0) { out.error = refuse; return out; }
+  const unscored = str(input.config, "unscored");
+  if (refuse.length > 0 || unscored.length > 0) { out.error = refuse; out.unscored = unscored; return out; }
+  if (!input.expected.has("output") && flag(input.config, "unscored_without_output")) {
+    out.unscored = "no expected output for case " + quote(input.case.id);
+  }
   if (input.expected.has("status_code")) {
     const want = input.expected.get("status_code");
     const a = new Attribute();
@@ -190,6 +194,12 @@ function evalFn(input: EvaluateInput): EvaluateOutput | null {
   if (f.length > 0) return fail<EvaluateOutput>(f);
   const args = input.arguments;
   const out = new EvaluateOutput();
+  const unscored = str(input.config, "unscored");
+  if (unscored.length > 0) {
+    out.details = Value.newObject().set("function", Value.str(input.function));
+    out.unscored = unscored;
+    return out;
+  }
   if (input.function == "echo") {
     const d = Value.newObject();
     d.set("arguments", Value.object(args));
@@ -246,6 +256,8 @@ function judge(input: TestInput): TestOutput | null {
     .set("steps", Value.int(input.result.executionTrace.length));
   const out = new TestOutput();
   out.details = details;
+  const unscored = str(input.config, "unscored");
+  if (unscored.length > 0) { out.feedback = "not judged"; out.unscored = unscored; return out; }
   if (!ans.found) { out.feedback = "no answer found"; return out; }
   const match = str(input.config, "match");
   let passed = false;

@@ -51,8 +51,11 @@ func num(m map[string]any, k string) float64 {
 
 func quote(s string) string { return string(wasmeval.AppendQuoted(nil, s)) }
 
-// common handles the config switches every kind shares: fail (the call
-// fails with that message) and refuse (a deliberate error verdict).
+// common handles the config switch every kind shares: fail (the call
+// fails with that message). The judging kinds also take unscored (they
+// cannot judge the case, and say why); the verifier takes refuse (a
+// deliberate error verdict) and unscored_without_output (a case without an
+// expected output is left unscored, its other attributes judged).
 func common(cfg map[string]any) error {
 	if s := str(cfg, "fail"); s != "" {
 		return errors.New(s)
@@ -73,10 +76,14 @@ func verifyCase(in *wasmeval.VerifyInput) (*wasmeval.VerifyOutput, error) {
 	if err := common(in.Config); err != nil {
 		return nil, err
 	}
-	if s := str(in.Config, "refuse"); s != "" {
-		return &wasmeval.VerifyOutput{Error: s}, nil
+	refuse, unscored := str(in.Config, "refuse"), str(in.Config, "unscored")
+	if refuse != "" || unscored != "" {
+		return &wasmeval.VerifyOutput{Error: refuse, Unscored: unscored}, nil
 	}
 	out := &wasmeval.VerifyOutput{Attributes: make([]wasmeval.Attribute, 0, 2)}
+	if _, ok := in.Expected["output"]; !ok && flag(in.Config, "unscored_without_output") {
+		out.Unscored = "no expected output for case " + quote(in.Case.ID)
+	}
 	if want, ok := in.Expected["status_code"]; ok {
 		a := wasmeval.Attribute{Attribute: "status_code", Actual: in.Actual.StatusCode, Expected: want,
 			Weight: weight(in.Config, "status_code")}
@@ -213,6 +220,9 @@ func eval(in *wasmeval.EvaluateInput) (*wasmeval.EvaluateOutput, error) {
 	if err := common(in.Config); err != nil {
 		return nil, err
 	}
+	if s := str(in.Config, "unscored"); s != "" {
+		return &wasmeval.EvaluateOutput{Details: map[string]any{"function": in.Function}, Unscored: s}, nil
+	}
 	args := in.Arguments
 	switch in.Function {
 	case "echo":
@@ -257,6 +267,9 @@ func judge(in *wasmeval.TestInput) (*wasmeval.TestOutput, error) {
 	answer, source, ok := wasmeval.ExtractAnswer(&in.Result)
 	details := map[string]any{"answer": answer, "source": source, "expected": expected,
 		"iterations": in.Result.Iterations, "messages": len(in.Result.Conversation), "steps": len(in.Result.ExecutionTrace)}
+	if s := str(in.Config, "unscored"); s != "" {
+		return &wasmeval.TestOutput{Feedback: "not judged", Details: details, Unscored: s}, nil
+	}
 	if !ok {
 		return &wasmeval.TestOutput{Feedback: "no answer found", Details: details}, nil
 	}

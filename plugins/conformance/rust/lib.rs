@@ -55,10 +55,14 @@ fn weight(cfg: &Map, attr: &str) -> f64 {
 fn verify_case(mut input: VerifyInput) -> Result<VerifyOutput, String> {
     common(&input.config)?;
     let refuse = str_of(&input.config, "refuse");
-    if !refuse.is_empty() {
-        return Ok(VerifyOutput { attributes: vec![], error: refuse });
+    let unscored = str_of(&input.config, "unscored");
+    if !refuse.is_empty() || !unscored.is_empty() {
+        return Ok(VerifyOutput { attributes: vec![], error: refuse, unscored });
     }
     let mut out = VerifyOutput::default();
+    if !input.expected.contains_key("output") && flag(&input.config, "unscored_without_output") {
+        out.unscored = format!("no expected output for case {}", quote(&input.case.id));
+    }
     if let Some(want) = input.expected.get("status_code") {
         let mut a = Attribute {
             attribute: "status_code".into(),
@@ -219,6 +223,11 @@ fn load(input: LoadInput) -> Result<LoadOutput, String> {
 
 fn eval(input: EvaluateInput) -> Result<EvaluateOutput, String> {
     common(&input.config)?;
+    let unscored = str_of(&input.config, "unscored");
+    if !unscored.is_empty() {
+        let details = object(vec![("function", input.function.as_str().into())]);
+        return Ok(EvaluateOutput { details, unscored, ..Default::default() });
+    }
     let args = &input.arguments;
     match input.function.as_str() {
         "echo" => {
@@ -280,8 +289,12 @@ fn judge(input: TestInput) -> Result<TestOutput, String> {
         ("messages", Value::int(input.result.conversation.len() as i64)),
         ("steps", Value::int(input.result.execution_trace.len() as i64)),
     ]);
+    let unscored = str_of(&input.config, "unscored");
+    if !unscored.is_empty() {
+        return Ok(TestOutput { passed: false, feedback: "not judged".into(), details, unscored });
+    }
     if found.is_none() {
-        return Ok(TestOutput { passed: false, feedback: "no answer found".into(), details });
+        return Ok(TestOutput { passed: false, feedback: "no answer found".into(), details, ..Default::default() });
     }
     let passed = match str_of(&input.config, "match").as_str() {
         "number" => match (parse_number(&answer), parse_number(&expected)) {
@@ -299,5 +312,6 @@ fn judge(input: TestInput) -> Result<TestOutput, String> {
         passed,
         feedback: format!("answer {} (from {}){}{}", quote(&answer), source, verb, quote(&expected)),
         details,
+        ..Default::default()
     })
 }
