@@ -47,8 +47,8 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 	produced := strings.Join(producedBy[typ], ", ")
 	reported := map[string]bool{}
 	for i, spec := range checks {
-		if spec.Kind == "evaluator" {
-			continue // an evaluator names its own attribute
+		if spec.Kind == "evaluator" || spec.Kind == "latency" {
+			continue // an evaluator names its own attribute; latency judges the elapsed time
 		}
 		attr := verify.AttributeOf(spec)
 		if reported[attr] {
