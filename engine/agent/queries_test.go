@@ -1,0 +1,140 @@
+package agent
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestLinking(t *testing.T) {
+	r, err := Parse([]byte(`{"conversation": [
+		{"role": "assistant", "function_call": {"name": "lookup", "arguments": "{\"q\": 1}"}},
+		{"role": "function", "name": "lookup", "content": "{\"hit\": true}"},
+		{"role": "assistant", "tool_calls": [{"id": "dup", "type": "function", "function": {"name": "a", "arguments": "{}"}}]},
+		{"role": "tool", "tool_call_id": "dup", "content": "one"},
+		{"role": "tool", "tool_call_id": "dup", "content": "two"},
+		{"role": "tool", "tool_call_id": "later", "content": "before its call"},
+		{"role": "assistant", "tool_calls": [{"id": "later", "type": "function", "function": {"name": "b", "arguments": "{}"}}]},
+		{"role": "function", "content": "anonymous"},
+		{"role": "user", "tool_call_id": "dup", "content": "not a tool reply"}
+	]}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Conversation
+	calls := c.ToolCalls()
+	if calls[0].Name != "lookup" || calls[0].ID != "" || calls[0].Result == nil || !reflect.DeepEqual(calls[0].Result.Value(), map[string]any{"hit": true}) {
+		t.Errorf("legacy function call: %+v", calls[0])
+	}
+	if calls[1].Result == nil || calls[1].Result.Content != "one" {
+		t.Errorf("first result stays linked: %+v", calls[1].Result)
+	}
+	if calls[2].Result != nil {
+		t.Errorf("a result before its call does not link: %+v", calls[2].Result)
+	}
+	if c[8].Text != "not a tool reply" || len(c[8].ToolResults) != 0 {
+		t.Errorf("user message with tool_call_id: %+v", c[8])
+	}
+	want := []string{
+		`conversation[4]: a second result for tool call "dup"; the first one stays linked`,
+		`conversation[5]: no earlier tool call has id "later"`,
+		`conversation[7]: a tool result with neither a call id nor a tool name`,
+	}
+	w := r.Warnings
+	if len(w) != 4 || w[0] != `conversation[8].tool_call_id: on a message whose role is "user", not "tool"; ignored` || !reflect.DeepEqual(w[1:], want) {
+		t.Errorf("warnings %q", w)
+	}
+	if got := len(c.UnlinkedResults()); got != 2 {
+		t.Errorf("unlinked %d", got)
+	}
+	if !c.Called("b") || c.Called("c") || len(c.CallsTo("a")) != 1 {
+		t.Errorf("Called/CallsTo")
+	}
+	if got := c.ToolOutputs("b"); got != nil {
+		t.Errorf("outputs of an unanswered call: %v", got)
+	}
+}
+
+func TestFinalReply(t *testing.T) {
+	tests := []struct{ msgs, want string }{
+		{`[]`, ""},
+		{`[{"role": "user", "content": "hi"}]`, ""},
+		{`[{"role": "assistant", "content": " a "}, {"role": "assistant", "content": null, "tool_calls": [{"id": "x", "function": {"name": "t", "arguments": "{}"}}]}]`, "a"},
+		{`[{"role": "assistant", "content": "a"}, {"role": "assistant", "content": [{"type": "text", "text": "b"}, {"type": "image", "source": {}}, {"type": "text", "text": "c"}]}]`, "b\nc"},
+	}
+	for _, tt := range tests {
+		if got := conv(t, tt.msgs).FinalReply(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.msgs, got, tt.want)
+		}
+	}
+}
+
+func TestAgentRun(t *testing.T) {
+	r := mustRead(t, "anthropic_tools.json")
+	run := r.AgentRun()
+	b, err := json.Marshal(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Conversation []struct {
+			Role      string `json:"role"`
+			Content   string `json:"content"`
+			Name      string `json:"name"`
+			ToolCalls []struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			} `json:"tool_calls"`
+		} `json:"conversation"`
+		ExecutionTrace []map[string]any `json:"execution_trace"`
+		Iterations     int              `json:"iterations"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range back.Conversation {
+		roles = append(roles, m.Role+":"+m.Name)
+	}
+	want := []string{"user:", "assistant:", "tool:bash", "assistant:", "tool:bash", "tool:read_file", "user:", "assistant:"}
+	if !reflect.DeepEqual(roles, want) {
+		t.Errorf("roles %v", roles)
+	}
+	if back.Conversation[1].ToolCalls[0].Arguments["command"] != "find . -name '*.py' | wc -l" || back.Conversation[4].Content != "17" {
+		t.Errorf("conversation %+v", back.Conversation)
+	}
+	if back.Iterations != 3 || back.ExecutionTrace[1]["duration_ms"] != float64(120) {
+		t.Errorf("run %s", b)
+	}
+
+	bad := mustRead(t, "bad_arguments.json").AgentRun()
+	if got := bad.Conversation[1].ToolCalls[0].Arguments; got != `{"query": "wasm` {
+		t.Errorf("raw arguments %#v", got)
+	}
+}
+
+// TestLinkingScales: linking many id-less calls and results takes linear
+// time (quadratic linking would take minutes here).
+func TestLinkingScales(t *testing.T) {
+	var b []byte
+	b = append(b, `{"conversation": [`...)
+	const n = 50000
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"role": "assistant", "function_call": {"name": "f", "arguments": "{}"}}`...)
+	}
+	for i := 0; i < n; i++ {
+		b = append(b, `, {"role": "function", "name": "f", "content": "1"}`...)
+	}
+	b = append(b, "]}"...)
+	r, err := Parse(b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := r.Conversation.ToolCalls()
+	if calls[0].Result == nil || calls[0].Result.Message != n || calls[n-1].Result.Message != 2*n-1 || len(r.Warnings) != 0 {
+		t.Errorf("links: %v", r.Warnings)
+	}
+}
