@@ -142,7 +142,6 @@ func (idx *journalIndex) reader(rd *journal.Reader, checkpoint, group string, ep
 	g := idx.groups[name]
 	var spans []span
 	if g != nil {
-		g.read = true
 		spans = g.spans
 	}
 	r := &groupRecords{rd: rd, name: name, spans: spans, slowHeads: !idx.quick, epoch: epoch}
@@ -153,6 +152,14 @@ func (idx *journalIndex) reader(rd *journal.Reader, checkpoint, group string, ep
 		}
 	}
 	return r
+}
+
+// markRead notes that a group of the problem reads the group's records
+// (called before the readers run: a group's epochs read at once).
+func (idx *journalIndex) markRead(checkpoint, group string) {
+	if g := idx.groups[groupName{checkpoint, group}]; g != nil {
+		g.read = true
+	}
 }
 
 // unread are the groups of the journal that no group of the problem
