@@ -17,6 +17,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/manifest"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
@@ -52,60 +53,99 @@ type Result struct {
 	Unchanged int      `json:"unchanged"`
 }
 
-type baseCase struct {
-	outcome   result.Outcome
-	score     float64
-	incorrect []string
-	seen      bool
+// caseState is what a run says of one case: its outcome, score and
+// wrong attributes — of its one record, or of its epochs reduced as the
+// run reduces them.
+type caseState struct {
+	checkpoint, group, id string
+	outcome               result.Outcome
+	score                 float64
+	incorrect             []string
+	epochs                *result.Epochs
+	seen                  bool
 }
 
-// Runs compares the run in dir with the baseline run in baseDir.
-func Runs(baseDir, dir string) (*Result, error) {
-	base := map[string]*baseCase{}
-	// Each case once, by its last attempt, as every report counts it.
-	_, err := report.ReadUnique(filepath.Join(baseDir, journal.FileName), func(r *result.CaseRecord) error {
-		b := &baseCase{outcome: result.OutcomeOf(r), score: r.Score}
-		if b.outcome != result.OutcomePassed {
-			b.incorrect = incorrect(r)
+// readCases reads a run's cases: each case's last attempt (as every report
+// counts it), and a run with --epochs reduced per case with the run's own
+// reducer. It holds a few numbers a case, never outputs or diffs.
+func readCases(dir string) (map[string]*caseState, error) {
+	reducer := result.DefaultReducer
+	if m, err := manifest.Read(dir); err == nil && m.Flags.Reducer != "" {
+		reducer = result.Reducer(m.Flags.Reducer)
+	}
+	cases := map[string]*caseState{}
+	_, err := report.ReadUnique(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
+		k := r.Key()
+		st := cases[k]
+		if st == nil {
+			st = &caseState{checkpoint: r.Checkpoint, group: r.Group, id: r.ID}
+			cases[k] = st
 		}
-		base[r.Key()] = b
+		o := result.OutcomeOf(r)
+		if o != result.OutcomePassed {
+			st.incorrect = incorrect(r)
+		}
+		if r.Epoch > 0 {
+			if st.epochs == nil {
+				st.epochs = &result.Epochs{}
+			}
+			st.epochs.Add(r)
+			return nil
+		}
+		st.outcome, st.score = o, r.Score
 		return nil
 	})
+	for _, st := range cases {
+		if st.epochs != nil {
+			st.outcome, st.score = st.epochs.Reduce(reducer)
+			if st.outcome == result.OutcomePassed {
+				st.incorrect = nil
+			}
+		}
+	}
+	return cases, err
+}
+
+// Runs compares the run in dir with the baseline run in baseDir. Cases
+// are matched by checkpoint/group/id; a run with --epochs is compared by
+// each case's reduced outcome, not epoch by epoch.
+func Runs(baseDir, dir string) (*Result, error) {
+	base, err := readCases(baseDir)
 	if err != nil {
 		return nil, fmt.Errorf("baseline %s: %w", baseDir, err)
 	}
+	cur, err := readCases(dir)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", dir, err)
+	}
 	res := &Result{Base: baseDir, Run: dir, Regressions: []Change{}, Fixes: []Change{}, NotJudged: []Change{}, OnlyBase: []string{}, OnlyRun: []string{}}
-	_, err = report.ReadUnique(filepath.Join(dir, journal.FileName), func(r *result.CaseRecord) error {
-		k := r.Key()
+	for _, k := range slices.Sorted(maps.Keys(cur)) {
+		r := cur[k]
 		b, ok := base[k]
 		if !ok {
 			res.OnlyRun = append(res.OnlyRun, k)
-			return nil
+			continue
 		}
 		b.seen = true
-		o := result.OutcomeOf(r)
-		ch := Change{Key: k, Checkpoint: r.Checkpoint, Group: r.Group, ID: r.ID, BaseScore: b.score, Score: r.Score, From: b.outcome, To: o}
+		o := r.outcome
+		ch := Change{Key: k, Checkpoint: r.checkpoint, Group: r.group, ID: r.id, BaseScore: b.score, Score: r.score, From: b.outcome, To: o}
 		switch {
 		case b.outcome == o:
 			res.Unchanged++
 		case b.outcome == result.OutcomePassed && o == result.OutcomeFailed:
-			ch.Incorrect = incorrect(r)
+			ch.Incorrect = r.incorrect
 			res.Regressions = append(res.Regressions, ch)
 		case b.outcome == result.OutcomeFailed && o == result.OutcomePassed:
 			ch.Incorrect = b.incorrect
 			res.Fixes = append(res.Fixes, ch)
 		default:
 			if o != result.OutcomePassed {
-				ch.Incorrect = incorrect(r)
+				ch.Incorrect = r.incorrect
 			} else {
 				ch.Incorrect = b.incorrect
 			}
 			res.NotJudged = append(res.NotJudged, ch)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
 	for _, k := range slices.Sorted(maps.Keys(base)) {
 		if !base[k].seen {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/manifest"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/verify"
 )
@@ -110,5 +111,54 @@ func TestErrorsAreNeitherRegressionsNorFixes(t *testing.T) {
 	res.Print(&buf)
 	if !strings.Contains(buf.String(), "NOT JUDGED IN ONE RUN") || !strings.Contains(buf.String(), "c1/g/p2e  passed -> error") {
 		t.Errorf("printed:\n%s", buf.String())
+	}
+}
+
+// epochRun writes a run with --epochs: each case's epochs end as given,
+// reduced by the manifest's reducer.
+func epochRun(t *testing.T, reducer string, cases map[string][]bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	w, err := journal.Create(filepath.Join(dir, journal.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, epochs := range cases {
+		for e, pass := range epochs {
+			r := &result.CaseRecord{Checkpoint: "c1", Group: "g", ID: id, Case: &result.CaseInfo{}, Epoch: e + 1,
+				Attributes: []verify.AttributeResult{{Attribute: "output", IsCorrect: pass, Weight: 1}}}
+			r.Score, _ = result.Score(r.Attributes)
+			result.Classification{}.Classify(r)
+			w.Append(r)
+		}
+	}
+	w.Close()
+	m := &manifest.Manifest{Schema: manifest.SchemaVersion, RunID: "r", Flags: manifest.Flags{Epochs: 4, Reducer: reducer}}
+	if err := manifest.Write(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Runs with epochs are compared case by case, by each case's reduced
+// outcome: the order in which a flaky case's epochs passed is no change,
+// and a reducer that lets it pass turns it into one fix, not one per
+// epoch.
+func TestEpochRunsCompareReducedCases(t *testing.T) {
+	flakyA := map[string][]bool{"flaky": {true, false, true, false}, "steady": {true, true, true, true}}
+	flakyB := map[string][]bool{"flaky": {false, true, false, true}, "steady": {true, true, true, true}}
+	res, err := Runs(epochRun(t, "mean", flakyA), epochRun(t, "mean", flakyB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Regressions) != 0 || len(res.Fixes) != 0 || res.Unchanged != 2 {
+		t.Errorf("same epochs in another order: %+v", res)
+	}
+	res, err = Runs(epochRun(t, "mean", flakyA), epochRun(t, "max", flakyB))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Fixes) != 1 || res.Fixes[0].Key != "c1/g/flaky" || len(res.Regressions) != 0 || res.Unchanged != 1 {
+		t.Errorf("under max: fixes %+v, regressions %+v, unchanged %d", res.Fixes, res.Regressions, res.Unchanged)
 	}
 }
