@@ -37,6 +37,13 @@ func Changes(old, cur *Manifest) []string {
 		}
 	}
 	diff("submission digest", old.Submission.Digest, cur.Submission.Digest)
+	// Epochs and their reducer decide how the journal's records count.
+	if max(old.Flags.Epochs, 1) != max(cur.Flags.Epochs, 1) {
+		out = append(out, fmt.Sprintf("--epochs changed (was %d, now %d)", max(old.Flags.Epochs, 1), max(cur.Flags.Epochs, 1)))
+	}
+	if old.Flags.Reducer != cur.Flags.Reducer && max(cur.Flags.Epochs, 1) > 1 {
+		out = append(out, fmt.Sprintf("--epoch-reducer changed (was %s, now %s)", old.Flags.Reducer, cur.Flags.Reducer))
+	}
 	if old.Runtime.Name != cur.Runtime.Name {
 		out = append(out, fmt.Sprintf("runtime changed (was %s, now %s)", old.Runtime.Name, cur.Runtime.Name))
 	}

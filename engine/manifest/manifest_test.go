@@ -58,6 +58,28 @@ func TestChangesNamesWhatChanged(t *testing.T) {
 	}
 }
 
+// A run's epochs and their reducer decide how its records count: a resume
+// may not change them.
+func TestChangesOfEpochs(t *testing.T) {
+	old := &Manifest{Flags: Flags{Epochs: 4, Reducer: "mean"}}
+	for _, tc := range []struct {
+		cur  Flags
+		want string
+	}{
+		{Flags{Epochs: 4, Reducer: "mean"}, ""},
+		{Flags{Epochs: 2, Reducer: "mean"}, "--epochs changed (was 4, now 2)"},
+		{Flags{Epochs: 4, Reducer: "max"}, "--epoch-reducer changed (was mean, now max)"},
+	} {
+		got := strings.Join(Changes(old, &Manifest{Flags: tc.cur}), "\n")
+		if got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.cur, got, tc.want)
+		}
+	}
+	if ch := Changes(&Manifest{}, &Manifest{Flags: Flags{Epochs: 1}}); len(ch) != 0 {
+		t.Errorf("one epoch, said or not, is no change: %v", ch)
+	}
+}
+
 func TestWriteReadRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	m := &Manifest{Schema: SchemaVersion, RunID: "r1", Status: StatusRunning, Runtime: Runtime{Name: "docker", Images: map[string]string{"img:1": "sha256:abc"}}}
