@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/problem"
@@ -16,6 +17,33 @@ import (
 
 // SetRunID links every summary to the run's manifest.
 func (b *Builder) SetRunID(id string) { b.runID = id }
+
+// orderGroups puts a checkpoint's groups in the given order (the run's,
+// from its summary), whatever order the journal's records came in (groups
+// run side by side with --jobs); groups not in it keep their place after.
+func (b *Builder) orderGroups(checkpoint string, order []string) {
+	s := b.cps[checkpoint]
+	if s == nil || len(order) == 0 {
+		return
+	}
+	rank := map[string]int{}
+	for i, g := range order {
+		rank[g] = i
+	}
+	slices.SortStableFunc(s.Groups, func(a, c string) int {
+		ra, oka := rank[a]
+		rc, okc := rank[c]
+		switch {
+		case oka && okc:
+			return ra - rc
+		case oka:
+			return -1
+		case okc:
+			return 1
+		}
+		return 0
+	})
+}
 
 // Judging is how a run's cases and checkpoints are judged: the pass
 // policy, how errors count, and how many epochs each case ran and how they
@@ -94,6 +122,7 @@ func FromRun(dir string, order []string, j Judging, runID string) ([]*Checkpoint
 		if !prev.Complete {
 			b.Incomplete(name)
 		}
+		b.orderGroups(name, prev.Groups)
 		for g, o := range prev.GroupOutcomes {
 			if o.Error != "" {
 				b.GroupError(name, g, o.Error)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/journal/journaltest"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -195,5 +196,34 @@ func TestSummaryCountsOutcomesApart(t *testing.T) {
 	}
 	if v := build(result.ErrorsIgnore).Verdict; v != result.VerdictPassed {
 		t.Errorf("errors left out: %s", v)
+	}
+}
+
+// A report rebuilt from the journal lists groups in the run's order, not
+// in the order their records first came (groups run side by side).
+func TestRebuiltReportKeepsTheGroupOrder(t *testing.T) {
+	dir := t.TempDir()
+	p := &problem.Problem{Name: "p"}
+	cp := &problem.Checkpoint{Name: "c1", Groups: []*problem.Group{{Name: "first", Type: problem.Core}, {Name: "second", Type: problem.Core}}}
+	b := NewBuilder(p, []*problem.Checkpoint{cp}, result.DefaultPolicy, time.Now())
+	w, err := journal.Create(filepath.Join(dir, journal.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"second", "first"} {
+		r := &result.CaseRecord{Checkpoint: "c1", Group: g, GroupType: problem.Core, ID: "x", Passed: true, Outcome: result.OutcomePassed, Score: 1}
+		w.Append(r)
+		b.Add(r)
+	}
+	w.Close()
+	if err := Write(dir, b.Summaries()); err != nil {
+		t.Fatal(err)
+	}
+	sums, err := FromRun(dir, nil, Judging{Policy: result.DefaultPolicy}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sums[0].Groups, ","); got != "first,second" {
+		t.Errorf("groups %s, want first,second", got)
 	}
 }
