@@ -93,8 +93,11 @@ func (p *lineProgress) CaseFinished(r *result.CaseRecord) {
 // CaseRetried implements run.RetryProgress.
 func (p *lineProgress) CaseRetried(r *result.CaseRecord) {
 	why := r.Result.Error
-	if r.Result.PluginError != "" {
+	switch {
+	case r.Result.PluginError != "":
 		why = r.Result.PluginError
+	case why == "" && r.Result.TimedOut:
+		why = fmt.Sprintf("timed out after %.1fs (the problem counts timeouts as errors)", r.Result.Elapsed)
 	}
 	if i := strings.IndexByte(why, '\n'); i >= 0 {
 		why = why[:i]

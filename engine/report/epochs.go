@@ -97,6 +97,7 @@ func (b *Builder) reduce(key string, ce *caseEpochs) {
 			s.CasesFlaky++
 		}
 	}
+	s.EpochErrors += ce.epochs.Errors
 	sums := b.passK[rec.Checkpoint]
 	if sums == nil {
 		sums = &passKSums{at: make([]float64, b.epochs), hat: make([]float64, b.epochs), cases: make([]int, b.epochs)}

@@ -36,8 +36,8 @@ func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSumma
 		fmt.Fprintf(w, "| group | type | passed | errors | rate | score |\n| --- | --- | --- | --- | --- | --- |\n")
 		for _, name := range s.Groups {
 			g := s.GroupOutcomes[name]
-			fmt.Fprintf(w, "| %s | %s | %d/%d | %s | %s | %.2f |\n", mdCell(name), g.Type, g.Passed, g.Counted(), countCell(g.Errors),
-				Rate(g.Passed, g.Counted()), g.MeanScore())
+			fmt.Fprintf(w, "| %s | %s | %d/%d | %s | %s | %s |\n", mdCell(name), g.Type, g.Passed, g.Counted(), countCell(g.Errors),
+				Rate(g.Passed, g.Counted()), g.ScoreCell())
 		}
 		for _, gt := range problem.GroupTypes {
 			if n := s.TotalCounts[gt]; n > 0 {
@@ -45,8 +45,8 @@ func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSumma
 			}
 		}
 		counted := s.Cases - s.CasesUnscored
-		fmt.Fprintf(w, "| **all** (%s) | | %d/%d | %s | %s | %.2f |\n\n", s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
-			Rate(s.CasesPassed, counted), s.MeanScore)
+		fmt.Fprintf(w, "| **all** (%s) | | %d/%d | %s | %s | %s |\n\n", s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
+			Rate(s.CasesPassed, counted), s.ScoreCell())
 	}
 	for _, s := range sums {
 		if s.CasesFlaky == 0 {

@@ -69,11 +69,14 @@ type CheckpointSummary struct {
 	// CasesFlaky counts cases whose epochs disagreed (some passed, some
 	// failed); PassAtK and PassHatK are the mean over cases of the
 	// unbiased pass@k and pass^k estimators, for each k up to Epochs.
-	Epochs     int                `json:"epochs,omitempty"`
-	Reducer    result.Reducer     `json:"reducer,omitempty"`
-	CasesFlaky int                `json:"cases_flaky,omitempty"`
-	PassAtK    map[string]float64 `json:"pass_at_k,omitempty"`
-	PassHatK   map[string]float64 `json:"pass_hat_k,omitempty"`
+	Epochs     int            `json:"epochs,omitempty"`
+	Reducer    result.Reducer `json:"reducer,omitempty"`
+	CasesFlaky int            `json:"cases_flaky,omitempty"`
+	// EpochErrors counts the epochs that ended in an error: they are left
+	// out of their case's reduction, so a case can pass with some.
+	EpochErrors int                `json:"epoch_errors,omitempty"`
+	PassAtK     map[string]float64 `json:"pass_at_k,omitempty"`
+	PassHatK    map[string]float64 `json:"pass_hat_k,omitempty"`
 
 	// Per group type: passed cases, errored cases, and every case that
 	// counts toward the policy (passed, failed or errored; not unscored).

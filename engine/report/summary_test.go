@@ -227,3 +227,20 @@ func TestRebuiltReportKeepsTheGroupOrder(t *testing.T) {
 		t.Errorf("groups %s, want first,second", got)
 	}
 }
+
+// A checkpoint or group whose every case errored has no score to show.
+func TestNothingJudgedHasNoScore(t *testing.T) {
+	p := &problem.Problem{Name: "p"}
+	cp := &problem.Checkpoint{Name: "c1", Groups: []*problem.Group{{Name: "g", Type: problem.Core}}}
+	b := NewBuilder(p, []*problem.Checkpoint{cp}, result.DefaultPolicy, time.Now())
+	b.Add(&result.CaseRecord{Checkpoint: "c1", Group: "g", GroupType: problem.Core, ID: "a", Outcome: result.OutcomeError, ErrorKind: result.ErrorAdapter})
+	s := b.Summaries()[0]
+	if s.ScoreCell() != "-" || s.GroupOutcomes["g"].ScoreCell() != "-" {
+		t.Errorf("score cells %q %q, want -", s.ScoreCell(), s.GroupOutcomes["g"].ScoreCell())
+	}
+	var buf bytes.Buffer
+	PrintTable(&buf, []*CheckpointSummary{s})
+	if strings.Contains(buf.String(), "0.00") {
+		t.Errorf("a score is shown for cases never judged:\n%s", buf.String())
+	}
+}

@@ -14,17 +14,34 @@ func PrintTable(w io.Writer, sums []*CheckpointSummary) {
 	for _, s := range sums {
 		for _, name := range s.Groups {
 			g := s.GroupOutcomes[name]
-			mean := g.MeanScore()
 			note := ""
 			if g.Error != "" {
 				note = "  error: " + g.Error
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%.2f\t%s\n", s.Name, name, g.Type, g.Passed, g.Counted(), countCell(g.Errors), mean, note)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", s.Name, name, g.Type, g.Passed, g.Counted(), countCell(g.Errors), g.ScoreCell(), note)
 		}
-		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%.2f\t%s\n", s.Name, s.Policy, s.CasesPassed, s.Cases-s.CasesUnscored,
-			countCell(s.CasesErrored), s.MeanScore, s.VerdictLine())
+		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%s\t%s\n", s.Name, s.Policy, s.CasesPassed, s.Cases-s.CasesUnscored,
+			countCell(s.CasesErrored), s.ScoreCell(), s.VerdictLine())
 	}
 	tw.Flush()
+}
+
+// ScoreCell shows the group's mean score in a table: "-" when no case of
+// it was judged (errors and unscored cases have no score).
+func (g *GroupOutcome) ScoreCell() string {
+	if g.Total-g.Errors-g.Unscored == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", g.MeanScore())
+}
+
+// ScoreCell shows the checkpoint's mean score in a table: "-" when no
+// case was judged.
+func (s *CheckpointSummary) ScoreCell() string {
+	if s.CasesPassed+s.CasesFailed == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", s.MeanScore)
 }
 
 // countCell shows a count in a table, "-" for none.

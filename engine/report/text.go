@@ -24,8 +24,8 @@ func PrintSummary(w io.Writer, sums []*CheckpointSummary) {
 			if g.Error != "" {
 				note = "error: " + g.Error
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%.2f\t%s\n", s.Name, name, g.Type, g.Passed, g.Counted(), countCell(g.Errors),
-				Rate(g.Passed, g.Counted()), g.MeanScore(), note)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", s.Name, name, g.Type, g.Passed, g.Counted(), countCell(g.Errors),
+				Rate(g.Passed, g.Counted()), g.ScoreCell(), note)
 		}
 		for _, t := range problem.GroupTypes {
 			if n := s.TotalCounts[t]; n > 0 {
@@ -33,8 +33,8 @@ func PrintSummary(w io.Writer, sums []*CheckpointSummary) {
 			}
 		}
 		counted := s.Cases - s.CasesUnscored
-		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%s\t%.2f\t%s\n", s.Name, s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
-			Rate(s.CasesPassed, counted), s.MeanScore, s.VerdictLine())
+		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", s.Name, s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
+			Rate(s.CasesPassed, counted), s.ScoreCell(), s.VerdictLine())
 	}
 	tw.Flush()
 }
@@ -95,6 +95,9 @@ func (s *CheckpointSummary) VerdictLine() string {
 	}
 	if s.Epochs > 1 {
 		n := fmt.Sprintf("epochs: %d (%s), flaky: %d", s.Epochs, s.Reducer, s.CasesFlaky)
+		if s.EpochErrors > 0 {
+			n += fmt.Sprintf(", errored epochs: %d (left out of their cases)", s.EpochErrors)
+		}
 		for _, k := range []int{1, s.Epochs} {
 			if v, ok := s.PassAtK[strconv.Itoa(k)]; ok {
 				n += fmt.Sprintf(", pass@%d %.2f", k, v)
@@ -107,7 +110,7 @@ func (s *CheckpointSummary) VerdictLine() string {
 	}
 	for _, t := range problem.GroupTypes {
 		total := s.TotalCounts[t]
-		if s.Policy.Counted(t) || total == 0 || s.PassCounts[t] == total {
+		if s.Policy.Counted(t) || total-s.PassCounts[t]-s.ErrorCounts[t] == 0 {
 			continue
 		}
 		notes = append(notes, fmt.Sprintf("%s cases passed: %d of %d, not counted by %s", t, s.PassCounts[t], total, s.Policy))

@@ -118,6 +118,8 @@ func WriteFile(dir string, opts Options, sums []*report.CheckpointSummary) error
 type rowData struct {
 	*result.CaseRecord
 	Key, Type, Anchor, Status, Class string
+	// Name is the case id, with its epoch in a run with --epochs.
+	Name string
 }
 
 // rowOf is a case's row: its class is its outcome ("failed error" for an
@@ -126,7 +128,8 @@ type rowData struct {
 func rowOf(r *result.CaseRecord) rowData {
 	o := result.OutcomeOf(r)
 	key := report.EpochName(r.Key(), r.Epoch)
-	d := rowData{CaseRecord: r, Key: key, Type: string(r.GroupType), Anchor: anchor(key), Class: string(o), Status: "fail"}
+	d := rowData{CaseRecord: r, Key: key, Type: string(r.GroupType), Anchor: anchor(key), Class: string(o), Status: "fail",
+		Name: report.EpochName(r.ID, r.Epoch)}
 	switch {
 	case o == result.OutcomePassed:
 		d.Status = "pass"

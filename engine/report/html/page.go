@@ -49,7 +49,7 @@ pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pr
 <table id="cases"><thead><tr><th>checkpoint</th><th>group</th><th>type</th><th>case</th><th>score</th><th>status</th><th>duration</th></tr></thead><tbody>
 `))
 
-var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.ID}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
+var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.Name}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
 `))
 
 var mid = template.Must(template.New("mid").Parse(`</tbody></table>
