@@ -63,6 +63,9 @@ func (b *Builder) addEpoch(r *result.CaseRecord) {
 	}
 	ce.seen[e-1] = true
 	ce.n++
+	if s := b.cps[r.Checkpoint]; s != nil {
+		s.Retries += max(r.Attempt, 1) - 1
+	}
 	ce.epochs.Add(r)
 	ce.duration += r.Duration
 	if result.OutcomeOf(r) == result.OutcomeError {

@@ -72,6 +72,10 @@ type CheckpointSummary struct {
 	Epochs     int            `json:"epochs,omitempty"`
 	Reducer    result.Reducer `json:"reducer,omitempty"`
 	CasesFlaky int            `json:"cases_flaky,omitempty"`
+	// Retries counts the attempts that ended in an error and ran again
+	// (--retry-errors): a case's last attempt counts, the others are in
+	// the journal.
+	Retries int `json:"retries,omitempty"`
 	// EpochErrors counts the epochs that ended in an error: they are left
 	// out of their case's reduction, so a case can pass with some.
 	EpochErrors int                `json:"epoch_errors,omitempty"`
@@ -238,6 +242,7 @@ func (b *Builder) add(r *result.CaseRecord) {
 	g.Total++
 	g.Duration += r.Duration
 	s.Cases++
+	s.Retries += max(r.Attempt, 1) - 1
 	switch o {
 	case result.OutcomePassed:
 		g.Passed++

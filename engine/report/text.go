@@ -93,6 +93,9 @@ func (s *CheckpointSummary) VerdictLine() string {
 	if s.CasesUnscored > 0 {
 		notes = append(notes, fmt.Sprintf("unscored: %d", s.CasesUnscored))
 	}
+	if s.Retries > 0 {
+		notes = append(notes, fmt.Sprintf("retries: %d", s.Retries))
+	}
 	if s.Epochs > 1 {
 		n := fmt.Sprintf("epochs: %d (%s), flaky: %d", s.Epochs, s.Reducer, s.CasesFlaky)
 		if s.EpochErrors > 0 {

@@ -114,6 +114,9 @@ func TestErrorsAreRetriedAndFailuresAreNot(t *testing.T) {
 		t.Errorf("runs: %v (a wrong answer must not run again)", n)
 	}
 	s := res.Summaries[0]
+	if s.Retries != 1 || !strings.Contains(s.VerdictLine(), "retries: 1") {
+		t.Errorf("retries %d, verdict line %q", s.Retries, s.VerdictLine())
+	}
 	if s.CasesPassed != 2 || s.CasesFailed != 1 || s.CasesErrored != 0 || s.Cases != 3 || s.Verdict != result.VerdictPassed {
 		t.Errorf("summary: %d passed, %d failed, %d errors of %d: %s", s.CasesPassed, s.CasesFailed, s.CasesErrored, s.Cases, s.Verdict)
 	}
