@@ -51,6 +51,9 @@ type Result struct {
 	OnlyBase  []string `json:"only_in_base"`
 	OnlyRun   []string `json:"only_in_run"`
 	Unchanged int      `json:"unchanged"`
+	// Warnings say why the comparison may mean little: runs of different
+	// problems, or of different versions of one.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // caseState is what a run says of one case: its outcome, score and
@@ -119,6 +122,7 @@ func Runs(baseDir, dir string) (*Result, error) {
 		return nil, fmt.Errorf("run %s: %w", dir, err)
 	}
 	res := &Result{Base: baseDir, Run: dir, Regressions: []Change{}, Fixes: []Change{}, NotJudged: []Change{}, OnlyBase: []string{}, OnlyRun: []string{}}
+	res.Warnings = problemWarnings(baseDir, dir)
 	for _, k := range slices.Sorted(maps.Keys(cur)) {
 		r := cur[k]
 		b, ok := base[k]
@@ -182,8 +186,28 @@ func incorrect(r *result.CaseRecord) []string {
 	return out
 }
 
+// problemWarnings says when the two runs' manifests name different
+// problems or problem versions.
+func problemWarnings(baseDir, dir string) []string {
+	a, errA := manifest.Read(baseDir)
+	b, errB := manifest.Read(dir)
+	if errA != nil || errB != nil {
+		return nil
+	}
+	switch {
+	case a.Problem.Name != "" && b.Problem.Name != "" && a.Problem.Name != b.Problem.Name:
+		return []string{fmt.Sprintf("the runs are of different problems (%q in the baseline, %q here): cases are matched by checkpoint/group/id only", a.Problem.Name, b.Problem.Name)}
+	case a.Problem.Version != b.Problem.Version:
+		return []string{fmt.Sprintf("the runs are of different versions of problem %q (%d in the baseline, %d here)", b.Problem.Name, a.Problem.Version, b.Problem.Version)}
+	}
+	return nil
+}
+
 // Print writes the comparison for a terminal.
 func (r *Result) Print(w io.Writer) {
+	for _, msg := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", msg)
+	}
 	fmt.Fprintf(w, "compared with %s: %d regressions, %d fixes, %d not judged in one run, %d unchanged, %d only in baseline, %d only in this run\n",
 		r.Base, len(r.Regressions), len(r.Fixes), len(r.NotJudged), r.Unchanged, len(r.OnlyBase), len(r.OnlyRun))
 	section := func(title string, chs []Change) {

@@ -162,3 +162,22 @@ func TestEpochRunsCompareReducedCases(t *testing.T) {
 		t.Errorf("under max: fixes %+v, regressions %+v, unchanged %d", res.Fixes, res.Regressions, res.Unchanged)
 	}
 }
+
+// Runs of different problems are compared all the same, with a warning.
+func TestCompareWarnsAboutDifferentProblems(t *testing.T) {
+	base, cur := runDir(t, map[string]bool{"a": true}), runDir(t, map[string]bool{"a": true})
+	for dir, name := range map[string]string{base: "calc", cur: "echo"} {
+		if err := manifest.Write(dir, &manifest.Manifest{Schema: manifest.SchemaVersion, RunID: "r", Problem: manifest.Problem{Name: name}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Runs(base, cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	res.Print(&buf)
+	if len(res.Warnings) != 1 || !strings.Contains(buf.String(), `warning: the runs are of different problems ("calc" in the baseline, "echo" here)`) {
+		t.Errorf("warnings %v:\n%s", res.Warnings, buf.String())
+	}
+}
