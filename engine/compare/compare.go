@@ -248,6 +248,9 @@ func (r *Result) WriteJSON(w io.Writer) error {
 func (r *Result) WriteMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "## Compared with `%s`\n\n%d regressions · %d fixes · %d not judged in one run · %d unchanged · %d only in baseline · %d only in this run\n\n",
 		r.Base, len(r.Regressions), len(r.Fixes), len(r.NotJudged), r.Unchanged, len(r.OnlyBase), len(r.OnlyRun))
+	for _, msg := range r.Warnings {
+		fmt.Fprintf(w, "> **Warning:** %s\n\n", msg)
+	}
 	for _, s := range []struct {
 		title string
 		chs   []Change
