@@ -235,7 +235,7 @@ func verdictExit(v result.Verdict) error {
 	case result.VerdictPassed:
 		return nil
 	case result.VerdictInconclusive:
-		return &exitError{code: exitInconclusive, err: errors.New("inconclusive: cases that ended in an error (not the submission's answers) decide a checkpoint's verdict; the report lists them, and `wasmeval run --resume DIR --retry-errors N` runs them again")}
+		return &exitError{code: exitInconclusive, err: errors.New("inconclusive: cases that ended in an error (not the submission's answers) decide a checkpoint's verdict; the report lists them, and `wasmeval run --resume DIR --retry-errors N` runs them again (all but cases that could not be loaded)")}
 	}
 	return &exitError{code: exitFail}
 }
