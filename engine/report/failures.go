@@ -21,7 +21,8 @@ func EachCase(dir string, fn func(*result.CaseRecord) error) error {
 }
 
 // FailureText describes why a case failed in plain text: run errors first,
-// then each incorrect attribute with its diff (or expected and actual).
+// then each incorrect attribute with its diff (or expected and actual) —
+// none for a case that could not run at all.
 func FailureText(r *result.CaseRecord, limit int) string {
 	var b strings.Builder
 	o := r.Result
@@ -29,7 +30,10 @@ func FailureText(r *result.CaseRecord, limit int) string {
 	case o.TimedOut:
 		b.WriteString("timed out\n")
 	case o.AdapterError:
-		b.WriteString("could not run: " + o.Error + "\n")
+		// The submission gave no answer: its attributes' verdicts on the
+		// empty result would read as a wrong one.
+		b.WriteString("could not run (an error of the harness, not judged): " + o.Error + "\n")
+		return Truncate(b.String(), limit)
 	}
 	if o.PluginError != "" {
 		b.WriteString("plugin error: " + o.PluginError + "\n")

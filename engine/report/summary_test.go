@@ -15,6 +15,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/journal/journaltest"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // A summary that does not fit on the disk leaves the previous one whole.
@@ -242,5 +243,16 @@ func TestNothingJudgedHasNoScore(t *testing.T) {
 	PrintTable(&buf, []*CheckpointSummary{s})
 	if strings.Contains(buf.String(), "0.00") {
 		t.Errorf("a score is shown for cases never judged:\n%s", buf.String())
+	}
+}
+
+// A case that could not run shows why, not the verdicts of its checks on
+// the result it never gave.
+func TestFailureTextOfACaseThatCouldNotRun(t *testing.T) {
+	r := &result.CaseRecord{Case: &result.CaseInfo{}, Result: result.Execution{AdapterError: true, Error: "run \"./main\": permission denied"},
+		Attributes: []verify.AttributeResult{{Attribute: "output", Expected: "hello", Diff: &verify.Diff{Summary: "1 line differs"}}}}
+	got := FailureText(r, 1000)
+	if !strings.Contains(got, "could not run (an error of the harness, not judged): run \"./main\": permission denied") || strings.Contains(got, "line differs") {
+		t.Errorf("failure text: %q", got)
 	}
 }
