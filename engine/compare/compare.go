@@ -168,7 +168,7 @@ func incorrect(r *result.CaseRecord) []string {
 	var out []string
 	for _, a := range r.Attributes {
 		if !a.IsCorrect {
-			out = append(out, a.Attribute)
+			out = append(out, report.AttributeName(a))
 		}
 	}
 	// A case the harness could not judge has no wrong attributes to name,

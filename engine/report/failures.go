@@ -92,3 +92,13 @@ func EpochName(name string, epoch int) string {
 	}
 	return fmt.Sprintf("%s [epoch %d]", name, epoch)
 }
+
+// AttributeName names an attribute verdict in lists of what was wrong:
+// the attribute, and the check that judged it when known ("output
+// (contains)"), since several checks may judge one attribute.
+func AttributeName(a verify.AttributeResult) string {
+	if a.Check == "" || a.Check == a.Attribute {
+		return a.Attribute
+	}
+	return a.Attribute + " (" + a.Check + ")"
+}

@@ -170,7 +170,7 @@ func caseOf(problemName string, r *result.CaseRecord) testcase {
 	var wrong []string
 	for _, a := range r.Attributes {
 		if !a.IsCorrect {
-			wrong = append(wrong, a.Attribute)
+			wrong = append(wrong, report.AttributeName(a))
 		}
 	}
 	msg := fmt.Sprintf("score %.2f; incorrect: %s", r.Score, strings.Join(wrong, ", "))
