@@ -608,7 +608,7 @@ func TestCompareListsErrorsApartFromRegressions(t *testing.T) {
 		t.Errorf("report mixed --compare good: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	res = compareJSON(mixed, good, 1)
-	if changes(res.Regressions) != "c1/core/b:passed>failed" || !slices.Equal(res.Regressions[0].Incorrect, []string{"output"}) ||
+	if changes(res.Regressions) != "c1/core/b:passed>failed" || !slices.Equal(res.Regressions[0].Incorrect, []string{"output (text)"}) ||
 		len(res.Fixes) != 0 || changes(res.NotJudged) != "c1/extra/x:passed>error" || res.Unchanged != 1 {
 		t.Errorf("mixed vs good: regressions %+v, fixes %v, not_judged %v, unchanged %d", res.Regressions, res.Fixes, res.NotJudged, res.Unchanged)
 	}
