@@ -147,6 +147,9 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 	}
 	defer stream.Close()
 	layouts := map[string]bool{}
+	// A check the group's cases share, reading what some cases' expected
+	// data lacks, is one error naming those cases, not one per case.
+	missing := &expectedGaps{}
 	for {
 		// A stateful loader is asked as at the start of a run, with no
 		// history; it stops after that batch (see pluginLoader.firstBatch).
@@ -185,7 +188,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
 			}
 			for _, msg := range verify.ValidateExpected(spec, c.Expected) {
-				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "case %s: %s", c.ID, msg)
+				missing.note(c.Source, i, msg, c.ID)
 			}
 		}
 		validateCaseForAdapter(p, c, &errs)
@@ -196,6 +199,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 			}
 		}
 	}
+	missing.report(&errs)
 	if plugin == nil {
 		name := g.Loader
 		if name == "" {
@@ -252,4 +256,54 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// expectedGaps gathers what checks read from cases' expected data that
+// the cases lack, by check and message, with the cases concerned.
+type expectedGaps struct {
+	order []expectedGap
+	index map[expectedGapKey]int
+}
+
+type expectedGapKey struct {
+	check int
+	msg   string
+}
+
+type expectedGap struct {
+	key    expectedGapKey
+	source string
+	ids    []string
+}
+
+func (g *expectedGaps) note(source string, check int, msg, id string) {
+	if g.index == nil {
+		g.index = map[expectedGapKey]int{}
+	}
+	k := expectedGapKey{check, msg}
+	i, ok := g.index[k]
+	if !ok {
+		i = len(g.order)
+		g.index[k] = i
+		g.order = append(g.order, expectedGap{key: k, source: source})
+	}
+	g.order[i].ids = append(g.order[i].ids, id)
+}
+
+// report adds one error per check and message, naming the first few
+// cases and how many there are.
+func (g *expectedGaps) report(errs *diag.List) {
+	const shown = 5
+	for _, gap := range g.order {
+		ids := gap.ids
+		who := "case " + ids[0]
+		if len(ids) > 1 {
+			who = fmt.Sprintf("%d cases (%s", len(ids), strings.Join(ids[:min(len(ids), shown)], ", "))
+			if len(ids) > shown {
+				who += ", …"
+			}
+			who += ")"
+		}
+		errs.Add(gap.source, diag.IndexPath("checks", gap.key.check), 0, "%s: %s", who, gap.key.msg)
+	}
 }
