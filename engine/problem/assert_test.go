@@ -49,3 +49,24 @@ checkpoints:
 		}
 	}
 }
+
+// A check whose option does not decode is reported once, for that option,
+// not again by the check's own validation of the value it lacks.
+func TestUndecodedCheckIsReportedOnce(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": "name: p\nentry_file: main.py\ncheckpoints:\n  c1:\n    groups:\n      g:\n        checks:\n          - {kind: latency, max_seconds: \"2s\"}\n",
+		"c1/x":        "",
+	})
+	opts := testOpts
+	opts.ValidateCheck = func(c CheckSpec) []string {
+		if c.Kind == "latency" && c.MaxSeconds == nil {
+			return []string{"max_seconds: the latency check needs the ceiling"}
+		}
+		return nil
+	}
+	_, err := Load(dir, opts)
+	list := diagsOf(t, err)
+	if len(list) != 1 || !strings.Contains(list[0].Msg, `expected a number, got "2s"`) {
+		t.Errorf("got %v", list)
+	}
+}

@@ -16,6 +16,9 @@ type rawChecks struct {
 	items []CheckSpec
 	lines []int
 	paths []string
+	// bad marks the entries that did not decode: they are reported once,
+	// for what did not decode, and not validated further.
+	bad []bool
 }
 
 func (c *rawChecks) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
@@ -27,7 +30,9 @@ func (c *rawChecks) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string)
 	for i, item := range n.Content {
 		var spec CheckSpec
 		p := diag.IndexPath(path, i)
+		before := len(*d.Errs)
 		d.Value(item, p, reflectOf(&spec))
+		c.bad = append(c.bad, len(*d.Errs) > before)
 		c.items = append(c.items, spec)
 		c.lines = append(c.lines, item.Line)
 		c.paths = append(c.paths, p)
@@ -40,6 +45,9 @@ func (c *rawChecks) validate(file string, fn func(CheckSpec) []string, errs *dia
 		return
 	}
 	for i, spec := range c.items {
+		if c.bad[i] {
+			continue
+		}
 		for _, msg := range fn(spec) {
 			errs.Add(file, c.paths[i], c.lines[i], "%s", msg)
 		}

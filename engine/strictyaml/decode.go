@@ -97,10 +97,20 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
-		if v.IsNil() {
-			v.Set(reflect.New(v.Type().Elem()))
+		if !v.IsNil() {
+			d.Value(node, path, v.Elem())
+			return
 		}
-		d.Value(node, path, v.Elem())
+		// A value that does not decode leaves the pointer unset, so what
+		// checks the decoded struct later ("max_seconds must be
+		// positive") does not report the same key again for the zero it
+		// would hold.
+		elem := reflect.New(v.Type().Elem())
+		before := len(*d.Errs)
+		d.Value(node, path, elem.Elem())
+		if len(*d.Errs) == before {
+			v.Set(elem)
+		}
 	case reflect.Struct:
 		d.StructValue(node, path, v)
 	case reflect.Map:
