@@ -10,7 +10,7 @@ package checkspec
 // wins. See docs/checks.md for every kind and option.
 type CheckSpec struct {
 	// Kind selects the check: status, text, json, jsonl, regex, schema,
-	// file, evaluator, one of the assertions (equals, contains, icontains,
+	// file, evaluator, test, one of the assertions (equals, contains, icontains,
 	// contains-all, contains-any, starts-with, is-json), an assertion's
 	// negation (not-contains, …) or latency.
 	Kind string `yaml:"kind" json:"kind"`
@@ -74,6 +74,8 @@ type CheckSpec struct {
 	// evaluator: a named function of an evaluator plugin, called with the
 	// arguments (plus the case, its actual result and expected values);
 	// the attribute is correct when the score reaches pass_score (default 1).
+	// test: Plugin is a test-function plugin, called with the agent result
+	// JSON read from the attribute; the attribute is correct when it passes.
 	Plugin    *PluginRef     `yaml:"plugin,omitempty" json:"plugin,omitempty"`
 	Function  string         `yaml:"function,omitempty" json:"function,omitempty"`
 	Arguments map[string]any `yaml:"arguments,omitempty" json:"arguments,omitempty"`
@@ -90,7 +92,7 @@ func (c CheckSpec) WeightOr(def float64) float64 {
 
 // Kinds lists the built-in check kinds (negations, NegationPrefix and a
 // kind of Negatable, are not listed).
-var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator",
+var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator", "test",
 	"equals", "contains", "icontains", "contains-all", "contains-any", "starts-with", "is-json", "latency"}
 
 // Negatable lists the kinds that NegationPrefix turns into their negation:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wasmeval/wasmeval/engine/agent"
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/plugincall"
@@ -60,7 +61,11 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 		s.mu.Unlock()
 	}
 	if !p.HasKind(kind) {
-		return nil, fmt.Errorf("plugin %s is not a %s (it declares %v)", p.Label(), kind, p.Describe().Kinds)
+		what := "a " + kind
+		if kind == abi.KindTest {
+			what = "a test function"
+		}
+		return nil, fmt.Errorf("plugin %s is not %s (it declares %v)", p.Label(), what, p.Describe().Kinds)
 	}
 	return p, nil
 }
@@ -92,7 +97,7 @@ func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 	bind := func(file, key string, ref *problem.PluginRef, kind, function string) {
 		pl, err := s.get(ctx, ref, kind)
 		if err != nil {
-			errs.Add(file, key, 0, "%v", err)
+			errs.Add(file, key, ref.At.Line, "%v", err)
 			return
 		}
 		if !checked[ref] {
@@ -115,7 +120,11 @@ func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 			}
 			for i, c := range g.Checks {
 				if c.Plugin != nil {
-					bind(g.File, diag.IndexPath(at("checks"), i)+".plugin", c.Plugin, abi.KindEvaluator, c.Function)
+					kind := abi.KindEvaluator
+					if c.Kind == "test" {
+						kind = abi.KindTest
+					}
+					bind(g.File, diag.IndexPath(at("checks"), i)+".plugin", c.Plugin, kind, c.Function)
 				}
 			}
 		}
@@ -212,6 +221,18 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 			caseEnv.Elapsed = &elapsed[i]
 		}
 		for _, spec := range checks {
+			if spec.Kind == "test" {
+				res, why, err := s.test(ctx, spec, actuals[i], opts)
+				if err != nil {
+					fault(i, verify.AttributeOf(spec), err)
+					continue
+				}
+				if why != "" && unscored[i] == "" {
+					unscored[i] = why
+				}
+				attrs[i] = append(attrs[i], res)
+				continue
+			}
 			if spec.Kind != "evaluator" {
 				attrs[i] = append(attrs[i], verify.Run(spec, actuals[i], c.Expected, caseEnv))
 				continue
@@ -271,6 +292,74 @@ func (s *pluginSet) evaluate(ctx context.Context, spec problem.CheckSpec, c *cas
 	out, err := p.Evaluate(ctx, abi.EvaluateInput{Config: spec.Plugin.Config, Function: spec.Function,
 		Arguments: spec.Arguments, Case: &ac, Actual: &actual, Expected: c.Expected}, opts)
 	return out, p.Label(), err
+}
+
+// test runs a test check on one case: the attribute's value is read as
+// an agent's result JSON (engine/agent) and the test-function plugin
+// judges it. A value that is not a result is the agent's failure, so the
+// attribute is incorrect and the plugin is not called; only the plugin's
+// own faults are errors. why is set when the plugin leaves the case
+// unscored.
+func (s *pluginSet) test(ctx context.Context, spec problem.CheckSpec, actual verify.Actual, opts host.CallOptions) (res verify.AttributeResult, why string, err error) {
+	p, err := s.get(ctx, spec.Plugin, abi.KindTest)
+	if err != nil {
+		return res, "", err
+	}
+	attr := verify.AttributeOf(spec)
+	res = verify.AttributeResult{Attribute: attr, Expected: "passed", Weight: spec.WeightOr(1), Check: p.Label()}
+	run, msg := agentResult(actual, attr)
+	if msg != "" {
+		res.Actual = msg
+		res.Diff = &verify.Diff{Summary: msg, Entries: []verify.DiffEntry{{Path: attr, Op: "mismatch", Expected: "an agent result", Actual: msg}}}
+		return res, "", nil
+	}
+	out, err := p.Test(ctx, run.AgentRun(), spec.Plugin.Config, opts)
+	if err != nil {
+		return res, "", err
+	}
+	res.Actual, res.IsCorrect = out.Details, out.Passed
+	if out.Unscored != "" {
+		why = p.Label() + ": " + out.Unscored
+	}
+	if !out.Passed {
+		summary := out.Feedback
+		switch {
+		case summary != "":
+		case out.Unscored != "":
+			summary = "not judged: " + out.Unscored
+		default:
+			summary = "the test function did not pass the result (it gave no feedback)"
+		}
+		res.Diff = &verify.Diff{Summary: summary, Entries: []verify.DiffEntry{{Path: attr, Op: "mismatch", Expected: "passed", Actual: out.Details}}}
+	}
+	return res, why, nil
+}
+
+// agentResult parses an attribute's value as an agent's result JSON, or
+// says why it is not one.
+func agentResult(actual verify.Actual, attr string) (*agent.Result, string) {
+	source := attr
+	if path, ok := strings.CutPrefix(attr, "files-"); ok {
+		source = path
+	}
+	v, ok := verify.ActualValue(actual, attr)
+	var data []byte
+	switch t := v.(type) {
+	case string:
+		data = []byte(t)
+	case []byte:
+		data = t
+	default:
+		if !ok {
+			return nil, fmt.Sprintf("%s: not written, so there is no agent result to judge", source)
+		}
+		return nil, fmt.Sprintf("%s: is %T, not an agent result", source, v)
+	}
+	run, err := agent.Parse(data, agent.Options{Source: source})
+	if err != nil {
+		return nil, err.Error()
+	}
+	return run, ""
 }
 
 // evaluatorVerdict turns a score into an attribute verdict.

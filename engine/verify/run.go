@@ -53,6 +53,8 @@ func Run(spec checkspec.CheckSpec, actual Actual, expected map[string]any, env E
 		checkFile(&res, spec, actual, expected, env)
 	case "evaluator":
 		fail(&res, "evaluator checks run in the plugin host, not here")
+	case "test":
+		fail(&res, "test checks run in the plugin host, not here")
 	case "latency":
 		checkLatency(&res, spec, env)
 	default:
@@ -87,6 +89,10 @@ func FileAttribute(path string) string { return "files-" + path }
 
 // HeaderAttribute names the attribute of a response header (API cases).
 func HeaderAttribute(name string) string { return "headers-" + strings.ToLower(name) }
+
+// ActualValue returns the actual value of an attribute (status_code,
+// output, stderr, files-<path>, headers-<name>) and whether it is there.
+func ActualValue(a Actual, attr string) (any, bool) { return actualValue(a, attr) }
 
 // actualValue returns the actual value of an attribute.
 func actualValue(a Actual, attr string) (any, bool) {

@@ -46,6 +46,7 @@ func Validate(spec checkspec.CheckSpec) []string {
 		"schema":       {"schema", "schema_file"},
 		"file":         {"path", "expected_file", "ignore_whitespace", "ignore_case"},
 		"evaluator":    {"plugin", "function", "arguments", "pass_score"},
+		"test":         {"plugin"},
 		"equals":       {"value", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
 		"contains":     {"value", "values", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
 		"icontains":    {"value", "values", "ignore_whitespace", "json_path", "expected_from"},
@@ -123,6 +124,13 @@ func Validate(spec checkspec.CheckSpec) []string {
 		}
 		if spec.PassScore != nil && (*spec.PassScore < 0 || *spec.PassScore > 1) {
 			bad("pass_score: must be between 0 and 1, got %v", *spec.PassScore)
+		}
+	case "test":
+		if spec.Plugin == nil {
+			bad("plugin: the test check needs the test-function plugin ({path, sha256})")
+		}
+		if a := spec.Attribute; a == "status_code" || strings.HasPrefix(a, "headers-") {
+			bad("attribute: the test check reads the agent's result JSON from output, stderr or files-<path>, not %s", a)
 		}
 	case "file":
 		if spec.Path == "" {

@@ -190,6 +190,10 @@ func TestValidate(t *testing.T) {
 		{checkspec.CheckSpec{Kind: "status", Attribute: "output"}, "compares status_code"},
 		{checkspec.CheckSpec{Kind: "text", Attribute: "stdout"}, `"stdout" is not an attribute`},
 		{checkspec.CheckSpec{Kind: "text", Weight: weight(-1)}, "weight: must not be negative"},
+		{checkspec.CheckSpec{Kind: "test", Plugin: &checkspec.PluginRef{Path: "t.wasm"}, Attribute: "files-result.json"}, ""},
+		{checkspec.CheckSpec{Kind: "test"}, "plugin: the test check needs the test-function plugin"},
+		{checkspec.CheckSpec{Kind: "test", Plugin: &checkspec.PluginRef{Path: "t.wasm"}, Attribute: "status_code"}, "reads the agent's result JSON from output, stderr or files-<path>"},
+		{checkspec.CheckSpec{Kind: "test", Plugin: &checkspec.PluginRef{Path: "t.wasm"}, Function: "f"}, "function: not an option of the test check (its options: plugin)"},
 	}
 	for _, tt := range tests {
 		msgs := Validate(tt.spec)
