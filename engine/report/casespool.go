@@ -59,14 +59,12 @@ type caseEntry struct {
 	outcome result.Outcome
 }
 
-// outcomeCodes are the outcomes' codes in the spool.
-var outcomeCodes = map[result.Outcome]byte{result.OutcomeFailed: 0, result.OutcomePassed: 1, result.OutcomeError: 2, result.OutcomeUnscored: 3}
+// An outcome's code in the spool is its index in result.Outcomes.
+func outcomeCode(o result.Outcome) byte { return byte(slices.Index(result.Outcomes, o)) }
 
 func outcomeOfCode(c byte) result.Outcome {
-	for o, code := range outcomeCodes {
-		if code == c {
-			return o
-		}
+	if int(c) < len(result.Outcomes) {
+		return result.Outcomes[c]
 	}
 	return result.OutcomeFailed
 }
@@ -161,7 +159,7 @@ func (gc *groupCases) flush() {
 		buf = binary.AppendUvarint(buf, uint64(len(e.id)))
 		buf = append(buf, e.id...)
 		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(e.score))
-		buf = append(buf, outcomeCodes[e.outcome])
+		buf = append(buf, outcomeCode(e.outcome))
 	}
 	clear(gc.pending)
 	gc.pending = gc.pending[:0]

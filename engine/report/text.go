@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -82,8 +84,8 @@ func (s *CheckpointSummary) VerdictLine() string {
 	if s.CasesErrored > 0 {
 		n := fmt.Sprintf("errors: %d", s.CasesErrored)
 		var kinds []string
-		for _, k := range sortedKeys(stringKeys(s.ErrorKinds)) {
-			kinds = append(kinds, fmt.Sprintf("%s %d", k, s.ErrorKinds[result.ErrorKind(k)]))
+		for _, k := range slices.Sorted(maps.Keys(s.ErrorKinds)) {
+			kinds = append(kinds, fmt.Sprintf("%s %d", k, s.ErrorKinds[k]))
 		}
 		if len(kinds) > 0 {
 			n += " (" + strings.Join(kinds, ", ") + ")"
@@ -136,14 +138,6 @@ func (s *CheckpointSummary) verdict() result.Verdict {
 		return result.VerdictIncomplete
 	}
 	return result.VerdictFailed
-}
-
-func stringKeys[V any](m map[result.ErrorKind]V) map[string]V {
-	out := make(map[string]V, len(m))
-	for k, v := range m {
-		out[string(k)] = v
-	}
-	return out
 }
 
 // Rate formats passed/total as a percentage.
