@@ -374,14 +374,10 @@ func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome,
 	// A run with epochs is rescored epoch by epoch: each job reads its
 	// epoch's records.
 	var jobs []*groupJob
-	for e := 1; e <= max(opts.Epochs, 1); e++ {
+	for _, e := range jobEpochs(opts.Epochs) {
 		for _, cp := range cps {
 			for i, g := range cp.Groups {
-				job := &groupJob{cp: cp, group: g, index: i}
-				if opts.Epochs > 1 {
-					job.epoch = e
-				}
-				jobs = append(jobs, job)
+				jobs = append(jobs, &groupJob{cp: cp, group: g, index: i, epoch: e})
 				idx.markRead(cp.Name, g.Name)
 			}
 		}

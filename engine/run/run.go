@@ -296,13 +296,9 @@ func planJobs(p *problem.Problem, submission, command string, names []string, ep
 		if err != nil {
 			return nil, nil, fmt.Errorf("checkpoint %s: %w", cp.Name, err)
 		}
-		for e := 1; e <= max(epochs, 1); e++ {
+		for _, e := range jobEpochs(epochs) {
 			for i, g := range cp.Groups {
-				job := &groupJob{cp: cp, group: g, index: i, command: argv, subDir: sub}
-				if epochs > 1 {
-					job.epoch = e
-				}
-				jobs = append(jobs, job)
+				jobs = append(jobs, &groupJob{cp: cp, group: g, index: i, command: argv, subDir: sub, epoch: e})
 			}
 		}
 	}
@@ -436,10 +432,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 			continue
 		}
 		if !fresh && !serverGroup && (isolated || c.Reset) {
-			if err := sess.Reset(ctx); err != nil {
-				return fmt.Errorf("reset workspace before %s: %w", c.ID, err)
-			}
-			if err := writeGroupFiles(sess.Workdir(), p, g.GroupFiles); err != nil {
+			if err := r.reset(ctx, sess, c.ID); err != nil {
 				return err
 			}
 		}
@@ -466,10 +459,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 				return err
 			}
 			if !serverGroup && isolated {
-				if err := sess.Reset(ctx); err != nil {
-					return fmt.Errorf("reset workspace before retrying %s: %w", c.ID, err)
-				}
-				if err := writeGroupFiles(sess.Workdir(), p, g.GroupFiles); err != nil {
+				if err := r.reset(ctx, sess, "retrying "+c.ID); err != nil {
 					return err
 				}
 			}
@@ -546,6 +536,28 @@ func (r *groupRunner) unloadable(e *cases.CaseError, idx int) *result.CaseRecord
 	}
 	classification(p).Classify(rec)
 	return rec
+}
+
+// reset restores the workspace to the submission and writes the group's
+// files again, before what names.
+func (r *groupRunner) reset(ctx context.Context, sess runtime.Session, what string) error {
+	if err := sess.Reset(ctx); err != nil {
+		return fmt.Errorf("reset workspace before %s: %w", what, err)
+	}
+	return writeGroupFiles(sess.Workdir(), r.opts.Problem, r.job.group.GroupFiles)
+}
+
+// jobEpochs are the epochs a group runs as jobs: 0 alone (a run without
+// --epochs, whose records carry no epoch), or 1 to epochs.
+func jobEpochs(epochs int) []int {
+	if epochs <= 1 {
+		return []int{0}
+	}
+	out := make([]int, epochs)
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
 }
 
 // key names the case's epoch among the finished cases of a resumed run.
