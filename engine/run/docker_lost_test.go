@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ echo ok
 		deadline := time.Now().Add(5 * time.Minute)
 		for ctx.Err() == nil {
 			if time.Now().After(deadline) {
-				acted <- errorString("the victim did not start twice within 5 minutes")
+				acted <- errors.New("the victim did not start twice within 5 minutes")
 				return
 			}
 			marker := findFile(base, "victim-started")
@@ -118,10 +119,6 @@ echo ok
 		t.Errorf("summary: %d passed, %d errors, %s", s.CasesPassed, s.CasesErrored, s.Verdict)
 	}
 }
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
 
 // findFile is the path of the first file named name under dir, "" when
 // there is none.
