@@ -31,19 +31,13 @@ func TestContainerKilledMidCaseIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer drt.Close()
-	prob := t.TempDir()
 	files := map[string]string{
 		"config.yaml": "name: lost\ncommand: sh main.sh\ncheckpoints:\n  c1:\n    groups:\n      core: {type: Core, timeout: 300}\n",
 		"c1/core.yaml": `victim: {order: 1, arguments: [victim], expected: {output: "ok\n"}}
 after: {order: 2, arguments: [after], expected: {output: "ok\n"}}
 `,
 	}
-	for name, body := range files {
-		os.MkdirAll(filepath.Join(prob, filepath.Dir(name)), 0o755)
-		if err := os.WriteFile(filepath.Join(prob, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	prob := writeFiles(t, files)
 	sub := t.TempDir()
 	// The victim says it started (with a token of this attempt's own),
 	// then waits for the test's word.

@@ -22,7 +22,7 @@ import (
 // workspace (it leaves a file behind and fails when it finds one).
 func epochProblem(t *testing.T) (prob, sub, counters string) {
 	t.Helper()
-	prob, sub, counters = t.TempDir(), t.TempDir(), t.TempDir()
+	sub, counters = t.TempDir(), t.TempDir()
 	files := map[string]string{
 		"config.yaml": `name: epochs
 command: sh main.sh
@@ -38,12 +38,7 @@ wrong: {arguments: [wrong], expected: {output: "ok\n"}}
 state: {arguments: [state], expected: {output: "ok\n"}}
 `,
 	}
-	for name, body := range files {
-		os.MkdirAll(filepath.Join(prob, filepath.Dir(name)), 0o755)
-		if err := os.WriteFile(filepath.Join(prob, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	prob = writeFiles(t, files)
 	// mkdir is atomic: epochs running side by side each take their own
 	// run number.
 	script := `n=1; while ! mkdir "$COUNTERS/$1.$n" 2>/dev/null; do n=$((n+1)); done

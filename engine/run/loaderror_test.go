@@ -17,18 +17,12 @@ import (
 // alone: the group's other cases run, the summary counts it apart, and
 // retries do not run it again (loading it again reads the same file).
 func TestUnreadableCaseIsALoadError(t *testing.T) {
-	prob := t.TempDir()
 	files := map[string]string{
 		"config.yaml":      "name: loaderror\ncommand: sh main.sh\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n",
 		"c1/g/a/case.yaml": "arguments: [x]\nexpected: {output: \"ok\\n\"}\n",
 		"c1/g/b/case.yaml": "arguments: [x\n",
 	}
-	for name, body := range files {
-		os.MkdirAll(filepath.Join(prob, filepath.Dir(name)), 0o755)
-		if err := os.WriteFile(filepath.Join(prob, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	prob := writeFiles(t, files)
 	sub := t.TempDir()
 	os.WriteFile(filepath.Join(sub, "main.sh"), []byte("echo ok\n"), 0o644)
 	p, err := LoadProblem(prob)

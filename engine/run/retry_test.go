@@ -21,7 +21,7 @@ import (
 // "wrong" always wrong. Each case counts its runs in a file of counters.
 func retryProblem(t *testing.T, hang int) (prob, sub, counters string) {
 	t.Helper()
-	prob, sub, counters = t.TempDir(), t.TempDir(), t.TempDir()
+	sub, counters = t.TempDir(), t.TempDir()
 	files := map[string]string{
 		"config.yaml": `name: retries
 command: sh main.sh
@@ -39,12 +39,7 @@ steady: {arguments: [steady], expected: {output: "ok\n"}}
 		"c1/extra.yaml": `wrong: {arguments: [wrong], expected: {output: "ok\n"}}
 `,
 	}
-	for name, body := range files {
-		os.MkdirAll(filepath.Join(prob, filepath.Dir(name)), 0o755)
-		if err := os.WriteFile(filepath.Join(prob, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	prob = writeFiles(t, files)
 	script := `n=$(cat "$COUNTERS/$1" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$COUNTERS/$1"
 if [ "$1" = flaky ] && [ $n -le $HANG ]; then exec sleep 600; fi
 if [ "$1" = wrong ]; then echo no; exit 0; fi
