@@ -1,7 +1,5 @@
 package result
 
-import "fmt"
-
 // Outcome is what a finished case counts as. It keeps the submission's
 // answers apart from the harness's failures: a wrong answer fails, while a
 // case the harness could not judge — the runtime or the adapter failed, a
@@ -131,14 +129,4 @@ func ErrorKindOf(r *CaseRecord) ErrorKind {
 	}
 	_, kind := Classification{}.harness(r)
 	return kind
-}
-
-// ParseOutcome validates an outcome name.
-func ParseOutcome(s string) (Outcome, error) {
-	for _, o := range Outcomes {
-		if string(o) == s {
-			return o, nil
-		}
-	}
-	return "", fmt.Errorf("unknown outcome %q (expected one of: passed, failed, error, unscored)", s)
 }

@@ -68,19 +68,6 @@ func (c Counts) Add(t problem.GroupType, o Outcome) {
 	c.Total[t]++
 }
 
-// Merge adds other into c.
-func (c Counts) Merge(other Counts) {
-	for t, n := range other.Total {
-		c.Total[t] += n
-	}
-	for t, n := range other.Passed {
-		c.Passed[t] += n
-	}
-	for t, n := range other.Errors {
-		c.Errors[t] += n
-	}
-}
-
 // Verdict is a checkpoint's result under its pass policy.
 type Verdict string
 
