@@ -60,7 +60,7 @@ type Judging struct {
 // listed in order come first, in that order.
 func NewOpenBuilder(problemName string, order []string, policy result.Policy) *Builder {
 	b := &Builder{prob: &problem.Problem{Name: problemName}, policy: policy, cps: map[string]*CheckpointSummary{},
-		scores: map[string]float64{}, judged: map[string]int{}, open: true}
+		open: true}
 	for _, name := range order {
 		b.newSummary(name, 0)
 	}

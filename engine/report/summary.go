@@ -139,8 +139,6 @@ type Builder struct {
 	errPolicy result.ErrorPolicy
 	cps       map[string]*CheckpointSummary
 	order     []string
-	scores    map[string]float64 // sum of judged cases' scores per checkpoint
-	judged    map[string]int     // judged (passed or failed) cases per checkpoint
 	start     time.Time
 	// open: checkpoints and groups are created as records name them (a
 	// report rebuilt from a journal, without the problem at hand).
@@ -160,8 +158,7 @@ type Builder struct {
 
 // NewBuilder prepares summaries for the given checkpoints in run order.
 func NewBuilder(p *problem.Problem, cps []*problem.Checkpoint, policy result.Policy, start time.Time) *Builder {
-	b := &Builder{prob: p, policy: policy, cps: map[string]*CheckpointSummary{}, scores: map[string]float64{},
-		judged: map[string]int{}, start: start}
+	b := &Builder{prob: p, policy: policy, cps: map[string]*CheckpointSummary{}, start: start}
 	for _, cp := range cps {
 		s := b.newSummary(cp.Name, cp.Version)
 		s.Timestamp = start.UTC()
@@ -260,10 +257,6 @@ func (b *Builder) add(r *result.CaseRecord) {
 		g.Unscored++
 		s.CasesUnscored++
 	}
-	if judged {
-		b.scores[r.Checkpoint] += r.Score
-		b.judged[r.Checkpoint]++
-	}
 	counts := result.Counts{Passed: s.PassCounts, Errors: s.ErrorCounts, Total: s.TotalCounts}
 	counts.Add(r.GroupType, o)
 	if r.Result.AdapterError {
@@ -303,10 +296,7 @@ func (b *Builder) Summaries() []*CheckpointSummary {
 	for _, name := range b.order {
 		s := b.cps[name]
 		b.finishEpochs(s)
-		s.MeanScore = 0
-		if n := b.judged[name]; n > 0 {
-			s.MeanScore = b.scores[name] / float64(n)
-		}
+		s.MeanScore = s.meanScore()
 		if b.runID != "" {
 			s.RunID, s.Manifest = b.runID, "../manifest.json"
 		}
@@ -329,6 +319,23 @@ func (b *Builder) errorPolicy() result.ErrorPolicy {
 		return result.DefaultErrorPolicy
 	}
 	return b.errPolicy
+}
+
+// meanScore is the mean score of the checkpoint's judged cases, from its
+// groups' sums.
+func (s *CheckpointSummary) meanScore() float64 {
+	sum, n := 0.0, 0
+	for _, g := range s.GroupOutcomes {
+		if g.cases != nil {
+			sum, n = sum+g.cases.sum, n+g.cases.judged
+		} else {
+			sum, n = sum+g.sum, n+g.judged
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // decide sets the summary's verdict: incomplete when interrupted,
