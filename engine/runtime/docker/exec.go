@@ -149,9 +149,9 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	// or by itself, leaves the container running.
 	started := root.known() != 0
 	if !res.TimedOut && (err != nil || code == 128+int(syscall.SIGKILL) || !started) {
-		fate, lerr := s.lost(context.Background(), mark)
+		fate, byCase, lerr := s.lost(context.Background(), mark)
 		switch {
-		case fate != "" && started && strings.Contains(fate, causeInside):
+		case fate != "" && started && byCase:
 			// The case's processes run as the container's main process
 			// does, so a case can end its own container. Counting that
 			// as an error of the harness would let a submission turn

@@ -41,7 +41,11 @@ const causeWait = 10 * time.Second
 // starts after the case's ended proves that what killed the case did not
 // kill the container (and one that cannot start, while the daemon still
 // says the container runs, is retried until the daemon knows better).
-func (s *session) lost(ctx context.Context, since *caseMark) (fate string, err error) {
+//
+// byCase says that the daemon's events tell of neither a kill through the
+// Docker API nor the memory limit: the case's own processes ended it (see
+// causeInside).
+func (s *session) lost(ctx context.Context, since *caseMark) (fate string, byCase bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, lostWait)
 	defer cancel()
 	id := s.container()
@@ -56,19 +60,24 @@ func (s *session) lost(ctx context.Context, since *caseMark) (fate string, err e
 			if c := s.stopCause(since, ""); c != "" {
 				fate += " (" + c + ")"
 			}
-			return fate, nil
+			return fate, false, nil
 		}
 		if err != nil {
 			if ctx.Err() != nil && alive {
-				return "", nil
+				return "", false, nil
 			}
-			return "", fmt.Errorf("inspect the container: %w", err)
+			return "", false, fmt.Errorf("inspect the container: %w", err)
 		}
-		if f := describeStop(in, started, func(fallback string) string { return s.stopCause(since, fallback) }); f != "" {
-			return f, nil
+		cause := func(fallback string) string {
+			c := s.stopCause(since, fallback)
+			byCase = c == causeInside
+			return c
+		}
+		if f := describeStop(in, started, cause); f != "" {
+			return f, byCase, nil
 		}
 		if alive {
-			return "", nil
+			return "", false, nil
 		}
 		// The probe is the killer: it returns 0, 1 or 2 once it ran, and
 		// it sweeps up what the case left, which would otherwise hold up
@@ -84,7 +93,7 @@ func (s *session) lost(ctx context.Context, since *caseMark) (fate string, err e
 		case <-ctx.Done():
 			// The daemon still says it runs, and nothing can start in it:
 			// settling the case replaces it if it stays so.
-			return "", nil
+			return "", false, nil
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -174,7 +183,7 @@ func (s *session) orLost(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return err
 	}
-	fate, lerr := s.lost(ctx, nil)
+	fate, _, lerr := s.lost(ctx, nil)
 	if fate == "" {
 		if lerr != nil {
 			return errors.Join(err, lerr)
