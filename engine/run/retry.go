@@ -2,7 +2,6 @@ package run
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/adapter"
@@ -29,16 +28,22 @@ const MaxRetryBackoff = time.Minute
 // be started again in the middle of the group; a resumed run
 // (--resume --retry-errors) starts it and replays the group's cases.
 func (r *groupRunner) retryable(rec *result.CaseRecord, tries int, ad adapter.Adapter) bool {
-	if rec.Outcome != result.OutcomeError || rec.ErrorKind == result.ErrorLoad || tries > r.opts.RetryErrors {
-		return false
+	return rec.Outcome == result.OutcomeError && rec.ErrorKind != result.ErrorLoad && tries <= r.opts.RetryErrors && !serverDown(ad)
+}
+
+// serverDown says whether the group's server is down.
+func serverDown(ad adapter.Adapter) bool {
+	sd, ok := ad.(adapter.ServerDown)
+	return ok && sd.ServerDown() != ""
+}
+
+// noteNotRetried says on an errored case's record, when retries were
+// asked for, that it was not retried because its server is down, and how
+// to retry it.
+func (r *groupRunner) noteNotRetried(rec *result.CaseRecord, ad adapter.Adapter) {
+	if r.opts.RetryErrors > 0 && rec.Outcome == result.OutcomeError && rec.ErrorKind != result.ErrorLoad && serverDown(ad) {
+		rec.Result.Error += " (" + resumeHint + ")"
 	}
-	if sd, ok := ad.(adapter.ServerDown); ok && sd.ServerDown() != "" {
-		if rec.Result.Error != "" && !strings.Contains(rec.Result.Error, resumeHint) {
-			rec.Result.Error += " (" + resumeHint + ")"
-		}
-		return false
-	}
-	return true
 }
 
 // resumeHint says how to retry a server group's errors.

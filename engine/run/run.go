@@ -470,6 +470,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 			again.Attempt = rec.Attempt + 1
 			rec, actual = again, againActual
 		}
+		r.noteNotRetried(rec, ad)
 		if err := r.record(rec, false); err != nil {
 			return err
 		}
