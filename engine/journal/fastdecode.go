@@ -677,6 +677,15 @@ func (d *fastDecoder) caseInfo(c *result.CaseInfo) bool {
 		case "source":
 			bit = 1 << 6
 			c.Source, ok = d.optStr()
+		case "instruction":
+			bit = 1 << 7
+			c.Instruction, ok = d.optStr()
+		case "category":
+			bit = 1 << 8
+			c.Category, ok = d.optStr()
+		case "tags":
+			bit = 1 << 9
+			c.Tags, ok = d.strings()
 		default:
 			return false
 		}
@@ -756,6 +765,9 @@ func (d *fastDecoder) outcome(o *result.Execution) bool {
 		case "oom_killed":
 			bit = 1 << 15
 			o.OOMKilled, ok = d.boolean()
+		case "agent":
+			bit = 1 << 16
+			o.Agent, ok = d.boolean()
 		default:
 			return false
 		}

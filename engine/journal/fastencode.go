@@ -98,6 +98,18 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 			b = append(b, `,"source":`...)
 			b = appendString(b, c.Source)
 		}
+		if c.Instruction != "" {
+			b = append(b, `,"instruction":`...)
+			b = appendString(b, c.Instruction)
+		}
+		if c.Category != "" {
+			b = append(b, `,"category":`...)
+			b = appendString(b, c.Category)
+		}
+		if len(c.Tags) > 0 {
+			b = append(b, `,"tags":`...)
+			b = appendStrings(b, c.Tags)
+		}
 		b = append(b, '}')
 	}
 	o := &r.Result
@@ -157,6 +169,9 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 	}
 	if o.OOMKilled {
 		b = append(b, `,"oom_killed":true`...)
+	}
+	if o.Agent {
+		b = append(b, `,"agent":true`...)
 	}
 	b = append(b, `},"score":`...)
 	if b, err = appendFloat(b, r.Score); err != nil {

@@ -20,12 +20,13 @@ var fastCodec = sameFields(reflect.TypeFor[result.CaseRecord](),
 	`json:"outcome,omitempty"`, `json:"error_kind,omitempty"`, `json:"unscored,omitempty"`) &&
 	sameFields(reflect.TypeFor[result.CaseInfo](),
 		`json:"arguments"`, `json:"stdin,omitempty"`, `json:"env,omitempty"`, `json:"input_files,omitempty"`,
-		`json:"timeout_s,omitempty"`, `json:"reset,omitempty"`, `json:"source,omitempty"`) &&
+		`json:"timeout_s,omitempty"`, `json:"reset,omitempty"`, `json:"source,omitempty"`, `json:"instruction,omitempty"`,
+		`json:"category,omitempty"`, `json:"tags,omitempty"`) &&
 	sameFields(reflect.TypeFor[result.Execution](),
 		`json:"command,omitempty"`, `json:"status_code"`, `json:"output"`, `json:"stderr"`, `json:"output_dropped,omitempty"`,
 		`json:"stderr_dropped,omitempty"`, `json:"elapsed_s"`, `json:"timed_out"`, `json:"signal,omitempty"`, `json:"files,omitempty"`,
 		`json:"headers,omitempty"`, `json:"artifacts,omitempty"`, `json:"adapter_error"`, `json:"error,omitempty"`,
-		`json:"plugin_error,omitempty"`, `json:"oom_killed,omitempty"`) &&
+		`json:"plugin_error,omitempty"`, `json:"oom_killed,omitempty"`, `json:"agent,omitempty"`) &&
 	sameFields(reflect.TypeFor[verify.AttributeResult](),
 		`json:"attribute"`, `json:"actual"`, `json:"expected"`, `json:"diff,omitempty"`, `json:"is_correct"`, `json:"weight"`,
 		`json:"check,omitempty"`) &&

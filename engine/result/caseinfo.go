@@ -11,4 +11,11 @@ type CaseInfo struct {
 	Reset      bool              `json:"reset,omitempty"`
 	// Source is the file or directory the case was loaded from.
 	Source string `json:"source,omitempty"`
+	// Instruction is what an agent case asked the agent (the task's
+	// instruction or the dataset's query).
+	Instruction string `json:"instruction,omitempty"`
+	// Category and Tags classify a case for reports (an eval-case
+	// dataset's category, a task's tags).
+	Category string   `json:"category,omitempty"`
+	Tags     []string `json:"tags,omitempty"`
 }

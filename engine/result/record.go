@@ -85,6 +85,9 @@ type Execution struct {
 	PluginError string `json:"plugin_error,omitempty"`
 	// OOMKilled is set when the runtime's memory limit killed the process.
 	OOMKilled bool `json:"oom_killed,omitempty"`
+	// Agent says Output is an agent's result JSON (see engine/agent), so
+	// reports can show it as a transcript.
+	Agent bool `json:"agent,omitempty"`
 }
 
 // Key identifies the case within a run: checkpoint/group/id, escaped so
