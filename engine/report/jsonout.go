@@ -9,16 +9,20 @@ import (
 // JSONReport is `wasmeval report --format json`.
 type JSONReport struct {
 	RunInfo
-	Cases       int                  `json:"cases"`
-	CasesPassed int                  `json:"cases_passed"`
-	Passed      bool                 `json:"passed"`
-	Checkpoints []*CheckpointSummary `json:"checkpoints"`
+	Cases       int  `json:"cases"`
+	CasesPassed int  `json:"cases_passed"`
+	Passed      bool `json:"passed"`
+	// ByCategory counts the run's cases by category, across checkpoints;
+	// omitted when no case has a category.
+	ByCategory  map[string]*CategoryCounts `json:"by_category,omitempty"`
+	Checkpoints []*CheckpointSummary       `json:"checkpoints"`
 }
 
 // WriteJSON writes the run's summaries as one JSON document.
 func WriteJSON(w io.Writer, run RunInfo, sums []*CheckpointSummary) error {
 	t := Sum(sums)
-	rep := JSONReport{RunInfo: run, Cases: t.Cases, CasesPassed: t.Passed, Passed: len(sums) > 0, Checkpoints: sums}
+	rep := JSONReport{RunInfo: run, Cases: t.Cases, CasesPassed: t.Passed, Passed: len(sums) > 0, Checkpoints: sums,
+		ByCategory: Categories(sums)}
 	for _, s := range sums {
 		rep.Passed = rep.Passed && s.Passed
 	}

@@ -48,6 +48,14 @@ func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSumma
 		fmt.Fprintf(w, "| **all** (%s) | | %d/%d | %s | %s | %s |\n\n", s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
 			Rate(s.CasesPassed, counted), s.ScoreCell())
 	}
+	if cats := Categories(sums); cats != nil {
+		fmt.Fprintf(w, "## By category\n\n| category | cases | passed | failed | errored | pass rate |\n| --- | --- | --- | --- | --- | --- |\n")
+		for _, name := range CategoryNames(cats) {
+			c := cats[name]
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %s | %s |\n", mdCell(name), c.Cases, c.Passed, c.Failed, countCell(c.Errored), Rate(c.Passed, c.Counted()))
+		}
+		fmt.Fprint(w, "\n")
+	}
 	for _, s := range sums {
 		if s.CasesFlaky == 0 {
 			continue

@@ -82,6 +82,14 @@ type CheckpointSummary struct {
 	PassAtK     map[string]float64 `json:"pass_at_k,omitempty"`
 	PassHatK    map[string]float64 `json:"pass_hat_k,omitempty"`
 
+	// ByCategory counts the checkpoint's cases by their category (an
+	// eval-case dataset's category, see result.CaseInfo), when any case
+	// has one; cases without one are under NoCategory.
+	ByCategory map[string]*CategoryCounts `json:"by_category,omitempty"`
+	// categories counts every case by category ("" for none), so
+	// ByCategory can be set once the summary is final.
+	categories map[string]*CategoryCounts
+
 	// Per group type: passed cases, errored cases, and every case that
 	// counts toward the policy (passed, failed or errored; not unscored).
 	PassCounts  map[problem.GroupType]int `json:"pass_counts"`
@@ -269,6 +277,7 @@ func (b *Builder) add(r *result.CaseRecord) {
 		s.TimedOut++
 	}
 	s.Duration += r.Duration
+	s.countCategory(r, o)
 }
 
 // GroupError records that a group could not run to its end (its workspace
@@ -297,6 +306,7 @@ func (b *Builder) Summaries() []*CheckpointSummary {
 		s := b.cps[name]
 		b.finishEpochs(s)
 		s.MeanScore = s.meanScore()
+		s.ByCategory = categoryTable(s.categories)
 		if b.runID != "" {
 			s.RunID, s.Manifest = b.runID, "../manifest.json"
 		}

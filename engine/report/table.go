@@ -7,7 +7,8 @@ import (
 )
 
 // PrintTable writes the end-of-run summary: one row per group, then the
-// checkpoint's totals and policy verdict.
+// checkpoint's totals and policy verdict; then, when cases have
+// categories, a row per category.
 func PrintTable(w io.Writer, sums []*CheckpointSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tGROUP\tTYPE\tPASSED\tERRORS\tSCORE\t")
@@ -24,6 +25,7 @@ func PrintTable(w io.Writer, sums []*CheckpointSummary) {
 			countCell(s.CasesErrored), s.ScoreCell(), s.VerdictLine())
 	}
 	tw.Flush()
+	PrintCategories(w, sums)
 }
 
 // ScoreCell shows the group's mean score in a table: "-" when no case of

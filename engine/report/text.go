@@ -15,7 +15,8 @@ import (
 
 // PrintSummary writes the terminal summary `wasmeval report` shows: per
 // checkpoint, one row per group, one per group type, then the checkpoint's
-// totals and verdict.
+// totals and verdict; then, when cases have categories, a row per
+// category (see PrintCategories).
 func PrintSummary(w io.Writer, sums []*CheckpointSummary) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHECKPOINT\tGROUP\tTYPE\tPASSED\tERRORS\tRATE\tSCORE\t")
@@ -39,6 +40,7 @@ func PrintSummary(w io.Writer, sums []*CheckpointSummary) {
 			Rate(s.CasesPassed, counted), s.ScoreCell(), s.VerdictLine())
 	}
 	tw.Flush()
+	PrintCategories(w, sums)
 }
 
 // MeanScore is the mean score of the group's judged (passed or failed)
