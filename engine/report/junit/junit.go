@@ -1,6 +1,7 @@
 // Package junit writes a run as JUnit XML, the format CI systems (GitLab,
 // Jenkins, GitHub test reporters) render as test results: one testsuite per
-// checkpoint, one testcase per case (classname checkpoint.group), failed
+// checkpoint, one testcase per case (classname problem.checkpoint.group,
+// then .category for a case with a category), failed
 // cases (wrong answers, timeouts) as failures with their attribute diffs,
 // cases that ended in an error of the harness (adapter, plugin, loading) as
 // errors, and unscored cases as skipped.
@@ -24,6 +25,10 @@ type property struct {
 	Value string `xml:"value,attr"`
 }
 
+type properties struct {
+	P []property `xml:"property"`
+}
+
 type message struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
@@ -35,10 +40,13 @@ type testcase struct {
 	Classname string   `xml:"classname,attr"`
 	Name      string   `xml:"name,attr"`
 	Time      string   `xml:"time,attr"`
-	Failure   *message `xml:"failure,omitempty"`
-	Error     *message `xml:"error,omitempty"`
-	Skipped   *message `xml:"skipped,omitempty"`
-	SystemErr string   `xml:"system-err,omitempty"`
+	// Props are the case's category and tags (pytest writes testcase
+	// properties the same way), for tools that read them.
+	Props     *properties `xml:"properties,omitempty"`
+	Failure   *message    `xml:"failure,omitempty"`
+	Error     *message    `xml:"error,omitempty"`
+	Skipped   *message    `xml:"skipped,omitempty"`
+	SystemErr string      `xml:"system-err,omitempty"`
 }
 
 type counts struct{ tests, failures, errors, skipped int }
@@ -158,6 +166,20 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 
 func caseOf(problemName string, r *result.CaseRecord) testcase {
 	tc := testcase{Classname: problemName + "." + r.Checkpoint + "." + r.Group, Name: report.EpochName(r.ID, r.Epoch), Time: seconds(r.Duration)}
+	if c := r.Case; c != nil && (c.Category != "" || len(c.Tags) > 0) {
+		tc.Props = &properties{}
+		if c.Category != "" {
+			// CI tools show the classname (GitLab's suite column,
+			// Jenkins' class under its package, GitHub reporters'
+			// grouping) but few show testcase properties: the category
+			// goes in both. A dot would read as another package level.
+			tc.Classname += "." + clean(strings.ReplaceAll(c.Category, ".", "_"))
+			tc.Props.P = append(tc.Props.P, property{"category", clean(c.Category)})
+		}
+		for _, tag := range c.Tags {
+			tc.Props.P = append(tc.Props.P, property{"tag", clean(tag)})
+		}
+	}
 	o := result.OutcomeOf(r)
 	switch o {
 	case result.OutcomePassed:

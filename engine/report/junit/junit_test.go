@@ -131,3 +131,61 @@ func TestJUnitSuitesFromInterleavedJournal(t *testing.T) {
 		t.Errorf("properties: %v", props)
 	}
 }
+
+// A case's category is in its classname (what CI tools show) and, with
+// its tags, in its properties; a case without one keeps its classname.
+func TestJUnitCategory(t *testing.T) {
+	dir := t.TempDir()
+	w, err := journal.Create(filepath.Join(dir, journal.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*result.CaseRecord{
+		{Problem: "agents", Checkpoint: "c1", Group: "g", GroupType: problem.Core, ID: "q1",
+			Case: &result.CaseInfo{Category: "edge.case", Tags: []string{"tools", "a<b"}}},
+		{Problem: "agents", Checkpoint: "c1", Group: "g", GroupType: problem.Core, ID: "q2", Case: &result.CaseInfo{}},
+	} {
+		r.Attributes = []verify.AttributeResult{{Attribute: "output", IsCorrect: true, Weight: 1}}
+		r.Score, _ = result.Score(r.Attributes)
+		result.Classification{}.Classify(r)
+		if err := w.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	sums, err := report.FromRun(dir, nil, report.Judging{Policy: result.PolicyAllCases}, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, dir, report.RunInfo{Problem: "agents"}, sums); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases []struct {
+			Class string `xml:"classname,attr"`
+			Name  string `xml:"name,attr"`
+			Props []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+		} `xml:"testsuite>testcase"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	if len(doc.Cases) != 2 {
+		t.Fatalf("test cases: %+v", doc.Cases)
+	}
+	c1, c2 := doc.Cases[0], doc.Cases[1]
+	if c1.Class != "agents.c1.g.edge_case" || len(c1.Props) != 3 || c1.Props[0].Name != "category" || c1.Props[0].Value != "edge.case" ||
+		c1.Props[1].Value != "tools" || c1.Props[2].Name != "tag" || c1.Props[2].Value != "a<b" {
+		t.Errorf("categorised case: %+v", c1)
+	}
+	if c2.Class != "agents.c1.g" || len(c2.Props) != 0 {
+		t.Errorf("case without a category: %+v", c2)
+	}
+	if strings.Contains(buf.String(), "<properties></properties>") {
+		t.Errorf("empty testcase properties written:\n%s", buf.String())
+	}
+}

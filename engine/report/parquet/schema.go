@@ -43,8 +43,14 @@ type Row struct {
 	Error        *string `parquet:"error,optional"`
 	PluginError  *string `parquet:"plugin_error,optional"`
 	// Case is the CaseInfo as JSON text.
-	Case       *string     `parquet:"case,optional"`
-	Attributes []Attribute `parquet:"attributes,list"`
+	Case *string `parquet:"case,optional"`
+	// Instruction is what an agent case asked; Category and Tags classify
+	// the case (result.CaseInfo), so analysts can group by them without
+	// parsing Case.
+	Instruction *string     `parquet:"instruction,optional"`
+	Category    *string     `parquet:"category,optional,dict"`
+	Tags        []string    `parquet:"tags,list"`
+	Attributes  []Attribute `parquet:"attributes,list"`
 }
 
 // Attribute is one verdict of a case. Actual, Expected and Diff hold JSON
@@ -83,6 +89,13 @@ func FromRecord(runID, submission string, r *result.CaseRecord) (Row, error) {
 		}
 		s := string(c)
 		row.Case = &s
+		row.Instruction, row.Category = optional(r.Case.Instruction), optional(r.Case.Category)
+		row.Tags = r.Case.Tags
+	}
+	if row.Tags == nil {
+		// An empty list rather than a null one: SQL on tags (unnest,
+		// list_contains) then needs no null checks.
+		row.Tags = []string{}
 	}
 	for _, a := range r.Attributes {
 		out := Attribute{Attribute: a.Attribute, Check: a.Check, IsCorrect: a.IsCorrect, Weight: a.Weight}

@@ -64,6 +64,7 @@ func Create(path, runID, submission string) (*Writer, error) {
 		// told not to).
 		pq.DataPageStatistics(false),
 		pq.SkipPageBounds("case"),
+		pq.SkipPageBounds("instruction"),
 		pq.SkipPageBounds("error"),
 		pq.SkipPageBounds("plugin_error"),
 		pq.SkipPageBounds("attributes", "list", "element", "actual"),
@@ -161,10 +162,13 @@ func (w *Writer) Abort() {
 // rowBytes estimates what a row holds in the writer's buffers.
 func rowBytes(r *Row) int {
 	n := 128 + len(r.ID) + len(r.Group) + len(r.Checkpoint)
-	for _, s := range []*string{r.Case, r.Error, r.PluginError} {
+	for _, s := range []*string{r.Case, r.Error, r.PluginError, r.Instruction} {
 		if s != nil {
 			n += len(*s)
 		}
+	}
+	for _, t := range r.Tags {
+		n += 8 + len(t)
 	}
 	for i := range r.Attributes {
 		a := &r.Attributes[i]

@@ -28,6 +28,10 @@ func sampleRecords(n int) []*result.CaseRecord {
 			Case:   &result.CaseInfo{Arguments: []string{"summary", fmt.Sprint(i)}, InputFiles: []string{"items.csv"}},
 			Result: result.Execution{StatusCode: i % 2, Output: fmt.Sprintf("out %d\n", i)},
 		}
+		if i%4 == 1 { // an agent case, classified
+			r.Case.Instruction, r.Case.Category = fmt.Sprintf("ask <%d>", i), []string{"happy_path", "edge_case"}[i%8/4]
+			r.Case.Tags = []string{"tools", fmt.Sprintf("t%d", i)}
+		}
 		if i%5 == 0 {
 			r.OriginalCheckpoint, r.OriginalGroup = "checkpoint_0", "old_group"
 		}
@@ -90,12 +94,15 @@ func TestParquetReadByDuckDB(t *testing.T) {
 	}
 	file := "'" + out + "'"
 	res := duckQuery(t, map[string]string{
-		"count":  "SELECT count(*) AS n, sum(CASE WHEN passed THEN 1 ELSE 0 END) AS passed FROM read_parquet(" + file + ")",
-		"case7":  "SELECT run_id, submission, problem, problem_version, checkpoint, version, \"group\", type, id, case_index, original_checkpoint, original_group, CAST(timestamp AS VARCHAR) AS ts, duration, score, passed, status_code, timed_out, signal, json_extract_string(\"case\", '$.arguments[1]') AS arg FROM read_parquet(" + file + ") WHERE id = 'case_0007'",
-		"case10": "SELECT original_checkpoint, original_group, passed, score FROM read_parquet(" + file + ") WHERE id = 'case_0010'",
-		"attrs":  "SELECT a.attribute, a.check, a.actual, a.expected, a.diff, a.is_correct, a.weight FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ") WHERE id = 'case_0003') ORDER BY a.attribute",
-		"codec":  "SELECT DISTINCT compression FROM parquet_metadata(" + file + ")",
-		"failed": "SELECT count(*) AS n FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ")) WHERE NOT a.is_correct",
+		"count":      "SELECT count(*) AS n, sum(CASE WHEN passed THEN 1 ELSE 0 END) AS passed FROM read_parquet(" + file + ")",
+		"case7":      "SELECT run_id, submission, problem, problem_version, checkpoint, version, \"group\", type, id, case_index, original_checkpoint, original_group, CAST(timestamp AS VARCHAR) AS ts, duration, score, passed, status_code, timed_out, signal, json_extract_string(\"case\", '$.arguments[1]') AS arg FROM read_parquet(" + file + ") WHERE id = 'case_0007'",
+		"case10":     "SELECT original_checkpoint, original_group, passed, score FROM read_parquet(" + file + ") WHERE id = 'case_0010'",
+		"attrs":      "SELECT a.attribute, a.check, a.actual, a.expected, a.diff, a.is_correct, a.weight FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ") WHERE id = 'case_0003') ORDER BY a.attribute",
+		"codec":      "SELECT DISTINCT compression FROM parquet_metadata(" + file + ")",
+		"failed":     "SELECT count(*) AS n FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ")) WHERE NOT a.is_correct",
+		"agent":      "SELECT instruction, category, tags, len(tags) AS ntags FROM read_parquet(" + file + ") WHERE id IN ('case_0009', 'case_0010') ORDER BY id",
+		"categories": "SELECT coalesce(category, '') AS category, count(*) AS n FROM read_parquet(" + file + ") GROUP BY ALL ORDER BY ALL",
+		"tagged":     "SELECT count(*) AS n FROM read_parquet(" + file + ") WHERE list_contains(tags, 'tools')",
 		"outcomes": "SELECT outcome, coalesce(error_kind, '') AS kind, count(*) AS n, sum(epoch) AS epochs, sum(attempt) AS attempts, " +
 			"max(coalesce(unscored, '')) AS why FROM read_parquet(" + file + ") GROUP BY ALL ORDER BY outcome, kind",
 	})
@@ -167,6 +174,25 @@ func TestParquetReadByDuckDB(t *testing.T) {
 	}
 	if st := attrs[1]; st["attribute"] != "status_code" || st["is_correct"] != true || st["actual"] != "1" || st["diff"] != "null" {
 		t.Errorf("status_code attribute: %v", st)
+	}
+	// Instruction, category and tags: case_0009 is an agent case
+	// (edge_case), case_0010 has none: nulls and an empty list.
+	ag := res["agent"]
+	if len(ag) != 2 || ag[0]["instruction"] != "ask <9>" || ag[0]["category"] != "happy_path" ||
+		fmt.Sprint(ag[0]["tags"]) != "[tools t9]" || num(ag[0]["ntags"]) != 2 ||
+		ag[1]["instruction"] != nil || ag[1]["category"] != nil || fmt.Sprint(ag[1]["tags"]) != "[]" {
+		t.Errorf("agent columns: %v", ag)
+	}
+	wantCats := map[string]float64{}
+	for _, r := range recs {
+		wantCats[r.Case.Category]++
+	}
+	if cats := res["categories"]; len(cats) != 3 || num(cats[0]["n"]) != wantCats[""] || num(cats[1]["n"]) != wantCats["edge_case"] ||
+		num(cats[2]["n"]) != wantCats["happy_path"] {
+		t.Errorf("rows by category: %v, want %v", cats, wantCats)
+	}
+	if n := num(res["tagged"][0]["n"]); n != wantCats["edge_case"]+wantCats["happy_path"] {
+		t.Errorf("rows tagged tools: %v", n)
 	}
 	if codec := res["codec"]; len(codec) != 1 || codec[0]["compression"] != "ZSTD" {
 		t.Errorf("compression: %v", codec)
