@@ -12,10 +12,12 @@ type CheckSpec struct {
 	// Kind selects the check: status, text, json, jsonl, regex, schema,
 	// file, evaluator, test, one of the assertions (equals, contains, icontains,
 	// contains-all, contains-any, starts-with, is-json), an assertion's
-	// negation (not-contains, …) or latency.
+	// negation (not-contains, …), latency, or one of the checks of an
+	// agent's result (tools, tool-output, flags, cost, tokens).
 	Kind string `yaml:"kind" json:"kind"`
 	// Attribute is the result attribute compared: status_code, output,
-	// stderr or files-<path>. Each kind has a sensible default.
+	// stderr, files-<path>, headers-<name>, or for an agent case answer or
+	// final_reply. Each kind has a sensible default.
 	Attribute string `yaml:"attribute,omitempty" json:"attribute,omitempty"`
 	// Weight of the attribute in the case score (default 1).
 	Weight *float64 `yaml:"weight,omitempty" json:"weight,omitempty"`
@@ -53,14 +55,36 @@ type CheckSpec struct {
 	// equals, contains, icontains, starts-with: the one text compared
 	// with (text, a number or a boolean). Without value or values the
 	// expected value comes from expected_from or the expected attribute.
+	// flags: the expected flags ({can_diagnose: false}); tool-output: per
+	// tool name, what one of its calls must have returned.
 	Value any `yaml:"value,omitempty" json:"value,omitempty"`
 	// contains-all, contains-any (and contains, icontains): the phrases.
+	// tools: the names of the tools the agent must have called; an empty
+	// list (values: []) is a declared list, not an absent one.
 	Values []any `yaml:"values,omitempty" json:"values,omitempty"`
 	// contains-all: the share of phrases that must be found (0..1,
 	// default 1); the attribute is correct when the share reaches it.
+	// tools (match all or in-order) and tool-output: the share of the
+	// named tools that must be satisfied.
 	Threshold *float64 `yaml:"threshold,omitempty" json:"threshold,omitempty"`
 	// latency: the ceiling on the case's elapsed seconds.
 	MaxSeconds *float64 `yaml:"max_seconds,omitempty" json:"max_seconds,omitempty"`
+
+	// tools: how the called tools are compared with values (all, exact,
+	// in-order, any; default all), and what an empty list means (no-check,
+	// the default, or no-calls).
+	Match string `yaml:"match,omitempty" json:"match,omitempty"`
+	Empty string `yaml:"empty,omitempty" json:"empty,omitempty"`
+	// flags: the phrases of which the reply must carry one when
+	// can_diagnose is false, replacing the default list.
+	Phrases []string `yaml:"phrases,omitempty" json:"phrases,omitempty"`
+	// cost: the ceiling on the agent's reported cost in US dollars.
+	MaxUSD *float64 `yaml:"max_usd,omitempty" json:"max_usd,omitempty"`
+	// tokens: ceilings on the agent's reported total, input and output
+	// tokens; at least one is required.
+	MaxTokens       *int64 `yaml:"max_tokens,omitempty" json:"max_tokens,omitempty"`
+	MaxInputTokens  *int64 `yaml:"max_input_tokens,omitempty" json:"max_input_tokens,omitempty"`
+	MaxOutputTokens *int64 `yaml:"max_output_tokens,omitempty" json:"max_output_tokens,omitempty"`
 
 	// schema: an inline JSON Schema or a file relative to the problem.
 	Schema     any    `yaml:"schema,omitempty" json:"schema,omitempty"`
@@ -93,7 +117,12 @@ func (c CheckSpec) WeightOr(def float64) float64 {
 // Kinds lists the built-in check kinds (negations, NegationPrefix and a
 // kind of Negatable, are not listed).
 var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator", "test",
-	"equals", "contains", "icontains", "contains-all", "contains-any", "starts-with", "is-json", "latency"}
+	"equals", "contains", "icontains", "contains-all", "contains-any", "starts-with", "is-json", "latency",
+	"tools", "tool-output", "flags", "cost", "tokens"}
+
+// AgentKinds lists the kinds that judge an agent's result (its tool
+// calls, reply and usage) rather than an attribute of the case's output.
+var AgentKinds = []string{"tools", "tool-output", "flags", "cost", "tokens"}
 
 // Negatable lists the kinds that NegationPrefix turns into their negation:
 // not-contains passes where contains fails, and so on.

@@ -32,7 +32,7 @@ func checkFile(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, ex
 		want = v
 	}
 	res.Expected = want
-	got, ok := actualValue(actual, res.Attribute)
+	got, ok := actualValue(actual, env, res.Attribute)
 	if !ok {
 		res.IsCorrect = false
 		res.Diff = &Diff{Summary: fmt.Sprintf("file %s was not produced", spec.Path),

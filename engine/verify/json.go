@@ -19,13 +19,13 @@ func jsonOptions(spec checkspec.CheckSpec) JSONOptions {
 // with the expected value.
 func checkJSON(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
 	if spec.JSONPath != "" || spec.ExpectedFrom != "" {
-		checkJSONSelected(res, spec, actual, expected)
+		checkJSONSelected(res, spec, actual, expected, env)
 		return
 	}
-	if sameJSONText(res, actual, expected, env.RawJSON) {
+	if sameJSONText(res, actual, expected, env) {
 		return
 	}
-	want, got, ok := jsonOperands(res, actual, expected, func(s string) (any, error) { return ParseJSON(s) })
+	want, got, ok := jsonOperands(res, actual, expected, env, func(s string) (any, error) { return ParseJSON(s) })
 	if !ok {
 		return
 	}
@@ -33,8 +33,8 @@ func checkJSON(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, ex
 }
 
 // checkJSONL compares JSON Lines record by record ($[i] is record i).
-func checkJSONL(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
-	want, got, ok := jsonOperands(res, actual, expected, ParseJSONL)
+func checkJSONL(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
+	want, got, ok := jsonOperands(res, actual, expected, env, ParseJSONL)
 	if !ok {
 		return
 	}
@@ -43,10 +43,10 @@ func checkJSONL(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, e
 
 // jsonOperands resolves both sides to canonical JSON values; on failure it
 // has already recorded why on res.
-func jsonOperands(res *AttributeResult, actual Actual, expected map[string]any, parse func(string) (any, error)) (want, got any, ok bool) {
-	rawGot, ok := actualValue(actual, res.Attribute)
+func jsonOperands(res *AttributeResult, actual Actual, expected map[string]any, env Env, parse func(string) (any, error)) (want, got any, ok bool) {
+	rawGot, ok := actualValue(actual, env, res.Attribute)
 	if !ok {
-		fail(res, "attribute %s was not produced", res.Attribute)
+		fail(res, "%s", notProduced(env, res.Attribute))
 		return nil, nil, false
 	}
 	rawWant, ok := expectedValue(expected, res.Attribute)
@@ -96,9 +96,10 @@ func finishJSON(res *AttributeResult, want, got any, opts JSONOptions) {
 // values and nothing needs comparing; the verdict is the one the full path
 // reaches. It reports false, having recorded nothing, whenever the full path
 // must decide (different tokens, invalid JSON, a structured expectation).
-// With raw, both values are the text itself (see Env.RawJSON).
-func sameJSONText(res *AttributeResult, actual Actual, expected map[string]any, raw bool) bool {
-	rawGot, ok := actualValue(actual, res.Attribute)
+// With env.RawJSON, both values are the text itself.
+func sameJSONText(res *AttributeResult, actual Actual, expected map[string]any, env Env) bool {
+	raw := env.RawJSON
+	rawGot, ok := actualValue(actual, env, res.Attribute)
 	if !ok {
 		return false
 	}

@@ -12,9 +12,9 @@ import (
 // With json_path it applies to the values the path selects, and with
 // expected_from the pattern comes from the case's expected values (see
 // selected.go).
-func checkRegex(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
+func checkRegex(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
 	if spec.JSONPath != "" || spec.ExpectedFrom != "" {
-		checkRegexSelected(res, spec, actual, expected)
+		checkRegexSelected(res, spec, actual, expected, env)
 		return
 	}
 	pattern := spec.Pattern
@@ -33,9 +33,9 @@ func checkRegex(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, e
 		fail(res, "invalid pattern %q: %v", pattern, err)
 		return
 	}
-	got, ok := actualValue(actual, res.Attribute)
+	got, ok := actualValue(actual, env, res.Attribute)
 	if !ok {
-		fail(res, "attribute %s was not produced", res.Attribute)
+		fail(res, "%s", notProduced(env, res.Attribute))
 		return
 	}
 	text, _ := asText(got)

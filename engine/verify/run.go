@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wasmeval/wasmeval/engine/agent"
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
@@ -24,6 +25,11 @@ type Env struct {
 	// Elapsed is the case's elapsed seconds (result.Execution.Elapsed),
 	// for the latency check; nil where it is not known.
 	Elapsed *float64
+	// Agent is the agent's parsed result JSON in an agent case, nil in any
+	// other: the tools, tool-output, flags, cost and tokens checks judge it,
+	// the answer and final_reply attributes are read from it, and latency
+	// falls back to its elapsed_seconds.
+	Agent *agent.Result
 }
 
 // MaxDiffEntries caps the entries a diff keeps (abi.MaxDiffEntries, which
@@ -44,9 +50,9 @@ func Run(spec checkspec.CheckSpec, actual Actual, expected map[string]any, env E
 	case "json":
 		checkJSON(&res, spec, actual, expected, env)
 	case "jsonl":
-		checkJSONL(&res, spec, actual, expected)
+		checkJSONL(&res, spec, actual, expected, env)
 	case "regex":
-		checkRegex(&res, spec, actual, expected)
+		checkRegex(&res, spec, actual, expected, env)
 	case "schema":
 		checkSchema(&res, spec, actual, env)
 	case "file":
@@ -57,9 +63,19 @@ func Run(spec checkspec.CheckSpec, actual Actual, expected map[string]any, env E
 		fail(&res, "test checks run in the plugin host, not here")
 	case "latency":
 		checkLatency(&res, spec, env)
+	case "tools":
+		checkTools(&res, spec, expected, env)
+	case "tool-output":
+		checkToolOutput(&res, spec, expected, env)
+	case "flags":
+		checkFlags(&res, spec, expected, env)
+	case "cost":
+		checkCost(&res, spec, env)
+	case "tokens":
+		checkTokens(&res, spec, env)
 	default:
 		if base, _ := SplitNegation(spec.Kind); isAssertion(base) {
-			checkAssertion(&res, spec, actual, expected)
+			checkAssertion(&res, spec, actual, expected, env)
 			break
 		}
 		fail(&res, "unknown check kind %q", spec.Kind)
@@ -78,8 +94,10 @@ func AttributeOf(spec checkspec.CheckSpec) string {
 		return "status_code"
 	case "file":
 		return FileAttribute(spec.Path)
-	case "latency":
-		return "latency"
+	case "latency", "tools", "flags", "cost", "tokens":
+		return spec.Kind
+	case "tool-output":
+		return "tool_output"
 	}
 	return "output"
 }
@@ -92,10 +110,19 @@ func HeaderAttribute(name string) string { return "headers-" + strings.ToLower(n
 
 // ActualValue returns the actual value of an attribute (status_code,
 // output, stderr, files-<path>, headers-<name>) and whether it is there.
-func ActualValue(a Actual, attr string) (any, bool) { return actualValue(a, attr) }
+// The agent attributes (answer, final_reply) need the agent's result:
+// see ActualValueIn.
+func ActualValue(a Actual, attr string) (any, bool) { return actualValue(a, Env{}, attr) }
+
+// ActualValueIn is ActualValue that also reads the agent attributes from
+// env.Agent.
+func ActualValueIn(a Actual, env Env, attr string) (any, bool) { return actualValue(a, env, attr) }
 
 // actualValue returns the actual value of an attribute.
-func actualValue(a Actual, attr string) (any, bool) {
+func actualValue(a Actual, env Env, attr string) (any, bool) {
+	if isAgentAttribute(attr) {
+		return agentAttribute(env.Agent, attr)
+	}
 	switch attr {
 	case "status_code":
 		return a.StatusCode, true
@@ -150,6 +177,20 @@ func asText(v any) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprint(v), true
+}
+
+// notProduced says why an attribute has no actual value.
+func notProduced(env Env, attr string) string {
+	if isAgentAttribute(attr) {
+		if env.Agent == nil {
+			return fmt.Sprintf("not an agent case: the %s attribute is read from an agent's result", attr)
+		}
+		if attr == AttrAnswer {
+			return "the agent gave no answer (no task_result, task_complete call or final reply)"
+		}
+		return "the agent has no final reply (no assistant message with text)"
+	}
+	return fmt.Sprintf("attribute %s was not produced", attr)
 }
 
 // fail marks the attribute incorrect with a one-line reason.

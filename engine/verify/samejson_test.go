@@ -11,7 +11,7 @@ import (
 // fullJSONCheck is the JSON check without the same-tokens shortcut.
 func fullJSONCheck(want, got string, spec checkspec.CheckSpec) AttributeResult {
 	res := AttributeResult{Attribute: "output", Weight: 1}
-	w, g, ok := jsonOperands(&res, Actual{Output: got}, map[string]any{"output": want}, func(s string) (any, error) { return ParseJSON(s) })
+	w, g, ok := jsonOperands(&res, Actual{Output: got}, map[string]any{"output": want}, Env{}, func(s string) (any, error) { return ParseJSON(s) })
 	if ok {
 		finishJSON(&res, w, g, jsonOptions(spec))
 	}
@@ -84,7 +84,7 @@ func TestSameJSONTextAgreesWithFullCheck(t *testing.T) {
 	spec := checkspec.CheckSpec{Kind: "json", Attribute: "output", Tolerance: 0.01}
 	for _, tc := range sameJSONPairs {
 		res := AttributeResult{Attribute: "output", Weight: 1}
-		took := sameJSONText(&res, Actual{Output: tc.got}, map[string]any{"output": tc.want}, false)
+		took := sameJSONText(&res, Actual{Output: tc.got}, map[string]any{"output": tc.want}, Env{})
 		if took != tc.shortcut {
 			t.Errorf("%q vs %q: shortcut taken %v, want %v", tc.want, tc.got, took, tc.shortcut)
 		}

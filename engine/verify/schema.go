@@ -99,9 +99,9 @@ func checkSchema(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, 
 		return
 	}
 	res.Expected = json.RawMessage(text)
-	got, ok := actualValue(actual, res.Attribute)
+	got, ok := actualValue(actual, env, res.Attribute)
 	if !ok {
-		fail(res, "attribute %s was not produced", res.Attribute)
+		fail(res, "%s", notProduced(env, res.Attribute))
 		return
 	}
 	raw, _ := asText(got)

@@ -105,7 +105,7 @@ type selectedPair struct {
 // compareSelected runs a text, json or regex check with json_path or
 // expected_from. each judges one pair of found values and returns its
 // diff entries and one-line message, or ok.
-func compareSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, parseWhole bool,
+func compareSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env, parseWhole bool,
 	expectedOne func(v any) (any, string),
 	each func(label string, want, got any) (entries []DiffEntry, msg, unified string, ok bool)) {
 
@@ -155,9 +155,9 @@ func compareSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actu
 	}
 
 	// The actual side.
-	got, ok := actualValue(actual, attr)
+	got, ok := actualValue(actual, env, attr)
 	if !ok {
-		fail(res, "attribute %s was not produced", attr)
+		fail(res, "%s", notProduced(env, attr))
 		return
 	}
 	text, _ := asText(got)
@@ -344,9 +344,9 @@ func valueText(v any) string {
 }
 
 // checkTextSelected is the text check with json_path or expected_from.
-func checkTextSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
+func checkTextSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
 	one := func(v any) (any, string) { return valueText(v), "" }
-	compareSelected(res, spec, actual, expected, false, one, func(label string, want, got any) ([]DiffEntry, string, string, bool) {
+	compareSelected(res, spec, actual, expected, env, false, one, func(label string, want, got any) ([]DiffEntry, string, string, bool) {
 		w := NormalizeText(valueText(want), spec.IgnoreWhitespace, spec.IgnoreCase)
 		g := NormalizeText(valueText(got), spec.IgnoreWhitespace, spec.IgnoreCase)
 		if w == g {
@@ -368,7 +368,7 @@ func checkTextSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Ac
 }
 
 // checkJSONSelected is the json check with json_path or expected_from.
-func checkJSONSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
+func checkJSONSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
 	opts := jsonOptions(spec)
 	one := func(v any) (any, string) {
 		// As for the expected attribute: text is the document's text
@@ -385,7 +385,7 @@ func checkJSONSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Ac
 		}
 		return doc, ""
 	}
-	compareSelected(res, spec, actual, expected, true, one, func(label string, want, got any) ([]DiffEntry, string, string, bool) {
+	compareSelected(res, spec, actual, expected, env, true, one, func(label string, want, got any) ([]DiffEntry, string, string, bool) {
 		root := label
 		if root == "" {
 			root = "$"
@@ -403,7 +403,7 @@ func checkJSONSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Ac
 }
 
 // checkRegexSelected is the regex check with json_path or expected_from.
-func checkRegexSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
+func checkRegexSelected(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
 	compiled := map[string]*regexp.Regexp{}
 	compile := func(pattern string) (*regexp.Regexp, error) {
 		if re, ok := compiled[pattern]; ok {
@@ -429,7 +429,7 @@ func checkRegexSelected(res *AttributeResult, spec checkspec.CheckSpec, actual A
 		}
 		return s, ""
 	}
-	compareSelected(res, spec, actual, expected, false, one, func(label string, want, got any) ([]DiffEntry, string, string, bool) {
+	compareSelected(res, spec, actual, expected, env, false, one, func(label string, want, got any) ([]DiffEntry, string, string, bool) {
 		// Where the message and entry point: the selected value in the
 		// attribute, or the attribute.
 		where, at := res.Attribute, res.Attribute
@@ -480,6 +480,8 @@ func describeValue(v any) string {
 func ValidateExpected(spec checkspec.CheckSpec, expected map[string]any) []string {
 	base, _ := SplitNegation(spec.Kind)
 	switch {
+	case spec.Kind == "tools", spec.Kind == "tool-output", spec.Kind == "flags":
+		return validateAgentExpected(spec, expected)
 	case spec.Kind == "text", spec.Kind == "json", spec.Kind == "regex":
 	case isAssertion(base) && base != "is-json":
 		if _, fixed := fixedValue(spec); fixed {
@@ -553,4 +555,29 @@ func ValidateExpected(spec checkspec.CheckSpec, expected map[string]any) []strin
 		}
 	}
 	return errs
+}
+
+// validateAgentExpected reports what a case's expected values lack for a
+// tools, tool-output or flags check that reads them (with expected_from,
+// or the case's expected tools, tool_output or flags).
+func validateAgentExpected(spec checkspec.CheckSpec, expected map[string]any) []string {
+	if spec.Kind == "tools" && spec.Values != nil || spec.Kind != "tools" && spec.Value != nil {
+		return nil // Validate checks the check's own list or value
+	}
+	v, src, why := agentExpected(spec, AttributeOf(spec), expected)
+	if why != "" {
+		return []string{fmt.Sprintf("%s: %s", spec.Kind, why)}
+	}
+	switch spec.Kind {
+	case "tools":
+		_, why = toolList(v)
+	case "tool-output":
+		_, why = toolOutputs(v)
+	case "flags":
+		_, why = flagsOf(v)
+	}
+	if why != "" {
+		return []string{fmt.Sprintf("%s: %s %s", spec.Kind, src, why)}
+	}
+	return nil
 }

@@ -11,7 +11,7 @@ import (
 // checkStatus compares the exit status (or HTTP status) with the expected
 // one, or accepts any non-zero status when the check says nonzero.
 func checkStatus(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
-	got, _ := actualValue(actual, res.Attribute)
+	got, _ := actualValue(actual, Env{}, res.Attribute)
 	res.Actual = got
 	gotInt, ok := toInt(got)
 	if !ok {

@@ -12,12 +12,12 @@ import (
 // checkText compares an attribute as text, optionally normalised.
 func checkText(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any, env Env) {
 	if spec.JSONPath != "" || spec.ExpectedFrom != "" {
-		checkTextSelected(res, spec, actual, expected)
+		checkTextSelected(res, spec, actual, expected, env)
 		return
 	}
-	got, ok := actualValue(actual, res.Attribute)
+	got, ok := actualValue(actual, env, res.Attribute)
 	if !ok {
-		fail(res, "attribute %s was not produced", res.Attribute)
+		fail(res, "%s", notProduced(env, res.Attribute))
 		return
 	}
 	want, ok := expectedValue(expected, res.Attribute)

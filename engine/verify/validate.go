@@ -30,10 +30,13 @@ func Validate(spec checkspec.CheckSpec) []string {
 	if spec.Weight != nil && *spec.Weight < 0 {
 		bad("weight: must not be negative, got %v", *spec.Weight)
 	}
-	if spec.Kind == "latency" && spec.Attribute != "" {
+	switch {
+	case spec.Kind == "latency" && spec.Attribute != "":
 		bad("attribute: the latency check judges the case's elapsed time, not an attribute")
-	} else if a := spec.Attribute; a != "" && !validAttribute(a) {
-		bad("attribute: %q is not an attribute (expected status_code, output, stderr or files-<path>)", a)
+	case slices.Contains(checkspec.AgentKinds, spec.Kind) && spec.Attribute != "":
+		bad("attribute: the %s check judges the agent's result as a whole, not an attribute", spec.Kind)
+	case spec.Attribute != "" && !validAttribute(spec.Attribute):
+		bad("attribute: %q is not an attribute (expected status_code, output, stderr, files-<path>, headers-<name>, answer or final_reply)", spec.Attribute)
 	}
 	// Options that belong to another kind are almost always a typo for the
 	// kind the author meant, so they are errors rather than silently unused.
@@ -55,6 +58,11 @@ func Validate(spec checkspec.CheckSpec) []string {
 		"starts-with":  {"value", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
 		"is-json":      {},
 		"latency":      {"max_seconds"},
+		"tools":        {"values", "match", "empty", "threshold", "expected_from"},
+		"tool-output":  {"value", "threshold", "expected_from"},
+		"flags":        {"value", "phrases", "expected_from"},
+		"cost":         {"max_usd"},
+		"tokens":       {"max_tokens", "max_input_tokens", "max_output_tokens"},
 	}[base]
 	for _, opt := range setOptions(spec) {
 		if !slices.Contains(allowed, opt) {
@@ -80,6 +88,9 @@ func Validate(spec checkspec.CheckSpec) []string {
 	}
 	if isAssertion(base) && base != "is-json" {
 		errs = append(errs, validateAssertion(spec, base, allowed)...)
+	}
+	if slices.Contains(checkspec.AgentKinds, spec.Kind) {
+		errs = append(errs, validateAgentCheck(spec)...)
 	}
 	switch spec.Kind {
 	case "latency":
@@ -129,7 +140,7 @@ func Validate(spec checkspec.CheckSpec) []string {
 		if spec.Plugin == nil {
 			bad("plugin: the test check needs the test-function plugin ({path, sha256})")
 		}
-		if a := spec.Attribute; a == "status_code" || strings.HasPrefix(a, "headers-") {
+		if a := spec.Attribute; a == "status_code" || strings.HasPrefix(a, "headers-") || isAgentAttribute(a) {
 			bad("attribute: the test check reads the agent's result JSON from output, stderr or files-<path>, not %s", a)
 		}
 	case "file":
@@ -170,6 +181,9 @@ func validateAssertion(spec checkspec.CheckSpec, base string, allowed []string) 
 			}
 		}
 	}
+	if spec.Values != nil && !hasValues && slices.Contains(allowed, "values") {
+		bad("values: is empty; give at least one phrase")
+	}
 	if hasValues && slices.Contains(allowed, "values") {
 		for i, v := range spec.Values {
 			switch t := v.(type) {
@@ -188,9 +202,92 @@ func validateAssertion(spec checkspec.CheckSpec, base string, allowed []string) 
 	return errs
 }
 
+// validateAgentCheck checks the options of tools, tool-output, flags,
+// cost and tokens.
+func validateAgentCheck(spec checkspec.CheckSpec) []string {
+	var errs []string
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if t := spec.Threshold; t != nil && (*t < 0 || *t > 1) {
+		bad("threshold: must be between 0 and 1 (the share of the named tools), got %v", *t)
+	}
+	own := "value"
+	if spec.Kind == "tools" {
+		own = "values"
+	}
+	if spec.ExpectedFrom != "" && (spec.Value != nil && own == "value" || spec.Values != nil && own == "values") {
+		bad("expected_from: the %s check takes its expected value from %s or from expected_from, not both", spec.Kind, own)
+	}
+	switch spec.Kind {
+	case "tools":
+		for i, v := range spec.Values {
+			switch t := v.(type) {
+			case string:
+				if t == "" {
+					bad("values[%d]: is empty, not a tool name", i)
+				}
+			default:
+				bad("values[%d]: is %s, not a tool name", i, describeValue(v))
+			}
+		}
+		if spec.Match != "" && !slices.Contains(toolMatches, spec.Match) {
+			bad("match: unknown mode %q (expected one of %s)", spec.Match, strings.Join(toolMatches, ", "))
+		}
+		if spec.Empty != "" && !slices.Contains(toolEmpties, spec.Empty) {
+			bad("empty: unknown meaning %q (expected %s)", spec.Empty, strings.Join(toolEmpties, " or "))
+		} else if spec.Empty != "" && len(spec.Values) > 0 {
+			bad("empty: says what an empty list of tools means, but values lists %d", len(spec.Values))
+		}
+		if spec.Threshold != nil && (spec.Match == "exact" || spec.Match == "any") {
+			bad("threshold: only with match all or in-order (the share of the tools called, or called in order), not with match %s", spec.Match)
+		}
+	case "flags":
+		if spec.Value != nil {
+			if flags, why := flagsOf(spec.Value); why != "" {
+				bad("value: %s", why)
+			} else if len(flags) == 0 {
+				bad("value: names no flag (known: %s)", strings.Join(knownFlags, ", "))
+			}
+		}
+		if spec.Phrases != nil && len(spec.Phrases) == 0 {
+			bad("phrases: is empty; leave it out to use the default disclaimers")
+		}
+		for i, p := range spec.Phrases {
+			if strings.TrimSpace(p) == "" {
+				bad("phrases[%d]: is empty, and every reply contains it", i)
+			}
+		}
+	case "tool-output":
+		if spec.Value != nil {
+			if _, why := toolOutputs(spec.Value); why != "" {
+				bad("value: %s", why)
+			}
+		}
+	case "cost":
+		switch {
+		case spec.MaxUSD == nil:
+			bad("max_usd: the cost check needs the ceiling on the agent's cost in US dollars")
+		case *spec.MaxUSD < 0:
+			bad("max_usd: must not be negative, got %v", *spec.MaxUSD)
+		}
+	case "tokens":
+		if spec.MaxTokens == nil && spec.MaxInputTokens == nil && spec.MaxOutputTokens == nil {
+			bad("max_tokens: the tokens check needs max_tokens (on total tokens), max_input_tokens or max_output_tokens")
+		}
+		for _, c := range []struct {
+			name string
+			v    *int64
+		}{{"max_tokens", spec.MaxTokens}, {"max_input_tokens", spec.MaxInputTokens}, {"max_output_tokens", spec.MaxOutputTokens}} {
+			if c.v != nil && *c.v <= 0 {
+				bad("%s: must be positive, got %d", c.name, *c.v)
+			}
+		}
+	}
+	return errs
+}
+
 func validAttribute(a string) bool {
 	switch a {
-	case "status_code", "output", "stderr":
+	case "status_code", "output", "stderr", AttrAnswer, AttrFinalReply:
 		return true
 	}
 	if h, ok := strings.CutPrefix(a, "headers-"); ok {
@@ -227,8 +324,15 @@ func setOptions(s checkspec.CheckSpec) []string {
 	add(len(s.Arguments) > 0, "arguments")
 	add(s.PassScore != nil, "pass_score")
 	add(s.Value != nil, "value")
-	add(len(s.Values) > 0, "values")
+	add(s.Values != nil, "values")
 	add(s.Threshold != nil, "threshold")
 	add(s.MaxSeconds != nil, "max_seconds")
+	add(s.Match != "", "match")
+	add(s.Empty != "", "empty")
+	add(s.Phrases != nil, "phrases")
+	add(s.MaxUSD != nil, "max_usd")
+	add(s.MaxTokens != nil, "max_tokens")
+	add(s.MaxInputTokens != nil, "max_input_tokens")
+	add(s.MaxOutputTokens != nil, "max_output_tokens")
 	return out
 }
