@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,7 +39,9 @@ checkpoint, group and group type. With --compare OTHER, list the cases that
 regressed (passed in OTHER, fail in RUN_DIR) and those fixed.
 
 Formats: text (default), json, markdown, junit (JUnit XML for CI), html
-(the self-contained page run writes as report.html).
+(the self-contained page run writes as report.html), eval-results (pass
+counts by category and a short entry per case: the shape eval-case
+harnesses keep their runs in).
 
 A journal with corrupt lines (not a torn last line: lines in the middle
 that are not case records) is refused, naming each line. With --salvage,
@@ -57,7 +60,7 @@ Exit status: 0, or 1 when --compare finds regressions, 2 on bad input.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.compare, "compare", "", "baseline run directory to compare with")
-	fl.StringVar(&f.format, "format", "text", "output format: text, json, markdown, junit, html")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json, markdown, junit, html, eval-results")
 	fl.StringVarP(&f.output, "output", "o", "", "write to this file instead of stdout")
 	fl.StringVar(&f.policy, "pass-policy", "", "judge checkpoints with this policy instead of the run's")
 	fl.StringVar(&f.errors, "error-policy", "", "count errored cases with this error policy instead of the run's: inconclusive, fail, ignore")
@@ -68,11 +71,11 @@ Exit status: 0, or 1 when --compare finds regressions, 2 on bad input.`,
 
 func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 	switch f.format {
-	case "text", "json", "markdown", "junit", "html":
+	case "text", "json", "markdown", "junit", "html", "eval-results":
 	default:
-		return usageErr(fmt.Errorf("report: --format %q: expected text, json, markdown, junit or html", f.format))
+		return usageErr(fmt.Errorf("report: --format %q: expected text, json, markdown, junit, html or eval-results", f.format))
 	}
-	if f.compare != "" && (f.format == "junit" || f.format == "html") {
+	if f.compare != "" && (f.format == "junit" || f.format == "html" || f.format == "eval-results") {
 		return usageErr(fmt.Errorf("report: --compare prints text, json or markdown, not %s", f.format))
 	}
 	var policy result.Policy
@@ -146,6 +149,14 @@ func writeReport(w io.Writer, f reportFlags, dir string, run *rundir.Run) error 
 		return junit.Write(w, dir, run.Info, run.Summaries)
 	case "html":
 		return html.Write(w, dir, run.HTMLOptions(), run.Summaries)
+	case "eval-results":
+		// The run's start, from its manifest; without one, the earliest
+		// case's.
+		var runAt time.Time
+		if run.Manifest != nil {
+			runAt = run.Manifest.StartedAt
+		}
+		return report.WriteEvalResults(w, dir, runAt)
 	}
 	fmt.Fprintf(w, "%s  run %s", run.Info.Problem, run.Info.RunID)
 	if run.Info.Status != "" {
