@@ -35,6 +35,7 @@ type runFlags struct {
 	plugins     pluginFlags
 	resume      string
 	browser     string
+	results     string
 	env         envFlags
 	// previous is the manifest of the run being resumed.
 	previous *manifest.Manifest
@@ -79,6 +80,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.command, "command", "", `command template that starts the submission, e.g. "python3 {entry_file}" (overrides the problem's)`)
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this directory, running only unfinished cases")
+	fl.StringVar(&f.results, "results", "", "score the agent results recorded in this directory (one <task>.json per task) instead of running an agent")
 	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
 	f.plugins.register(fl)
 	f.env.register(fl)
@@ -86,8 +88,21 @@ each checkpoint is evaluated against its own snapshot.`,
 }
 
 func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
-	if f.submission == "" {
-		return usageErr(errors.New("run: --submission DIR is required"))
+	if f.submission == "" && f.results == "" {
+		return usageErr(errors.New("run: --submission DIR is required (or, for agent tasks, --results DIR)"))
+	}
+	if f.submission != "" && f.results != "" {
+		return usageErr(errors.New("run: give --submission (run the agent) or --results (score results it recorded), not both"))
+	}
+	if f.results != "" {
+		abs, err := filepath.Abs(f.results)
+		if err != nil {
+			return usageErr(fmt.Errorf("run: --results: %w", err))
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return usageErr(fmt.Errorf("run: --results %s: not a directory of recorded results", f.results))
+		}
+		f.results = abs
 	}
 	if f.jobs < 1 {
 		return usageErr(fmt.Errorf("run: --jobs must be at least 1, got %d", f.jobs))
@@ -115,10 +130,11 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	// Paths the problem names may lie under the same --mount-root
 	// directories an environment spec may mount from.
-	p, err := run.LoadProblemWith(problemPath, run.LoadOptions{PluginDirs: f.plugins.dirs, MountRoots: f.env.mountRoots})
+	src, err := loadSource(problemPath, sourceOptions{pluginDirs: f.plugins.dirs, mountRoots: f.env.mountRoots, results: f.results})
 	if err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}
+	p := src.problem
 	ctx := cmd.Context()
 	// Plugin logs go to stderr until the run log exists: nothing is
 	// written to the output directory for a run that never starts.
@@ -130,7 +146,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	defer plugins.Close()
 	// Bad case files and broken plugins are configuration errors: report
 	// them all before any case runs rather than failing half-way through.
-	if err := run.Validate(ctx, p, run.BuiltinLoader, plugins); err != nil {
+	if err := run.Validate(ctx, p, src.loader, plugins); err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}
 	out := f.out
@@ -156,9 +172,23 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if command == "" {
 		command = env.command
 	}
+	// Recorded results are what is evaluated (the manifest digests them,
+	// so a resume refuses results changed since), but nothing runs: each
+	// case's sandbox starts empty rather than as a copy of them.
+	submission := f.submission
+	if f.results != "" {
+		f.submission = f.results
+		submission = filepath.Join(work, "no-submission")
+		if err := os.Mkdir(submission, 0o755); err != nil {
+			return err
+		}
+		if err := reportUnclaimed(cmd.ErrOrStderr(), f.results, src.taskNames); err != nil {
+			return usageErr(err)
+		}
+	}
 	// A bad checkpoint name, submission or entry file is refused before
 	// anything is written to the output directory.
-	if err := run.CheckSubmission(p, f.submission, command, f.checkpoints); err != nil {
+	if err := run.CheckSubmission(p, submission, command, f.checkpoints); err != nil {
 		return usageErr(err)
 	}
 
@@ -194,11 +224,11 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 
 	prog := newProgress(f.progress, cmd.ErrOrStderr())
 	res, err := run.Run(ctx, run.Options{
-		Problem: p, Submission: f.submission, Checkpoints: f.checkpoints, OutDir: out,
+		Problem: p, Submission: submission, Checkpoints: f.checkpoints, OutDir: out,
 		Jobs: f.jobs, Policy: policy, ErrorPolicy: errPolicy, Command: command,
 		RetryErrors: f.retryErrors, RetryBackoff: f.retryWait, Epochs: f.epochs, Reducer: reducer,
 		Runtime:  env.rt,
-		Loader:   run.BuiltinLoader,
+		Loader:   src.loader,
 		Plugins:  plugins,
 		Progress: prog,
 		RunID:    man.RunID,

@@ -46,7 +46,10 @@ func resumeDefaults(cmd *cobra.Command, args []string, f *runFlags) (string, err
 		problemPath = args[0]
 	}
 	fl := cmd.Flags()
-	if f.submission == "" {
+	if f.results == "" && f.submission == "" && m.Flags.Results != "" {
+		f.results = m.Flags.Results
+	}
+	if f.submission == "" && f.results == "" {
 		f.submission = m.Submission.Path
 	}
 	if !fl.Changed("checkpoint") {
@@ -95,7 +98,7 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 // time, and is refused when what its results depend on has changed.
 func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string, warn io.Writer) (*manifest.Manifest, *run.Finished, error) {
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
-		Flags: manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, Command: f.command,
+		Flags: manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, Command: f.command, Results: f.results,
 			Epochs: epochsFlag(f.epochs), Reducer: reducerFlag(f.epochs, f.reducer)},
 		RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
 	if err != nil {

@@ -26,7 +26,7 @@ after resolving symlinks, unless it lies under a directory given with
 --mount-root (the same flag run takes).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := run.LoadProblemWith(args[0], run.LoadOptions{PluginDirs: pf.dirs, MountRoots: mountRoots})
+			src, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, mountRoots: mountRoots})
 			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
@@ -35,12 +35,13 @@ after resolving symlinks, unless it lies under a directory given with
 				return err
 			}
 			defer plugins.Close()
-			groups, err := run.ValidateGroups(cmd.Context(), p, run.BuiltinLoader, plugins)
+			p := src.problem
+			groups, err := run.ValidateGroups(cmd.Context(), p, src.loader, plugins)
 			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s: ok (%d checkpoints, %d groups)\n", p.Name, len(p.Checkpoints), len(groups))
+			fmt.Fprintf(out, "%s: ok, %s (%d checkpoints, %d groups)\n", p.Name, src.format, len(p.Checkpoints), len(groups))
 			for _, g := range groups {
 				fmt.Fprintf(out, "  %s/%s: %d cases, %s\n", g.Checkpoint, g.Group, g.Cases, g.Loader)
 				if g.Partial != "" {

@@ -86,6 +86,9 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	if rc.Steps != nil {
 		c.Steps = rc.Steps.steps
 	}
+	if rc.Instruction != nil {
+		c.Task = &Task{Name: c.ID, Instruction: *rc.Instruction, Metadata: rc.Metadata, Category: rc.Category, Tags: rc.Tags}
+	}
 	if rc.Checks != nil {
 		c.Checks = rc.Checks
 	}

@@ -48,9 +48,11 @@ type Case struct {
 	Checks []problem.CheckSpec `json:"checks,omitempty"`
 
 	// Request is the HTTP request of an api case; Steps the actions of a
-	// browser case.
+	// browser case; Task the instruction of an agent case.
 	Request *Request `json:"request,omitempty"`
 	Steps   []Step   `json:"steps,omitempty"`
+	// Task is what an agent case gives the agent.
+	Task *Task `json:"task,omitempty"`
 
 	// Extra keeps keys the CLI adapter does not use (request details for
 	// other adapters, metadata) so nothing an author wrote is lost.

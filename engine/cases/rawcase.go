@@ -38,6 +38,11 @@ type rawCase struct {
 	// Request (api adapter) and Steps (browser adapter).
 	Request *rawRequest `yaml:"request"`
 	Steps   *rawSteps   `yaml:"steps"`
+	// Instruction and Metadata (agent adapter): what the agent is asked,
+	// and the task's metadata sent with it.
+	Instruction *string        `yaml:"instruction"`
+	Metadata    map[string]any `yaml:"metadata"`
+	Category    string         `yaml:"category"`
 
 	Description string         `yaml:"description"`
 	Tags        []string       `yaml:"tags"`
@@ -105,6 +110,8 @@ func (c *rawCase) absorb(d *strictyaml.Decoder, node *yaml.Node, path string) {
 	take(&c.Request, in.Request, "request", conflict)
 	take(&c.Steps, in.Steps, "steps", conflict)
 	take(&c.Compare, in.Compare, "compare", conflict)
+	take(&c.Instruction, in.Instruction, "instruction", conflict)
+	take(&c.Metadata, in.Metadata, "metadata", conflict)
 }
 
 // withDefaults fills what the case leaves unset from the group's
@@ -124,6 +131,7 @@ func (c *rawCase) withDefaults(def *rawCase) {
 	fill(&c.Checks, def.Checks)
 	fill(&c.InputFilesFromDir, def.InputFilesFromDir)
 	fill(&c.Steps, def.Steps)
+	fill(&c.Instruction, def.Instruction)
 	c.Compare = mergeCompare(def.Compare, c.Compare)
 	if c.Request == nil && def.Request != nil {
 		c.Request = &rawRequest{}
@@ -134,6 +142,10 @@ func (c *rawCase) withDefaults(def *rawCase) {
 	c.Env = problem.MergeEnv(def.Env, c.Env)
 	c.Expected = mergeMaps(def.Expected, c.Expected)
 	c.Extra = mergeMaps(def.Extra, c.Extra)
+	c.Metadata = mergeMaps(def.Metadata, c.Metadata)
+	if c.Category == "" {
+		c.Category = def.Category
+	}
 }
 
 // take sets *dst from src when src was given, reporting key when *dst was

@@ -33,3 +33,31 @@ func (s *listStream) Next(ctx context.Context, _ []Outcome) (*Case, error) {
 
 func (s *listStream) Len() int     { return len(s.entries) }
 func (s *listStream) Close() error { return nil }
+
+// ListStream yields cases already built in memory, in order; front-ends
+// whose formats are read whole (agent task directories, eval-case
+// datasets) hand their cases to the engine through it.
+func ListStream(cs []*Case) Stream { return &memStream{cases: cs} }
+
+type memStream struct {
+	cases []*Case
+	next  int
+}
+
+func (s *memStream) Next(ctx context.Context, _ []Outcome) (*Case, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if s.next >= len(s.cases) {
+		return nil, io.EOF
+	}
+	// A copy: the engine resolves a case in place, and a group's cases
+	// are opened again for every epoch.
+	c := *s.cases[s.next]
+	c.Order = s.next
+	s.next++
+	return &c, nil
+}
+
+func (s *memStream) Len() int     { return len(s.cases) }
+func (s *memStream) Close() error { return nil }

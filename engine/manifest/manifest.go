@@ -114,6 +114,9 @@ type Flags struct {
 	Epochs  int    `json:"epochs,omitempty"`
 	Reducer string `json:"reducer,omitempty"`
 	Command string `json:"command,omitempty"`
+	// Results is the directory of recorded agent results the run scored
+	// (--results); the submission then names the same directory.
+	Results string `json:"results,omitempty"`
 }
 
 // Host describes the machine.

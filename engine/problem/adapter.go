@@ -17,10 +17,26 @@ const (
 	AdapterCLI     = "cli"
 	AdapterAPI     = "api"
 	AdapterBrowser = "browser"
+	AdapterAgent   = "agent"
 )
 
 // AdapterTypes lists the adapters a problem can name.
-var AdapterTypes = []string{AdapterCLI, AdapterAPI, AdapterBrowser}
+var AdapterTypes = []string{AdapterCLI, AdapterAPI, AdapterBrowser, AdapterAgent}
+
+// AgentAdapter configures the agent adapter: how each case's request
+// reaches the agent and where its result comes from (docs/agents.md).
+type AgentAdapter struct {
+	// Endpoint is the path on the submission's server (started once per
+	// group, as for the api adapter) to which each case's request is
+	// POSTed; empty: the submission's command runs once per case, the
+	// request on its stdin and the result on its stdout.
+	Endpoint string
+	// Results, when set, is a directory of results another framework
+	// recorded, one JSON file per case: nothing runs (see
+	// adapter.Recorded). It is the run's to choose (--results), never
+	// the problem's.
+	Results string
+}
 
 // Response formats of the API adapter: how a response body becomes the
 // case's output.
@@ -94,6 +110,8 @@ type rawServerAdapter struct {
 	HealthCheck  *rawHealthCheck   `yaml:"health_check"`
 	// api only.
 	Response string `yaml:"response"`
+	// agent only: where the agent's server takes requests.
+	Endpoint string `yaml:"endpoint"`
 	// browser only.
 	Executable  string   `yaml:"executable"`
 	Screenshots string   `yaml:"screenshots"`
@@ -156,6 +174,24 @@ func decodeServerAdapter(d *strictyaml.Decoder, n *yaml.Node, path string, a *ra
 		}
 	}
 	onlyFor("response", AdapterAPI, r.Response != "")
+	onlyFor("endpoint", AdapterAgent, r.Endpoint != "")
+	if a.Type == AdapterAgent {
+		a.Agent = &AgentAdapter{Endpoint: r.Endpoint}
+		if r.Endpoint == "" {
+			// A command agent has no server: keys that configure one
+			// would be silently ignored.
+			for _, key := range []string{"arguments", "env", "health_check"} {
+				if kn, kp := at(key); kn != n {
+					d.Errorf(kn, kp, "%s configures an agent served over HTTP; set endpoint (the path requests are POSTed to), or drop %s for an agent run as a command", key, key)
+				}
+			}
+			return
+		}
+		if !strings.HasPrefix(r.Endpoint, "/") {
+			kn, kp := at("endpoint")
+			d.Errorf(kn, kp, "expected a path starting with /, got %q", r.Endpoint)
+		}
+	}
 	if r.Executable != "" {
 		// Whatever a problem names here would run on the host, outside any
 		// sandbox, as soon as a group starts: a shared problem must not

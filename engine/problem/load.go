@@ -149,7 +149,7 @@ func (l *loader) load(path string) *Problem {
 	}
 
 	p.Adapter = Adapter{Type: raw.Adapter.Type, TrackedFiles: raw.Adapter.TrackedFiles, Raw: raw.Adapter.Raw,
-		Server: raw.Adapter.Server, Response: raw.Adapter.Response, Browser: raw.Adapter.Browser}
+		Server: raw.Adapter.Server, Response: raw.Adapter.Response, Browser: raw.Adapter.Browser, Agent: raw.Adapter.Agent}
 	if p.Adapter.Type == "" {
 		p.Adapter.Type = AdapterCLI
 	}

@@ -109,7 +109,7 @@ type Group struct {
 
 // Adapter says how a case talks to the submission.
 type Adapter struct {
-	Type string // cli, api or browser
+	Type string // cli, api, browser or agent
 	// TrackedFiles are read back after every case.
 	TrackedFiles []string
 	// Server is how the api and browser adapters start the submission's
@@ -119,6 +119,9 @@ type Adapter struct {
 	Response string
 	// Browser holds the browser adapter's settings; nil otherwise.
 	Browser *Browser
+	// Agent holds the agent adapter's settings; nil otherwise. Server is
+	// set too when the agent is served over HTTP.
+	Agent *AgentAdapter
 	// Raw keeps the adapter's whole mapping for adapters added later.
 	Raw map[string]any
 }

@@ -134,6 +134,7 @@ type rawAdapter struct {
 	Server   *Server
 	Response string
 	Browser  *Browser
+	Agent    *AgentAdapter
 }
 
 func (a *rawAdapter) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
@@ -158,7 +159,7 @@ func (a *rawAdapter) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string
 			d.Value(v, kp, reflectOf(&a.TrackedFiles))
 		}
 	}
-	if a.Type == AdapterAPI || a.Type == AdapterBrowser {
+	if a.Type == AdapterAPI || a.Type == AdapterBrowser || a.Type == AdapterAgent {
 		decodeServerAdapter(d, n, path, a)
 	}
 }

@@ -24,6 +24,15 @@ func (r *groupRunner) newAdapter() adapter.Adapter {
 			Server:   adapter.Server{Command: j.command, Config: *p.Adapter.Server, Env: j.group.Env, Artifacts: arts},
 			Response: p.Adapter.Response, OutputCap: p.OutputCap,
 		}
+	case problem.AdapterAgent:
+		a := p.Adapter.Agent
+		switch {
+		case a != nil && a.Results != "":
+			return &adapter.Recorded{Dir: a.Results}
+		case a != nil && a.Endpoint != "":
+			return adapter.NewAgentServer(adapter.Server{Command: j.command, Config: *p.Adapter.Server, Env: j.group.Env, Artifacts: arts}, a.Endpoint)
+		}
+		return &adapter.AgentCommand{Command: j.command}
 	case problem.AdapterBrowser:
 		cfg := *p.Adapter.Browser
 		if r.opts.Browser != "" {

@@ -13,6 +13,9 @@ func caseInfo(c *cases.Case) *result.CaseInfo {
 	if info.Arguments == nil {
 		info.Arguments = []string{}
 	}
+	if t := c.Task; t != nil {
+		info.Instruction, info.Category, info.Tags = t.Instruction, t.Category, t.Tags
+	}
 	for _, f := range c.InputFiles {
 		info.InputFiles = append(info.InputFiles, f.Path)
 	}

@@ -191,8 +191,13 @@ type caseVerdict struct {
 // fault becomes an incorrect attribute naming the plugin and what went
 // wrong, and is returned so the record can flag it; other cases are not
 // affected.
-func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.Case, actual verify.Actual, env verify.Env) caseVerdict {
-	return s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, nil, env)[0]
+//
+// sandbox is the workspace the case ran in, still as the case left it:
+// test functions read the files an agent left there through read_asset,
+// read-only. Empty where no workspace exists (rescoring a journal); then
+// read_asset reads the problem's files, as for every other plugin.
+func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.Case, actual verify.Actual, env verify.Env, sandbox string) caseVerdict {
+	return s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, nil, env, sandbox)[0]
 }
 
 // verifyCases is verifyCase for many cases of one group at once: the
@@ -200,7 +205,7 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 // docs/plugin-abi.md), and each case's verdict and fault are the ones
 // verifyCase gives it alone. elapsed, when not nil, is each case's
 // elapsed seconds (for the latency check), in place of env.Elapsed.
-func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, elapsed []float64, env verify.Env) []caseVerdict {
+func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, elapsed []float64, env verify.Env, sandbox string) []caseVerdict {
 	attrs := make([][]verify.AttributeResult, len(cs))
 	faults := make([][]string, len(cs))
 	unscored := make([]string, len(cs))
@@ -210,6 +215,10 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 			Diff: &verify.Diff{Summary: err.Error()}})
 	}
 	opts := host.CallOptions{Assets: plugincall.ProblemAssets(s.dir)}
+	testOpts := opts
+	if sandbox != "" {
+		testOpts.Assets = plugincall.ProblemAssets(sandbox)
+	}
 	for i, c := range cs {
 		checks := c.Checks
 		if len(checks) == 0 && g.Verifier == nil {
@@ -222,7 +231,7 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 		}
 		for _, spec := range checks {
 			if spec.Kind == "test" {
-				res, why, err := s.test(ctx, spec, actuals[i], opts)
+				res, why, err := s.test(ctx, spec, actuals[i], testOpts)
 				if err != nil {
 					fault(i, verify.AttributeOf(spec), err)
 					continue

@@ -292,9 +292,11 @@ func planJobs(p *problem.Problem, submission, command string, names []string, ep
 	var jobs []*groupJob
 	for _, cp := range cps {
 		sub := submissionFor(submission, cp.Name)
-		argv, err := adapter.EntryCommand(sub, p.EntryFile, template)
-		if err != nil {
-			return nil, nil, fmt.Errorf("checkpoint %s: %w", cp.Name, err)
+		var argv []string
+		if !Recorded(p) {
+			if argv, err = adapter.EntryCommand(sub, p.EntryFile, template); err != nil {
+				return nil, nil, fmt.Errorf("checkpoint %s: %w", cp.Name, err)
+			}
 		}
 		for _, e := range jobEpochs(epochs) {
 			for i, g := range cp.Groups {
@@ -303,6 +305,13 @@ func planJobs(p *problem.Problem, submission, command string, names []string, ep
 		}
 	}
 	return cps, jobs, nil
+}
+
+// Recorded says whether p's cases score results recorded earlier
+// (--results) rather than run a submission: there is then no submission
+// and no command.
+func Recorded(p *problem.Problem) bool {
+	return p.Adapter.Agent != nil && p.Adapter.Agent.Results != ""
 }
 
 // SelectCheckpoints picks the named checkpoints in the problem's order (all
@@ -501,7 +510,7 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	env := verify.Env{RawJSON: true, ReadProblemFile: func(rel string) ([]byte, error) {
 		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
 	}, Elapsed: &out.Elapsed}
-	v := r.plugins.verifyCase(ctx, j.group, c, actual, env)
+	v := r.plugins.verifyCase(ctx, j.group, c, actual, env, sess.Workdir())
 	if ctx.Err() != nil {
 		return nil, verify.Actual{}, ctx.Err()
 	}

@@ -17,6 +17,12 @@ func validateCaseForAdapter(p *problem.Problem, c *cases.Case, errs *diag.List) 
 	if typ == problem.AdapterBrowser && c.Steps == nil {
 		errs.Add(c.Source, "steps", 0, "case %s has no steps; the browser adapter runs each case's `steps` (goto, click, …)", c.ID)
 	}
+	if typ == problem.AdapterAgent && c.Task == nil {
+		errs.Add(c.Source, "instruction", 0, "case %s has no instruction; the agent adapter gives each case's `instruction` to the agent", c.ID)
+	}
+	if typ != problem.AdapterAgent && c.Task != nil {
+		errs.Add(c.Source, "instruction", 0, "case %s has an instruction, but the problem's adapter is %s (an instruction needs adapter type agent)", c.ID, typ)
+	}
 	if typ != problem.AdapterAPI && c.Request != nil {
 		errs.Add(c.Source, "request", 0, "case %s has a request, but the problem's adapter is %s (a request needs adapter type api)", c.ID, typ)
 	}

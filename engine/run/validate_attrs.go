@@ -20,6 +20,9 @@ var producedBy = map[string][]string{
 	problem.AdapterCLI:     {"status_code", "output", "stderr", "files-<path>"},
 	problem.AdapterAPI:     {"status_code", "output", "headers-<name>", "files-<path>"},
 	problem.AdapterBrowser: {"status_code", "output"},
+	// The agent adapter's output is the agent's result JSON; answer and
+	// final_reply are read from it (verify.Env.Agent).
+	problem.AdapterAgent: {"status_code", "output", "stderr", "files-<path>", "answer", "final_reply"},
 }
 
 // validateAttributes reports what a case's checks would compare that the
@@ -67,8 +70,12 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 		msg, fix := "", ""
 		switch {
 		case attr == "status_code" || attr == "output":
+		case attr == "answer" || attr == "final_reply":
+			if typ != problem.AdapterAgent {
+				msg = "an agent's " + attr + " comes only from the agent adapter (the " + typ + " adapter produces " + produced + ")"
+			}
 		case attr == "stderr":
-			if typ != problem.AdapterCLI {
+			if typ != problem.AdapterCLI && typ != problem.AdapterAgent {
 				msg = "the " + typ + " adapter does not capture stderr (it produces " + produced + ")"
 			}
 		case strings.HasPrefix(attr, "headers-"):

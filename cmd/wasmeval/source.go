@@ -1,0 +1,108 @@
+package main
+
+import (
+	"io"
+	"strings"
+
+	"fmt"
+	"github.com/wasmeval/wasmeval/engine/adapter"
+	"github.com/wasmeval/wasmeval/engine/diag"
+	"os"
+	"path/filepath"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/frontend/tasks"
+	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/run"
+)
+
+// Formats of what `run` and `validate` evaluate; each front-end maps its
+// format onto the engine's one model of checkpoints, groups and cases.
+const (
+	formatProblem = "checkpointed problem"
+	formatTasks   = "agent tasks"
+)
+
+// source is what a command evaluates: the problem the front-end built and
+// the loader of its cases.
+type source struct {
+	problem *problem.Problem
+	format  string
+	// loader resolves the group's loader names: the front-end's own, then
+	// the built-in ones.
+	loader func(name string) (cases.Loader, bool)
+	// taskNames are the agent tasks' names, for matching recorded results.
+	taskNames []string
+}
+
+type sourceOptions struct {
+	pluginDirs, mountRoots []string
+	// results scores the results recorded in this directory (agent
+	// formats only).
+	results string
+}
+
+// loadSource reads path in whichever format it is written: a directory
+// with config.yaml is a checkpointed problem; a directory holding
+// task.yaml files is a suite of agent tasks.
+func loadSource(path string, o sourceOptions) (*source, error) {
+	if tasks.Is(path) && !isFile(filepath.Join(path, "config.yaml")) {
+		results := o.results
+		if results != "" {
+			abs, err := filepath.Abs(results)
+			if err != nil {
+				return nil, err
+			}
+			results = abs
+		}
+		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Results: results})
+		if err != nil {
+			return nil, err
+		}
+		src := &source{problem: s.Problem, format: formatTasks, loader: firstLoader(s.Loader, run.BuiltinLoader)}
+		for _, c := range s.Tasks {
+			src.taskNames = append(src.taskNames, c.Task.Name)
+		}
+		return src, nil
+	}
+	if o.results != "" {
+		return nil, fmt.Errorf("--results scores recorded agent results; %s is a %s, which runs its submission (agent tasks and eval-case datasets take --results)", path, formatProblem)
+	}
+	p, err := run.LoadProblemWith(path, run.LoadOptions{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots})
+	if err != nil {
+		return nil, err
+	}
+	return &source{problem: p, format: formatProblem, loader: run.BuiltinLoader}, nil
+}
+
+// firstLoader tries each resolver in turn.
+func firstLoader(fs ...func(string) (cases.Loader, bool)) func(string) (cases.Loader, bool) {
+	return func(name string) (cases.Loader, bool) {
+		for _, f := range fs {
+			if l, ok := f(name); ok {
+				return l, true
+			}
+		}
+		return nil, false
+	}
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// reportUnclaimed warns about recorded results that no task claims — a
+// result for an unknown task, or one whose name is misspelt — so they
+// are never silently ignored. A results directory that cannot be read is
+// an error.
+func reportUnclaimed(w io.Writer, dir string, names []string) error {
+	unclaimed, err := adapter.RecordedFiles(dir, names)
+	if err != nil {
+		return fmt.Errorf("--results %s: %w", dir, diag.UnwrapPathError(err))
+	}
+	if len(unclaimed) > 0 {
+		fmt.Fprintf(w, "warning: --results %s: %d result(s) for no known task, not scored: %s\n", dir, len(unclaimed), strings.Join(unclaimed, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package adapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/runtime"
+)
+
+// Recorded scores results another agent framework already produced: a
+// case's output is the result file recorded for its task, and nothing
+// runs. A task with no recorded result is the case's error ("missing"),
+// never skipped; RecordedFiles lists the files no task claims.
+type Recorded struct {
+	// Dir holds one result per task: <task name>.json, or
+	// <task name>/result.json.
+	Dir string
+}
+
+// RecordedPaths are the files, relative to the results directory, where
+// the result of the task named name may be, in the order they are tried.
+func RecordedPaths(name string) []string {
+	return []string{name + ".json", filepath.Join(name, "result.json")}
+}
+
+// Run implements Adapter.
+func (a *Recorded) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Execution, error) {
+	name := c.ID
+	if c.Task != nil && c.Task.Name != "" {
+		name = c.Task.Name
+	}
+	out := result.Execution{Command: []string{"recorded", a.Dir}}
+	fail := func(format string, args ...any) (result.Execution, error) {
+		out.AdapterError = true
+		out.StatusCode = -1
+		out.Error = fmt.Sprintf(format, args...)
+		return out, nil
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+		return fail("task name %q cannot name a result file", name)
+	}
+	var tried []string
+	for _, rel := range RecordedPaths(name) {
+		p := filepath.Join(a.Dir, rel)
+		data, err := readResultFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			tried = append(tried, p)
+			continue
+		}
+		out.Command = []string{"recorded", p}
+		if err != nil {
+			return fail("recorded result %s: %v", p, err)
+		}
+		out.Output = string(data)
+		if r := takeResult(&out, p); r != nil && r.ElapsedSeconds != nil {
+			out.Elapsed = *r.ElapsedSeconds
+		}
+		return out, nil
+	}
+	return fail("missing: no recorded result for task %s (looked for %s)", name, strings.Join(tried, " and "))
+}
+
+// readResultFile reads a regular file of at most DefaultAgentResultBytes
+// without following a symlink out of the directory's intent: a FIFO or a
+// device would block or never end, so only regular files are read.
+func readResultFile(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.IsDir() {
+		return nil, fs.ErrNotExist
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
+	}
+	if st.Size() > DefaultAgentResultBytes {
+		return nil, fmt.Errorf("%d bytes, over the size limit of %d", st.Size(), DefaultAgentResultBytes)
+	}
+	return io.ReadAll(io.LimitReader(f, DefaultAgentResultBytes+1))
+}
+
+// RecordedFiles lists the result files in dir that none of the task names
+// claims (see RecordedPaths), so a result for an unknown task is
+// reported rather than ignored.
+func RecordedFiles(dir string, names []string) (unclaimed []string, err error) {
+	claimed := map[string]bool{}
+	for _, n := range names {
+		for _, rel := range RecordedPaths(n) {
+			claimed[filepath.ToSlash(rel)] = true
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		switch {
+		case e.IsDir():
+			rel := e.Name() + "/result.json"
+			if _, err := os.Stat(filepath.Join(dir, rel)); err == nil && !claimed[rel] {
+				unclaimed = append(unclaimed, rel)
+			}
+		case strings.HasSuffix(e.Name(), ".json") && !claimed[e.Name()]:
+			unclaimed = append(unclaimed, e.Name())
+		}
+	}
+	return unclaimed, nil
+}

@@ -1,0 +1,73 @@
+package tasks
+
+import (
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/engine/checkspec"
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
+)
+
+// ConfigFile is the optional file at the root of a task directory that
+// says how to run the agent and binds the default test function.
+const ConfigFile = "wasmeval.yaml"
+
+// TaskFile is the file that makes a directory a task.
+const TaskFile = "task.yaml"
+
+// rawConfig is ConfigFile as written; unknown keys are errors.
+type rawConfig struct {
+	Name string `yaml:"name"`
+	// Agent says how the agent (the submission) is started.
+	Agent *rawAgent `yaml:"agent"`
+	// Timeout is each task's limit in seconds (DefaultTimeout).
+	Timeout *float64 `yaml:"timeout"`
+	// Test is the test function of every task that binds none.
+	Test *checkspec.PluginRef `yaml:"test"`
+	// OutputCap is not a key: an agent's result may be up to the agent
+	// adapter's cap.
+}
+
+// rawAgent is `agent:` of ConfigFile.
+type rawAgent struct {
+	// EntryFile is the submission file that starts the agent; Command the
+	// template ("python3 {entry_file}"), as in a problem's config.
+	EntryFile string `yaml:"entry_file"`
+	Command   string `yaml:"command"`
+	// Endpoint makes the agent an HTTP server started once per run: each
+	// task's request is POSTed to this path.
+	Endpoint    string          `yaml:"endpoint"`
+	Arguments   []string        `yaml:"arguments"`
+	HealthCheck *rawHealthCheck `yaml:"health_check"`
+}
+
+type rawHealthCheck struct {
+	Path           string   `yaml:"path"`
+	StartupTimeout *float64 `yaml:"startup_timeout"`
+}
+
+// rawTask is task.yaml as written; unknown keys are errors.
+type rawTask struct {
+	Name        string         `yaml:"name"`
+	Instruction *string        `yaml:"instruction"`
+	Description string         `yaml:"description"`
+	Category    string         `yaml:"category"`
+	Difficulty  string         `yaml:"difficulty"`
+	Tags        []string       `yaml:"tags"`
+	Metadata    map[string]any `yaml:"metadata"`
+	// Timeout (seconds) overrides the suite's for this task.
+	Timeout *float64 `yaml:"timeout"`
+	// MaxIterations is passed to the agent in the request's metadata.
+	MaxIterations *int `yaml:"max_iterations"`
+	// Test binds this task's own test function; TestConfig is merged over
+	// the config of the binding used (this task's or the suite's).
+	Test       *checkspec.PluginRef `yaml:"test"`
+	TestConfig map[string]any       `yaml:"test_config"`
+}
+
+// decode fills out from n strictly, recording problems in d.
+func decode(d *strictyaml.Decoder, n *yaml.Node, out any) {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	d.Decode(n, "", out)
+}
