@@ -518,17 +518,23 @@ func matchToolCalls(name string, want any, calls []*agent.ToolCall) (entries []D
 	if c.ID != "" {
 		id = ", id " + c.ID
 	}
-	closest := "it"
-	if n > 1 {
-		closest = fmt.Sprintf("the closest (call %d of %d%s)", bestAt+1, n, id)
-		id = ""
-	}
 	more := ""
-	if len(best) > 1 {
-		more = fmt.Sprintf(" and %d more", len(best)-1)
+	switch {
+	case len(best) == 2:
+		more = " and 1 more difference"
+	case len(best) > 2:
+		more = fmt.Sprintf(" and %d more differences", len(best)-1)
 	}
-	msg = fmt.Sprintf("%s: %d %s%s, none returned the expected output; %s: %s%s",
-		name, n, callWord, id, closest, subsetReason(best[0], label), more)
+	if n == 1 {
+		msg = fmt.Sprintf("%s: 1 call (%s), which did not return the expected output: %s%s",
+			name, strings.TrimPrefix(id, ", "), subsetReason(best[0], label), more)
+		if id == "" {
+			msg = fmt.Sprintf("%s: 1 call, which did not return the expected output: %s%s", name, subsetReason(best[0], label), more)
+		}
+	} else {
+		msg = fmt.Sprintf("%s: %d calls, none returned the expected output; the closest (call %d of %d%s): %s%s",
+			name, n, bestAt+1, n, id, subsetReason(best[0], label), more)
+	}
 	if len(others) > 0 {
 		msg += " (besides: " + strings.Join(others, ", ") + ")"
 	}
