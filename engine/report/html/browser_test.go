@@ -2,12 +2,17 @@ package html
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/wasmeval/wasmeval/engine/report"
 )
 
 // chromium finds the browser the rendered-page tests drive: $CHROMIUM, or
@@ -69,4 +74,86 @@ func browser(t *testing.T) context.Context {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
+}
+
+// An agent case's transcript, as a browser renders it: its messages in
+// order with their roles, a tool call with its arguments and the result
+// that answers it, thinking collapsed — and the agent's markup inert:
+// no script it wrote runs, no element it wrote exists.
+func TestAgentTranscriptRenderedInChromium(t *testing.T) {
+	dir, sums := agentRun(t)
+	if err := WriteFile(dir, Options{Run: report.RunInfo{RunID: "run-agents", Problem: "agents"}}, sums); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, FileName)
+	ctx := browser(t)
+	var (
+		pwned                 string
+		injected              int
+		opened, thinkingOpen  bool
+		roles                 []string
+		userText              string
+		call                  map[string]any
+		parseError, rawText   string
+		moreMessages          string
+		stray, answer, budget string
+	)
+	q1 := `document.querySelector('details[data-key="c1/g/q1"]')`
+	err := chromedp.Run(ctx,
+		chromedp.Navigate("file://"+page),
+		chromedp.WaitVisible("#cases", chromedp.ByQuery),
+		chromedp.Click(`tr[data-key="c1/g/q1"] a.transcript-link`, chromedp.ByQuery),
+		chromedp.WaitVisible(`details[data-key="c1/g/q1"] .conversation`, chromedp.ByQuery),
+		chromedp.Evaluate(q1+`.open`, &opened),
+		chromedp.Evaluate(`typeof window.__pwned`, &pwned),
+		// Elements the agent's text would have made, had it been markup.
+		chromedp.Evaluate(`document.querySelectorAll('#transcripts script, #transcripts img, #transcripts b, #transcripts i').length`, &injected),
+		chromedp.Evaluate(`Array.from(`+q1+`.querySelectorAll('.msg')).map(m => m.dataset.role)`, &roles),
+		chromedp.Evaluate(q1+`.querySelector('.msg[data-role="user"] pre.text').innerText`, &userText),
+		chromedp.Evaluate(q1+`.querySelector('details.thinking').open`, &thinkingOpen),
+		chromedp.Evaluate(`(() => {
+			const c = Array.from(`+q1+`.querySelectorAll('.call')).find(c => c.dataset.tool === 'bash<i>');
+			const r = c.querySelector('.tool-result');
+			return {id: c.dataset.callId, name: c.querySelector('.tool-name').innerText, args: c.querySelector('.args').innerText,
+				result: r.querySelector('.content').innerText, error: r.classList.contains('is-error'), visible: r.offsetParent !== null,
+				ref: `+q1+`.querySelector('.msg[data-index="3"] .result-ref a').getAttribute('href') === '#' + c.id};
+		})()`, &call),
+		chromedp.Evaluate(q1+`.querySelector('.msg[data-index="6"] .tool-result').innerText`, &stray),
+		chromedp.Evaluate(q1+`.querySelector('pre.answer').innerText + ' | ' + `+q1+`.querySelector('.summary').innerText`, &answer),
+		chromedp.Evaluate(`document.querySelector('details[data-key="c1/g/q2"] .parse-error').textContent`, &parseError),
+		chromedp.Evaluate(`document.querySelector('details[data-key="c1/g/q2"] pre.raw').textContent`, &rawText),
+		chromedp.Evaluate(`document.querySelector('details[data-key="c1/g/q3"] .more-messages').textContent`, &moreMessages),
+		chromedp.Evaluate(`String(document.querySelectorAll('details[data-key="c1/g/q3"] .msg').length)`, &budget),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pwned != "undefined" || injected != 0 {
+		t.Errorf("the agent's markup took effect: window.__pwned is %s, %d elements injected", pwned, injected)
+	}
+	if !opened || thinkingOpen {
+		t.Errorf("transcript open %v (want true: the row links to it), thinking open %v (want collapsed)", opened, thinkingOpen)
+	}
+	if got := strings.Join(roles, ","); got != "system,user,assistant,user,assistant,tool,tool,assistant" {
+		t.Errorf("message roles: %s", got)
+	}
+	if userText != "List files <script>window.__pwned = 1</script>" {
+		t.Errorf("user message shown as %q", userText)
+	}
+	if call["id"] != `toolu_"1` || call["name"] != "bash<i>" || !strings.Contains(fmt.Sprint(call["args"]), `"command": "ls <dir>"`) ||
+		call["result"] != `<img src=x onerror="window.__pwned = 2">permission denied` || call["error"] != true || call["visible"] != true || call["ref"] != true {
+		t.Errorf("tool call and its result: %v", call)
+	}
+	if !strings.Contains(stray, "answers no call") || !strings.Contains(stray, "stray") {
+		t.Errorf("a result answering no call: %q", stray)
+	}
+	if !strings.HasPrefix(answer, "42 <b>files</b> | ") || !strings.Contains(answer, "answer_tag") || !strings.Contains(answer, "$0.0021") {
+		t.Errorf("answer and usage: %q", answer)
+	}
+	if !strings.Contains(parseError, "not JSON") || !strings.HasPrefix(rawText, "<script>window.__pwned = 3</script>Traceback") {
+		t.Errorf("unreadable output: %q, begins %q", parseError, rawText)
+	}
+	if !strings.Contains(moreMessages, "more messages not shown") || budget == "0" || budget == "2000" {
+		t.Errorf("huge conversation: %s messages shown, note %q", budget, moreMessages)
+	}
 }

@@ -3,7 +3,8 @@
 // case filter — nothing fetched over the network, so it opens from a CI
 // artifact or an email attachment alike. It is streamed from the journal:
 // summaries first, then one pass writing the case table (and spooling the
-// failing cases' diffs, which follow it).
+// failing cases' diffs, which follow it, and agent cases' transcripts,
+// which follow those).
 package html
 
 import (
@@ -78,9 +79,28 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 		return err
 	}
 	defer details.Close()
+	// Agent cases' transcripts go to a spool of their own, after the
+	// failure details.
+	transcripts, err := report.NewSpool()
+	if err != nil {
+		return err
+	}
+	defer transcripts.Close()
 	detailed, failed := 0, 0
+	agents, shown := 0, 0
 	err = report.EachCase(dir, func(r *result.CaseRecord) error {
-		if err := row.Execute(bw, rowOf(r)); err != nil {
+		rd := rowOf(r)
+		if r.Result.Agent {
+			agents++
+			if shown < MaxTranscripts {
+				shown++
+				rd.Transcript = transcriptAnchor(rd.Key)
+				if err := transcript.Execute(transcripts, transcriptOf(r, rd.Key)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := row.Execute(bw, rd); err != nil {
 			return err
 		}
 		if o := result.OutcomeOf(r); o == result.OutcomePassed || o == result.OutcomeUnscored {
@@ -102,7 +122,21 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 	if err := details.CopyTo(bw); err != nil {
 		return err
 	}
-	if err := tail.Execute(bw, struct{ More int }{failed - detailed}); err != nil {
+	if err := afterFailures.Execute(bw, struct{ More int }{failed - detailed}); err != nil {
+		return err
+	}
+	if agents > 0 {
+		if err := transcriptsHead.Execute(bw, nil); err != nil {
+			return err
+		}
+		if err := transcripts.CopyTo(bw); err != nil {
+			return err
+		}
+		if err := transcriptsTail.Execute(bw, struct{ More int }{agents - shown}); err != nil {
+			return err
+		}
+	}
+	if err := tail.Execute(bw, nil); err != nil {
 		return err
 	}
 	return bw.Flush()
@@ -120,6 +154,9 @@ type rowData struct {
 	Key, Type, Anchor, Status, Class string
 	// Name is the case id, with its epoch in a run with --epochs.
 	Name string
+	// Transcript is the anchor of an agent case's transcript; "" when
+	// the case has none on the page.
+	Transcript string
 }
 
 // rowOf is a case's row: its class is its outcome ("failed error" for an

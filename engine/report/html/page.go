@@ -31,6 +31,17 @@ details.failure summary{cursor:pointer;font-family:monospace}
 pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pre-wrap}
 .diff .add{color:#1b5e20;background:#e8f5e9;display:block}.diff .del{color:#b71c1c;background:#ffebee;display:block}
 .attr h4{margin:.6em 0 .2em}
+details.transcript{border:1px solid #d0d7de;border-radius:4px;margin:.5em 0;padding:.3em .6em}
+details.transcript>summary{cursor:pointer;font-family:monospace}
+.transcript .msg{border-left:4px solid #bbb;margin:.6em 0;padding:.2em .6em}
+.transcript .role-user{border-color:#1565c0}.transcript .role-assistant{border-color:#2e7d32}.transcript .role-system{border-color:#6a1b9a}.transcript .role-tool,.transcript .role-function{border-color:#ef6c00}
+.transcript .role{font-weight:600;font-size:.85em;text-transform:uppercase;color:#555}
+.transcript .call{background:#f3f6fa;border:1px solid #dde3ea;border-radius:4px;margin:.4em 0;padding:.3em .5em}
+.transcript .tool-result{border-top:1px dashed #ccc;margin-top:.3em;padding-top:.3em}
+.transcript .tool-result.is-error{background:#ffebee}.transcript .is-error .label{color:#c62828;font-weight:600}
+.transcript .warn{color:#e65100}.transcript .cut{color:#757575;font-style:italic}
+.transcript details.thinking{color:#555}.transcript details.thinking summary{cursor:pointer}
+.transcript ol.trace li{margin:.3em 0}
 </style></head><body>
 <h1>{{.Run.Problem}}</h1>
 <p class="meta">run <code>{{.Run.RunID}}</code>{{if .Run.Status}} · {{.Run.Status}}{{end}} ·
@@ -49,7 +60,7 @@ pre{background:#f8f8f8;padding:.5em;overflow:auto;max-height:30em;white-space:pr
 <table id="cases"><thead><tr><th>checkpoint</th><th>group</th><th>type</th><th>case</th><th>score</th><th>status</th><th>duration</th></tr></thead><tbody>
 `))
 
-var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.Name}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
+var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.Name}}{{if .Transcript}} <a class="transcript-link" href="#{{.Transcript}}">transcript</a>{{end}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
 `))
 
 var mid = template.Must(template.New("mid").Parse(`</tbody></table>
@@ -65,8 +76,41 @@ var failure = template.Must(template.New("failure").Parse(`<details class="failu
 {{end}}</details>
 `))
 
-var tail = template.Must(template.New("tail").Parse(`</div>{{if .More}}<p id="more-failures">{{.More}} more failing cases are not detailed here; results.parquet has every diff.</p>{{end}}
-<script>
+var afterFailures = template.Must(template.New("afterFailures").Parse(`</div>{{if .More}}<p id="more-failures">{{.More}} more failing cases are not detailed here; results.parquet has every diff.</p>{{end}}
+`))
+
+var transcriptsHead = template.Must(template.New("transcriptsHead").Parse(`<h2>Agent transcripts</h2>
+<div id="transcripts">
+`))
+
+var transcriptsTail = template.Must(template.New("transcriptsTail").Parse(`</div>{{if .More}}<p id="more-transcripts">{{.More}} more agent transcripts are not shown here; results.jsonl holds every agent's result.</p>{{end}}
+`))
+
+// transcript is one agent case's conversation. Every value is the
+// agent's text: the template escapes it, and none of it is ever put in a
+// script or a URL.
+var transcript = template.Must(template.New("transcript").Parse(`<details class="transcript" id="{{.Anchor}}" data-key="{{.Key}}"><summary>{{.Key}} — {{len .Messages}} messages{{if .Status}} · {{.Status}}{{end}}</summary>
+{{if .Instruction}}<h4>Instruction</h4><pre class="instruction">{{.Instruction}}</pre>{{end}}
+{{if .ParseError}}<p class="warn parse-error">The output is not an agent result: {{.ParseError}}</p><p>It begins:</p><pre class="raw">{{.Raw}}</pre>{{else}}
+<p class="summary">{{if .Rule}}answer found by rule <code class="rule">{{.Rule}}</code>{{if ge .AnswerMessage 0}} (message {{.AnswerMessage}}){{end}}{{end}}{{if .Iterations}} · {{.Iterations}} iterations{{end}}{{if .Usage}} · <span class="usage">{{.Usage}}</span>{{end}}{{if .Elapsed}} · <span class="elapsed">{{.Elapsed}}</span>{{end}}</p>
+{{if .Answer}}<h4>Answer</h4><pre class="answer">{{.Answer}}</pre>{{end}}
+{{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li class="warn">{{.}}</li>{{end}}</ul>{{end}}
+<h4>Conversation</h4>
+<div class="conversation">{{range .Messages}}<div class="msg {{.RoleClass}}" id="{{.Anchor}}" data-index="{{.Index}}" data-role="{{.Role}}"><div class="role">{{.Role}}{{if .Name}} ({{.Name}}){{end}}</div>
+{{if .Thinking}}<details class="thinking"><summary>thinking</summary><pre>{{.Thinking}}</pre></details>{{end}}
+{{if .Text}}<pre class="text">{{.Text}}</pre>{{end}}
+{{range .Calls}}<div class="call" id="{{.Anchor}}" data-call-id="{{.ID}}" data-tool="{{.Name}}"><div>tool call <code class="tool-name">{{.Name}}</code>{{if .ID}} <code class="call-id">{{.ID}}</code>{{end}}</div>
+{{if .ArgsError}}<p class="warn args-error">arguments are not JSON ({{.ArgsError}}); as written:</p><pre class="args raw">{{.Args}}</pre>{{else}}<pre class="args">{{.Args}}</pre>{{end}}
+{{with .Result}}<div class="tool-result{{if .IsError}} is-error{{end}}" data-call-id="{{.CallID}}"><span class="label">{{if .IsError}}result (error){{else}}result{{end}}</span><pre class="content">{{.Content}}</pre></div>{{else}}<p class="warn no-result">no result answers this call</p>{{end}}
+</div>
+{{end}}{{range .Results}}{{if .Shown}}<p class="result-ref">result of <a href="#{{.CallAnchor}}">{{.Name}}{{if .CallID}} ({{.CallID}}){{end}}</a>, shown under the call{{if .IsError}} (error){{end}}</p>{{else}}<div class="tool-result{{if .IsError}} is-error{{end}}" data-call-id="{{.CallID}}">{{if .Unlinked}}<p class="warn">a tool result that answers no call{{if .CallID}} (id {{.CallID}}){{end}}</p>{{else}}<p class="warn">another result for <a href="#{{.CallAnchor}}">{{.Name}}</a>{{if .CallID}} ({{.CallID}}){{end}}</p>{{end}}<span class="label">{{if .IsError}}result (error){{else}}result{{end}}</span><pre class="content">{{.Content}}</pre></div>{{end}}
+{{end}}{{if .OtherBlocks}}<p class="cut">{{.OtherBlocks}} other content blocks (images, documents, …) not shown</p>{{end}}{{if .NoTextNoCallsNoBlock}}<p class="cut">(empty)</p>{{end}}</div>
+{{end}}</div>{{if .MoreMessages}}<p class="cut more-messages">{{.MoreMessages}} more messages not shown: the transcript is over its size limit; results.jsonl holds the whole result.</p>{{end}}
+{{if .Trace}}<h4>Execution trace</h4><ol class="trace">{{range .Trace}}<li><div>action</div><pre class="action">{{.Action}}</pre><div>feedback</div><pre class="feedback">{{.Feedback}}</pre></li>{{end}}</ol>{{if .MoreTrace}}<p class="cut">{{.MoreTrace}} more trace steps not shown.</p>{{end}}{{end}}
+{{end}}</details>
+`))
+
+var tail = template.Must(template.New("tail").Parse(`<script>
 (function(){
   var input=document.getElementById('filter'), only=document.getElementById('failing-only'),
       rows=document.querySelectorAll('#cases tbody tr'), shown=document.getElementById('shown');
