@@ -2,8 +2,11 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
 func TestLinking(t *testing.T) {
@@ -76,40 +79,65 @@ func TestAgentRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back struct {
-		Conversation []struct {
-			Role      string `json:"role"`
-			Content   string `json:"content"`
-			Name      string `json:"name"`
-			ToolCalls []struct {
-				Name      string         `json:"name"`
-				Arguments map[string]any `json:"arguments"`
-			} `json:"tool_calls"`
-		} `json:"conversation"`
-		ExecutionTrace []map[string]any `json:"execution_trace"`
-		Iterations     int              `json:"iterations"`
-	}
+	// Read back as a plugin would: what the JSON says, not the Go values.
+	var back abi.AgentRun
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
 	var roles []string
 	for _, m := range back.Conversation {
-		roles = append(roles, m.Role+":"+m.Name)
+		roles = append(roles, fmt.Sprintf("%s:%d/%d", m.Role, len(m.ToolCalls), len(m.ToolResults)))
 	}
-	want := []string{"user:", "assistant:", "tool:bash", "assistant:", "tool:bash", "tool:read_file", "user:", "assistant:"}
+	// One message per message of the result: the user messages carrying
+	// tool_result blocks are no longer split.
+	want := []string{"user:0/0", "assistant:1/0", "user:0/1", "assistant:2/0", "user:0/2", "assistant:0/0"}
 	if !reflect.DeepEqual(roles, want) {
-		t.Errorf("roles %v", roles)
+		t.Errorf("roles %v, want %v", roles, want)
 	}
-	if back.Conversation[1].ToolCalls[0].Arguments["command"] != "find . -name '*.py' | wc -l" || back.Conversation[4].Content != "17" {
-		t.Errorf("conversation %+v", back.Conversation)
+	call := back.Conversation[3].ToolCalls[1]
+	if call.ID != "toolu_01C" || call.Name != "read_file" || call.RawArguments != `{"path":".gitignore"}` || call.ArgumentsError != "" ||
+		!reflect.DeepEqual(call.Arguments, map[string]any{"path": ".gitignore"}) {
+		t.Errorf("tool call %+v", call)
 	}
-	if back.Iterations != 3 || back.ExecutionTrace[1]["duration_ms"] != float64(120) {
+	results := back.Conversation[4].ToolResults
+	wantResults := []abi.ToolResult{
+		{ToolCallID: "toolu_01B", Name: "bash", Content: "17", JSON: float64(17)},
+		{ToolCallID: "toolu_01C", Name: "read_file", Content: "Error: no such file", IsError: true},
+	}
+	if !reflect.DeepEqual(results, wantResults) || back.Conversation[4].Content != "Keep going." {
+		t.Errorf("tool results %+v, content %q", results, back.Conversation[4].Content)
+	}
+	if back.TaskName != "count-python-files" || back.Iterations != 3 || back.ExecutionTrace[1].(map[string]any)["duration_ms"] != float64(120) {
 		t.Errorf("run %s", b)
 	}
+	if back.Usage == nil || *back.Usage != (abi.Usage{InputTokens: 2210, OutputTokens: 181, TotalTokens: 2391, Cost: 0.0093}) || back.ElapsedSeconds != 0 {
+		t.Errorf("usage %+v, elapsed %v", back.Usage, back.ElapsedSeconds)
+	}
+	if back.Answer == nil || *back.Answer != (abi.Answer{Value: "17", Rule: abi.RuleAnswerTag}) {
+		t.Errorf("answer %+v", back.Answer)
+	}
 
+	// OpenAI tool messages keep their id, and the tool's name and result
+	// as name and content; arguments that are not JSON are their text,
+	// flagged.
 	bad := mustRead(t, "bad_arguments.json").AgentRun()
-	if got := bad.Conversation[1].ToolCalls[0].Arguments; got != `{"query": "wasm` {
-		t.Errorf("raw arguments %#v", got)
+	c := bad.Conversation[1].ToolCalls[0]
+	if c.Arguments != `{"query": "wasm` || c.RawArguments != `{"query": "wasm` || c.ArgumentsError == "" || c.ID != "call_x" {
+		t.Errorf("bad arguments %+v", c)
+	}
+	if now := bad.Conversation[1].ToolCalls[1]; !reflect.DeepEqual(now.Arguments, map[string]any{}) || now.ArgumentsError != "" {
+		t.Errorf("empty arguments %+v", now)
+	}
+	tool := bad.Conversation[2]
+	if tool.Role != "tool" || tool.Name != "search" || tool.ToolCallID != "call_x" || tool.Content != "error: could not parse arguments" ||
+		len(tool.ToolResults) != 1 || tool.ToolResults[0] != (abi.ToolResult{ToolCallID: "call_x", Name: "search", Content: "error: could not parse arguments"}) {
+		t.Errorf("tool message %+v", tool)
+	}
+	if orphan := bad.Conversation[3]; orphan.Name != "" || orphan.ToolCallID != "call_zz" || orphan.Content != "orphan" {
+		t.Errorf("orphan tool message %+v", orphan)
+	}
+	if bad.Answer == nil || bad.Answer.Rule != abi.RuleNone || bad.Answer.Value != nil || bad.Usage != nil {
+		t.Errorf("answer %+v, usage %+v", bad.Answer, bad.Usage)
 	}
 }
 

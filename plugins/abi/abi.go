@@ -275,18 +275,91 @@ type EvaluateOutput struct {
 	Unscored string `json:"unscored,omitempty"`
 }
 
-// Message is one turn of an agent's conversation.
+// Message is one turn of an agent's conversation, as the engine
+// normalised it (docs/agents.md): every message of the agent's result
+// becomes one Message, whatever dialect it was written in.
 type Message struct {
-	Role      string     `json:"role"`
+	Role string `json:"role"`
+	// Content is the message's text; for an OpenAI role "tool" message,
+	// the tool's result.
 	Content   string     `json:"content"`
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
-	Name      string     `json:"name,omitempty"`
+	// Name is OpenAI's participant name; for a role "tool" message, the
+	// name of the tool whose result it carries.
+	Name string `json:"name,omitempty"`
+	// ToolCallID is, on a role "tool" message, the id of the call it
+	// answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// ToolResults are the tool results the message carries: one for an
+	// OpenAI role "tool" message, any number for an Anthropic user
+	// message with tool_result blocks.
+	ToolResults []ToolResult `json:"tool_results,omitempty"`
 }
 
 // ToolCall is a tool invocation inside a message.
 type ToolCall struct {
-	Name      string `json:"name"`
-	Arguments any    `json:"arguments"`
+	// ID is the call's id ("call_…", "toolu_…"); empty when the agent
+	// gave none.
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	// Arguments are the parsed arguments, usually an object; when they
+	// are not JSON, their text (and ArgumentsError says so).
+	Arguments any `json:"arguments"`
+	// RawArguments is the arguments' text as the agent wrote it, or
+	// compact JSON for arguments written as an object.
+	RawArguments string `json:"raw_arguments,omitempty"`
+	// ArgumentsError says why RawArguments is not JSON; empty when it is.
+	ArgumentsError string `json:"arguments_error,omitempty"`
+}
+
+// ToolResult is what a tool returned for one call.
+type ToolResult struct {
+	// ToolCallID is the id of the call answered.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Name is the tool's name: the answered call's, else the message's.
+	Name string `json:"name,omitempty"`
+	// Content is the result's text.
+	Content string `json:"content"`
+	// JSON is Content parsed, when Content is one JSON value (and not
+	// null).
+	JSON    any  `json:"json,omitempty"`
+	IsError bool `json:"is_error,omitempty"`
+}
+
+// The rules that find an agent's answer, in the order they are tried
+// (docs/agents.md, "The answer").
+const (
+	RuleTaskResult   = "task_result"
+	RuleTaskComplete = "task_complete"
+	RuleAnswerTag    = "answer_tag"
+	RuleJSONBlock    = "json_block"
+	RuleFinalReply   = "final_reply"
+	RuleNone         = "none"
+)
+
+// AnswerRules lists the rules, in the order they are tried, RuleNone last.
+var AnswerRules = []string{RuleTaskResult, RuleTaskComplete, RuleAnswerTag, RuleJSONBlock, RuleFinalReply, RuleNone}
+
+// Answer is the agent's answer and the rule that found it.
+type Answer struct {
+	// Value is the answer: any JSON value for task_result, task_complete
+	// and json_block, a string for answer_tag and final_reply, null for
+	// none.
+	Value any `json:"value"`
+	// Rule is one of AnswerRules.
+	Rule string `json:"rule"`
+}
+
+// Found reports whether a rule found an answer.
+func (a Answer) Found() bool { return a.Rule != "" && a.Rule != RuleNone }
+
+// Usage is the tokens and money an agent spent, as it reported them.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	TotalTokens  int `json:"total_tokens"`
+	// Cost is in US dollars; 0 when not reported.
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // AgentRun is the result of an agent run that a test function judges.
@@ -298,6 +371,14 @@ type AgentRun struct {
 	Instruction    string    `json:"instruction"`
 	Iterations     int       `json:"iterations"`
 	Sandbox        any       `json:"sandbox,omitempty"`
+	TaskName       string    `json:"task_name,omitempty"`
+	// Answer is the answer the engine found by its one rule. Hosts before
+	// it was added leave it out: the SDKs then find it by the same rule.
+	Answer *Answer `json:"answer,omitempty"`
+	// Usage is nil when the agent did not report it.
+	Usage *Usage `json:"usage,omitempty"`
+	// ElapsedSeconds is the agent's wall time; 0 when not reported.
+	ElapsedSeconds float64 `json:"elapsed_seconds,omitempty"`
 }
 
 // TestInput is the input of `test`.

@@ -22,8 +22,15 @@ func TestInputEnvelopesMatchTheirSchemas(t *testing.T) {
 	actuals := []abi.Actual{{}, {StatusCode: 1, Output: "out", Stderr: "err", TimedOut: true,
 		Files: map[string]any{"out/a.csv": "x\n", "out/b.bin": []byte{1, 2}}, Headers: map[string]string{"content-type": "application/json"}}}
 	run := abi.AgentRun{TaskResult: "42", Status: "completed", Instruction: "answer", Iterations: 2,
-		Conversation:   []abi.Message{{Role: "assistant", Content: "<answer>42</answer>", ToolCalls: []abi.ToolCall{{Name: "task_complete", Arguments: map[string]any{"answer": "42"}}}}},
-		ExecutionTrace: []any{map[string]any{"step": 1}}, Sandbox: map[string]any{"id": "s"}}
+		Conversation: []abi.Message{
+			{Role: "assistant", Content: "<answer>42</answer>", ToolCalls: []abi.ToolCall{
+				{ID: "call_1", Name: "task_complete", Arguments: map[string]any{"answer": "42"}, RawArguments: `{"answer":"42"}`},
+				{ID: "call_2", Name: "search", Arguments: `{"q": "cut`, RawArguments: `{"q": "cut`, ArgumentsError: "unexpected EOF"}}},
+			{Role: "tool", Name: "task_complete", Content: "ok", ToolCallID: "call_1", ToolResults: []abi.ToolResult{{ToolCallID: "call_1", Name: "task_complete", Content: "ok"}}},
+			{Role: "user", Content: "", ToolResults: []abi.ToolResult{{ToolCallID: "call_2", Name: "search", Content: "[1]", JSON: []any{1}, IsError: true}}}},
+		ExecutionTrace: []any{map[string]any{"step": 1}}, Sandbox: map[string]any{"id": "s"}, TaskName: "six-times-seven",
+		Answer: &abi.Answer{Value: "42", Rule: abi.RuleTaskResult}, Usage: &abi.Usage{InputTokens: 10, OutputTokens: 2, TotalTokens: 12, Cost: 0.001},
+		ElapsedSeconds: 1.5}
 
 	check := func(schema string, v any) {
 		t.Helper()
@@ -50,8 +57,14 @@ func TestInputEnvelopesMatchTheirSchemas(t *testing.T) {
 	check("load_input", loadInput(abi.LoadInput{}))
 	check("test_input", testInput(abi.AgentRun{}, nil))
 	check("test_input", testInput(run, map[string]any{"expected": "42"}))
+	none := abi.AgentRun{Answer: &abi.Answer{Rule: abi.RuleNone}}
+	check("test_input", testInput(none, nil))
 
-	// The check can fail: an envelope without its ABI version is refused.
+	// The check can fail: an envelope without its ABI version is refused,
+	// and so is an answer found by a rule the ABI does not name.
+	if err := ValidateEnvelope("test_input", []byte(`{"abi_version":1,"config":{},"result":{"conversation":[],"status":"","answer":{"value":1,"rule":"guess"}}}`)); err == nil {
+		t.Error("an answer with an unknown rule passed the test_input schema")
+	}
 	if err := ValidateEnvelope("verify_input", []byte(`{"config":{},"case":{"id":"x","arguments":[]},"actual":{},"expected":{}}`)); err == nil {
 		t.Error("an envelope without abi_version passed the verify_input schema")
 	}
