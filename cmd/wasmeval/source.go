@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/frontend/evalcases"
 	"github.com/wasmeval/wasmeval/engine/frontend/tasks"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/run"
@@ -21,6 +22,7 @@ import (
 const (
 	formatProblem = "checkpointed problem"
 	formatTasks   = "agent tasks"
+	formatDataset = "eval-case dataset"
 )
 
 // source is what a command evaluates: the problem the front-end built and
@@ -33,6 +35,9 @@ type source struct {
 	loader func(name string) (cases.Loader, bool)
 	// taskNames are the agent tasks' names, for matching recorded results.
 	taskNames []string
+	// history is where an eval-case dataset's runs are kept, "" for
+	// other formats.
+	history string
 }
 
 type sourceOptions struct {
@@ -44,17 +49,29 @@ type sourceOptions struct {
 
 // loadSource reads path in whichever format it is written: a directory
 // with config.yaml is a checkpointed problem; a directory holding
-// task.yaml files is a suite of agent tasks.
+// task.yaml files is a suite of agent tasks; a .json file (or a YAML
+// config naming one with `dataset:`) is an eval-case dataset.
 func loadSource(path string, o sourceOptions) (*source, error) {
-	if tasks.Is(path) && !isFile(filepath.Join(path, "config.yaml")) {
-		results := o.results
-		if results != "" {
-			abs, err := filepath.Abs(results)
-			if err != nil {
-				return nil, err
-			}
-			results = abs
+	results := o.results
+	if results != "" {
+		abs, err := filepath.Abs(results)
+		if err != nil {
+			return nil, err
 		}
+		results = abs
+	}
+	if evalcases.IsDataset(path) || evalcases.IsConfig(path) {
+		d, err := evalcases.Load(path, evalcases.Options{MountRoots: o.mountRoots, Results: results})
+		if err != nil {
+			return nil, err
+		}
+		src := &source{problem: d.Problem, format: formatDataset, loader: firstLoader(d.Loader, run.BuiltinLoader), history: d.History}
+		for _, c := range d.Cases {
+			src.taskNames = append(src.taskNames, c.Task.Name)
+		}
+		return src, nil
+	}
+	if tasks.Is(path) && !isFile(filepath.Join(path, "config.yaml")) {
 		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Results: results})
 		if err != nil {
 			return nil, err

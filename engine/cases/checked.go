@@ -32,6 +32,15 @@ func Checked(l Loader) Loader {
 
 type checkedLoader struct{ inner Loader }
 
+// Unchecked is the loader Checked wrapped (l itself when it is not a
+// Checked loader), to ask it what it is.
+func Unchecked(l Loader) Loader {
+	if c, ok := l.(checkedLoader); ok {
+		return c.inner
+	}
+	return l
+}
+
 func (c checkedLoader) Open(ctx context.Context, g GroupInput) (Stream, error) {
 	s, err := c.inner.Open(ctx, g)
 	if err != nil {

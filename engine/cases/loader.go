@@ -72,6 +72,12 @@ type Loader interface {
 	Open(ctx context.Context, g GroupInput) (Stream, error)
 }
 
+// Describer is a Loader that says what it reads, for `wasmeval validate`
+// (front-ends' loaders: "agent task directories (task.yaml)").
+type Describer interface {
+	Describe() string
+}
+
 // Stream yields a group's cases in run order, one at a time, so memory stays
 // flat however many cases a group has.
 type Stream interface {

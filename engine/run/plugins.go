@@ -229,9 +229,15 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 		if elapsed != nil {
 			caseEnv.Elapsed = &elapsed[i]
 		}
+		// An agent case's output is the agent's result: parsed once for
+		// every check that reads it. Output that is not a result leaves
+		// Agent nil, and those checks say so.
+		if c.Task != nil && caseEnv.Agent == nil {
+			caseEnv.Agent, _ = agent.Parse([]byte(actuals[i].Output), agent.Options{Source: "the agent's result"})
+		}
 		for _, spec := range checks {
 			if spec.Kind == "test" {
-				res, why, err := s.test(ctx, spec, actuals[i], testOpts)
+				res, why, err := s.test(ctx, spec, actuals[i], caseEnv.Agent, testOpts)
 				if err != nil {
 					fault(i, verify.AttributeOf(spec), err)
 					continue
@@ -309,14 +315,20 @@ func (s *pluginSet) evaluate(ctx context.Context, spec problem.CheckSpec, c *cas
 // attribute is incorrect and the plugin is not called; only the plugin's
 // own faults are errors. why is set when the plugin leaves the case
 // unscored.
-func (s *pluginSet) test(ctx context.Context, spec problem.CheckSpec, actual verify.Actual, opts host.CallOptions) (res verify.AttributeResult, why string, err error) {
+//
+// parsed is the case's output already parsed as an agent result (nil
+// when it is not one, or not an agent case).
+func (s *pluginSet) test(ctx context.Context, spec problem.CheckSpec, actual verify.Actual, parsed *agent.Result, opts host.CallOptions) (res verify.AttributeResult, why string, err error) {
 	p, err := s.get(ctx, spec.Plugin, abi.KindTest)
 	if err != nil {
 		return res, "", err
 	}
 	attr := verify.AttributeOf(spec)
 	res = verify.AttributeResult{Attribute: attr, Expected: "passed", Weight: spec.WeightOr(1), Check: p.Label()}
-	run, msg := agentResult(actual, attr)
+	run, msg := parsed, ""
+	if attr != "output" || parsed == nil {
+		run, msg = agentResult(actual, attr)
+	}
 	if msg != "" {
 		res.Actual = msg
 		res.Diff = &verify.Diff{Summary: msg, Entries: []verify.DiffEntry{{Path: attr, Op: "mismatch", Expected: "an agent result", Actual: msg}}}

@@ -200,7 +200,9 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 		}
 	}
 	missing.report(&errs)
-	if plugin == nil {
+	if d, ok := cases.Unchecked(loader).(cases.Describer); ok && plugin == nil {
+		check.Loader = d.Describe()
+	} else if plugin == nil {
 		name := g.Loader
 		if name == "" {
 			name = cases.LoaderAuto

@@ -2,12 +2,14 @@ package run
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
@@ -52,6 +54,15 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 	for i, spec := range checks {
 		if spec.Kind == "evaluator" || spec.Kind == "latency" {
 			continue // an evaluator names its own attribute; latency judges the elapsed time
+		}
+		if slices.Contains(checkspec.AgentKinds, spec.Kind) {
+			// They judge the agent's result, which only the agent adapter
+			// produces.
+			if typ != problem.AdapterAgent && !reported[spec.Kind] {
+				reported[spec.Kind] = true
+				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "case %s: the %s check judges an agent's result, which only the agent adapter produces (this problem's adapter is %s)", c.ID, spec.Kind, typ)
+			}
+			continue
 		}
 		attr := verify.AttributeOf(spec)
 		if reported[attr] {

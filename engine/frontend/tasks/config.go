@@ -4,6 +4,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
+	"github.com/wasmeval/wasmeval/engine/frontend/agentconfig"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
@@ -18,31 +19,13 @@ const TaskFile = "task.yaml"
 type rawConfig struct {
 	Name string `yaml:"name"`
 	// Agent says how the agent (the submission) is started.
-	Agent *rawAgent `yaml:"agent"`
+	Agent *agentconfig.Agent `yaml:"agent"`
 	// Timeout is each task's limit in seconds (DefaultTimeout).
 	Timeout *float64 `yaml:"timeout"`
 	// Test is the test function of every task that binds none.
 	Test *checkspec.PluginRef `yaml:"test"`
 	// OutputCap is not a key: an agent's result may be up to the agent
 	// adapter's cap.
-}
-
-// rawAgent is `agent:` of ConfigFile.
-type rawAgent struct {
-	// EntryFile is the submission file that starts the agent; Command the
-	// template ("python3 {entry_file}"), as in a problem's config.
-	EntryFile string `yaml:"entry_file"`
-	Command   string `yaml:"command"`
-	// Endpoint makes the agent an HTTP server started once per run: each
-	// task's request is POSTed to this path.
-	Endpoint    string          `yaml:"endpoint"`
-	Arguments   []string        `yaml:"arguments"`
-	HealthCheck *rawHealthCheck `yaml:"health_check"`
-}
-
-type rawHealthCheck struct {
-	Path           string   `yaml:"path"`
-	StartupTimeout *float64 `yaml:"startup_timeout"`
 }
 
 // rawTask is task.yaml as written; unknown keys are errors.

@@ -22,3 +22,6 @@ type suiteLoaderOf struct{ s *Suite }
 func (l suiteLoaderOf) Open(ctx context.Context, g cases.GroupInput) (cases.Stream, error) {
 	return cases.ListStream(l.s.Tasks), nil
 }
+
+// Describe implements cases.Describer.
+func (l suiteLoaderOf) Describe() string { return "agent task directories (" + TaskFile + ")" }

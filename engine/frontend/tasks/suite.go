@@ -18,6 +18,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/frontend/agentconfig"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
@@ -148,22 +149,15 @@ func (l *suiteLoader) load(opts Options) *Suite {
 		if *cfg.Timeout <= 0 {
 			l.errs.Add(cfgFile, "timeout", 0, "expected a positive number of seconds, got %v", *cfg.Timeout)
 		} else {
-			timeout = seconds(*cfg.Timeout)
+			timeout = agentconfig.Seconds(*cfg.Timeout)
 		}
 	}
 	name := cfg.Name
 	if name == "" {
 		name = filepath.Base(l.dir)
 	}
-	p := &problem.Problem{
-		Name: name, Version: 1, Dir: l.dir, File: cfgFile, Files: l.files,
-		Adapter:        l.adapter(cfg.Agent, cfgFile, opts.Results),
-		OutputCap:      problem.DefaultOutputCap,
-		TimeoutOutcome: problem.TimeoutErrors,
-	}
-	if a := cfg.Agent; a != nil {
-		p.EntryFile, p.Command = a.EntryFile, a.Command
-	}
+	p := &problem.Problem{Name: name, Version: 1, Dir: l.dir, File: cfgFile, Files: l.files, OutputCap: problem.DefaultOutputCap}
+	agentconfig.Apply(p, cfg.Agent, opts.Results, cfgFile, &l.errs)
 	s := &Suite{Problem: p}
 	for _, rel := range l.taskDirs() {
 		if c := l.task(rel, cfg.Test, timeout); c != nil {
@@ -192,39 +186,6 @@ func (l *suiteLoader) load(opts Options) *Suite {
 		}},
 	}}
 	return s
-}
-
-// adapter is the agent adapter the suite's config describes.
-func (l *suiteLoader) adapter(a *rawAgent, file, results string) problem.Adapter {
-	ad := problem.Adapter{Type: problem.AdapterAgent, Agent: &problem.AgentAdapter{Results: results}}
-	if a == nil || a.Endpoint == "" {
-		if a != nil && (len(a.Arguments) > 0 || a.HealthCheck != nil) {
-			l.errs.Add(file, "agent", 0, "arguments and health_check configure an agent served over HTTP; set agent.endpoint (the path requests are POSTed to), or drop them for an agent run as a command")
-		}
-		return ad
-	}
-	if !strings.HasPrefix(a.Endpoint, "/") {
-		l.errs.Add(file, "agent.endpoint", 0, "expected a path starting with /, got %q", a.Endpoint)
-	}
-	ad.Agent.Endpoint = a.Endpoint
-	s := &problem.Server{Arguments: a.Arguments, Health: problem.HealthCheck{Path: problem.DefaultHealthPath,
-		Attempts: problem.DefaultHealthAttempts, Delay: problem.DefaultHealthDelay, StartupTimeout: problem.DefaultStartupTimeout}}
-	if h := a.HealthCheck; h != nil {
-		if h.Path != "" {
-			if !strings.HasPrefix(h.Path, "/") {
-				l.errs.Add(file, "agent.health_check.path", 0, "expected a path starting with /, got %q", h.Path)
-			}
-			s.Health.Path = h.Path
-		}
-		if h.StartupTimeout != nil {
-			if *h.StartupTimeout <= 0 {
-				l.errs.Add(file, "agent.health_check.startup_timeout", 0, "expected a positive number of seconds, got %v", *h.StartupTimeout)
-			}
-			s.Health.StartupTimeout = seconds(*h.StartupTimeout)
-		}
-	}
-	ad.Server = s
-	return ad
 }
 
 // taskDirs lists the task directories relative to the suite: "." when
@@ -279,7 +240,7 @@ func (l *suiteLoader) task(rel string, suiteTest *checkspec.PluginRef, timeout t
 		if *t.Timeout <= 0 {
 			l.errs.Add(file, "timeout", 0, "expected a positive number of seconds, got %v", *t.Timeout)
 		} else {
-			timeout = seconds(*t.Timeout)
+			timeout = agentconfig.Seconds(*t.Timeout)
 		}
 	}
 	if t.MaxIterations != nil && *t.MaxIterations < 1 {
@@ -375,5 +336,3 @@ func (l *suiteLoader) workspaceFiles(rel string) []cases.InputFile {
 	}
 	return out
 }
-
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
