@@ -556,3 +556,38 @@ func TestAgentTestData(t *testing.T) {
 		}
 	}
 }
+
+// A case whose expected values carry tools, tool_output, flags or answer
+// gets the matching checks without declaring any, and they judge the
+// agent's result.
+func TestDefaultAgentChecks(t *testing.T) {
+	expected := map[string]any{
+		"answer":      "Probably influenza",
+		"tools":       []any{"lookup_symptoms"},
+		"tool_output": map[string]any{"lookup_symptoms": map[string]any{"source": "symptom-db"}},
+		"flags":       map[string]any{"can_diagnose": false},
+	}
+	checks := DefaultChecks(expected)
+	var kinds []string
+	for _, c := range checks {
+		kinds = append(kinds, c.Kind+":"+AttributeOf(c))
+		if errs := Validate(c); len(errs) > 0 {
+			t.Errorf("%+v: %v", c, errs)
+		}
+	}
+	if want := []string{"text:answer", "flags:flags", "tool-output:tool_output", "tools:tools"}; !reflect.DeepEqual(kinds, want) {
+		t.Fatalf("default checks %q, want %q", kinds, want)
+	}
+	r := readAgent(t, "agent_anthropic.json")
+	for _, c := range checks {
+		if res := Run(c, Actual{}, expected, Env{Agent: r}); !res.IsCorrect {
+			t.Errorf("%s: %+v", c.Kind, res.Diff)
+		}
+	}
+	// The same expectations fail where they should.
+	expected["tools"] = []any{"lookup_symptoms", "book_appointment"}
+	res := Run(checks[3], Actual{}, expected, Env{Agent: r})
+	if res.IsCorrect || !strings.Contains(res.Diff.Summary, `did not call "book_appointment"`) {
+		t.Errorf("tools from the case: %+v", res.Diff)
+	}
+}

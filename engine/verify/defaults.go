@@ -15,8 +15,11 @@ import (
 //   - stderr → text
 //   - files → file, one per expected file
 //   - headers → text, one per expected response header
+//   - tools, tool_output, flags → the tools, tool-output and flags checks
+//     of an agent's result, which read their expected value there
 //
-// Any other expected key is compared as text.
+// Any other expected key (answer and final_reply among them) is compared
+// as text, or as JSON when structured.
 func DefaultChecks(expected map[string]any) []checkspec.CheckSpec {
 	var out []checkspec.CheckSpec
 	if _, ok := expected["status_code"]; ok {
@@ -51,6 +54,10 @@ func DefaultChecks(expected map[string]any) []checkspec.CheckSpec {
 			for _, n := range names {
 				out = append(out, checkspec.CheckSpec{Kind: "text", Attribute: HeaderAttribute(n)})
 			}
+		case "tools", "flags":
+			out = append(out, checkspec.CheckSpec{Kind: k})
+		case "tool_output":
+			out = append(out, checkspec.CheckSpec{Kind: "tool-output"})
 		default:
 			kind := "text"
 			switch v.(type) {
