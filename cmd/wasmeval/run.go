@@ -36,6 +36,8 @@ type runFlags struct {
 	resume      string
 	browser     string
 	results     string
+	history     string
+	noHistory   bool
 	env         envFlags
 	// previous is the manifest of the run being resumed.
 	previous *manifest.Manifest
@@ -81,6 +83,8 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this directory, running only unfinished cases")
 	fl.StringVar(&f.results, "results", "", "score the agent results recorded in this directory (one <task>.json per task) instead of running an agent")
+	fl.StringVar(&f.history, "history", "", "also add the run's results to this history directory and compare it with the run before it (default for eval-case datasets: history/ beside the dataset)")
+	fl.BoolVar(&f.noHistory, "no-history", false, "do not add the run to a history directory")
 	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
 	f.plugins.register(fl)
 	f.env.register(fl)
@@ -253,6 +257,19 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	fmt.Fprintln(w)
 	report.PrintTable(w, res.Summaries)
 	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\n", out, htmlPath)
+	if !res.Interrupted && !f.noHistory {
+		dir := f.history
+		if dir == "" {
+			dir = src.history
+		}
+		if dir != "" {
+			if err := recordHistory(w, dir, out, man); err != nil {
+				// The run's own results are safe in its directory; a
+				// history that cannot be written is said, not fatal.
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", err)
+			}
+		}
+	}
 	if res.Interrupted {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: finished cases are in " + res.JournalPath)}
 	}
