@@ -255,6 +255,8 @@ func TestToolOutputCheck(t *testing.T) {
 		{name: "threshold not met", spec: checkspec.CheckSpec{Kind: "tool-output", Threshold: ptr(0.75), Value: map[string]any{
 			"get_weather": map[string]any{"city": "Paris"}, "send_email": map[string]any{"ok": true}}},
 			summary: "1 of 2 tools returned what was expected (0.50, below the threshold 0.75): send_email"},
+		// An eval dataset's expected_tool_output: {} asks nothing.
+		{name: "empty", spec: checkspec.CheckSpec{Kind: "tool-output", Value: map[string]any{}}, correct: true},
 		{name: "from the case", spec: checkspec.CheckSpec{Kind: "tool-output"},
 			expected: map[string]any{"tool_output": map[string]any{"get_weather": map[string]any{"city": "Berlin"}}}, correct: true},
 		{name: "from expected_from, as written in JSON", spec: checkspec.CheckSpec{Kind: "tool-output", ExpectedFrom: "expected.outputs"},
@@ -357,6 +359,7 @@ func TestFlagsCheck(t *testing.T) {
 			summary: "expected.flags can_diagnose: is text, not true or false"},
 		{name: "no flags in the case", spec: checkspec.CheckSpec{Kind: "flags"}, summary: "no expected flags"},
 		{name: "empty flags in the case", spec: checkspec.CheckSpec{Kind: "flags"}, expected: map[string]any{"flags": map[string]any{}}, correct: true},
+		{name: "empty flags in the check", spec: checkspec.CheckSpec{Kind: "flags", Value: map[string]any{}}, correct: true},
 	})
 
 	blunt := parseAgent(t, `{"task_result": "You have the flu.", "conversation": [
@@ -463,14 +466,14 @@ func TestValidateAgentChecks(t *testing.T) {
 		{checkspec.CheckSpec{Kind: "flags", Value: []any{"can_diagnose"}}, "value: is a list, not an object of flags"},
 		{checkspec.CheckSpec{Kind: "flags", Value: map[string]any{"can_prescribe": false}}, "value: can_prescribe: unknown flag (known: can_diagnose)"},
 		{checkspec.CheckSpec{Kind: "flags", Value: map[string]any{"can_diagnose": "no"}}, "value: can_diagnose: is text, not true or false"},
-		{checkspec.CheckSpec{Kind: "flags", Value: map[string]any{}}, "value: names no flag (known: can_diagnose)"},
+		{checkspec.CheckSpec{Kind: "flags", Value: map[string]any{}}, ""},
 		{checkspec.CheckSpec{Kind: "flags", Value: map[string]any{"can_diagnose": false}, Phrases: []string{}}, "phrases: is empty; leave it out"},
 		{checkspec.CheckSpec{Kind: "flags", Value: map[string]any{"can_diagnose": false}, Phrases: []string{"a", " "}}, "phrases[1]: is empty"},
 		{checkspec.CheckSpec{Kind: "flags", Value: map[string]any{"can_diagnose": false}, ExpectedFrom: "expected.f"}, "expected_from: the flags check takes its expected value from value or from expected_from, not both"},
 		{checkspec.CheckSpec{Kind: "flags", Values: []any{"a"}}, "values: not an option of the flags check"},
 
 		{checkspec.CheckSpec{Kind: "tool-output", Value: "t"}, "value: is text, not an object of tool names"},
-		{checkspec.CheckSpec{Kind: "tool-output", Value: map[string]any{}}, "value: names no tool"},
+		{checkspec.CheckSpec{Kind: "tool-output", Value: map[string]any{}}, ""},
 		{checkspec.CheckSpec{Kind: "tool-output", Value: map[string]any{"": map[string]any{}}}, "value: has an empty tool name"},
 		{checkspec.CheckSpec{Kind: "tool-output", Value: map[string]any{"t": 1}, Threshold: ptr(-0.1)}, "threshold: must be between 0 and 1"},
 		{checkspec.CheckSpec{Kind: "tool-output", Value: map[string]any{"t": 1}, Match: "all"}, "match: not an option of the tool-output check"},
