@@ -117,7 +117,7 @@ fn compare_output(cfg: &Map, want: Value, got: &str) -> Attribute {
         if mode == "jsonl" {
             parse_jsonl(s).map(Value::Array)
         } else {
-            parse_str(s).map_err(|e| e.to_string())
+            parse_canonical(s).map_err(|e| e.to_string())
         }
     };
     // An expected text that is the output's own (a passing case) is

@@ -19,7 +19,7 @@ fn main() {
     let calls = batch_calls(&input).expect("a batch input").len();
     let mut bytes = 0;
     for _ in 0..rounds {
-        let out = handle_batch(&input, VerifyInput::decode, verify_case).expect("a batch output");
+        let out = handle_verify_batch(&input, verify_case).expect("a batch output");
         bytes += out.len();
     }
     println!("{} calls, {} bytes of output", calls * rounds, bytes);

@@ -342,7 +342,6 @@ fn handle_batch_into<I, O: ToValue>(
 /// the quick path does not take as it comes — a call that is not valid
 /// JSON, anything unusual around the calls, an input that is not a batch
 /// — goes through handle_batch_into from the start, for its messages.
-#[cfg(target_arch = "wasm32")]
 fn handle_batch_parsed<I, O: ToValue>(
     input: &[u8],
     decode: fn(&[u8]) -> Result<I, String>,
@@ -359,7 +358,6 @@ fn handle_batch_parsed<I, O: ToValue>(
 }
 
 /// The quick path of handle_batch_parsed; None where it does not apply.
-#[cfg(target_arch = "wasm32")]
 fn batch_parsed<I, O: ToValue>(
     input: &[u8],
     decode_value: fn(Value) -> Result<I, String>,
@@ -417,7 +415,6 @@ fn batch_parsed<I, O: ToValue>(
 
 /// The calls array at pos, each call answered into out; the offset past
 /// the array.
-#[cfg(target_arch = "wasm32")]
 fn batch_calls_parsed<I, O: ToValue>(
     input: &[u8],
     mut pos: usize,
@@ -468,6 +465,15 @@ fn batch_calls_parsed<I, O: ToValue>(
             return Some(pos);
         }
     }
+}
+
+/// What the verify_batch export answers for a batch input, without the
+/// transport: handle_batch's answer, each call parsed where it is in the
+/// batch.
+pub fn handle_verify_batch(input: &[u8], f: fn(VerifyInput) -> Result<VerifyOutput, String>) -> Result<String, String> {
+    let mut out = String::new();
+    handle_batch_parsed(input, VerifyInput::decode, VerifyInput::decode_value, f, &mut out)?;
+    Ok(out)
 }
 
 /// Where each call of a batch input is (start and end byte offsets). The

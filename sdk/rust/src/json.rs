@@ -8,7 +8,10 @@ pub type Map = BTreeMap<String, Value>;
 
 /// A JSON value. `Number` holds a number's literal text exactly as written
 /// (integers beyond 2^53 survive); `Float` is a number the plugin computed,
-/// written the way Go's encoding/json writes a float64.
+/// written the way Go's encoding/json writes a float64. `Canonical` is a
+/// value held as its canonical encoding (`parse_canonical`), to be
+/// compared and written rather than read: the accessors (`get`,
+/// `as_object`, …) see nothing in it; `Canonical::to_tree` gives the tree.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     Null,
@@ -18,6 +21,7 @@ pub enum Value {
     String(String),
     Array(Vec<Value>),
     Object(Map),
+    Canonical(crate::canonical::Canonical),
 }
 
 impl Default for Value {
@@ -165,7 +169,6 @@ pub fn parse(data: &[u8]) -> Result<Value, SyntaxError> {
 /// and returns it with the offset just past it; whatever follows is left
 /// to the caller. data must be UTF-8 (check_utf8). Offsets in errors are
 /// data's.
-#[cfg(target_arch = "wasm32")]
 pub(crate) fn parse_at(data: &[u8], start: usize) -> Result<(Value, usize), SyntaxError> {
     let mut p = Parser::new(data, start);
     match p.value(0) {
@@ -573,6 +576,7 @@ pub(crate) fn encode_bytes(v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
         Value::Number(n) => extend(out, if n.is_empty() { b"0" } else { n.as_bytes() }),
         Value::Float(f) => write_float(*f, out)?,
         Value::String(s) => quote_bytes(s.as_bytes(), out),
+        Value::Canonical(c) => extend(out, c.as_str().as_bytes()),
         // Four elements or members a loop iteration.
         Value::Array(a) => {
             byte(out, b'[');

@@ -25,6 +25,7 @@
 
 mod answer;
 mod bytes;
+mod canonical;
 mod compare;
 mod entry;
 mod json;
@@ -40,6 +41,7 @@ mod text;
 static ALLOCATOR: pool::Pool = pool::Pool::new();
 
 pub use answer::*;
+pub use canonical::{parse_canonical, Canonical};
 pub use compare::*;
 pub use entry::*;
 pub use json::*;

@@ -247,6 +247,7 @@ pub fn type_name(v: &Value) -> &'static str {
         Value::Number(_) | Value::Float(_) => "a number",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
+        Value::Canonical(c) => c.type_name(),
     }
 }
 
