@@ -24,6 +24,10 @@ import (
 const trivialServerEnv = "WASMEVAL_TRIVIAL_SERVER"
 
 func TestMain(m *testing.M) {
+	if os.Getenv(agentServerEnv) == "1" {
+		serveAgent()
+		return
+	}
 	if os.Getenv(trivialServerEnv) == "1" {
 		l, err := net.Listen("tcp", net.JoinHostPort(os.Getenv("HOST"), os.Getenv("PORT")))
 		if err != nil {

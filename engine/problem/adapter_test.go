@@ -52,6 +52,32 @@ func TestServerAdapterDefaults(t *testing.T) {
 	}
 }
 
+func TestAgentAdapter(t *testing.T) {
+	for _, tc := range []struct {
+		adapter  string
+		endpoint string
+		server   bool
+	}{
+		{"{type: agent}", "", false},
+		{"{type: agent, endpoint: /run, arguments: [--port, '{{port}}'], health_check: {path: /health}}", "/run", true},
+	} {
+		dir := writeTree(t, map[string]string{
+			"config.yaml": "name: p\nentry_file: agent.py\nadapter: " + tc.adapter + "\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n", "c1/x": "",
+		})
+		p, err := Load(dir, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.adapter, err)
+		}
+		a := p.Adapter
+		if a.Type != AdapterAgent || a.Agent == nil || a.Agent.Endpoint != tc.endpoint || (a.Server != nil) != tc.server || a.Agent.Results != "" {
+			t.Errorf("%s: %+v %+v", tc.adapter, a, a.Agent)
+		}
+		if tc.server && (a.Server.Health.Path != "/health" || len(a.Server.Arguments) != 2) {
+			t.Errorf("%s: server %+v", tc.adapter, a.Server)
+		}
+	}
+}
+
 func TestServerAdapterErrors(t *testing.T) {
 	for _, tc := range []struct {
 		adapter string
@@ -59,7 +85,7 @@ func TestServerAdapterErrors(t *testing.T) {
 		line    int
 		msg     string
 	}{
-		{"{type: grpc}", "adapter.type", 3, `unknown adapter "grpc" (expected cli, api, browser)`},
+		{"{type: grpc}", "adapter.type", 3, `unknown adapter "grpc" (expected cli, api, browser, agent)`},
 		{"{type: api, colour: red}", "adapter.colour", 3, `unknown key "colour" (known keys: type, tracked_files, arguments`},
 		{"{type: api, screenshots: always}", "adapter.screenshots", 3, "screenshots applies to the browser adapter only, not api"},
 		{"{type: browser, response: json}", "adapter.response", 3, "response applies to the api adapter only, not browser"},
@@ -72,6 +98,10 @@ func TestServerAdapterErrors(t *testing.T) {
 		{"{type: browser, step_timeout: 0}", "adapter.step_timeout", 3, "expected a positive number of seconds"},
 		{"{type: browser, viewport: {width: 0, height: 10}}", "adapter.viewport", 3, "expected a positive width and height"},
 		{"{type: api, arguments: {a: b}}", "adapter.arguments", 3, "expected a string or a list of strings"},
+		{"{type: api, endpoint: /run}", "adapter.endpoint", 3, "endpoint applies to the agent adapter only, not api"},
+		{"{type: agent, endpoint: run}", "adapter.endpoint", 3, `expected a path starting with /, got "run"`},
+		{"{type: agent, arguments: [--port, '{{port}}']}", "adapter.arguments", 3, "arguments configures an agent served over HTTP; set endpoint"},
+		{"{type: agent, health_check: {path: /}}", "adapter.health_check", 3, "health_check configures an agent served over HTTP"},
 	} {
 		dir := writeTree(t, map[string]string{
 			"config.yaml": "name: p\nentry_file: app.py\nadapter: " + tc.adapter + "\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n", "c1/x": "",

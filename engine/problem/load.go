@@ -170,6 +170,11 @@ func (l *loader) load(path string) *Problem {
 	}
 	p.ArgumentSplitting = l.argumentSplitting(file, root, raw.ArgumentSplitting)
 	p.TimeoutOutcome = l.timeoutOutcome(file, root, raw.TimeoutOutcome)
+	if raw.TimeoutOutcome == "" && p.Adapter.Type == AdapterAgent {
+		// An agent out of time has not answered: its run is the
+		// harness's to retry, not a wrong answer (docs/agents.md).
+		p.TimeoutOutcome = TimeoutErrors
+	}
 	base.verifier = l.verifierRef(file, "", raw.Verifier, nil)
 	raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
 	l.checkRefs(file, &raw.Checks)

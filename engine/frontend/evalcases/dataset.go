@@ -16,6 +16,9 @@ var Categories = []string{"happy_path", "edge_case", "adversarial", "multi_step"
 
 // Entry is one case of a dataset as written.
 type Entry struct {
+	// Index is the entry's position in the dataset's list, as errors
+	// name it.
+	Index    int
 	ID       string
 	Category string
 	Query    string
@@ -91,7 +94,9 @@ func Parse(file string, data []byte, errs *diag.List) []Entry {
 			errs.Add(file, at, 0, "expected an eval case (an object with at least a query), got %s", describe(item))
 			continue
 		}
-		out = append(out, entry(file, at, obj, errs))
+		e := entry(file, at, obj, errs)
+		e.Index = i
+		out = append(out, e)
 	}
 	return out
 }

@@ -200,7 +200,8 @@ func Load(path string, opts Options) (*Dataset, error) {
 func buildCases(file string, entries []Entry, cfg rawConfig, timeout time.Duration, errs *diag.List) []*cases.Case {
 	out := make([]*cases.Case, 0, len(entries))
 	seen := map[string]int{}
-	for i, e := range entries {
+	for _, e := range entries {
+		i := e.Index
 		id := e.ID
 		if id == "" {
 			id = fmt.Sprintf("case-%03d", i+1)

@@ -233,8 +233,11 @@ func (l *suiteLoader) task(rel string, suiteTest *checkspec.PluginRef, timeout t
 	if err := problem.CheckName(name); err != nil {
 		l.errs.Add(file, "name", 0, "task %v", err)
 	}
-	if t.Instruction == nil || strings.TrimSpace(*t.Instruction) == "" {
+	switch {
+	case t.Instruction == nil && !hasKey(n, "instruction"):
 		l.errs.Add(file, "instruction", 0, "required: the instruction the agent is given (a string)")
+	case t.Instruction != nil && strings.TrimSpace(*t.Instruction) == "":
+		l.errs.Add(file, "instruction", 0, "expected the instruction the agent is given, got an empty string")
 	}
 	if t.Timeout != nil {
 		if *t.Timeout <= 0 {
@@ -335,4 +338,17 @@ func (l *suiteLoader) workspaceFiles(rel string) []cases.InputFile {
 		out = append(out, f)
 	}
 	return out
+}
+
+// hasKey says whether the YAML document n is a mapping with key.
+func hasKey(n *yaml.Node, key string) bool {
+	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	for _, kv := range strictyaml.MappingPairs(n) {
+		if kv[0].Value == key {
+			return true
+		}
+	}
+	return false
 }
