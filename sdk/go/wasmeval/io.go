@@ -5,7 +5,7 @@
 // hands it (Verify, LoadCases, Evaluate and Test serve an export written by
 // hand); DescribePlugin; and the helpers every wasmeval SDK shares with the
 // same results — the JSON model and canonical encoding, CompareJSON,
-// NormalizeText, ParseJSONL, ExtractAnswer (docs/sdk-go.md,
+// NormalizeText, ParseJSONL, FindAnswer (docs/sdk-go.md,
 // docs/conformance.md). Envelopes travel over wasmeval's native transport
 // by default — the host writes the input into the plugin's memory and reads
 // the output back, one copy each way, with no Extism kernel in between;

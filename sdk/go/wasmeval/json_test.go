@@ -103,35 +103,14 @@ func TestCompareMatchesEngine(t *testing.T) {
 	}
 }
 
-func TestExtractAnswer(t *testing.T) {
-	run := &AgentRun{Conversation: []Message{
-		{Role: "assistant", Content: "<answer>old</answer>"},
-		{Role: "assistant", Content: "```json\n{\"answer\": 41}\n```\n```\n{\"result\": 42}\n```"},
-	}}
-	if a, src, ok := ExtractAnswer(run); !ok || a != "42" || src != SourceJSONBlock {
-		t.Fatalf("got %q %q %v", a, src, ok)
-	}
-	run.Conversation = append(run.Conversation, Message{ToolCalls: []ToolCall{{Name: "task_complete", Arguments: map[string]any{"answer": " done "}}}})
-	if a, src, _ := ExtractAnswer(run); a != "done" || src != SourceTaskComplete {
-		t.Fatalf("got %q %q", a, src)
-	}
-	run.TaskResult = json.Number("7")
-	if a, src, _ := ExtractAnswer(run); a != "7" || src != SourceTaskResult {
-		t.Fatalf("got %q %q", a, src)
-	}
-	if _, _, ok := ExtractAnswer(&AgentRun{Conversation: []Message{{Content: "no answer here"}}}); ok {
-		t.Fatal("found an answer in none")
-	}
-}
-
 func TestDecodeNamesTheField(t *testing.T) {
 	_, err := HandleVerify([]byte(`{"case":{"id":"x","env":{"A":"1","B":2}}}`), func(*VerifyInput) (*VerifyOutput, error) { return nil, nil })
 	if err == nil || err.Error() != "invalid input: $.case.env.B is a number, expected a string" {
 		t.Fatalf("got %v", err)
 	}
 	out, err := HandleTest([]byte(`{"result":{"task_result":"42"}}`), func(in *TestInput) (*TestOutput, error) {
-		a, _, _ := ExtractAnswer(&in.Result)
-		return &TestOutput{Passed: a == "42", Feedback: "é <ok>"}, nil
+		a := FindAnswer(&in.Result)
+		return &TestOutput{Passed: a.Value == "42", Feedback: "é <ok>"}, nil
 	})
 	if err != nil || string(out) != `{"feedback":"é \u003cok\u003e","passed":true}` {
 		t.Fatalf("got %s %v", out, err)

@@ -29,6 +29,9 @@ type (
 	EvaluateOutput = abi.EvaluateOutput
 	Message        = abi.Message
 	ToolCall       = abi.ToolCall
+	ToolResult     = abi.ToolResult
+	Answer         = abi.Answer
+	Usage          = abi.Usage
 	AgentRun       = abi.AgentRun
 	TestInput      = abi.TestInput
 	TestOutput     = abi.TestOutput
@@ -347,18 +350,45 @@ func testInputOf(v any) (*TestInput, error) {
 		run.Sandbox = r["sandbox"]
 		run.ExecutionTrace = d.arr(root("$.result.execution_trace"), r["execution_trace"])
 		for i, msg := range d.arr(root("$.result.conversation"), r["conversation"]) {
-			p := root("$.result.conversation").elem(i)
-			mm := d.obj(p, msg)
-			out := Message{Role: d.str(p.with(".role"), mm["role"]), Content: d.str(p.with(".content"), mm["content"]), Name: d.str(p.with(".name"), mm["name"])}
-			for j, tc := range d.arr(p.with(".tool_calls"), mm["tool_calls"]) {
-				tp := p.with(".tool_calls").elem(j)
-				tm := d.obj(tp, tc)
-				out.ToolCalls = append(out.ToolCalls, ToolCall{Name: d.str(tp.with(".name"), tm["name"]), Arguments: tm["arguments"]})
-			}
-			run.Conversation = append(run.Conversation, out)
+			run.Conversation = append(run.Conversation, d.message(root("$.result.conversation").elem(i), msg))
 		}
+		run.TaskName = d.str(root("$.result.task_name"), r["task_name"])
+		if a := d.obj(root("$.result.answer"), r["answer"]); a != nil {
+			run.Answer = &Answer{Value: a["value"], Rule: d.str(root("$.result.answer.rule"), a["rule"])}
+		}
+		if u := d.obj(root("$.result.usage"), r["usage"]); u != nil {
+			run.Usage = &Usage{InputTokens: d.integer(root("$.result.usage.input_tokens"), u["input_tokens"]),
+				OutputTokens: d.integer(root("$.result.usage.output_tokens"), u["output_tokens"]),
+				TotalTokens:  d.integer(root("$.result.usage.total_tokens"), u["total_tokens"]),
+				Cost:         d.float(root("$.result.usage.cost"), u["cost"])}
+		}
+		run.ElapsedSeconds = d.float(root("$.result.elapsed_seconds"), r["elapsed_seconds"])
 	}
 	return in, d.err
+}
+
+// message decodes one message of a run's conversation. The fields are
+// visited in the same order in every SDK, so the first shape error is the
+// same.
+func (d *decoder) message(p at, v any) Message {
+	mm := d.obj(p, v)
+	out := Message{Role: d.str(p.with(".role"), mm["role"]), Content: d.str(p.with(".content"), mm["content"]), Name: d.str(p.with(".name"), mm["name"])}
+	for j, tc := range d.arr(p.with(".tool_calls"), mm["tool_calls"]) {
+		tp := p.with(".tool_calls").elem(j)
+		tm := d.obj(tp, tc)
+		out.ToolCalls = append(out.ToolCalls, ToolCall{Name: d.str(tp.with(".name"), tm["name"]), Arguments: tm["arguments"],
+			ID: d.str(tp.with(".id"), tm["id"]), RawArguments: d.str(tp.with(".raw_arguments"), tm["raw_arguments"]),
+			ArgumentsError: d.str(tp.with(".arguments_error"), tm["arguments_error"])})
+	}
+	out.ToolCallID = d.str(p.with(".tool_call_id"), mm["tool_call_id"])
+	for j, tr := range d.arr(p.with(".tool_results"), mm["tool_results"]) {
+		rp := p.with(".tool_results").elem(j)
+		rm := d.obj(rp, tr)
+		out.ToolResults = append(out.ToolResults, ToolResult{ToolCallID: d.str(rp.with(".tool_call_id"), rm["tool_call_id"]),
+			Name: d.str(rp.with(".name"), rm["name"]), Content: d.str(rp.with(".content"), rm["content"]), JSON: rm["json"],
+			IsError: d.boolean(rp.with(".is_error"), rm["is_error"])})
+	}
+	return out
 }
 
 // toValue turns the ABI's output types into the shared value model, with
