@@ -6,7 +6,7 @@ export {
 } from "./json";
 export {
   ABI_VERSION, TRANSPORT, Obj, Describe, InputFile, Case, Actual, VerifyInput, DiffEntry, Diff, Attribute, VerifyOutput,
-  GroupInfo, Outcome, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput, ToolCall, Message, AgentRun, TestInput,
+  GroupInfo, Outcome, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput, ToolCall, ToolResult, Message, Answer, Usage, AgentRun, TestInput,
   TestOutput, typeName, decodeError, decodeVerifyInput, decodeLoadInput, decodeEvaluateInput, decodeTestInput, num, str,
   flag, get,
 } from "./models";

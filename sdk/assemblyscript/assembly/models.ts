@@ -555,9 +555,30 @@ export class EvaluateOutput {
   writeTo(w: ByteWriter): bool { return w.value(this.toValue()); }
 }
 
+/** A tool invocation inside a message. */
 export class ToolCall {
   name: string = "";
+  /** The parsed arguments; their text when they are not JSON. */
   arguments: Value = Value.null();
+  /** The call's id; "" when the agent gave none. */
+  id: string = "";
+  /** The arguments' text as the agent wrote it. */
+  rawArguments: string = "";
+  /** Why rawArguments is not JSON; "" when it is. */
+  argumentsError: string = "";
+}
+
+/** What a tool returned for one call. */
+export class ToolResult {
+  /** The id of the call answered. */
+  toolCallId: string = "";
+  /** The tool's name. */
+  name: string = "";
+  /** The result's text. */
+  content: string = "";
+  /** content parsed, when it is one JSON value; null otherwise. */
+  json: Value = Value.null();
+  isError: bool = false;
 }
 
 /** One turn of an agent's conversation. */
@@ -566,6 +587,28 @@ export class Message {
   content: string = "";
   toolCalls: Array<ToolCall> = [];
   name: string = "";
+  /** On a role "tool" message, the id of the call it answers. */
+  toolCallId: string = "";
+  /** The tool results the message carries. */
+  toolResults: Array<ToolResult> = [];
+}
+
+/** An agent's answer and the rule that found it (see findAnswer). */
+export class Answer {
+  value: Value = Value.null();
+  /** One of the RULE_… names. */
+  rule: string = "";
+  /** Whether a rule found an answer. */
+  get found(): bool { return this.rule.length > 0 && this.rule != "none"; }
+}
+
+/** The tokens and money an agent spent, as it reported them. */
+export class Usage {
+  inputTokens: i64 = 0;
+  outputTokens: i64 = 0;
+  totalTokens: i64 = 0;
+  /** In US dollars; 0 when not reported. */
+  cost: f64 = 0;
 }
 
 /** An agent run, judged by a test function. */
@@ -577,6 +620,13 @@ export class AgentRun {
   instruction: string = "";
   iterations: i64 = 0;
   sandbox: Value = Value.null();
+  taskName: string = "";
+  /** The answer the engine found; null from hosts that do not send it
+   * (findAnswer then finds it by the same rule). */
+  answer: Answer | null = null;
+  usage: Usage | null = null;
+  /** The agent's wall time; 0 when not reported. */
+  elapsedSeconds: f64 = 0;
 }
 
 export class TestInput {
@@ -652,9 +702,12 @@ const OUTCOME_KEYS = new KeySet(["case", "actual"]);
 const EVALUATE_KEYS = new KeySet(["abi_version", "config", "function", "arguments", "expected", "case", "actual"]);
 const TEST_KEYS = new KeySet(["abi_version", "config", "result"]);
 const RESULT_KEYS = new KeySet(["task_result", "status", "instruction", "iterations", "sandbox", "execution_trace",
-  "conversation"]);
-const MESSAGE_KEYS = new KeySet(["role", "content", "name", "tool_calls"]);
-const TOOL_CALL_KEYS = new KeySet(["name", "arguments"]);
+  "conversation", "task_name", "answer", "usage", "elapsed_seconds"]);
+const MESSAGE_KEYS = new KeySet(["role", "content", "name", "tool_calls", "tool_call_id", "tool_results"]);
+const TOOL_CALL_KEYS = new KeySet(["name", "arguments", "id", "raw_arguments", "arguments_error"]);
+const TOOL_RESULT_KEYS = new KeySet(["tool_call_id", "name", "content", "json", "is_error"]);
+const ANSWER_KEYS = new KeySet(["value", "rule"]);
+const USAGE_KEYS = new KeySet(["input_tokens", "output_tokens", "total_tokens", "cost"]);
 
 // Decoding is not reentrant: one decoder serves every envelope.
 const decoder = new Decoder();
@@ -1015,37 +1068,87 @@ export function testInputAt(doc: Doc, i: i32): TestInput | null {
     const conv = d.slot(rf, 6);
     const nc = d.arr("$.result", ".conversation", conv);
     for (let k = 0, c = conv + 1; k < nc; k++) {
-      const mm = d.obj("$.result", ".conversation", c, k);
-      const msg = new Message();
-      if (mm >= 0) {
-        const p = joinPath("$.result", ".conversation", k);
-        const mf = d.fields(mm, MESSAGE_KEYS);
-        msg.role = d.str(p, ".role", d.slot(mf, 0));
-        msg.content = d.str(p, ".content", d.slot(mf, 1));
-        msg.name = d.str(p, ".name", d.slot(mf, 2));
-        const tcs = d.slot(mf, 3);
-        const nt = d.arr(p, ".tool_calls", tcs);
-        for (let j = 0, t = tcs + 1; j < nt; j++) {
-          const tm = d.obj(p, ".tool_calls", t, j);
-          const tc = new ToolCall();
-          if (tm >= 0) {
-            const tf = d.fields(tm, TOOL_CALL_KEYS);
-            tc.name = d.str(joinPath(p, ".tool_calls", j), ".name", d.slot(tf, 0));
-            tc.arguments = valueAt(doc, d.slot(tf, 1));
-            d.done(tf);
-          }
-          msg.toolCalls.push(tc);
-          t = doc.next(t);
-        }
-        d.done(mf);
-      }
-      run.conversation.push(msg);
+      run.conversation.push(messageAt(d, doc, c, k));
       c = doc.next(c);
     }
+    run.taskName = d.str("$.result", ".task_name", d.slot(rf, 7));
+    const ans = d.obj("$.result", ".answer", d.slot(rf, 8));
+    if (ans >= 0) {
+      const af = d.fields(ans, ANSWER_KEYS);
+      const a = new Answer();
+      a.value = valueAt(doc, d.slot(af, 0));
+      a.rule = d.str("$.result.answer", ".rule", d.slot(af, 1));
+      run.answer = a;
+      d.done(af);
+    }
+    const use = d.obj("$.result", ".usage", d.slot(rf, 9));
+    if (use >= 0) {
+      const uf = d.fields(use, USAGE_KEYS);
+      const u = new Usage();
+      u.inputTokens = d.integer("$.result.usage", ".input_tokens", d.slot(uf, 0));
+      u.outputTokens = d.integer("$.result.usage", ".output_tokens", d.slot(uf, 1));
+      u.totalTokens = d.integer("$.result.usage", ".total_tokens", d.slot(uf, 2));
+      u.cost = d.float("$.result.usage", ".cost", d.slot(uf, 3));
+      run.usage = u;
+      d.done(uf);
+    }
+    run.elapsedSeconds = d.float("$.result", ".elapsed_seconds", d.slot(rf, 10));
     d.done(rf);
   }
   d.done(f);
   return finish(d) ? r : null;
+}
+
+/** Decodes message k of a run's conversation (node c), its fields in the
+ * same order as every other SDK. */
+function messageAt(d: Decoder, doc: Doc, c: i32, k: i32): Message {
+  const mm = d.obj("$.result", ".conversation", c, k);
+  const msg = new Message();
+  if (mm < 0) return msg;
+  const p = joinPath("$.result", ".conversation", k);
+  const mf = d.fields(mm, MESSAGE_KEYS);
+  msg.role = d.str(p, ".role", d.slot(mf, 0));
+  msg.content = d.str(p, ".content", d.slot(mf, 1));
+  msg.name = d.str(p, ".name", d.slot(mf, 2));
+  const tcs = d.slot(mf, 3);
+  const nt = d.arr(p, ".tool_calls", tcs);
+  for (let j = 0, t = tcs + 1; j < nt; j++) {
+    const tm = d.obj(p, ".tool_calls", t, j);
+    const tc = new ToolCall();
+    if (tm >= 0) {
+      const tp = joinPath(p, ".tool_calls", j);
+      const tf = d.fields(tm, TOOL_CALL_KEYS);
+      tc.name = d.str(tp, ".name", d.slot(tf, 0));
+      tc.arguments = valueAt(doc, d.slot(tf, 1));
+      tc.id = d.str(tp, ".id", d.slot(tf, 2));
+      tc.rawArguments = d.str(tp, ".raw_arguments", d.slot(tf, 3));
+      tc.argumentsError = d.str(tp, ".arguments_error", d.slot(tf, 4));
+      d.done(tf);
+    }
+    msg.toolCalls.push(tc);
+    t = doc.next(t);
+  }
+  msg.toolCallId = d.str(p, ".tool_call_id", d.slot(mf, 4));
+  const trs = d.slot(mf, 5);
+  const nr = d.arr(p, ".tool_results", trs);
+  for (let j = 0, t = trs + 1; j < nr; j++) {
+    const rm = d.obj(p, ".tool_results", t, j);
+    const tr = new ToolResult();
+    if (rm >= 0) {
+      const rp = joinPath(p, ".tool_results", j);
+      const rf = d.fields(rm, TOOL_RESULT_KEYS);
+      tr.toolCallId = d.str(rp, ".tool_call_id", d.slot(rf, 0));
+      tr.name = d.str(rp, ".name", d.slot(rf, 1));
+      tr.content = d.str(rp, ".content", d.slot(rf, 2));
+      tr.json = valueAt(doc, d.slot(rf, 3));
+      tr.isError = d.bool(rp, ".is_error", d.slot(rf, 4));
+      d.done(rf);
+    }
+    msg.toolResults.push(tr);
+    t = doc.next(t);
+  }
+  d.done(mf);
+  return msg;
 }
 
 /** Node i as a value (null for -1). */

@@ -194,10 +194,32 @@ pub struct EvaluateOutput {
     pub unscored: String,
 }
 
+/// A tool invocation inside a message.
 #[derive(Clone, Debug, Default)]
 pub struct ToolCall {
     pub name: String,
+    /// The parsed arguments; their text when they are not JSON.
     pub arguments: Value,
+    /// The call's id; empty when the agent gave none.
+    pub id: String,
+    /// The arguments' text as the agent wrote it.
+    pub raw_arguments: String,
+    /// Why `raw_arguments` is not JSON; empty when it is.
+    pub arguments_error: String,
+}
+
+/// What a tool returned for one call.
+#[derive(Clone, Debug, Default)]
+pub struct ToolResult {
+    /// The id of the call answered.
+    pub tool_call_id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The result's text.
+    pub content: String,
+    /// `content` parsed, when it is one JSON value; Null otherwise.
+    pub json: Value,
+    pub is_error: bool,
 }
 
 /// One turn of an agent's conversation.
@@ -207,6 +229,28 @@ pub struct Message {
     pub content: String,
     pub tool_calls: Vec<ToolCall>,
     pub name: String,
+    /// On a role "tool" message, the id of the call it answers.
+    pub tool_call_id: String,
+    /// The tool results the message carries.
+    pub tool_results: Vec<ToolResult>,
+}
+
+/// An agent's answer and the rule that found it (see `find_answer`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Answer {
+    pub value: Value,
+    /// One of the `RULE_…` names.
+    pub rule: String,
+}
+
+/// The tokens and money an agent spent, as it reported them.
+#[derive(Clone, Debug, Default)]
+pub struct Usage {
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub total_tokens: i64,
+    /// In US dollars; 0 when not reported.
+    pub cost: f64,
 }
 
 /// An agent run, judged by a test function.
@@ -219,6 +263,13 @@ pub struct AgentRun {
     pub instruction: String,
     pub iterations: i64,
     pub sandbox: Value,
+    pub task_name: String,
+    /// The answer the engine found; None from hosts that do not send it
+    /// (`find_answer` then finds it by the same rule).
+    pub answer: Option<Answer>,
+    pub usage: Option<Usage>,
+    /// The agent's wall time; 0 when not reported.
+    pub elapsed_seconds: f64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -563,27 +614,70 @@ impl TestInput {
             run.execution_trace = d.arr(&rp.field("execution_trace"), take(&mut r, "execution_trace"));
             let cp = rp.field("conversation");
             for (i, msg) in d.arr(&cp, take(&mut r, "conversation")).into_iter().enumerate() {
-                let p = Path::Index(&cp, i);
-                let mut mm = d.obj(&p, msg);
-                let mut out = Message {
-                    role: d.string(&p.field("role"), take(&mut mm, "role")),
-                    content: d.string(&p.field("content"), take(&mut mm, "content")),
-                    name: d.string(&p.field("name"), take(&mut mm, "name")),
-                    ..Default::default()
-                };
-                let tp = p.field("tool_calls");
-                for (j, tc) in d.arr(&tp, take(&mut mm, "tool_calls")).into_iter().enumerate() {
-                    let p = Path::Index(&tp, j);
-                    let mut tm = d.obj(&p, tc);
-                    out.tool_calls.push(ToolCall {
-                        name: d.string(&p.field("name"), take(&mut tm, "name")),
-                        arguments: take(&mut tm, "arguments"),
-                    });
-                }
-                run.conversation.push(out);
+                let m = d.message(&Path::Index(&cp, i), msg);
+                run.conversation.push(m);
             }
+            run.task_name = d.string(&rp.field("task_name"), take(&mut r, "task_name"));
+            let ap = rp.field("answer");
+            if let Some(a) = d.obj(&ap, take(&mut r, "answer")) {
+                let mut a = Some(a);
+                let value = take(&mut a, "value");
+                let rule = d.string(&ap.field("rule"), take(&mut a, "rule"));
+                run.answer = Some(Answer { value, rule });
+            }
+            let up = rp.field("usage");
+            if let Some(u) = d.obj(&up, take(&mut r, "usage")) {
+                let mut u = Some(u);
+                run.usage = Some(Usage {
+                    input_tokens: d.integer(&up.field("input_tokens"), &take(&mut u, "input_tokens")),
+                    output_tokens: d.integer(&up.field("output_tokens"), &take(&mut u, "output_tokens")),
+                    total_tokens: d.integer(&up.field("total_tokens"), &take(&mut u, "total_tokens")),
+                    cost: d.float(&up.field("cost"), &take(&mut u, "cost")),
+                });
+            }
+            run.elapsed_seconds = d.float(&rp.field("elapsed_seconds"), &take(&mut r, "elapsed_seconds"));
         }
         d.done(in_)
+    }
+}
+
+impl Decoder {
+    /// Decodes one message of a run's conversation, its fields in the
+    /// same order as every other SDK.
+    fn message(&mut self, p: &Path, msg: Value) -> Message {
+        let mut mm = self.obj(p, msg);
+        let mut out = Message {
+            role: self.string(&p.field("role"), take(&mut mm, "role")),
+            content: self.string(&p.field("content"), take(&mut mm, "content")),
+            name: self.string(&p.field("name"), take(&mut mm, "name")),
+            ..Default::default()
+        };
+        let tp = p.field("tool_calls");
+        for (j, tc) in self.arr(&tp, take(&mut mm, "tool_calls")).into_iter().enumerate() {
+            let p = Path::Index(&tp, j);
+            let mut tm = self.obj(&p, tc);
+            out.tool_calls.push(ToolCall {
+                name: self.string(&p.field("name"), take(&mut tm, "name")),
+                arguments: take(&mut tm, "arguments"),
+                id: self.string(&p.field("id"), take(&mut tm, "id")),
+                raw_arguments: self.string(&p.field("raw_arguments"), take(&mut tm, "raw_arguments")),
+                arguments_error: self.string(&p.field("arguments_error"), take(&mut tm, "arguments_error")),
+            });
+        }
+        out.tool_call_id = self.string(&p.field("tool_call_id"), take(&mut mm, "tool_call_id"));
+        let rp = p.field("tool_results");
+        for (j, tr) in self.arr(&rp, take(&mut mm, "tool_results")).into_iter().enumerate() {
+            let p = Path::Index(&rp, j);
+            let mut rm = self.obj(&p, tr);
+            out.tool_results.push(ToolResult {
+                tool_call_id: self.string(&p.field("tool_call_id"), take(&mut rm, "tool_call_id")),
+                name: self.string(&p.field("name"), take(&mut rm, "name")),
+                content: self.string(&p.field("content"), take(&mut rm, "content")),
+                json: take(&mut rm, "json"),
+                is_error: self.boolean(&p.field("is_error"), &take(&mut rm, "is_error")),
+            });
+        }
+        out
     }
 }
 
