@@ -38,6 +38,10 @@ type Vector struct {
 	// Expand replaces a placeholder, in the input and the expected output,
 	// by a long generated text, so large payloads need no large files.
 	Expand map[string]Expansion `json:"expand,omitempty"`
+	// AgentResult, on a test vector, is the agent's result JSON the input's
+	// run was rendered from by the engine (engine/agent), so the vector
+	// holds the SDKs to what the engine sends (answer_test.go).
+	AgentResult json.RawMessage `json:"agent_result,omitempty"`
 	// Output is the expected output envelope, byte for byte (canonical
 	// JSON); Error the expected message when the call must fail.
 	Output *string `json:"output,omitempty"`

@@ -264,13 +264,23 @@ func judge(in *wasmeval.TestInput) (*wasmeval.TestOutput, error) {
 		return nil, err
 	}
 	expected := str(in.Config, "expected")
-	answer, source, ok := wasmeval.ExtractAnswer(&in.Result)
-	details := map[string]any{"answer": answer, "source": source, "expected": expected,
-		"iterations": in.Result.Iterations, "messages": len(in.Result.Conversation), "steps": len(in.Result.ExecutionTrace)}
+	run := &in.Result
+	found := wasmeval.FindAnswer(run)
+	answer := wasmeval.AnswerText(found.Value)
+	results, tokens := 0, 0
+	for _, m := range run.Conversation {
+		results += len(m.ToolResults)
+	}
+	if run.Usage != nil {
+		tokens = run.Usage.TotalTokens
+	}
+	details := map[string]any{"answer": answer, "rule": found.Rule, "value": found.Value, "expected": expected,
+		"iterations": run.Iterations, "messages": len(run.Conversation), "steps": len(run.ExecutionTrace),
+		"task_name": run.TaskName, "tool_results": results, "tokens": tokens, "elapsed_seconds": run.ElapsedSeconds}
 	if s := str(in.Config, "unscored"); s != "" {
 		return &wasmeval.TestOutput{Feedback: "not judged", Details: details, Unscored: s}, nil
 	}
-	if !ok {
+	if !found.Found() {
 		return &wasmeval.TestOutput{Feedback: "no answer found", Details: details}, nil
 	}
 	var passed bool
@@ -290,5 +300,5 @@ func judge(in *wasmeval.TestInput) (*wasmeval.TestOutput, error) {
 	if passed {
 		verb = " matches "
 	}
-	return &wasmeval.TestOutput{Passed: passed, Feedback: "answer " + quote(answer) + " (from " + source + ")" + verb + quote(expected), Details: details}, nil
+	return &wasmeval.TestOutput{Passed: passed, Feedback: "answer " + quote(answer) + " (from " + found.Rule + ")" + verb + quote(expected), Details: details}, nil
 }

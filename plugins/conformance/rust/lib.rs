@@ -276,24 +276,29 @@ fn eval(input: EvaluateInput) -> Result<EvaluateOutput, String> {
 fn judge(input: TestInput) -> Result<TestOutput, String> {
     common(&input.config)?;
     let expected = str_of(&input.config, "expected");
-    let found = extract_answer(&input.result);
-    let (answer, source) = match &found {
-        Some((a, s)) => (a.clone(), *s),
-        None => (String::new(), ""),
-    };
+    let run = &input.result;
+    let found = find_answer(run);
+    let answer = answer_text(&found.value);
+    let results: usize = run.conversation.iter().map(|m| m.tool_results.len()).sum();
+    let tokens = run.usage.as_ref().map_or(0, |u| u.total_tokens);
     let details = object(vec![
         ("answer", answer.as_str().into()),
-        ("source", source.into()),
+        ("rule", found.rule.as_str().into()),
+        ("value", found.value.clone()),
         ("expected", expected.as_str().into()),
-        ("iterations", Value::int(input.result.iterations)),
-        ("messages", Value::int(input.result.conversation.len() as i64)),
-        ("steps", Value::int(input.result.execution_trace.len() as i64)),
+        ("iterations", Value::int(run.iterations)),
+        ("messages", Value::int(run.conversation.len() as i64)),
+        ("steps", Value::int(run.execution_trace.len() as i64)),
+        ("task_name", run.task_name.as_str().into()),
+        ("tool_results", Value::int(results as i64)),
+        ("tokens", Value::int(tokens)),
+        ("elapsed_seconds", Value::Float(run.elapsed_seconds)),
     ]);
     let unscored = str_of(&input.config, "unscored");
     if !unscored.is_empty() {
         return Ok(TestOutput { passed: false, feedback: "not judged".into(), details, unscored });
     }
-    if found.is_none() {
+    if !found.found() {
         return Ok(TestOutput { passed: false, feedback: "no answer found".into(), details, ..Default::default() });
     }
     let passed = match str_of(&input.config, "match").as_str() {
@@ -310,7 +315,7 @@ fn judge(input: TestInput) -> Result<TestOutput, String> {
     let verb = if passed { " matches " } else { " does not match " };
     Ok(TestOutput {
         passed,
-        feedback: format!("answer {} (from {}){}{}", quote(&answer), source, verb, quote(&expected)),
+        feedback: format!("answer {} (from {}){}{}", quote(&answer), found.rule, verb, quote(&expected)),
         details,
         ..Default::default()
     })
