@@ -88,6 +88,9 @@ var Examples = []Example{
 	{Go, "./examples/inventory/plugins/ranking", "examples/inventory/plugins/inventory-ranking.wasm"},
 	{Go, "./examples/answers/plugins/answercheck", "examples/answers/plugins/answercheck.wasm"},
 	{Go, "./examples/notes/plugins/statsloader", "examples/notes/plugins/notes-statsloader.wasm"},
+	{Go, "./examples/agent-tasks/plugins/answer", "examples/agent-tasks/plugins/agent-answer.wasm"},
+	{Rust, "examples/agent-tasks/plugins/sandboxfile/lib.rs", "examples/agent-tasks/plugins/agent-sandbox-file.wasm"},
+	{AssemblyScript, "examples/agent-tasks/plugins/jsonanswer/plugin.ts", "examples/agent-tasks/plugins/agent-json-answer.wasm"},
 }
 
 // References are the conformance suite's reference plugins, one per SDK

@@ -13,6 +13,11 @@ import (
 // (block or flow style).
 var pinRef = regexp.MustCompile(`(path:\s*([^\s,}]+\.wasm)[\s,]+sha256:\s*)([0-9a-f]{64})`)
 
+// pinnedFiles are the files of the examples that bind plugins: problem
+// configs, and the agent front-ends' suite configs (wasmeval.yaml), task
+// files and eval-case configs.
+var pinnedFiles = map[string]bool{"config.yaml": true, "wasmeval.yaml": true, "task.yaml": true, "eval.yaml": true}
+
 // PinExamples rewrites the sha256 of every plugin reference in the
 // examples' config files to the digest of the file it names, so that after
 // changing a plugin's source (or code it imports) the examples pin what the
@@ -24,7 +29,7 @@ func PinExamples() ([]string, error) {
 	}
 	var changed []string
 	err = filepath.WalkDir(filepath.Join(root, "examples"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "config.yaml" {
+		if err != nil || d.IsDir() || !pinnedFiles[d.Name()] {
 			return err
 		}
 		data, err := os.ReadFile(p)
