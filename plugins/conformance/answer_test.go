@@ -2,12 +2,17 @@ package conformance
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/agent"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
 // decode reads JSON as engine/agent does: numbers as json.Number.
@@ -106,4 +111,59 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return []byte(strings.TrimSuffix(buf.String(), "\n"))
+}
+
+// TestHostSendsTheWholeRun: what the engine renders for an agent's result
+// reaches every SDK's test function through the host, alone and in a
+// batch: the tool results, usage, timing and the engine's answer.
+func TestHostSendsTheWholeRun(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("vectors", "test_answer_anthropic.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v Vector
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	r, err := agent.Parse(v.AgentResult, agent.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := r.AgentRun()
+	// The host's answer is not what the fields give, so a plugin that
+	// reports it has read it rather than found its own.
+	run.Answer = &abi.Answer{Value: "from the host", Rule: abi.RuleFinalReply}
+	config := map[string]any{"expected": "from the host"}
+	for _, lang := range Languages {
+		if lang.Transport != abi.TransportNative {
+			continue
+		}
+		t.Run(lang.Name, func(t *testing.T) {
+			h := newHost(t)
+			p, err := h.Load(context.Background(), Reference(t, lang), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(how string, out abi.TestOutput) {
+				t.Helper()
+				d, _ := out.Details.(map[string]any)
+				if !out.Passed || d["rule"] != abi.RuleFinalReply || d["value"] != "from the host" || d["task_name"] != "count-python-files" ||
+					d["tool_results"] != float64(3) || d["tokens"] != float64(2391) || d["elapsed_seconds"] != 3.25 || d["messages"] != float64(6) {
+					t.Errorf("%s: %+v", how, out)
+				}
+			}
+			out, err := p.Test(context.Background(), run, config, host.CallOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("alone", out)
+			outs, errs := p.TestBatch(context.Background(), []abi.TestInput{{Config: config, Result: run}, {Config: config, Result: run}}, host.CallOptions{})
+			for i := range outs {
+				if errs[i] != nil {
+					t.Fatal(errs[i])
+				}
+				check("in a batch", outs[i])
+			}
+		})
+	}
 }
