@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wasmeval/wasmeval/engine/agent"
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
@@ -33,12 +34,19 @@ func RecordedPaths(name string) []string {
 
 // Run implements Adapter.
 func (a *Recorded) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Execution, error) {
+	out, _ := a.Read(c)
+	return out, nil
+}
+
+// Read is Run that also returns the result as parsed (nil when the case
+// has none), so a caller that checks it need not parse it again.
+func (a *Recorded) Read(c *cases.Case) (result.Execution, *agent.Result) {
 	name := c.ID
 	if c.Task != nil && c.Task.Name != "" {
 		name = c.Task.Name
 	}
 	out := result.Execution{Command: []string{"recorded", a.Dir}}
-	fail := func(format string, args ...any) (result.Execution, error) {
+	fail := func(format string, args ...any) (result.Execution, *agent.Result) {
 		out.AdapterError = true
 		out.StatusCode = -1
 		out.Error = fmt.Sprintf(format, args...)
@@ -60,10 +68,11 @@ func (a *Recorded) Run(ctx context.Context, sess runtime.Session, c *cases.Case)
 			return fail("recorded result %s: %v", p, err)
 		}
 		out.Output = string(data)
-		if r := takeResult(&out, p); r != nil && r.ElapsedSeconds != nil {
+		r := takeResult(&out, p)
+		if r != nil && r.ElapsedSeconds != nil {
 			out.Elapsed = *r.ElapsedSeconds
 		}
-		return out, nil
+		return out, r
 	}
 	return fail("missing: no recorded result for task %s (looked for %s)", name, strings.Join(tried, " and "))
 }

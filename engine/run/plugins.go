@@ -197,7 +197,7 @@ type caseVerdict struct {
 // read-only. Empty where no workspace exists (rescoring a journal); then
 // read_asset reads the problem's files, as for every other plugin.
 func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.Case, actual verify.Actual, env verify.Env, sandbox string) caseVerdict {
-	return s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, nil, env, sandbox)[0]
+	return s.verifyCases(ctx, g, []*cases.Case{c}, []verify.Actual{actual}, nil, nil, env, sandbox)[0]
 }
 
 // verifyCases is verifyCase for many cases of one group at once: the
@@ -205,7 +205,10 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 // docs/plugin-abi.md), and each case's verdict and fault are the ones
 // verifyCase gives it alone. elapsed, when not nil, is each case's
 // elapsed seconds (for the latency check), in place of env.Elapsed.
-func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, elapsed []float64, env verify.Env, sandbox string) []caseVerdict {
+//
+// parsed, when not nil, is each agent case's output already parsed as
+// an agent result (nil where it is none), so it is not parsed again.
+func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, elapsed []float64, parsed []*agent.Result, env verify.Env, sandbox string) []caseVerdict {
 	attrs := make([][]verify.AttributeResult, len(cs))
 	faults := make([][]string, len(cs))
 	unscored := make([]string, len(cs))
@@ -219,6 +222,7 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 	if sandbox != "" {
 		testOpts.Assets = plugincall.ProblemAssets(sandbox)
 	}
+	var tests []*testCall
 	for i, c := range cs {
 		checks := c.Checks
 		if len(checks) == 0 && g.Verifier == nil {
@@ -232,18 +236,21 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 		// An agent case's output is the agent's result: parsed once for
 		// every check that reads it. Output that is not a result leaves
 		// Agent nil, and those checks say so.
-		if c.Task != nil && caseEnv.Agent == nil {
+		if parsed != nil {
+			caseEnv.Agent = parsed[i]
+		} else if c.Task != nil && caseEnv.Agent == nil {
 			caseEnv.Agent, _ = agent.Parse([]byte(actuals[i].Output), agent.Options{Source: "the agent's result"})
 		}
 		for _, spec := range checks {
 			if spec.Kind == "test" {
-				res, why, err := s.test(ctx, spec, actuals[i], caseEnv.Agent, testOpts)
+				call, res, err := s.prepareTest(ctx, spec, actuals[i], caseEnv.Agent)
 				if err != nil {
 					fault(i, verify.AttributeOf(spec), err)
 					continue
 				}
-				if why != "" && unscored[i] == "" {
-					unscored[i] = why
+				if call != nil {
+					call.i, call.slot = i, len(attrs[i])
+					tests = append(tests, call)
 				}
 				attrs[i] = append(attrs[i], res)
 				continue
@@ -265,6 +272,22 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 				unscored[i] = label + ": " + out.Unscored
 			}
 			attrs[i] = append(attrs[i], evaluatorVerdict(attr, spec, label, out))
+		}
+	}
+	if len(tests) > 0 {
+		outs, errs := runTests(ctx, tests, testOpts)
+		for k, c := range tests {
+			if errs[k] != nil {
+				faults[c.i] = append(faults[c.i], errs[k].Error())
+				attrs[c.i][c.slot] = verify.AttributeResult{Attribute: c.res.Attribute, Weight: 1, Check: "plugin",
+					Diff: &verify.Diff{Summary: errs[k].Error()}}
+				continue
+			}
+			res, why := c.verdict(outs[k])
+			attrs[c.i][c.slot] = res
+			if why != "" && unscored[c.i] == "" {
+				unscored[c.i] = why
+			}
 		}
 	}
 	if g.Verifier != nil {
@@ -309,19 +332,29 @@ func (s *pluginSet) evaluate(ctx context.Context, spec problem.CheckSpec, c *cas
 	return out, p.Label(), err
 }
 
-// test runs a test check on one case: the attribute's value is read as
-// an agent's result JSON (engine/agent) and the test-function plugin
-// judges it. A value that is not a result is the agent's failure, so the
-// attribute is incorrect and the plugin is not called; only the plugin's
-// own faults are errors. why is set when the plugin leaves the case
-// unscored.
+// testCall is one case's test check waiting for its test function's
+// verdict: verifyCases gathers a group's calls to the same plugin and
+// makes them in as few calls as the plugin allows (test_batch).
+type testCall struct {
+	// i is the case, slot the attribute's place among its attributes.
+	i, slot int
+	p       *host.Plugin
+	res     verify.AttributeResult
+	in      abi.TestInput
+}
+
+// prepareTest readies a test check of one case: the attribute's value is
+// read as an agent's result JSON (engine/agent) for the test-function
+// plugin to judge. A value that is not a result is the agent's failure,
+// decided here: res is then the attribute's verdict and call nil, the
+// plugin not called. Only the plugin's own faults are errors.
 //
 // parsed is the case's output already parsed as an agent result (nil
 // when it is not one, or not an agent case).
-func (s *pluginSet) test(ctx context.Context, spec problem.CheckSpec, actual verify.Actual, parsed *agent.Result, opts host.CallOptions) (res verify.AttributeResult, why string, err error) {
+func (s *pluginSet) prepareTest(ctx context.Context, spec problem.CheckSpec, actual verify.Actual, parsed *agent.Result) (call *testCall, res verify.AttributeResult, err error) {
 	p, err := s.get(ctx, spec.Plugin, abi.KindTest)
 	if err != nil {
-		return res, "", err
+		return nil, res, err
 	}
 	attr := verify.AttributeOf(spec)
 	res = verify.AttributeResult{Attribute: attr, Expected: "passed", Weight: spec.WeightOr(1), Check: p.Label()}
@@ -332,15 +365,18 @@ func (s *pluginSet) test(ctx context.Context, spec problem.CheckSpec, actual ver
 	if msg != "" {
 		res.Actual = msg
 		res.Diff = &verify.Diff{Summary: msg, Entries: []verify.DiffEntry{{Path: attr, Op: "mismatch", Expected: "an agent result", Actual: msg}}}
-		return res, "", nil
+		return nil, res, nil
 	}
-	out, err := p.Test(ctx, run.AgentRun(), spec.Plugin.Config, opts)
-	if err != nil {
-		return res, "", err
-	}
+	return &testCall{p: p, res: res, in: abi.TestInput{ABIVersion: abi.Version, Config: spec.Plugin.Config, Result: run.AgentRun()}}, res, nil
+}
+
+// verdict is the attribute a test function's output gives the call, and
+// why the plugin left the case unscored ("" when it judged it).
+func (c *testCall) verdict(out abi.TestOutput) (verify.AttributeResult, string) {
+	res, why := c.res, ""
 	res.Actual, res.IsCorrect = out.Details, out.Passed
 	if out.Unscored != "" {
-		why = p.Label() + ": " + out.Unscored
+		why = c.p.Label() + ": " + out.Unscored
 	}
 	if !out.Passed {
 		summary := out.Feedback
@@ -351,9 +387,41 @@ func (s *pluginSet) test(ctx context.Context, spec problem.CheckSpec, actual ver
 		default:
 			summary = "the test function did not pass the result (it gave no feedback)"
 		}
-		res.Diff = &verify.Diff{Summary: summary, Entries: []verify.DiffEntry{{Path: attr, Op: "mismatch", Expected: "passed", Actual: out.Details}}}
+		res.Diff = &verify.Diff{Summary: summary, Entries: []verify.DiffEntry{{Path: res.Attribute, Op: "mismatch", Expected: "passed", Actual: out.Details}}}
 	}
-	return res, why, nil
+	return res, why
+}
+
+// runTests makes the calls, those to one plugin together, and returns
+// each call's output and fault in order.
+func runTests(ctx context.Context, calls []*testCall, opts host.CallOptions) ([]abi.TestOutput, []error) {
+	outs := make([]abi.TestOutput, len(calls))
+	errs := make([]error, len(calls))
+	byPlugin := map[*host.Plugin][]int{}
+	var order []*host.Plugin
+	for k, c := range calls {
+		if _, seen := byPlugin[c.p]; !seen {
+			order = append(order, c.p)
+		}
+		byPlugin[c.p] = append(byPlugin[c.p], k)
+	}
+	for _, p := range order {
+		ks := byPlugin[p]
+		if len(ks) == 1 {
+			c := calls[ks[0]]
+			outs[ks[0]], errs[ks[0]] = p.Test(ctx, c.in.Result, c.in.Config, opts)
+			continue
+		}
+		ins := make([]abi.TestInput, len(ks))
+		for j, k := range ks {
+			ins[j] = calls[k].in
+		}
+		got, gotErrs := p.TestBatch(ctx, ins, opts)
+		for j, k := range ks {
+			outs[k], errs[k] = got[j], gotErrs[j]
+		}
+	}
+	return outs, errs
 }
 
 // agentResult parses an attribute's value as an agent's result JSON, or

@@ -687,7 +687,7 @@ func (r *groupRescorer) verifyBatch(ctx context.Context, items []rescoreItem) ([
 	}
 	var verdicts []caseVerdict
 	if len(cs) > 0 {
-		verdicts = r.plugins.verifyCases(ctx, r.job.group, cs, actuals, elapsed, r.env, "")
+		verdicts = r.plugins.verifyCases(ctx, r.job.group, cs, actuals, elapsed, nil, r.env, "")
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

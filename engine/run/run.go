@@ -377,6 +377,12 @@ func (r *groupRunner) run(ctx context.Context) error {
 	groupDone := r.opts.Resume.groupDone(j.cp.Name, g.Name, j.epoch, stream.Len())
 	defer r.opts.Progress.GroupFinished(j.cp.Name, GroupLabel(g.Name, j.epoch))
 
+	if Recorded(p) {
+		// Nothing runs: no workspace, and the cases are scored in
+		// batches (recorded.go).
+		return r.runRecorded(ctx, stream)
+	}
+
 	assets := map[string]string{}
 	for name, a := range p.StaticAssets {
 		assets[name] = a.Path
@@ -497,39 +503,49 @@ func actualOf(o result.Execution) verify.Actual {
 }
 
 func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adapter.Adapter, c *cases.Case, idx int) (*result.CaseRecord, verify.Actual, error) {
-	p, j := r.opts.Problem, r.job
+	j := r.job
 	started := time.Now()
 	out, err := ad.Run(ctx, sess, c)
 	if err != nil {
 		return nil, verify.Actual{}, err
 	}
 	actual := actualOf(out)
-	// RawJSON: the verdict is only encoded into the journal, so a JSON
-	// output settled by its text is kept as that text — as verifier
-	// plugins keep it, so both give the journal the same bytes.
-	env := verify.Env{RawJSON: true, ReadProblemFile: func(rel string) ([]byte, error) {
-		return workspace.ReadFile(p.Dir, rel, host.DefaultAssetBytes)
-	}, Elapsed: &out.Elapsed}
-	v := r.plugins.verifyCase(ctx, j.group, c, actual, env, sess.Workdir())
+	v := r.plugins.verifyCase(ctx, j.group, c, actual, r.verifyEnv(&out.Elapsed), sess.Workdir())
 	if ctx.Err() != nil {
 		return nil, verify.Actual{}, ctx.Err()
 	}
+	return r.newRecord(c, idx, started, out, v), actual, nil
+}
+
+// verifyEnv is what the built-in checks of the group's cases get.
+// RawJSON: the verdict is only encoded into the journal, so a JSON
+// output settled by its text is kept as that text — as verifier plugins
+// keep it, so both give the journal the same bytes.
+func (r *groupRunner) verifyEnv(elapsed *float64) verify.Env {
+	dir := r.opts.Problem.Dir
+	return verify.Env{RawJSON: true, ReadProblemFile: func(rel string) ([]byte, error) {
+		return workspace.ReadFile(dir, rel, host.DefaultAssetBytes)
+	}, Elapsed: elapsed}
+}
+
+// newRecord is the record of a case that ran (out) and was verified (v).
+func (r *groupRunner) newRecord(c *cases.Case, idx int, started time.Time, out result.Execution, v caseVerdict) *result.CaseRecord {
+	p, j := r.opts.Problem, r.job
 	out.PluginError = v.fault
-	attrs := v.attrs
 	rec := &result.CaseRecord{
 		Problem: p.Name, ProblemVersion: p.Version, Checkpoint: j.cp.Name, Version: j.cp.Version,
 		Group: j.group.Name, GroupType: j.group.Type, ID: c.ID, Index: idx,
 		OriginalCheckpoint: c.OriginalCheckpoint, OriginalGroup: c.OriginalGroup,
 		StartedAt: started.UTC(), Duration: time.Since(started).Seconds(),
-		Case: caseInfo(c), Result: out, Attributes: attrs, Unscored: v.unscored,
+		Case: caseInfo(c), Result: out, Attributes: v.attrs, Unscored: v.unscored,
 	}
-	rec.Score, _ = result.Score(attrs)
+	rec.Score, _ = result.Score(v.attrs)
 	// Whether it passed, failed or could not be judged: one rule for
 	// every record (a case whose run did not complete normally cannot
 	// pass, whatever its output happened to match).
 	classification(p).Classify(rec)
 	rec.Epoch = j.epoch
-	return rec, actual, nil
+	return rec
 }
 
 // unloadable records a case the loader could not produce: failed, with the

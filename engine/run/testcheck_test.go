@@ -39,7 +39,7 @@ nofile) echo 'forgot to write it' ;;
 esac
 `
 
-func buildPlugin(t *testing.T, dir, name string) (string, string) {
+func buildPlugin(t testing.TB, dir, name string) (string, string) {
 	t.Helper()
 	wasm := filepath.Join(dir, name+".wasm")
 	if err := pluginbuild.Build("./testdata/"+name, wasm); err != nil {

@@ -1,0 +1,94 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/adapter"
+	"github.com/wasmeval/wasmeval/engine/agent"
+	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/verify"
+)
+
+// recordedBatch is how many recorded results are read before they are
+// verified together: a test function or verifier that takes batches
+// judges them in one call (plugins/host MaxBatchCalls), so scoring
+// another framework's results runs at the plugin's batch throughput
+// rather than one call per result.
+const recordedBatch = 256
+
+// runRecorded scores a group's recorded results (adapter.Recorded):
+// nothing runs, so no workspace is opened and a case is never retried
+// (reading the same file again would give the same answer). Each batch
+// is journaled in case order once verified; an interrupted group loses
+// at most the batch in hand, and a resumed one skips what was journaled.
+func (r *groupRunner) runRecorded(ctx context.Context, stream cases.Stream) error {
+	ad := &adapter.Recorded{Dir: r.opts.Problem.Adapter.Agent.Results}
+	type pending struct {
+		c       *cases.Case
+		idx     int
+		started time.Time
+		out     result.Execution
+		parsed  *agent.Result
+	}
+	var batch []pending
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		cs := make([]*cases.Case, len(batch))
+		actuals := make([]verify.Actual, len(batch))
+		elapsed := make([]float64, len(batch))
+		parsed := make([]*agent.Result, len(batch))
+		for i, b := range batch {
+			cs[i], actuals[i], elapsed[i], parsed[i] = b.c, actualOf(b.out), b.out.Elapsed, b.parsed
+		}
+		verdicts := r.plugins.verifyCases(ctx, r.job.group, cs, actuals, elapsed, parsed, r.verifyEnv(nil), "")
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for i, b := range batch {
+			if err := r.record(r.newRecord(b.c, b.idx, b.started, b.out, verdicts[i]), false); err != nil {
+				return err
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for idx := 0; ; idx++ {
+		c, err := stream.Next(ctx, nil)
+		if errors.Is(err, io.EOF) {
+			return flush()
+		}
+		var caseErr *cases.CaseError
+		if errors.As(err, &caseErr) && ctx.Err() == nil {
+			if rec := r.unloadable(caseErr, idx); !r.opts.Resume.has(epochKey(rec.Key(), rec.Epoch)) {
+				if err := r.record(rec, false); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("load case %d: %w", idx+1, err)
+		}
+		if r.opts.Resume.has(r.key(c)) {
+			if err := r.replay(c, nil, false); err != nil {
+				return err
+			}
+			continue
+		}
+		started := time.Now()
+		out, parsed := ad.Read(c)
+		batch = append(batch, pending{c: c, idx: idx, started: started, out: out, parsed: parsed})
+		if len(batch) == recordedBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+}
