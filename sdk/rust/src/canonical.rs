@@ -282,7 +282,7 @@ fn skip(data: &[u8], i: usize) -> usize {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn literal(data: &[u8], pos: usize, word: &[u8], out: &mut Vec<u8>) -> Option<usize> {
     if data.len() - pos >= word.len() && &data[pos..pos + word.len()] == word {
         put(out, word);
@@ -301,7 +301,7 @@ fn digits(data: &[u8], mut i: usize) -> usize {
 }
 
 /// A number, written as it is.
-#[inline]
+#[inline(always)]
 fn number(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<usize> {
     let mut pos = start;
     if data.get(pos) == Some(&b'-') {
@@ -342,7 +342,7 @@ fn number(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<usize> {
 /// None when its encoding is its text as it was (its bytes are then the
 /// encoding's, between the quotes), its value when it was unescaped and
 /// quoted again.
-#[inline]
+#[inline(always)]
 fn string(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, Option<String>)> {
     let mut i = plain_end(data, start + 1);
     loop {
@@ -385,7 +385,7 @@ fn quoted_again(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, 
 /// member is started in members (its end is set when its value ends) and
 /// its key's order against the one before noted in o. Returns the offset
 /// of the member's value.
-#[inline]
+#[inline(always)]
 fn key(data: &[u8], pos: usize, out: &mut Vec<u8>, members: &mut Vec<Member>, keys: &mut Vec<u8>, o: &mut Open) -> Option<usize> {
     if data.get(pos) != Some(&b'"') {
         return None;
@@ -426,7 +426,7 @@ fn key_of<'k>(out: &'k [u8], keys: &'k [u8], m: &Member) -> &'k [u8] {
 }
 
 /// How two members' keys are ordered.
-#[inline]
+#[inline(always)]
 fn order_of(out: &[u8], keys: &[u8], a: &Member, b: &Member) -> core::cmp::Ordering {
     match a.prefix.cmp(&b.prefix) {
         core::cmp::Ordering::Equal => key_of(out, keys, a).cmp(key_of(out, keys, b)),
