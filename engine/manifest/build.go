@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -58,7 +59,7 @@ func New(in Input) (*Manifest, error) {
 	m := &Manifest{
 		Schema: SchemaVersion, RunID: NewRunID(in.Start), Status: StatusRunning,
 		Engine: EngineInfo(in.EngineVersion, in.EngineCommit),
-		Problem: Problem{Name: p.Name, Version: p.Version, Path: p.Dir, ConfigDigest: p.Digest, Digest: pd,
+		Problem: Problem{Name: p.Name, Version: p.Version, Path: cmp.Or(p.Path, p.Dir), ConfigDigest: p.Digest, Digest: pd,
 			Checkpoints: checkpointNames(p)},
 		Submission: Submission{Path: in.Submission, Digest: sd, Files: files},
 		Plugins:    PluginDigests(p),
@@ -70,7 +71,7 @@ func New(in Input) (*Manifest, error) {
 	if abs, err := filepath.Abs(in.Submission); err == nil {
 		m.Submission.Path = abs
 	}
-	if abs, err := filepath.Abs(p.Dir); err == nil {
+	if abs, err := filepath.Abs(m.Problem.Path); err == nil {
 		m.Problem.Path = abs
 	}
 	return m, nil
@@ -164,6 +165,9 @@ func PluginDigests(p *problem.Problem) map[string]string {
 				add(ch.Plugin)
 			}
 		}
+	}
+	for _, ref := range p.CasePlugins {
+		add(ref)
 	}
 	return out
 }

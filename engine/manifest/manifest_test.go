@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmeval/wasmeval/engine/problem"
 )
 
 func TestTreeDigestChangesWithContentNotTime(t *testing.T) {
@@ -93,5 +95,31 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, FileName), []byte(`{"schema": 99}`), 0o644)
 	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "schema") {
 		t.Errorf("future schema: %v", err)
+	}
+}
+
+// A problem loaded from a file (an eval-case dataset) is recorded by that
+// file, so a resume loads it again, and plugins its cases bind are pinned
+// with the groups' ones.
+func TestNewRecordsWhatWasLoaded(t *testing.T) {
+	dir := t.TempDir()
+	sub := t.TempDir()
+	data := filepath.Join(dir, "data.json")
+	os.WriteFile(data, []byte("[]"), 0o644)
+	ref := &problem.PluginRef{Path: filepath.Join(dir, "plugins", "judge.wasm"), SHA256: strings.Repeat("AB", 32)}
+	p := &problem.Problem{Name: "d", Dir: dir, Path: data, CasePlugins: []*problem.PluginRef{ref}}
+	m, err := New(Input{Problem: p, Submission: sub, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Problem.Path != data {
+		t.Errorf("problem path %s, want %s", m.Problem.Path, data)
+	}
+	if got := m.Plugins["plugins/judge.wasm"]; got != strings.Repeat("ab", 32) {
+		t.Errorf("plugins %v", m.Plugins)
+	}
+	p.Path = ""
+	if m, _ := New(Input{Problem: p, Submission: sub, Start: time.Now()}); m.Problem.Path != dir {
+		t.Errorf("without a path: %s, want the directory", m.Problem.Path)
 	}
 }

@@ -57,6 +57,15 @@ type Problem struct {
 	Checkpoints []*Checkpoint
 	// Digest is the sha256 of every config file read, for manifests.
 	Digest string
+
+	// Path is what was named to load the problem, when it is not Dir (an
+	// eval-case dataset is a file): a run's manifest records it, and a
+	// resumed run loads it again.
+	Path string
+	// CasePlugins are plugins bound by the cases themselves rather than by
+	// groups (an agent task's own test function), so the manifest pins
+	// them too.
+	CasePlugins []*PluginRef
 }
 
 // Checkpoint is one milestone of a problem.

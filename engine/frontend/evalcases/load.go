@@ -135,7 +135,7 @@ func Load(path string, opts Options) (*Dataset, error) {
 		dataset = files.Abs(cfg.Dataset)
 	}
 	d := &Dataset{}
-	p := &problem.Problem{Name: cfg.Name, Version: 1, Dir: dir, File: abs, Files: files, OutputCap: problem.DefaultOutputCap}
+	p := &problem.Problem{Name: cfg.Name, Version: 1, Dir: dir, File: abs, Path: abs, Files: files, OutputCap: problem.DefaultOutputCap}
 	if p.Name == "" {
 		p.Name = strings.TrimSuffix(filepath.Base(dataset), filepath.Ext(dataset))
 	}
@@ -183,8 +183,11 @@ func Load(path string, opts Options) (*Dataset, error) {
 	for i, c := range d.Cases {
 		order[i] = c.ID
 	}
+	// No checkpoint directory: the dataset's bytes are the problem's
+	// digest, and what else lies beside it (agents, the history, run
+	// directories) is not the problem's.
 	p.Checkpoints = []*problem.Checkpoint{{
-		Name: CheckpointName, Order: 1, Version: 1, Dir: dir, Timeout: timeout,
+		Name: CheckpointName, Order: 1, Version: 1, Timeout: timeout,
 		Groups: []*problem.Group{{
 			Name: GroupName, Type: problem.Core, CaseOrder: order, Isolated: true, Timeout: timeout,
 			Loader: LoaderName, CasesDir: dir, CaseGroup: GroupName, File: dataset,

@@ -167,8 +167,14 @@ func (l *suiteLoader) load(opts Options) *Suite {
 	if len(s.Tasks) == 0 && len(l.errs) == 0 {
 		l.errs.Add(l.dir, "", 0, "no tasks: expected a %s here or in its subdirectories", TaskFile)
 	}
+	if cfg.Test != nil {
+		p.CasePlugins = append(p.CasePlugins, cfg.Test)
+	}
 	seen := map[string]string{}
 	for _, c := range s.Tasks {
+		if ref := c.Checks[0].Plugin; ref != nil && (cfg.Test == nil || ref.Path != cfg.Test.Path) {
+			p.CasePlugins = append(p.CasePlugins, ref)
+		}
 		if other, dup := seen[c.ID]; dup {
 			l.errs.Add(c.Source, "name", 0, "task name %q is also the name of the task in %s; task names must be unique", c.ID, other)
 		}
