@@ -197,11 +197,9 @@ func putWord(b []byte, w uint64) {
 // above a marked one), and only the lowest is used.
 func quoteSpecial8(w uint64) uint64 {
 	const lsb, msb = 0x0101010101010101, 0x8080808080808080
-	eq := func(c uint64) uint64 {
-		x := w ^ (lsb * c)
-		return (x - lsb) &^ x
-	}
-	return (eq('"') | eq('\\') | eq('<') | eq('>') | eq('&') | (w - lsb*0x20) | w) & msb
+	q, b := w^(lsb*'"'), w^(lsb*'\\')
+	lt, gt, amp := w^(lsb*'<'), w^(lsb*'>'), w^(lsb*'&')
+	return ((q-lsb)&^q | (b-lsb)&^b | (lt-lsb)&^lt | (gt-lsb)&^gt | (amp-lsb)&^amp | (w - lsb*0x20) | w) & msb
 }
 
 // IsPlainStringByte reports whether c stands for itself inside a JSON
