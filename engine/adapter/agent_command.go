@@ -3,10 +3,12 @@ package adapter
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 // AgentCommand runs the agent's command once per case in the case's
@@ -40,6 +42,16 @@ func (a *AgentCommand) Run(ctx context.Context, sess runtime.Session, c *cases.C
 	for k, v := range c.Env {
 		run.Env[k] = v
 	}
+	// Setup comes after the case's own input files are written and
+	// before the agent starts; the tracked files are read back after the
+	// post-setup, so the inner run reads none.
+	if err := workspace.WriteFiles(sess.Workdir(), c.InputFiles); err != nil {
+		return setupFailed(a.Command, "write input files: "+err.Error()), nil
+	}
+	if why, err := runSetup(ctx, sess, c.Task.Setup, c.Env); err != nil || why != "" {
+		return setupFailed(a.Command, why), err
+	}
+	run.InputFiles, run.TrackedFiles = nil, nil
 	cli := CLI{Command: a.Command, OutputCap: DefaultAgentResultBytes, MaxFileBytes: a.MaxFileBytes}
 	out, err := cli.Run(ctx, sess, &run)
 	if err != nil {
@@ -52,7 +64,40 @@ func (a *AgentCommand) Run(ctx context.Context, sess runtime.Session, c *cases.C
 	if out.AdapterError && (out.StatusCode != 0 || out.Signal != "") {
 		out.Error = fmt.Sprintf("the agent exited with %s; %s%s", exitWords(out), out.Error, stderrTail(out.Stderr))
 	}
+	if out.AdapterError {
+		return out, nil
+	}
+	return finishAgentCase(ctx, sess, c, out, a.MaxFileBytes)
+}
+
+// finishAgentCase runs the task's post-setup and reads the case's
+// tracked files back: what the checks judge is the sandbox after both.
+func finishAgentCase(ctx context.Context, sess runtime.Session, c *cases.Case, out result.Execution, maxFile int64) (result.Execution, error) {
+	if why, err := runSetup(ctx, sess, c.Task.PostSetup, c.Env); err != nil || why != "" {
+		if err != nil {
+			return out, err
+		}
+		out.AdapterError, out.Error = true, strings.Replace(why, "setup ", "post-setup ", 1)
+		return out, nil
+	}
+	if len(c.TrackedFiles) > 0 {
+		if maxFile <= 0 {
+			maxFile = DefaultMaxFileBytes
+		}
+		files, err := workspace.ReadTracked(sess.Workdir(), c.TrackedFiles, maxFile)
+		if err != nil {
+			out.AdapterError, out.Error = true, "read tracked files: "+err.Error()
+			return out, nil
+		}
+		out.Files = files
+	}
 	return out, nil
+}
+
+// setupFailed is the execution of a case whose setup failed: the agent
+// never started.
+func setupFailed(command []string, why string) result.Execution {
+	return result.Execution{Command: command, AdapterError: true, StatusCode: -1, Error: why}
 }
 
 // exitWords says how a process ended.

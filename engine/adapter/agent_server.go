@@ -9,6 +9,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 // AgentServer sends each case's request to the agent's server, started
@@ -45,7 +46,14 @@ func (a *AgentServer) Run(ctx context.Context, sess runtime.Session, c *cases.Ca
 	if err != nil {
 		return result.Execution{AdapterError: true, StatusCode: -1, Error: err.Error()}, nil
 	}
+	if err := workspace.WriteFiles(sess.Workdir(), c.InputFiles); err != nil {
+		return setupFailed(nil, "write input files: "+err.Error()), nil
+	}
+	if why, err := runSetup(ctx, sess, c.Task.Setup, c.Env); err != nil || why != "" {
+		return setupFailed(nil, why), err
+	}
 	run := *c
+	run.InputFiles, run.TrackedFiles = nil, nil
 	run.Request = &cases.Request{Method: http.MethodPost, Path: a.Endpoint, Body: body, ContentType: "application/json",
 		Headers: map[string]string{"Accept": "application/json"}}
 	out, err := a.API.Run(ctx, sess, &run)
@@ -57,8 +65,10 @@ func (a *AgentServer) Run(ctx context.Context, sess runtime.Session, c *cases.Ca
 		out.Error = joinErr(out.Error, fmt.Sprintf("the agent answered HTTP %d, not a result; its body begins %s", out.StatusCode, quoteStart(out.Output)))
 		return out, nil
 	}
-	takeResult(&out, "the agent's response")
-	return out, nil
+	if takeResult(&out, "the agent's response"); out.AdapterError {
+		return out, nil
+	}
+	return finishAgentCase(ctx, sess, c, out, a.API.MaxFileBytes)
 }
 
 // quoteStart quotes the first bytes of s.

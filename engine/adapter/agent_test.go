@@ -248,3 +248,44 @@ func TestRecorded(t *testing.T) {
 		t.Errorf("unclaimed %q %v", unclaimed, err)
 	}
 }
+
+// A task's setup runs in the sandbox before the agent (files written,
+// then commands), its post-setup after; what the checks read back is
+// the sandbox after both. A failing step is the case's error and the
+// agent does not run.
+func TestAgentSetup(t *testing.T) {
+	const script = `cat > /dev/null
+if [ -f prepared.txt ]; then echo ran >> log.txt; echo "{\"task_result\": \"$(cat prepared.txt)\"}"; else echo '{"task_result": "unprepared"}'; fi
+`
+	sess := agentSession(t, script)
+	a := &adapter.AgentCommand{Command: []string{"sh", "agent.sh"}}
+	c := agentCase("setup", "go")
+	c.Task.Setup = []cases.SetupStep{
+		{Name: "config[0] upload_file_to_vm", Files: []cases.InputFile{{Path: "data/in.txt", Content: []byte("seed")}}},
+		{Name: "config[1] execute", Command: []string{"sh", "-c", "cp data/in.txt prepared.txt"}},
+	}
+	c.Task.PostSetup = []cases.SetupStep{{Name: "postconfig[0] execute", Command: []string{"sh", "-c", "echo post >> log.txt"}}}
+	c.TrackedFiles = []string{"log.txt"}
+	out, err := a.Run(context.Background(), sess, c)
+	if err != nil || out.AdapterError || !out.Agent {
+		t.Fatalf("%+v %v", out, err)
+	}
+	if !strings.Contains(out.Output, `"task_result": "seed"`) {
+		t.Errorf("the agent did not see the prepared sandbox: %s", out.Output)
+	}
+	if got := out.Files["log.txt"]; got != "ran\npost\n" {
+		t.Errorf("tracked file after the post-setup: %q", got)
+	}
+
+	bad := agentCase("bad-setup", "go")
+	bad.Task.Setup = []cases.SetupStep{{Name: "config[0] execute", Command: []string{"sh", "-c", "echo no fixture >&2; exit 4"}}}
+	out, err = a.Run(context.Background(), sess, bad)
+	if err != nil || !out.AdapterError || out.Agent || !strings.Contains(out.Error, `setup config[0] execute: "sh" exited with status 4; its stderr ends: "no fixture\n"`) {
+		t.Errorf("failing setup: %+v %v", out, err)
+	}
+	post := agentCase("bad-post", "go")
+	post.Task.PostSetup = []cases.SetupStep{{Name: "postconfig[0] execute", Command: []string{"false"}}}
+	if out, _ := a.Run(context.Background(), sess, post); !out.AdapterError || !strings.HasPrefix(out.Error, `post-setup postconfig[0] execute: "false" exited with status 1`) {
+		t.Errorf("failing post-setup: %+v", out)
+	}
+}
