@@ -104,6 +104,20 @@ type CheckSpec struct {
 	Function  string         `yaml:"function,omitempty" json:"function,omitempty"`
 	Arguments map[string]any `yaml:"arguments,omitempty" json:"arguments,omitempty"`
 	PassScore *float64       `yaml:"pass_score,omitempty" json:"pass_score,omitempty"`
+	// evaluators: several evaluator calls whose scores make one
+	// attribute (a task spec's list of funcs): Conj "and" scores 0 when
+	// any call scores 0 and the mean otherwise, "or" the highest; the
+	// attribute is correct when the score reaches pass_score (default 1).
+	Conj  string          `yaml:"conj,omitempty" json:"conj,omitempty"`
+	Calls []EvaluatorCall `yaml:"calls,omitempty" json:"calls,omitempty"`
+}
+
+// EvaluatorCall is one call of an evaluators check: a function of an
+// evaluator plugin and its arguments.
+type EvaluatorCall struct {
+	Plugin    *PluginRef     `yaml:"plugin" json:"plugin"`
+	Function  string         `yaml:"function" json:"function"`
+	Arguments map[string]any `yaml:"arguments,omitempty" json:"arguments,omitempty"`
 }
 
 // WeightOr returns the declared weight or def.
@@ -116,7 +130,7 @@ func (c CheckSpec) WeightOr(def float64) float64 {
 
 // Kinds lists the built-in check kinds (negations, NegationPrefix and a
 // kind of Negatable, are not listed).
-var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator", "test",
+var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator", "evaluators", "test",
 	"equals", "contains", "icontains", "contains-all", "contains-any", "starts-with", "is-json", "latency",
 	"tools", "tool-output", "flags", "cost", "tokens"}
 

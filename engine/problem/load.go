@@ -253,6 +253,11 @@ func (l *loader) checkRefs(file string, c *rawChecks) {
 		if ref := spec.Plugin; ref != nil {
 			l.resolveRef(file, c.paths[i]+".plugin", c.lines[i], ref)
 		}
+		for k, call := range spec.Calls {
+			if call.Plugin != nil {
+				l.resolveRef(file, fmt.Sprintf("%s.calls[%d].plugin", c.paths[i], k), c.lines[i], call.Plugin)
+			}
+		}
 		for _, f := range [][2]string{{"expected_file", spec.ExpectedFile}, {"schema_file", spec.SchemaFile}} {
 			if f[1] == "" {
 				continue

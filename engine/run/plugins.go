@@ -255,6 +255,18 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 				attrs[i] = append(attrs[i], res)
 				continue
 			}
+			if spec.Kind == "evaluators" {
+				res, why, err := s.evaluateAll(ctx, spec, c, actuals[i], opts)
+				if err != nil {
+					fault(i, verify.AttributeOf(spec), err)
+					continue
+				}
+				if why != "" && unscored[i] == "" {
+					unscored[i] = why
+				}
+				attrs[i] = append(attrs[i], res)
+				continue
+			}
 			if spec.Kind != "evaluator" {
 				attrs[i] = append(attrs[i], verify.Run(spec, actuals[i], c.Expected, caseEnv))
 				continue
@@ -330,6 +342,69 @@ func (s *pluginSet) evaluate(ctx context.Context, spec problem.CheckSpec, c *cas
 	out, err := p.Evaluate(ctx, abi.EvaluateInput{Config: spec.Plugin.Config, Function: spec.Function,
 		Arguments: spec.Arguments, Case: &ac, Actual: &actual, Expected: c.Expected}, opts)
 	return out, p.Label(), err
+}
+
+// evaluateAll runs an evaluators check: every call, its scores combined
+// by the check's conj ("and": 0 when any call scores 0, else the mean;
+// "or": the highest) into one attribute, correct when the combined score
+// reaches pass_score (default 1). A call that cannot evaluate (a plugin
+// fault, or an error it reports) makes the whole check a fault: the
+// task's evaluation could not run, which is not a score of 0.
+func (s *pluginSet) evaluateAll(ctx context.Context, spec problem.CheckSpec, c *cases.Case, actual verify.Actual, opts host.CallOptions) (verify.AttributeResult, string, error) {
+	attr := verify.AttributeOf(spec)
+	pass := 1.0
+	if spec.PassScore != nil {
+		pass = *spec.PassScore
+	}
+	scores := make([]float64, 0, len(spec.Calls))
+	details := make([]any, 0, len(spec.Calls))
+	why := ""
+	for _, call := range spec.Calls {
+		one := problem.CheckSpec{Kind: "evaluator", Plugin: call.Plugin, Function: call.Function, Arguments: call.Arguments}
+		out, label, err := s.evaluate(ctx, one, c, actual, opts)
+		if err != nil {
+			return verify.AttributeResult{}, "", fmt.Errorf("%s: %w", call.Function, err)
+		}
+		if out.Error != "" {
+			return verify.AttributeResult{}, "", fmt.Errorf("%s (%s): %s", call.Function, label, out.Error)
+		}
+		if out.Unscored != "" && why == "" {
+			why = label + ": " + out.Unscored
+		}
+		scores = append(scores, out.Score)
+		details = append(details, map[string]any{"function": call.Function, "score": out.Score, "details": out.Details})
+	}
+	score := CombineScores(spec.Conj, scores)
+	res := verify.AttributeResult{Attribute: attr, Actual: score, Expected: pass, Weight: spec.WeightOr(1),
+		Check: "evaluators (" + spec.Conj + ")", IsCorrect: score >= pass}
+	if !res.IsCorrect {
+		res.Diff = &verify.Diff{Summary: fmt.Sprintf("the evaluation scored %.4g (%s of %d), needs %.4g", score, spec.Conj, len(scores), pass),
+			Entries: []verify.DiffEntry{{Path: attr, Op: "mismatch", Expected: pass, Actual: details}}}
+	}
+	return res, why, nil
+}
+
+// CombineScores combines evaluator scores: "and" gives 0 when any score
+// is 0 and the mean otherwise; "or" the highest. No scores give 0.
+func CombineScores(conj string, scores []float64) float64 {
+	if len(scores) == 0 {
+		return 0
+	}
+	if conj == "or" {
+		best := scores[0]
+		for _, v := range scores[1:] {
+			best = max(best, v)
+		}
+		return best
+	}
+	sum := 0.0
+	for _, v := range scores {
+		if v == 0 {
+			return 0
+		}
+		sum += v
+	}
+	return sum / float64(len(scores))
 }
 
 // testCall is one case's test check waiting for its test function's

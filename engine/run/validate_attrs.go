@@ -52,7 +52,7 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 	produced := strings.Join(producedBy[typ], ", ")
 	reported := map[string]bool{}
 	for i, spec := range checks {
-		if spec.Kind == "evaluator" || spec.Kind == "latency" {
+		if spec.Kind == "evaluator" || spec.Kind == "evaluators" || spec.Kind == "latency" {
 			continue // an evaluator names its own attribute; latency judges the elapsed time
 		}
 		if slices.Contains(checkspec.AgentKinds, spec.Kind) {

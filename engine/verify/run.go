@@ -57,7 +57,7 @@ func Run(spec checkspec.CheckSpec, actual Actual, expected map[string]any, env E
 		checkSchema(&res, spec, actual, env)
 	case "file":
 		checkFile(&res, spec, actual, expected, env)
-	case "evaluator":
+	case "evaluator", "evaluators":
 		fail(&res, "evaluator checks run in the plugin host, not here")
 	case "test":
 		fail(&res, "test checks run in the plugin host, not here")
@@ -98,6 +98,8 @@ func AttributeOf(spec checkspec.CheckSpec) string {
 		return spec.Kind
 	case "tool-output":
 		return "tool_output"
+	case "evaluators":
+		return "evaluation"
 	}
 	return "output"
 }

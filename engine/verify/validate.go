@@ -49,6 +49,7 @@ func Validate(spec checkspec.CheckSpec) []string {
 		"schema":       {"schema", "schema_file"},
 		"file":         {"path", "expected_file", "ignore_whitespace", "ignore_case"},
 		"evaluator":    {"plugin", "function", "arguments", "pass_score"},
+		"evaluators":   {"conj", "calls", "pass_score"},
 		"test":         {"plugin"},
 		"equals":       {"value", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
 		"contains":     {"value", "values", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
@@ -132,6 +133,24 @@ func Validate(spec checkspec.CheckSpec) []string {
 		}
 		if spec.Function == "" {
 			bad("function: the evaluator check needs the name of the function to call")
+		}
+		if spec.PassScore != nil && (*spec.PassScore < 0 || *spec.PassScore > 1) {
+			bad("pass_score: must be between 0 and 1, got %v", *spec.PassScore)
+		}
+	case "evaluators":
+		if spec.Conj != "and" && spec.Conj != "or" {
+			bad("conj: expected and (0 when any call scores 0, else the mean) or or (the highest score), got %q", spec.Conj)
+		}
+		if len(spec.Calls) == 0 {
+			bad("calls: the evaluators check needs at least one call ({plugin, function, arguments})")
+		}
+		for i, c := range spec.Calls {
+			if c.Plugin == nil {
+				bad("calls[%d].plugin: each call needs the evaluator plugin ({path, sha256})", i)
+			}
+			if c.Function == "" {
+				bad("calls[%d].function: each call needs the name of the function to call", i)
+			}
 		}
 		if spec.PassScore != nil && (*spec.PassScore < 0 || *spec.PassScore > 1) {
 			bad("pass_score: must be between 0 and 1, got %v", *spec.PassScore)
@@ -335,5 +354,7 @@ func setOptions(s checkspec.CheckSpec) []string {
 	add(s.MaxTokens != nil, "max_tokens")
 	add(s.MaxInputTokens != nil, "max_input_tokens")
 	add(s.MaxOutputTokens != nil, "max_output_tokens")
+	add(s.Conj != "", "conj")
+	add(len(s.Calls) > 0, "calls")
 	return out
 }
