@@ -36,6 +36,7 @@ type runFlags struct {
 	resume      string
 	browser     string
 	results     string
+	tags, apps  []string
 	history     string
 	noHistory   bool
 	env         envFlags
@@ -85,6 +86,8 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.results, "results", "", "score the agent results recorded in this directory (one <task>.json per task) instead of running an agent")
 	fl.StringVar(&f.history, "history", "", "also add the run's results to this history directory and compare it with the run before it (default for eval-case datasets: history/ beside the dataset)")
 	fl.BoolVar(&f.noHistory, "no-history", false, "do not add the run to a history directory")
+	fl.StringArrayVar(&f.tags, "tag", nil, "task specs: run only the tasks with this tag (repeatable)")
+	fl.StringArrayVar(&f.apps, "app", nil, "task specs: run only the tasks of this related app (repeatable)")
 	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
 	f.plugins.register(fl)
 	f.env.register(fl)
@@ -134,11 +137,6 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	// Paths the problem names may lie under the same --mount-root
 	// directories an environment spec may mount from.
-	src, err := loadSource(problemPath, sourceOptions{pluginDirs: f.plugins.dirs, mountRoots: f.env.mountRoots, results: f.results})
-	if err != nil {
-		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
-	}
-	p := src.problem
 	ctx := cmd.Context()
 	// Plugin logs go to stderr until the run log exists: nothing is
 	// written to the output directory for a run that never starts.
@@ -148,6 +146,12 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		return err
 	}
 	defer plugins.Close()
+	src, err := loadSource(problemPath, sourceOptions{pluginDirs: f.plugins.dirs, mountRoots: f.env.mountRoots, results: f.results,
+		tags: f.tags, apps: f.apps, functions: functionsOf(ctx, plugins)})
+	if err != nil {
+		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
+	}
+	p := src.problem
 	// Bad case files and broken plugins are configuration errors: report
 	// them all before any case runs rather than failing half-way through.
 	if err := run.Validate(ctx, p, src.loader, plugins); err != nil {
@@ -257,6 +261,11 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	fmt.Fprintln(w)
 	report.PrintTable(w, res.Summaries)
 	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\n", out, htmlPath)
+	if src.afterRun != nil {
+		if err := src.afterRun(out); err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %v\n", err)
+		}
+	}
 	if !res.Interrupted && !f.noHistory {
 		dir := f.history
 		if dir == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 
@@ -11,10 +12,13 @@ import (
 	"path/filepath"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/frontend/evalcases"
 	"github.com/wasmeval/wasmeval/engine/frontend/tasks"
+	"github.com/wasmeval/wasmeval/engine/frontend/taskspecs"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/run"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
 // Formats of what `run` and `validate` evaluate; each front-end maps its
@@ -23,6 +27,7 @@ const (
 	formatProblem = "checkpointed problem"
 	formatTasks   = "agent tasks"
 	formatDataset = "eval-case dataset"
+	formatSpecs   = "task specs"
 )
 
 // source is what a command evaluates: the problem the front-end built and
@@ -38,6 +43,9 @@ type source struct {
 	// history is where an eval-case dataset's runs are kept, "" for
 	// other formats.
 	history string
+	// afterRun writes what the format adds to a finished run directory
+	// (task specs: summary.json per task); nil for none.
+	afterRun func(runDir string) error
 }
 
 type sourceOptions struct {
@@ -45,6 +53,22 @@ type sourceOptions struct {
 	// results scores the results recorded in this directory (agent
 	// formats only).
 	results string
+	// tags and apps filter task specs.
+	tags, apps []string
+	// functions reads the functions an evaluator plugin declares.
+	functions func(ref *checkspec.PluginRef) ([]string, error)
+}
+
+// functionsOf reads an evaluator plugin's declared functions through the
+// run's plugin host (the plugin is loaded once, pinned, and kept).
+func functionsOf(ctx context.Context, h *host.Host) func(ref *checkspec.PluginRef) ([]string, error) {
+	return func(ref *checkspec.PluginRef) ([]string, error) {
+		p, err := h.Load(ctx, ref.Path, ref.SHA256)
+		if err != nil {
+			return nil, err
+		}
+		return p.Describe().Functions, nil
+	}
 }
 
 // loadSource reads path in whichever format it is written: a directory
@@ -70,6 +94,21 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 			src.taskNames = append(src.taskNames, c.Task.Name)
 		}
 		return src, nil
+	}
+	if taskspecs.Is(path) && !tasks.Is(path) {
+		s, err := taskspecs.Load(path, taskspecs.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Results: results,
+			Functions: o.functions, Tags: o.tags, Apps: o.apps})
+		if err != nil {
+			return nil, err
+		}
+		src := &source{problem: s.Problem, format: formatSpecs, loader: firstLoader(s.Loader, run.BuiltinLoader), afterRun: s.WriteSummaries}
+		for _, c := range s.Cases() {
+			src.taskNames = append(src.taskNames, c.Task.Name)
+		}
+		return src, nil
+	}
+	if len(o.tags) > 0 || len(o.apps) > 0 {
+		return nil, fmt.Errorf("--tag and --app filter task specs; %s is not a tree of task specs", path)
 	}
 	if tasks.Is(path) && !isFile(filepath.Join(path, "config.yaml")) {
 		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Results: results})

@@ -26,15 +26,15 @@ after resolving symlinks, unless it lies under a directory given with
 --mount-root (the same flag run takes).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, mountRoots: mountRoots})
-			if err != nil {
-				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
-			}
 			plugins, err := pf.newHost(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			defer plugins.Close()
+			src, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, mountRoots: mountRoots, functions: functionsOf(cmd.Context(), plugins)})
+			if err != nil {
+				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
+			}
 			p := src.problem
 			groups, err := run.ValidateGroups(cmd.Context(), p, src.loader, plugins)
 			if err != nil {
