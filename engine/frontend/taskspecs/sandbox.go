@@ -62,11 +62,12 @@ func (l *suiteLoader) setupStep(s *Spec, st Step, errs *diag.List) (cases.SetupS
 		f, err := l.taskFile(s, local)
 		if err != nil {
 			errs.Add(s.File, st.At+".arguments."+localKey, 0, "%v", err)
-			return "", false
 		}
-		rel, err := sandboxPath(l.home, remote)
-		if err != nil {
-			errs.Add(s.File, st.At+".arguments."+remoteKey, 0, "%v", err)
+		rel, err2 := sandboxPath(l.home, remote)
+		if err2 != nil {
+			errs.Add(s.File, st.At+".arguments."+remoteKey, 0, "%v", err2)
+		}
+		if err != nil || err2 != nil {
 			return "", false
 		}
 		f.Path = rel
