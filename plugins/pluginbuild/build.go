@@ -91,6 +91,7 @@ var Examples = []Example{
 	{Go, "./examples/agent-tasks/plugins/answer", "examples/agent-tasks/plugins/agent-answer.wasm"},
 	{Rust, "examples/agent-tasks/plugins/sandboxfile/lib.rs", "examples/agent-tasks/plugins/agent-sandbox-file.wasm"},
 	{AssemblyScript, "examples/agent-tasks/plugins/jsonanswer/plugin.ts", "examples/agent-tasks/plugins/agent-json-answer.wasm"},
+	{Rust, "plugins/stdlib/lib.rs", "plugins/stdlib/stdlib.wasm"},
 }
 
 // References are the conformance suite's reference plugins, one per SDK
