@@ -102,22 +102,21 @@ fn zeros(x: u64) -> u64 {
 /// that encoding/json writes as it is; s.len() when there is none.
 #[inline]
 fn plain_end(s: &[u8], mut i: usize) -> usize {
-    while i + 8 <= s.len() {
-        // In bounds: i + 8 <= s.len(). One load, not eight.
-        let x = u64::from_le(unsafe { (s.as_ptr().add(i) as *const u64).read_unaligned() });
-        // Below 0x20: adding 0x60 to the low seven bits leaves the high
-        // bit clear, and the high bit is clear.
-        let m = zeros(x ^ (ONES * b'"' as u64))
-            | zeros(x ^ (ONES * b'\\' as u64))
-            | zeros(x ^ (ONES * b'<' as u64))
-            | zeros(x ^ (ONES * b'>' as u64))
-            | zeros(x ^ (ONES * b'&' as u64))
-            | (!((x & !HIGHS) + 0x6060606060606060) & !x & HIGHS)
-            | (x & HIGHS);
+    // Most strings end in their first word, read before any loop (see
+    // digits).
+    if i + 8 <= s.len() {
+        let m = quote_special(s, i);
         if m != 0 {
             return i + (m.trailing_zeros() / 8) as usize;
         }
         i += 8;
+        while i + 8 <= s.len() {
+            let m = quote_special(s, i);
+            if m != 0 {
+                return i + (m.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
     }
     while i < s.len() {
         match s[i] {
@@ -128,6 +127,22 @@ fn plain_end(s: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The high bit set in each byte of the word at s[i] that plain_end stops
+/// at (the lowest mark is exact); s[i..i + 8] must be in bounds.
+#[inline(always)]
+fn quote_special(s: &[u8], i: usize) -> u64 {
+    let x = u64::from_le(unsafe { (s.as_ptr().add(i) as *const u64).read_unaligned() });
+    // Below 0x20: adding 0x60 to the low seven bits leaves the high bit
+    // clear, and the high bit is clear.
+    zeros(x ^ (ONES * b'"' as u64))
+        | zeros(x ^ (ONES * b'\\' as u64))
+        | zeros(x ^ (ONES * b'<' as u64))
+        | zeros(x ^ (ONES * b'>' as u64))
+        | zeros(x ^ (ONES * b'&' as u64))
+        | (!((x & !HIGHS) + 0x6060606060606060) & !x & HIGHS)
+        | (x & HIGHS)
+}
+
 /// Appends s to out; a short s with stores inline.
 #[inline(always)]
 fn put(out: &mut Vec<u8>, s: &[u8]) {
@@ -136,7 +151,8 @@ fn put(out: &mut Vec<u8>, s: &[u8]) {
         return crate::bytes::extend(out, s);
     }
     let len = out.len();
-    // Two overlapping words cover 8 to 16 bytes, two half words 4 to 8.
+    // Two overlapping words cover 8 to 16 bytes, two half words 4 to 8,
+    // two quarter words 2 to 4: no loop (see digits).
     unsafe {
         let d = out.as_mut_ptr().add(len);
         let p = s.as_ptr();
@@ -146,10 +162,11 @@ fn put(out: &mut Vec<u8>, s: &[u8]) {
         } else if n >= 4 {
             (d as *mut u32).write_unaligned((p as *const u32).read_unaligned());
             (d.add(n - 4) as *mut u32).write_unaligned((p.add(n - 4) as *const u32).read_unaligned());
-        } else {
-            for k in 0..n {
-                *d.add(k) = *p.add(k);
-            }
+        } else if n >= 2 {
+            (d as *mut u16).write_unaligned((p as *const u16).read_unaligned());
+            (d.add(n - 2) as *mut u16).write_unaligned((p.add(n - 2) as *const u16).read_unaligned());
+        } else if n == 1 {
+            *d = *p;
         }
         out.set_len(len + n);
     }
@@ -231,7 +248,23 @@ fn canonical_text(data: &[u8]) -> Option<Vec<u8>> {
             _ => return None,
         }
         // A value ended: what follows it, and the objects and lists that
-        // end there.
+        // end there. Most often a comma and the next value in the same
+        // object or list, taken before any loop (see digits).
+        pos = skip(data, pos);
+        if let Some(top) = stack.last_mut() {
+            if data.get(pos) == Some(&b',') {
+                if top.object {
+                    let end = out.len();
+                    members.last_mut()?.end = end;
+                }
+                out.push(b',');
+                pos = skip(data, pos + 1);
+                if top.object {
+                    pos = key(data, pos, &mut out, &mut members, &mut keys, top)?;
+                }
+                continue 'value;
+            }
+        }
         loop {
             pos = skip(data, pos);
             let top = match stack.last_mut() {
@@ -291,13 +324,41 @@ fn literal(data: &[u8], pos: usize, word: &[u8], out: &mut Vec<u8>) -> Option<us
     None
 }
 
-/// Past a run of digits from i (most are short: a byte at a time).
+/// Past a run of digits from i: a word of eight bytes at a time. Most runs
+/// end in the first word, which is read before any loop: a host that
+/// checks for termination at every loop (wasmeval in process) charges for
+/// entering one, however soon it ends.
 #[inline(always)]
 fn digits(data: &[u8], mut i: usize) -> usize {
+    if i + 8 <= data.len() {
+        let m = non_digits(data, i);
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+        while i + 8 <= data.len() {
+            let m = non_digits(data, i);
+            if m != 0 {
+                return i + (m.trailing_zeros() / 8) as usize;
+            }
+            i += 8;
+        }
+    }
     while i < data.len() && data[i].is_ascii_digit() {
         i += 1;
     }
     i
+}
+
+/// The high bit set in each byte of the word at data[i] that is not a
+/// digit (the lowest mark is exact); data[i..i + 8] must be in bounds.
+#[inline(always)]
+fn non_digits(data: &[u8], i: usize) -> u64 {
+    let w = u64::from_le(unsafe { (data.as_ptr().add(i) as *const u64).read_unaligned() });
+    // A byte minus '0' is a digit's value below 10; adding 0x76 sets the
+    // high bit of any other.
+    let x = w.wrapping_sub(ONES * b'0' as u64);
+    (x.wrapping_add(ONES * 0x76) | x) & HIGHS
 }
 
 /// A number, written as it is.
@@ -345,6 +406,12 @@ fn number(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<usize> {
 #[inline(always)]
 fn string(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, Option<String>)> {
     let mut i = plain_end(data, start + 1);
+    if data.get(i) == Some(&b'"') {
+        // No escape and nothing encoding/json escapes, the usual case,
+        // taken before any loop (see digits): the text is its encoding.
+        put(out, &data[start..i + 1]);
+        return Some((i + 1, None));
+    }
     loop {
         if i < data.len() && data[i] >= 0x80 {
             // Text beyond ASCII: the SDK's scan, a block at a time.

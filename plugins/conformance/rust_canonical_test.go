@@ -1,0 +1,35 @@
+package conformance
+
+import (
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
+)
+
+// TestRustCanonical holds the Rust SDK's parse_canonical, which writes a
+// JSON text's canonical encoding without parsing it into a tree, to
+// parse_str on many generated texts, valid and broken
+// (testdata/rust_canonical_check.rs): the same encoding or the same
+// error, and the same compare_json answer. The conformance vectors hold
+// the verifier's verdicts to the other SDKs'; this holds the pass itself
+// to the parser on far more texts than vectors could.
+func TestRustCanonical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a native Rust program")
+	}
+	bin := filepath.Join(t.TempDir(), "check")
+	if err := pluginbuild.BuildRustNative("testdata/rust_canonical_check.rs", bin); err != nil {
+		if errors.Is(err, pluginbuild.ErrToolchain) {
+			t.Skip(err)
+		}
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "100000").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Logf("%s", out)
+}
