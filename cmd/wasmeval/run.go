@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -160,8 +161,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	out := f.out
 	if out == "" {
 		out = filepath.Join("wasmeval-out", fmt.Sprintf("%s-%s", p.Name, time.Now().Format("20060102-150405")))
-	}
-	if err := checkFreshOut(out, f); err != nil {
+	} else if err := checkFreshOut(out, f); err != nil {
 		return err
 	}
 	work, err := workspace.NewRunDir()
@@ -200,7 +200,14 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		return usageErr(err)
 	}
 
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if f.out == "" && f.resume == "" {
+		// The default name is the problem and the second the run starts:
+		// a second run in the same second takes the next free name,
+		// claimed by creating it, so two runs never share a directory.
+		if out, err = claimDir(out); err != nil {
+			return fmt.Errorf("create output directory: %w", err)
+		}
+	} else if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	// One writer per run directory, for the whole run: another run or
@@ -308,3 +315,24 @@ const maxRetryErrors = 20
 
 // maxEpochs bounds --epochs.
 const maxEpochs = 1000
+
+// claimDir creates base, or base-2, base-3, … when taken, and returns the
+// one it created.
+func claimDir(base string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return "", err
+	}
+	for i := 1; ; i++ {
+		dir := base
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", base, i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || i >= 1000 {
+			return "", err
+		}
+	}
+}

@@ -229,8 +229,17 @@ func TestRecorded(t *testing.T) {
 	if !out.Agent || out.AdapterError || out.Elapsed != 2.5 {
 		t.Errorf("flat: %+v", out)
 	}
-	if out, _ := a.Run(ctx, nil, agentCase("nested", "x")); !out.Agent || out.Output != `{"task_result": "b"}` {
+	write("nested/sandbox/report.txt", "total 42\n")
+	nested := agentCase("nested", "x")
+	nested.TrackedFiles = []string{"report.txt", "absent.txt"}
+	if out, _ := a.Run(ctx, nil, nested); !out.Agent || out.Output != `{"task_result": "b"}` || out.Files["report.txt"] != "total 42\n" || len(out.Files) != 1 {
 		t.Errorf("nested: %+v", out)
+	}
+	if box := a.Sandbox(nested); box != filepath.Join(dir, "nested", "sandbox") {
+		t.Errorf("sandbox %q", box)
+	}
+	if box := a.Sandbox(agentCase("flat", "x")); box != "" {
+		t.Errorf("flat has no sandbox, got %q", box)
 	}
 	if out, _ := a.Run(ctx, nil, agentCase("broken", "x")); !out.AdapterError || !strings.Contains(out.Error, "broken.json: not JSON: it ends before the JSON value does") {
 		t.Errorf("broken: %+v", out)

@@ -14,16 +14,51 @@ import (
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 // Recorded scores results another agent framework already produced: a
 // case's output is the result file recorded for its task, and nothing
 // runs. A task with no recorded result is the case's error ("missing"),
 // never skipped; RecordedFiles lists the files no task claims.
+//
+// In the directory layout, <task name>/sandbox/ holds what the agent left
+// in its sandbox: the case's tracked files are read from it, and test
+// functions read it as they read a live sandbox (Sandbox).
 type Recorded struct {
 	// Dir holds one result per task: <task name>.json, or
 	// <task name>/result.json.
 	Dir string
+	// MaxFileBytes caps each tracked file (DefaultMaxFileBytes when 0).
+	MaxFileBytes int64
+}
+
+// RecordedSandbox is the directory, beside a task's result.json, that
+// holds the files the agent left in its sandbox.
+const RecordedSandbox = "sandbox"
+
+// Sandbox is the recorded sandbox of c's task, "" when none was recorded.
+func (a *Recorded) Sandbox(c *cases.Case) string {
+	name := recordedName(c)
+	if !validName(name) {
+		return ""
+	}
+	dir := filepath.Join(a.Dir, name, RecordedSandbox)
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return dir
+	}
+	return ""
+}
+
+func recordedName(c *cases.Case) string {
+	if c.Task != nil && c.Task.Name != "" {
+		return c.Task.Name
+	}
+	return c.ID
+}
+
+func validName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\`)
 }
 
 // RecordedPaths are the files, relative to the results directory, where
@@ -41,10 +76,7 @@ func (a *Recorded) Run(ctx context.Context, sess runtime.Session, c *cases.Case)
 // Read is Run that also returns the result as parsed (nil when the case
 // has none), so a caller that checks it need not parse it again.
 func (a *Recorded) Read(c *cases.Case) (result.Execution, *agent.Result) {
-	name := c.ID
-	if c.Task != nil && c.Task.Name != "" {
-		name = c.Task.Name
-	}
+	name := recordedName(c)
 	out := result.Execution{Command: []string{"recorded", a.Dir}}
 	fail := func(format string, args ...any) (result.Execution, *agent.Result) {
 		out.AdapterError = true
@@ -52,7 +84,7 @@ func (a *Recorded) Read(c *cases.Case) (result.Execution, *agent.Result) {
 		out.Error = fmt.Sprintf(format, args...)
 		return out, nil
 	}
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+	if !validName(name) {
 		return fail("task name %q cannot name a result file", name)
 	}
 	var tried []string
@@ -71,6 +103,22 @@ func (a *Recorded) Read(c *cases.Case) (result.Execution, *agent.Result) {
 		r := takeResult(&out, p)
 		if r != nil && r.ElapsedSeconds != nil {
 			out.Elapsed = *r.ElapsedSeconds
+		}
+		if r != nil && len(c.TrackedFiles) > 0 {
+			out.Files = map[string]any{}
+			if box := a.Sandbox(c); box != "" {
+				max := a.MaxFileBytes
+				if max <= 0 {
+					max = DefaultMaxFileBytes
+				}
+				files, err := workspace.ReadTracked(box, c.TrackedFiles, max)
+				if err != nil {
+					out.AdapterError = true
+					out.Error = fmt.Sprintf("recorded sandbox %s: %v", box, err)
+					return out, nil
+				}
+				out.Files = files
+			}
 		}
 		return out, r
 	}

@@ -47,7 +47,30 @@ func (r *groupRunner) runRecorded(ctx context.Context, stream cases.Stream) erro
 		for i, b := range batch {
 			cs[i], actuals[i], elapsed[i], parsed[i] = b.c, actualOf(b.out), b.out.Elapsed, b.parsed
 		}
-		verdicts := r.plugins.verifyCases(ctx, r.job.group, cs, actuals, elapsed, parsed, r.verifyEnv(nil), "")
+		// Cases with a recorded sandbox are verified one by one, each
+		// reading its own; the others together, in as few plugin calls as
+		// the plugins allow.
+		verdicts := make([]caseVerdict, len(batch))
+		var rest []int
+		for i, b := range batch {
+			if box := ad.Sandbox(b.c); box != "" {
+				verdicts[i] = r.plugins.verifyCases(ctx, r.job.group, cs[i:i+1], actuals[i:i+1], elapsed[i:i+1], parsed[i:i+1], r.verifyEnv(nil), box)[0]
+				continue
+			}
+			rest = append(rest, i)
+		}
+		if len(rest) > 0 {
+			rcs := make([]*cases.Case, len(rest))
+			ract := make([]verify.Actual, len(rest))
+			rel := make([]float64, len(rest))
+			rpar := make([]*agent.Result, len(rest))
+			for k, j := range rest {
+				rcs[k], ract[k], rel[k], rpar[k] = cs[j], actuals[j], elapsed[j], parsed[j]
+			}
+			for k, v := range r.plugins.verifyCases(ctx, r.job.group, rcs, ract, rel, rpar, r.verifyEnv(nil), "") {
+				verdicts[rest[k]] = v
+			}
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
