@@ -91,18 +91,28 @@ func stdlib(t *testing.T) *host.Plugin {
 // whose text the engine would pass in actual.files.
 func call(t *testing.T, function, arguments string, files map[string]string) abi.EvaluateOutput {
 	t.Helper()
+	contents := map[string]string{}
+	for path, fixture := range files {
+		data, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(fixture)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		contents[path] = string(data)
+	}
+	return callWith(t, function, arguments, contents)
+}
+
+// callWith is call with the result files' contents given.
+func callWith(t *testing.T, function, arguments string, contents map[string]string) abi.EvaluateOutput {
+	t.Helper()
 	p := stdlib(t)
 	var args map[string]any
 	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
 		t.Fatalf("arguments %s: %v", arguments, err)
 	}
 	actual := &abi.Actual{Files: map[string]any{}}
-	for path, fixture := range files {
-		data, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(fixture)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		actual.Files[path] = string(data)
+	for path, text := range contents {
+		actual.Files[path] = text
 	}
 	in := abi.EvaluateInput{ABIVersion: 1, Config: map[string]any{}, Function: function, Arguments: args,
 		Case: &abi.Case{ID: "task"}, Actual: actual}
@@ -547,5 +557,95 @@ func TestMultiplePairDetails(t *testing.T) {
 	}
 	if r, _ := second["reason"].(string); !strings.Contains(r, `cell 0's outputs, line 1: expected "42", got "41"`) {
 		t.Errorf("pair 1 reason %q", r)
+	}
+}
+
+// logLine compares a one-line log with an expected text through
+// compare_script_logs and returns the reason (empty when they match) or
+// the error.
+func logLine(t *testing.T, line, expected, options string) (reason, errMsg string) {
+	t.Helper()
+	rules, _ := json.Marshal(expected)
+	out := callWith(t, "compare_script_logs", `{"result": {"type": "vm_file", "path": "run.log"},
+		"expected": {"type": "rule", "rules": `+string(rules)+`}, "options": `+options+`}`, map[string]string{"run.log": line})
+	details, _ := out.Details.(map[string]any)
+	reason, _ = details["reason"].(string)
+	if out.Error == "" && (out.Score == 1) != (reason == "") {
+		t.Errorf("%q: score %v with reason %q", line, out.Score, reason)
+	}
+	return reason, out.Error
+}
+
+// The ignore_patterns matcher: a line a pattern occurs in is dropped, so
+// it matches an empty expected log.
+func TestIgnorePatterns(t *testing.T) {
+	cases := []struct {
+		pattern, line string
+		match         bool
+	}{
+		{`abc`, "xxabcxx", true},
+		{`^abc`, "xabc", false},
+		{`^a.c$`, "abc", true},
+		{`\d{4}-\d{2}`, "on 2024-01 we", true},
+		{`\d{4}-\d{2}`, "on 202-01 we", false},
+		{`(foo|bar)+baz`, "xbarfoobaz", true},
+		{`[^a-c]`, "abcd", true},
+		{`[^a-c]`, "abc", false},
+		{`a{2,3}$`, "caaa", true},
+		{`a{2,}?b`, "ab", false},
+		{`(?:a*)*b`, "aaab", true},
+		{`(a*)*b`, strings.Repeat("a", 20000), false}, // no backtracking: linear in the line
+		{`\[INFO\]`, "[INFO] x", true},
+		{`colou?r`, "color", true},
+		{`[\w.]+@\w+\.org`, "mail j.doe@example.org now", true},
+		{`\s{3}`, "a  b", false},
+		{`^(GET|POST) /api/\S+ 200$`, "POST /api/items 200", true},
+		{`^(GET|POST) /api/\S+ 200$`, "POST /api/items 404", false},
+	}
+	for _, c := range cases {
+		opts, _ := json.Marshal(map[string]any{"ignore_patterns": []string{c.pattern}})
+		reason, errMsg := logLine(t, c.line, "", string(opts))
+		if errMsg != "" {
+			t.Errorf("%s: %s", c.pattern, errMsg)
+			continue
+		}
+		if (reason == "") != c.match {
+			t.Errorf("pattern %s on %.40q: match %v, want %v (%s)", c.pattern, c.line, reason == "", c.match, reason)
+		}
+	}
+	// With ignore_case the pattern's letters match either case.
+	if reason, _ := logLine(t, "Error: disk FULL", "", `{"ignore_case": true, "ignore_patterns": ["^ERROR: [a-z]+ full"]}`); reason != "" {
+		t.Errorf("ignore_case pattern: %s", reason)
+	}
+	for _, bad := range []string{"(", ")", "[a", "*a", "a**", `\\q`, "a{5,2}", "a{2000}", `\\b`} {
+		opts := `{"ignore_patterns": ["` + bad + `"]}`
+		if _, errMsg := logLine(t, "x", "", opts); !strings.Contains(errMsg, "option ignore_patterns[0]") {
+			t.Errorf("pattern %s: error %q", bad, errMsg)
+		}
+	}
+}
+
+// The timestamps ignore_timestamps drops, and lines it keeps whole.
+func TestIgnoreTimestamps(t *testing.T) {
+	cases := []struct{ line, rest string }{
+		{"2024-03-01 10:00:00,120 - INFO - x", "INFO - x"},
+		{"2024/03/01 10:00:00 x", "x"},
+		{"[2024-03-01T10:00:00.123456+02:00] x", "x"},
+		{"(2024-03-01) x", "x"},
+		{"10:00 | x", "x"},
+		{"9:05:01.5Z: x", "x"},
+		{"12:30:00 UTC x", "x"},
+		{"  [10:00:00]   x", "x"},
+		{"2024-03-01x", "2024-03-01x"},
+		{"12:3 x", "12:3 x"},
+		{"[10:00:00 x", "[10:00:00 x"},
+		{"v1.2.3 x", "v1.2.3 x"},
+		{"1234-56 x", "1234-56 x"},
+	}
+	for _, c := range cases {
+		reason, errMsg := logLine(t, c.line, c.rest, `{"ignore_timestamps": true}`)
+		if errMsg != "" || reason != "" {
+			t.Errorf("%q: want %q: %s%s", c.line, c.rest, reason, errMsg)
+		}
 	}
 }
