@@ -108,7 +108,7 @@ pub struct Args<'a> {
     pub options: Map,
 }
 
-pub fn args(input: &EvaluateInput) -> Result<Args, String> {
+pub fn args(input: &EvaluateInput) -> Result<Args<'_>, String> {
     for k in input.arguments.keys() {
         if k != "result" && k != "expected" && k != "options" {
             return Err(format!("unknown argument {} (the arguments are result, expected and options)", quote(k)));
