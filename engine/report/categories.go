@@ -154,3 +154,73 @@ func PrintCategories(w io.Writer, sums []*CheckpointSummary) {
 	}
 	tw.Flush()
 }
+
+// countTags counts a case under each of its tags.
+func (s *CheckpointSummary) countTags(r *result.CaseRecord, o result.Outcome) {
+	if r.Case == nil {
+		return
+	}
+	for _, tag := range r.Case.Tags {
+		if s.tags == nil {
+			s.tags = map[string]*CategoryCounts{}
+		}
+		c := s.tags[tag]
+		if c == nil {
+			c = &CategoryCounts{}
+			s.tags[tag] = c
+		}
+		c.add(o)
+	}
+}
+
+// tagTable is counts by tag with their pass rates; nil when no case has
+// a tag.
+func tagTable(counts map[string]*CategoryCounts) map[string]*CategoryCounts {
+	if len(counts) == 0 {
+		return nil
+	}
+	out := map[string]*CategoryCounts{}
+	for tag, c := range counts {
+		cc := *c
+		cc.PassRatePct = PctRounded(cc.Passed, cc.Counted())
+		out[tag] = &cc
+	}
+	return out
+}
+
+// Tags totals the summaries' counts by tag across checkpoints; nil when
+// no case of the run has a tag.
+func Tags(sums []*CheckpointSummary) map[string]*CategoryCounts {
+	all := map[string]*CategoryCounts{}
+	for _, s := range sums {
+		src := s.tags
+		if src == nil {
+			src = s.ByTag
+		}
+		for tag, c := range src {
+			if all[tag] == nil {
+				all[tag] = &CategoryCounts{}
+			}
+			all[tag].merge(c)
+		}
+	}
+	return tagTable(all)
+}
+
+// PrintTags writes the per-tag table of the terminal summary (a task
+// spec's apps among the tags, app:<name>); nothing when no case has a
+// tag.
+func PrintTags(w io.Writer, sums []*CheckpointSummary) {
+	tags := Tags(sums)
+	if tags == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TAG\tCASES\tPASSED\tFAILED\tERRORED\tPASS RATE\t")
+	for _, name := range sortedKeys(tags) {
+		c := tags[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t\n", name, c.Cases, c.Passed, c.Failed, countCell(c.Errored), Rate(c.Passed, c.Counted()))
+	}
+	tw.Flush()
+}

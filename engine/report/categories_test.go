@@ -189,3 +189,43 @@ func TestCategoriesWithEpochs(t *testing.T) {
 		t.Errorf("by category with epochs: %v", cats)
 	}
 }
+
+// Tags (and a task spec's apps, app:<name>) get their own table: a case
+// counts under each of its tags; without tags there is none.
+func TestTagTable(t *testing.T) {
+	dir := t.TempDir()
+	recs := categoryRecords()
+	recs[0].Case.Tags = []string{"t1", "app:jupyter"}
+	recs[3].Case.Tags = []string{"app:jupyter"}
+	writeTestJournal(t, dir, recs)
+	sums, err := FromRun(dir, nil, Judging{Policy: result.PolicyAllCases}, "run-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := Tags(sums)
+	if j := tags["app:jupyter"]; j == nil || j.Cases != 2 || j.Passed != 1 || j.Errored != 1 {
+		t.Errorf("app:jupyter %+v", j)
+	}
+	if t1 := tags["t1"]; t1 == nil || t1.Cases != 6 || t1.Passed != 3 || t1.Unscored != 1 || t1.PassRatePct != 60 {
+		t.Errorf("t1 %+v", t1)
+	}
+	var text, js bytes.Buffer
+	PrintSummary(&text, sums)
+	if err := WriteJSON(&js, RunInfo{}, sums); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "TAG ") || !strings.Contains(text.String(), "app:jupyter  2      1       0       1") || !strings.Contains(js.String(), `"by_tag"`) {
+		t.Errorf("tag table:\n%s", text.String())
+	}
+	for _, r := range recs {
+		r.Case.Tags = nil
+	}
+	dir2 := t.TempDir()
+	writeTestJournal(t, dir2, recs)
+	sums, _ = FromRun(dir2, nil, Judging{Policy: result.PolicyAllCases}, "run-2")
+	text.Reset()
+	PrintSummary(&text, sums)
+	if strings.Contains(text.String(), "TAG ") || Tags(sums) != nil {
+		t.Errorf("a tag table without tags:\n%s", text.String())
+	}
+}

@@ -14,7 +14,9 @@ type JSONReport struct {
 	Passed      bool `json:"passed"`
 	// ByCategory counts the run's cases by category, across checkpoints;
 	// omitted when no case has a category.
-	ByCategory  map[string]*CategoryCounts `json:"by_category,omitempty"`
+	ByCategory map[string]*CategoryCounts `json:"by_category,omitempty"`
+	// ByTag counts them by tag (see CheckpointSummary.ByTag).
+	ByTag       map[string]*CategoryCounts `json:"by_tag,omitempty"`
 	Checkpoints []*CheckpointSummary       `json:"checkpoints"`
 }
 
@@ -22,7 +24,7 @@ type JSONReport struct {
 func WriteJSON(w io.Writer, run RunInfo, sums []*CheckpointSummary) error {
 	t := Sum(sums)
 	rep := JSONReport{RunInfo: run, Cases: t.Cases, CasesPassed: t.Passed, Passed: len(sums) > 0, Checkpoints: sums,
-		ByCategory: Categories(sums)}
+		ByCategory: Categories(sums), ByTag: Tags(sums)}
 	for _, s := range sums {
 		rep.Passed = rep.Passed && s.Passed
 	}

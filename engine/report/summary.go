@@ -89,6 +89,11 @@ type CheckpointSummary struct {
 	// categories counts every case by category ("" for none), so
 	// ByCategory can be set once the summary is final.
 	categories map[string]*CategoryCounts
+	// ByTag counts the checkpoint's cases under each of their tags (a
+	// case with two tags counts under both; a task spec's related apps
+	// are tags app:<name>); absent when no case has a tag.
+	ByTag map[string]*CategoryCounts `json:"by_tag,omitempty"`
+	tags  map[string]*CategoryCounts
 
 	// Per group type: passed cases, errored cases, and every case that
 	// counts toward the policy (passed, failed or errored; not unscored).
@@ -278,6 +283,7 @@ func (b *Builder) add(r *result.CaseRecord) {
 	}
 	s.Duration += r.Duration
 	s.countCategory(r, o)
+	s.countTags(r, o)
 }
 
 // GroupError records that a group could not run to its end (its workspace
@@ -307,6 +313,7 @@ func (b *Builder) Summaries() []*CheckpointSummary {
 		b.finishEpochs(s)
 		s.MeanScore = s.meanScore()
 		s.ByCategory = categoryTable(s.categories)
+		s.ByTag = tagTable(s.tags)
 		if b.runID != "" {
 			s.RunID, s.Manifest = b.runID, "../manifest.json"
 		}

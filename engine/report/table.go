@@ -26,6 +26,7 @@ func PrintTable(w io.Writer, sums []*CheckpointSummary) {
 	}
 	tw.Flush()
 	PrintCategories(w, sums)
+	PrintTags(w, sums)
 }
 
 // ScoreCell shows the group's mean score in a table: "-" when no case of

@@ -41,6 +41,7 @@ func PrintSummary(w io.Writer, sums []*CheckpointSummary) {
 	}
 	tw.Flush()
 	PrintCategories(w, sums)
+	PrintTags(w, sums)
 }
 
 // MeanScore is the mean score of the group's judged (passed or failed)
