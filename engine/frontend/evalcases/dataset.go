@@ -3,7 +3,6 @@ package evalcases
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -79,7 +78,7 @@ func Parse(file string, data []byte, errs *diag.List) []Entry {
 		}
 	}
 	if !ok {
-		errs.Add(file, "", 0, "expected a list of eval cases, got %s", describe(top))
+		errs.Add(file, "", 0, "expected a list of eval cases, got %s", diag.DescribeJSON(top))
 		return nil
 	}
 	if len(list) == 0 {
@@ -91,7 +90,7 @@ func Parse(file string, data []byte, errs *diag.List) []Entry {
 		at := diag.IndexPath(path, i)
 		obj, ok := item.(map[string]any)
 		if !ok {
-			errs.Add(file, at, 0, "expected an eval case (an object with at least a query), got %s", describe(item))
+			errs.Add(file, at, 0, "expected an eval case (an object with at least a query), got %s", diag.DescribeJSON(item))
 			continue
 		}
 		e := entry(file, at, obj, errs)
@@ -105,7 +104,7 @@ func Parse(file string, data []byte, errs *diag.List) []Entry {
 func entry(file, at string, obj map[string]any, errs *diag.List) Entry {
 	var e Entry
 	bad := func(key string, v any) {
-		errs.Add(file, diag.JoinPath(at, key), 0, "expected %s, got %s", keys[key], describe(v))
+		errs.Add(file, diag.JoinPath(at, key), 0, "expected %s, got %s", keys[key], diag.DescribeJSON(v))
 	}
 	str := func(key string) string {
 		v, ok := obj[key]
@@ -135,7 +134,7 @@ func entry(file, at string, obj map[string]any, errs *diag.List) Entry {
 		for j, x := range list {
 			s, ok := x.(string)
 			if !ok || strings.TrimSpace(s) == "" {
-				errs.Add(file, diag.IndexPath(diag.JoinPath(at, key), j), 0, "expected a non-empty string, got %s", describe(x))
+				errs.Add(file, diag.IndexPath(diag.JoinPath(at, key), j), 0, "expected a non-empty string, got %s", diag.DescribeJSON(x))
 				continue
 			}
 			out = append(out, s)
@@ -177,7 +176,7 @@ func entry(file, at string, obj map[string]any, errs *diag.List) Entry {
 	e.ExpectedToolOutput = object("expected_tool_output")
 	for tool, want := range e.ExpectedToolOutput {
 		if _, ok := want.(map[string]any); !ok {
-			errs.Add(file, diag.JoinPath(diag.JoinPath(at, "expected_tool_output"), tool), 0, "expected an object of key-value pairs the tool returned, got %s", describe(want))
+			errs.Add(file, diag.JoinPath(diag.JoinPath(at, "expected_tool_output"), tool), 0, "expected an object of key-value pairs the tool returned, got %s", diag.DescribeJSON(want))
 		}
 	}
 	e.Description = str("description")
@@ -205,30 +204,4 @@ func keyList(m map[string]any) string {
 		return "none"
 	}
 	return strings.Join(ks, ", ")
-}
-
-// describe names a JSON value's type for errors.
-func describe(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("a string (%q)", clip(t))
-	case json.Number:
-		return "a number (" + t.String() + ")"
-	case bool:
-		return fmt.Sprintf("a boolean (%v)", t)
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }

@@ -35,7 +35,7 @@ type getterBuild struct {
 func (l *suiteLoader) normalise(s *Spec, at string, g any, b *getterBuild, errs *diag.List) any {
 	m, ok := g.(map[string]any)
 	if !ok {
-		errs.Add(s.File, at, 0, "malformed getter: expected an object with a type (vm_file, cloud_file, local_file, rule, vm_command_line), got %s", describe(g))
+		errs.Add(s.File, at, 0, "malformed getter: expected an object with a type (vm_file, cloud_file, local_file, rule, vm_command_line), got %s", diag.DescribeJSON(g))
 		return nil
 	}
 	typ, _ := m["type"].(string)

@@ -113,7 +113,7 @@ func (l *suiteLoader) setupStep(s *Spec, st Step, errs *diag.List) (cases.SetupS
 			for i, w := range c {
 				s2, ok := w.(string)
 				if !ok {
-					errs.Add(s.File, diag.IndexPath(st.At+".arguments.command", i), 0, "expected a string, got %s", describe(w))
+					errs.Add(s.File, diag.IndexPath(st.At+".arguments.command", i), 0, "expected a string, got %s", diag.DescribeJSON(w))
 					return out, false
 				}
 				out.Command = append(out.Command, s2)

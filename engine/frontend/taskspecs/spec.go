@@ -3,7 +3,6 @@ package taskspecs
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -88,7 +87,7 @@ func parseSpec(file string, data []byte, errs *diag.List) *Spec {
 		}
 		t, ok := v.(string)
 		if !ok {
-			errs.Add(file, key, 0, "expected a string, got %s", describe(v))
+			errs.Add(file, key, 0, "expected a string, got %s", diag.DescribeJSON(v))
 		}
 		return t
 	}
@@ -109,7 +108,7 @@ func steps(file, key string, v any, errs *diag.List) []Step {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		errs.Add(file, key, 0, "expected a list of setup functions ({func, arguments}), got %s", describe(v))
+		errs.Add(file, key, 0, "expected a list of setup functions ({func, arguments}), got %s", diag.DescribeJSON(v))
 		return nil
 	}
 	var out []Step
@@ -117,7 +116,7 @@ func steps(file, key string, v any, errs *diag.List) []Step {
 		at := diag.IndexPath(key, i)
 		m, ok := item.(map[string]any)
 		if !ok {
-			errs.Add(file, at, 0, "expected a setup function ({func, arguments}), got %s", describe(item))
+			errs.Add(file, at, 0, "expected a setup function ({func, arguments}), got %s", diag.DescribeJSON(item))
 			continue
 		}
 		st := Step{At: at}
@@ -126,7 +125,7 @@ func steps(file, key string, v any, errs *diag.List) []Step {
 			case "func", "type":
 				name, ok := m[k].(string)
 				if !ok || name == "" {
-					errs.Add(file, at+"."+k, 0, "expected the setup function's name, got %s", describe(m[k]))
+					errs.Add(file, at+"."+k, 0, "expected the setup function's name, got %s", diag.DescribeJSON(m[k]))
 				}
 				st.Func = name
 			case "arguments", "parameters":
@@ -135,7 +134,7 @@ func steps(file, key string, v any, errs *diag.List) []Step {
 				}
 				args, ok := m[k].(map[string]any)
 				if !ok {
-					errs.Add(file, at+"."+k, 0, "expected an object of arguments, got %s", describe(m[k]))
+					errs.Add(file, at+"."+k, 0, "expected an object of arguments, got %s", diag.DescribeJSON(m[k]))
 				}
 				st.Arguments = args
 			default:
@@ -163,7 +162,7 @@ func evaluation(file string, v any, errs *diag.List) Evaluation {
 		if v == nil {
 			errs.Add(file, "evaluation", 0, "required: the evaluation ({func, arguments} or {func, result, expected})")
 		} else {
-			errs.Add(file, "evaluation", 0, "expected an object ({func, …}), got %s", describe(v))
+			errs.Add(file, "evaluation", 0, "expected an object ({func, …}), got %s", diag.DescribeJSON(v))
 		}
 		return e
 	}
@@ -179,7 +178,7 @@ func evaluation(file string, v any, errs *diag.List) Evaluation {
 		for i, x := range f {
 			name, ok := x.(string)
 			if !ok || name == "" {
-				errs.Add(file, diag.IndexPath("evaluation.func", i), 0, "expected a function name, got %s", describe(x))
+				errs.Add(file, diag.IndexPath("evaluation.func", i), 0, "expected a function name, got %s", diag.DescribeJSON(x))
 				continue
 			}
 			e.Funcs = append(e.Funcs, name)
@@ -188,14 +187,14 @@ func evaluation(file string, v any, errs *diag.List) Evaluation {
 			errs.Add(file, "evaluation.func", 0, "expected at least one function")
 		}
 	default:
-		errs.Add(file, "evaluation.func", 0, "expected a function name or a list of them, got %s", describe(m["func"]))
+		errs.Add(file, "evaluation.func", 0, "expected a function name or a list of them, got %s", diag.DescribeJSON(m["func"]))
 	}
 	n := len(e.Funcs)
 	e.Conj = "and"
 	if c, given := m["conj"]; given {
 		s, ok := c.(string)
 		if !ok || (s != "and" && s != "or") {
-			errs.Add(file, "evaluation.conj", 0, "expected \"and\" or \"or\", got %s", describe(c))
+			errs.Add(file, "evaluation.conj", 0, "expected \"and\" or \"or\", got %s", diag.DescribeJSON(c))
 		} else {
 			e.Conj = s
 		}
@@ -228,7 +227,7 @@ func evaluation(file string, v any, errs *diag.List) Evaluation {
 			}
 			obj, ok := v.(map[string]any)
 			if !ok {
-				errs.Add(file, "evaluation."+key, 0, "expected an object, got %s", describe(v))
+				errs.Add(file, "evaluation."+key, 0, "expected an object, got %s", diag.DescribeJSON(v))
 				continue
 			}
 			out[i] = obj
@@ -249,14 +248,14 @@ func strList(file, key string, v any, errs *diag.List) []string {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		errs.Add(file, key, 0, "expected a list of strings, got %s", describe(v))
+		errs.Add(file, key, 0, "expected a list of strings, got %s", diag.DescribeJSON(v))
 		return nil
 	}
 	var out []string
 	for i, x := range list {
 		s, ok := x.(string)
 		if !ok {
-			errs.Add(file, diag.IndexPath(key, i), 0, "expected a string, got %s", describe(x))
+			errs.Add(file, diag.IndexPath(key, i), 0, "expected a string, got %s", diag.DescribeJSON(x))
 			continue
 		}
 		out = append(out, s)
@@ -271,26 +270,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// describe names a JSON value's type for errors.
-func describe(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		if len(t) > 40 {
-			t = t[:40] + "…"
-		}
-		return fmt.Sprintf("a string (%q)", t)
-	case json.Number:
-		return "a number (" + t.String() + ")"
-	case bool:
-		return fmt.Sprintf("a boolean (%v)", t)
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }
