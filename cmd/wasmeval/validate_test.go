@@ -53,7 +53,7 @@ func TestValidateListsEachGroupsLoader(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{
-		"inventory: ok (2 checkpoints, 7 groups)",
+		"inventory: ok, checkpointed problem (2 checkpoints, 7 groups)",
 		"  checkpoint_1/summary: 3 cases, built-in loader auto: case directories (case.yaml)",
 		"  checkpoint_1/errors: 3 cases, built-in loader auto: group file (errors.yaml)",
 		"  checkpoint_2/category: 3 cases, built-in loader auto: case directories (ARGS/EXPECTED)",
