@@ -114,7 +114,11 @@ function compareOutput(cfg: Obj, want: Value, actual: Actual): Attribute {
     const text = want.utf8();
     const v = parseAs(text, jsonl);
     if (v !== null) {
-      same = text.length == got.length && memory.compare(text.dataStart, got.dataStart, <usize>got.length) == 0;
+      // The SDK hands out one buffer for a long text with escapes that
+      // comes twice (a JSON output always has some): then no bytes need
+      // comparing.
+      same = text.length == got.length
+        && (text.dataStart == got.dataStart || memory.compare(text.dataStart, got.dataStart, <usize>got.length) == 0);
       want = v;
     }
   }
