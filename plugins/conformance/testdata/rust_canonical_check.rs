@@ -121,6 +121,13 @@ fn main() {
         texts.push("[".repeat(n) + &"]".repeat(n));
         texts.push("{\"a\":".repeat(n) + "1" + &"}".repeat(n));
     }
+    // Objects with more members than the insertion sort takes, in reverse
+    // order and with repeated keys.
+    for n in [16, 17, 40] {
+        let members: Vec<String> = (0..n).rev().map(|i| format!("\"k{}\":{}", i % (n - 3), i)).collect();
+        texts.push(format!("{{{}}}", members.join(",")));
+        texts.push(format!("[{{{}}},{{\"b\":1,\"a\":2}}]", members.join(" , ")));
+    }
     let (mut canonical, mut malformed) = (0, 0);
     for s in &texts {
         match (parse_canonical(s), parse_str(s)) {

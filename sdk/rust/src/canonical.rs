@@ -514,24 +514,29 @@ struct Scratch {
 fn reorder(out: &mut Vec<u8>, members: &[Member], keys: &[u8], open: usize, s: &mut Scratch) {
     let order = &mut s.order;
     order.clear();
-    order.extend(0..members.len());
     // Stable: members with the same key stay in their order, the last one
-    // last. An object has a few members, most often: an insertion sort.
-    if order.len() <= 16 {
-        for n in 1..order.len() {
-            let x = order[n];
-            let mut j = n;
-            while j > 0 && order_of(out, keys, &members[order[j - 1]], &members[x]).is_gt() {
-                order[j] = order[j - 1];
-                j -= 1;
+    // last. An object has a few members, most often: an insertion sort,
+    // each member put in place as it is taken, with no loop entered for
+    // one that goes last (see digits).
+    if members.len() <= 16 {
+        for x in 0..members.len() {
+            let mut j = order.len();
+            order.push(x);
+            if j > 0 && order_of(out, keys, &members[order[j - 1]], &members[x]).is_gt() {
+                while j > 0 && order_of(out, keys, &members[order[j - 1]], &members[x]).is_gt() {
+                    order[j] = order[j - 1];
+                    j -= 1;
+                }
+                order[j] = x;
             }
-            order[j] = x;
         }
     } else {
+        order.extend(0..members.len());
         order.sort_by(|&a, &b| order_of(out, keys, &members[a], &members[b]));
     }
     let text = &mut s.text;
     text.clear();
+    crate::bytes::reserve(text, out.len() - open);
     for (n, &i) in order.iter().enumerate() {
         if n + 1 < order.len() && order_of(out, keys, &members[i], &members[order[n + 1]]).is_eq() {
             continue;
@@ -540,7 +545,7 @@ fn reorder(out: &mut Vec<u8>, members: &[Member], keys: &[u8], open: usize, s: &
             text.push(b',');
         }
         let m = members[i];
-        crate::bytes::extend(text, &out[m.start..m.end]);
+        put(text, &out[m.start..m.end]);
     }
     out.truncate(open + 1);
     crate::bytes::extend(out, text);
