@@ -387,6 +387,23 @@ func (l *suiteLoader) checks(s *Spec, c *cases.Case) []checkspec.CheckSpec {
 	}
 	var b getterBuild
 	spec := checkspec.CheckSpec{Kind: "evaluators", Conj: e.Conj}
+	// A getter written as a list with one item per function is named by
+	// its index; one written once serves every function and is
+	// normalised once (its errors reported once, its file read back once).
+	rawEval, _ := s.Raw["evaluation"].(map[string]any)
+	shared := map[string]any{}
+	getter := func(key string, i int, g any) any {
+		at := "evaluation." + key
+		if _, list := rawEval[key].([]any); list && len(e.Funcs) > 1 {
+			return l.getters(s, diag.IndexPath(at, i), g, &b)
+		}
+		if v, done := shared[key]; done {
+			return v
+		}
+		v := l.getters(s, at, g, &b)
+		shared[key] = v
+		return v
+	}
 	for i, fn := range e.Funcs {
 		at := "evaluation.func"
 		if len(e.Funcs) > 1 {
@@ -403,8 +420,8 @@ func (l *suiteLoader) checks(s *Spec, c *cases.Case) []checkspec.CheckSpec {
 		}
 		args := map[string]any{}
 		if e.Results[i] != nil || e.Expected[i] != nil {
-			args["result"] = l.getters(s, fmt.Sprintf("evaluation.result"), e.Results[i], &b)
-			args["expected"] = l.getters(s, fmt.Sprintf("evaluation.expected"), e.Expected[i], &b)
+			args["result"] = getter("result", i, e.Results[i])
+			args["expected"] = getter("expected", i, e.Expected[i])
 		}
 		// The short form: {func, arguments} whose vm_ arguments are files
 		// of the sandbox and local_ ones files of the task.

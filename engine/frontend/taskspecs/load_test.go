@@ -141,6 +141,9 @@ func TestLoadSpecErrors(t *testing.T) {
   "evaluation": {"func": "compare_csv", "result": "out.csv", "expected": {"type": "screenshot"}}}`,
 		"a/x4/x4.json": `not json`,
 		"a/x5/x5.json": `{"id": "x5", "instruction": "i", "evaluation": {"func": ["compare_csv", "compare_text_file"], "conj": "xor", "result": [{"type": "vm_file", "path": "a"}]}}`,
+		// One getter for both functions, and a list with one per function.
+		"a/x6/x6.json": `{"id": "x6", "instruction": "i", "evaluation": {"func": ["compare_csv", "compare_text_file"],
+  "result": {"type": "vm_file"}, "expected": [{"type": "rule", "rules": "a"}, {"type": "screenshot"}]}}`,
 	})
 	_, err := taskspecs.Load(dir, taskspecs.Options{Functions: functions})
 	if err == nil {
@@ -162,9 +165,14 @@ func TestLoadSpecErrors(t *testing.T) {
 		f("a/x4/x4.json") + `: not a task spec`,
 		f("a/x5/x5.json") + `: evaluation.conj: expected "and" or "or"`,
 		f("a/x5/x5.json") + `: evaluation.result: expected 2 items, one per function of func, got 1`,
+		f("a/x6/x6.json") + `: evaluation.expected[1].type: unknown getter type "screenshot"`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in\n%v", want, err)
 		}
+	}
+	// The getter both functions share is reported once.
+	if n := strings.Count(err.Error(), f("a/x6/x6.json")+`: evaluation.result.path: malformed getter`); n != 1 {
+		t.Errorf("the shared getter's error is reported %d times, want once:\n%v", n, err)
 	}
 }
