@@ -92,6 +92,9 @@ var Examples = []Example{
 	{Rust, "examples/agent-tasks/plugins/sandboxfile/lib.rs", "examples/agent-tasks/plugins/agent-sandbox-file.wasm"},
 	{AssemblyScript, "examples/agent-tasks/plugins/jsonanswer/plugin.ts", "examples/agent-tasks/plugins/agent-json-answer.wasm"},
 	{Rust, "plugins/stdlib/lib.rs", "plugins/stdlib/stdlib.wasm"},
+	// The notebook-tasks example ships its own copy of the standard
+	// library, bound by its wasmeval.yaml.
+	{Rust, "plugins/stdlib/lib.rs", "examples/notebook-tasks/plugins/stdlib.wasm"},
 }
 
 // References are the conformance suite's reference plugins, one per SDK
@@ -131,6 +134,11 @@ func BuildAll(plugins []Example) error {
 	}
 	for _, ex := range plugins {
 		out := filepath.Join(root, ex.Output)
+		// An output directory that holds only built plugins is not in
+		// the repository.
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
 		tmp, err := os.CreateTemp(filepath.Dir(out), ".build-*.wasm")
 		if err != nil {
 			return err
