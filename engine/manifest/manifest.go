@@ -117,6 +117,9 @@ type Flags struct {
 	// Results is the directory of recorded agent results the run scored
 	// (--results); the submission then names the same directory.
 	Results string `json:"results,omitempty"`
+	// Tags and Apps are the task-spec filters (--tag, --app).
+	Tags []string `json:"tags,omitempty"`
+	Apps []string `json:"apps,omitempty"`
 }
 
 // Host describes the machine.
