@@ -102,8 +102,11 @@ func (l *suiteLoader) normalise(s *Spec, at string, g any, b *getterBuild, errs 
 			return nil
 		}
 		rel := fmt.Sprintf("%s/%d.out", commandOutputDir, len(b.post))
+		// The command's output is what the function gets, whatever its
+		// exit status (grep finding nothing, cat of a file the agent did
+		// not write): only failing to capture it is the step's failure.
 		b.post = append(b.post, cases.SetupStep{Name: at + " vm_command_line",
-			Command: []string{"sh", "-c", fmt.Sprintf("mkdir -p %s && { %s ; } > %s", commandOutputDir, command, rel)}})
+			Command: []string{"sh", "-c", fmt.Sprintf("mkdir -p %s || exit 1; { %s ; } > %s; exit 0", commandOutputDir, command, rel)}})
 		b.tracked = append(b.tracked, rel)
 		return map[string]any{"type": getterCommandOutput, "path": rel}
 	case "":

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,6 +115,17 @@ func TestLoadSpecs(t *testing.T) {
 	}
 	if len(t2.Task.PostSetup) != 2 || strings.Join(t2.Task.PostSetup[0].Command, " ") != "sleep 1" || !strings.Contains(t2.Task.PostSetup[1].Command[2], "cat out.csv") {
 		t.Errorf("t2 post-setup %+v", t2.Task.PostSetup)
+	}
+	// The captured command's output is the getter's value whatever its
+	// exit status: a cat of a file the agent did not write captures
+	// nothing, and the step succeeds.
+	sandbox := t.TempDir()
+	capture := exec.Command(t2.Task.PostSetup[1].Command[0], t2.Task.PostSetup[1].Command[1:]...)
+	capture.Dir = sandbox
+	if err := capture.Run(); err != nil {
+		t.Errorf("the vm_command_line step failed with its command: %v", err)
+	} else if data, err := os.ReadFile(filepath.Join(sandbox, t2.TrackedFiles[1])); err != nil || len(data) != 0 {
+		t.Errorf("captured output %q (%v), want an empty file", data, err)
 	}
 	if c := t3.Checks[0]; c.Kind != "regex" || c.Attribute != "answer" {
 		t.Errorf("infeasible: %+v", c)
