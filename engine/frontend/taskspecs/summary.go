@@ -95,7 +95,12 @@ func summarise(r *result.CaseRecord, log string) Summary {
 	if r.Outcome == result.OutcomeError {
 		out.Score = -1
 		out.ErrorLogPath = log
+		// In the order the record's error kind is decided: a setup or an
+		// agent that gave no result is the error even when the evaluation,
+		// run on what the agent left, faulted too.
 		switch {
+		case r.Result.AdapterError:
+			out.State, out.EvalError = "infra_error", r.Result.Error
 		case r.Result.PluginError != "":
 			out.State, out.EvalError = "eval_error", r.Result.PluginError
 		case r.Result.TimedOut:

@@ -18,13 +18,15 @@ import (
 // agent's answer, messages, tokens and time.
 func TestWriteSummaries(t *testing.T) {
 	dir := writeTree(t, map[string]string{
-		"wasmeval.yaml":         strings.Replace(configYAML, "%s", pin(), 1),
-		"plugins/stdlib.wasm":   string(emptyModule),
-		"sheets/ok/ok.json":     `{"id": "ok", "instruction": "i", "source": "s", "proxy": false, "evaluation": {"func": "compare_csv", "arguments": {"vm_out": "o.csv", "local_gold": "g.csv"}}}`,
-		"sheets/ok/g.csv":       "a\n",
-		"sheets/bad/bad.json":   `{"id": "bad", "instruction": "i", "evaluation": {"func": "compare_csv", "arguments": {"vm_out": "o.csv", "local_gold": "g.csv"}}}`,
-		"sheets/bad/g.csv":      "a\n",
-		"sheets/down/down.json": `{"id": "down", "instruction": "i", "evaluation": {"func": "infeasible"}}`,
+		"wasmeval.yaml":           strings.Replace(configYAML, "%s", pin(), 1),
+		"plugins/stdlib.wasm":     string(emptyModule),
+		"sheets/ok/ok.json":       `{"id": "ok", "instruction": "i", "source": "s", "proxy": false, "evaluation": {"func": "compare_csv", "arguments": {"vm_out": "o.csv", "local_gold": "g.csv"}}}`,
+		"sheets/ok/g.csv":         "a\n",
+		"sheets/bad/bad.json":     `{"id": "bad", "instruction": "i", "evaluation": {"func": "compare_csv", "arguments": {"vm_out": "o.csv", "local_gold": "g.csv"}}}`,
+		"sheets/bad/g.csv":        "a\n",
+		"sheets/down/down.json":   `{"id": "down", "instruction": "i", "evaluation": {"func": "infeasible"}}`,
+		"sheets/crash/crash.json": `{"id": "crash", "instruction": "i", "evaluation": {"func": "compare_csv", "arguments": {"vm_out": "o.csv", "local_gold": "g.csv"}}}`,
+		"sheets/crash/g.csv":      "a\n",
 	})
 	s, err := taskspecs.Load(dir, taskspecs.Options{Functions: functions})
 	if err != nil {
@@ -45,6 +47,11 @@ func TestWriteSummaries(t *testing.T) {
 			Result: result.Execution{Output: output, Agent: true, PluginError: "compare_csv (stdlib@1234): g.csv: not CSV"}},
 		{Checkpoint: "tasks", Group: "sheets", ID: "down", Outcome: result.OutcomeError, ErrorKind: result.ErrorAdapter,
 			Result: result.Execution{AdapterError: true, Error: `setup config[0] execute: "sh" exited with status 1`}},
+		// The agent crashed, and the evaluation that ran on what it left
+		// faulted too: the crash is the task's error, as the record says.
+		{Checkpoint: "tasks", Group: "sheets", ID: "crash", Outcome: result.OutcomeError, ErrorKind: result.ErrorAdapter,
+			Result: result.Execution{AdapterError: true, Error: "the agent exited with status 1; the agent's stdout: the agent returned no result",
+				PluginError: "compare_csv (stdlib@1234): g.csv: not CSV"}},
 	}
 	for _, r := range recs {
 		if err := w.Append(r); err != nil {
@@ -79,5 +86,9 @@ func TestWriteSummaries(t *testing.T) {
 	down := read("down")["results"].(map[string]any)
 	if down["score"] != -1.0 || down["state"] != "infra_error" || !strings.Contains(down["eval_error"].(string), "setup config[0]") {
 		t.Errorf("down: %v", down)
+	}
+	crash := read("crash")["results"].(map[string]any)
+	if crash["score"] != -1.0 || crash["state"] != "infra_error" || !strings.Contains(crash["eval_error"].(string), "the agent exited with status 1") {
+		t.Errorf("crash: %v", crash)
 	}
 }
