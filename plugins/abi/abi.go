@@ -21,6 +21,7 @@ const (
 	KindLoader    = "loader"
 	KindEvaluator = "evaluator"
 	KindTest      = "test"
+	KindSetup     = "setup"
 )
 
 // Exports maps a kind to its export.
@@ -29,6 +30,7 @@ var Exports = map[string]string{
 	KindLoader:    "load_cases",
 	KindEvaluator: "evaluate",
 	KindTest:      "test",
+	KindSetup:     "setup",
 }
 
 // DescribeExport is the export every plugin provides.
@@ -40,7 +42,8 @@ type Describe struct {
 	Name       string   `json:"name"`
 	Version    string   `json:"version"`
 	Kinds      []string `json:"kinds"`
-	// Functions lists the evaluator functions the plugin dispatches.
+	// Functions lists the evaluator and setup functions the plugin
+	// dispatches.
 	Functions []string `json:"functions,omitempty"`
 	// Stateful loaders compute cases from earlier results and are called
 	// again, with the history, after every batch.

@@ -12,10 +12,11 @@ import (
 
 // DescribePlugin answers the describe export: fill in name, version, kinds
 // (and functions for evaluators); the ABI version and transport are set,
-// and so is batch: the batch exports the plugin's kind packages (verifier,
-// evaluator, testfunction) serve for the kinds it declares. Set Batch
-// yourself (an empty list for none) only if you write batch exports of
-// your own.
+// the setup package's functions are added to functions (when the plugin
+// declares kind setup), and so is batch: the batch exports the plugin's
+// kind packages (verifier, evaluator, testfunction) serve for the kinds
+// it declares. Set Batch yourself (an empty list for none) only if you
+// write batch exports of your own.
 //
 //	//go:wasmexport describe
 //	func describe() int32 { return wasmeval.DescribePlugin(wasmeval.Describe{Name: "my-verifier", Version: "1.0.0", Kinds: []string{"verifier"}}) }
@@ -29,6 +30,7 @@ func DescribePlugin(d Describe) int32 {
 	if d.Batch == nil {
 		d.Batch = served.Batch(d.Kinds)
 	}
+	d.Functions = served.Functions(d.Kinds, d.Functions)
 	out, err := EncodeJSON(d)
 	if err != nil {
 		return describeFailed("describe: " + err.Error())

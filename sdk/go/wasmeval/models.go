@@ -506,6 +506,10 @@ func toValue(v any) (any, bool) {
 		}
 		putStr(m, "unscored", t.Unscored)
 		return m, true
+	case *SetupOutput:
+		return setupValue(t), true
+	case SetupOutput:
+		return setupValue(&t), true
 	case *Describe:
 		return toValue(*t)
 	case Describe:

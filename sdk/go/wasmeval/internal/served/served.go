@@ -1,6 +1,6 @@
 // Package served records which batch exports a Go plugin's kind packages
-// (verifier, evaluator, testfunction) serve, so DescribePlugin can
-// announce them.
+// (verifier, evaluator, testfunction) serve, and which functions the setup
+// package dispatches on, so DescribePlugin can announce them.
 package served
 
 import (
@@ -28,4 +28,27 @@ func Batch(declared []string) []string {
 		}
 	}
 	return out
+}
+
+// functions are the function names kind packages dispatch on (setup's),
+// by kind.
+var functions = map[string][]string{}
+
+// SetFunctions records the names of the functions the package of kind
+// dispatches on.
+func SetFunctions(kind string, names []string) { functions[kind] = names }
+
+// Functions appends to have, in order, the names of the functions the kind
+// packages of the declared kinds dispatch on that have does not list yet.
+// It returns have itself when there are none.
+func Functions(declared, have []string) []string {
+	have = slices.Clip(have) // appending never writes into the caller's array
+	for _, kind := range declared {
+		for _, name := range functions[kind] {
+			if !slices.Contains(have, name) {
+				have = append(have, name)
+			}
+		}
+	}
+	return have
 }
