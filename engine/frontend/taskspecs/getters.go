@@ -106,7 +106,7 @@ func (l *suiteLoader) normalise(s *Spec, at string, g any, b *getterBuild, errs 
 		// exit status (grep finding nothing, cat of a file the agent did
 		// not write): only failing to capture it is the step's failure.
 		b.post = append(b.post, cases.SetupStep{Name: at + " vm_command_line",
-			Command: []string{"sh", "-c", fmt.Sprintf("mkdir -p %s || exit 1; { %s ; } > %s; exit 0", commandOutputDir, command, rel)}})
+			Command: []string{"sh", "-c", fmt.Sprintf("mkdir -p %s || exit 1; { %s ; } > %s; exit 0", commandOutputDir, l.inSandbox(command), rel)}})
 		b.tracked = append(b.tracked, rel)
 		return map[string]any{"type": getterCommandOutput, "path": rel}
 	case "":

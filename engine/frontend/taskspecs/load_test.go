@@ -188,3 +188,30 @@ func TestLoadSpecErrors(t *testing.T) {
 		t.Errorf("the shared getter's error is reported %d times, want once:\n%v", n, err)
 	}
 }
+
+// Machine paths in commands are rewritten to the sandbox, so a spec's
+// /home/user/... never names the host's own files.
+func TestCommandsNameTheSandbox(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"wasmeval.yaml":       strings.Replace(configYAML, "%s", pin(), 1),
+		"plugins/stdlib.wasm": string(emptyModule),
+		"os/c1/c1.json": `{"id": "c1", "instruction": "i",
+  "config": [{"func": "execute", "arguments": {"command": "mkdir -p /home/user/made && cp /home/user/a /home/username/b && cd /home/user"}},
+             {"func": "execute", "arguments": {"command": ["touch", "/home/user/x.txt", "/x/home/user/y"]}}],
+  "evaluation": {"func": "compare_csv", "result": {"type": "vm_command_line", "command": "cat /home/user/out.csv"}, "expected": {"type": "rule", "rules": {"expected": "a"}}}}`,
+	})
+	s, err := taskspecs.Load(dir, taskspecs.Options{Functions: functions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Cases()[0]
+	if got := c.Task.Setup[0].Command[2]; got != "mkdir -p ./made && cp ./a /home/username/b && cd ." {
+		t.Errorf("shell command: %q", got)
+	}
+	if got := strings.Join(c.Task.Setup[1].Command, " "); got != "touch ./x.txt /x/home/user/y" {
+		t.Errorf("word command: %q", got)
+	}
+	if got := c.Task.PostSetup[0].Command[2]; !strings.Contains(got, "cat ./out.csv") {
+		t.Errorf("getter command: %q", got)
+	}
+}

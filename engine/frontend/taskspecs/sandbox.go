@@ -107,7 +107,7 @@ func (l *suiteLoader) setupStep(s *Spec, st Step, errs *diag.List) (cases.SetupS
 			if strings.TrimSpace(c) == "" {
 				break
 			}
-			out.Command = []string{"sh", "-c", c}
+			out.Command = []string{"sh", "-c", l.inSandbox(c)}
 			return out, true
 		case []any:
 			for i, w := range c {
@@ -116,7 +116,7 @@ func (l *suiteLoader) setupStep(s *Spec, st Step, errs *diag.List) (cases.SetupS
 					errs.Add(s.File, diag.IndexPath(st.At+".arguments.command", i), 0, "expected a string, got %s", diag.DescribeJSON(w))
 					return out, false
 				}
-				out.Command = append(out.Command, s2)
+				out.Command = append(out.Command, l.inSandbox(s2))
 			}
 			if len(out.Command) > 0 {
 				if shell, _ := st.Arguments["shell"].(bool); shell {
@@ -160,4 +160,45 @@ func number(v any) (float64, bool) {
 		return t, true
 	}
 	return 0, false
+}
+
+// inSandbox rewrites the machine paths a command names under vm_home
+// (/home/user/out.csv, /home/user) to the sandbox, its working
+// directory (./out.csv, .): specs write absolute paths of the machine
+// they were made for, and on the local runtime those would name the
+// host's own files.
+func (l *suiteLoader) inSandbox(cmd string) string {
+	home := strings.TrimSuffix(l.home, "/")
+	if home == "" || !strings.Contains(cmd, home) {
+		return cmd
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(cmd, home)
+		if i < 0 {
+			b.WriteString(cmd)
+			return b.String()
+		}
+		end := i + len(home)
+		// Only the whole path component: /home/username is not under
+		// /home/user, nor is /x/home/user.
+		startOK := i == 0 || !isPathByte(cmd[i-1])
+		next := byte(0)
+		if end < len(cmd) {
+			next = cmd[end]
+		}
+		if !startOK || (next != 0 && next != '/' && isPathByte(next)) {
+			b.WriteString(cmd[:end])
+			cmd = cmd[end:]
+			continue
+		}
+		b.WriteString(cmd[:i])
+		b.WriteString(".")
+		cmd = cmd[end:]
+	}
+}
+
+// isPathByte says whether c may continue a path component.
+func isPathByte(c byte) bool {
+	return c == '/' || c == '.' || c == '-' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
