@@ -16,6 +16,7 @@ const (
 	FaultEnvelope      = "returned a wrong envelope"
 	FaultFailed        = "reported failure"
 	FaultOversized     = "returned an oversized verdict"
+	FaultSetupActions  = "returned invalid setup actions"
 )
 
 // Error is a plugin fault: which plugin, which export, what went wrong.
