@@ -32,10 +32,13 @@ func init() {
 	testfunction.Serve(judge)
 }
 
+// kinds are the kinds the plugin declares (setup.go adds setup).
+var kinds = []string{abi.KindVerifier, abi.KindLoader, abi.KindEvaluator, abi.KindTest}
+
 //go:wasmexport describe
 func describe() int32 {
 	return wasmeval.DescribePlugin(wasmeval.Describe{Name: "conformance", Version: "1.0.0",
-		Kinds:        []string{abi.KindVerifier, abi.KindLoader, abi.KindEvaluator, abi.KindTest},
+		Kinds:        kinds,
 		Functions:    []string{"echo", "json_equal", "sum", "text_equal"},
 		ConfigSchema: json.RawMessage(`{"type":"object"}`),
 		Description:  "Reference plugin of the SDK conformance suite — ünïcödé ✓"})
