@@ -1,9 +1,9 @@
 // Package wasmeval is the Go SDK for wasmeval plugins (standard Go,
 // GOOS=wasip1): typed envelopes (the ABI's own types); one package per
-// plugin kind (verifier, loader, evaluator, testfunction) that exports the
-// kind's export, and its batch form, served by the one function a plugin
-// hands it (Verify, LoadCases, Evaluate and Test serve an export written by
-// hand); DescribePlugin; and the helpers every wasmeval SDK shares with the
+// plugin kind (verifier, loader, evaluator, testfunction, setup) that
+// exports the kind's export, and its batch form, served by the function a
+// plugin hands it (setup's by name; Verify, LoadCases, Evaluate, Test and
+// Setup serve an export written by hand); DescribePlugin; and the helpers every wasmeval SDK shares with the
 // same results — the JSON model and canonical encoding, CompareJSON,
 // NormalizeText, ParseJSONL, FindAnswer (docs/sdk-go.md,
 // docs/conformance.md). Envelopes travel over wasmeval's native transport
