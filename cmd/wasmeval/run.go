@@ -148,7 +148,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	defer plugins.Close()
 	src, err := loadSource(problemPath, sourceOptions{pluginDirs: f.plugins.dirs, mountRoots: f.env.mountRoots, results: f.results,
-		tags: f.tags, apps: f.apps, functions: functionsOf(ctx, plugins)})
+		tags: f.tags, apps: f.apps, functions: functionsOf(ctx, plugins), setup: setupOf(ctx, plugins)})
 	if err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}

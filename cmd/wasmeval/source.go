@@ -16,8 +16,10 @@ import (
 	"github.com/wasmeval/wasmeval/engine/frontend/evalcases"
 	"github.com/wasmeval/wasmeval/engine/frontend/tasks"
 	"github.com/wasmeval/wasmeval/engine/frontend/taskspecs"
+	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/run"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -57,6 +59,23 @@ type sourceOptions struct {
 	tags, apps []string
 	// functions reads the functions an evaluator plugin declares.
 	functions func(ref *checkspec.PluginRef) ([]string, error)
+	// setup calls a setup plugin's function (task specs).
+	setup func(ref *checkspec.PluginRef, function string, args map[string]any, id, instruction, dir, name string) ([]cases.SetupStep, error)
+}
+
+// setupOf calls setup plugins through the run's plugin host: the
+// actions a function returns, as the steps the sandbox performs.
+func setupOf(ctx context.Context, h *host.Host) func(ref *checkspec.PluginRef, function string, args map[string]any, id, instruction, dir, name string) ([]cases.SetupStep, error) {
+	return func(ref *checkspec.PluginRef, function string, args map[string]any, id, instruction, dir, name string) ([]cases.SetupStep, error) {
+		p, err := h.Load(ctx, ref.Path, ref.SHA256)
+		if err != nil {
+			return nil, err
+		}
+		if !p.HasKind(abi.KindSetup) {
+			return nil, fmt.Errorf("plugin %s is not a setup plugin (its kinds: %s)", p.Label(), strings.Join(p.Describe().Kinds, ", "))
+		}
+		return plugincall.SetupSteps(ctx, p, function, args, plugincall.SetupTask{ID: id, Instruction: instruction, Dir: dir, Config: ref.Config, Name: name})
+	}
 }
 
 // functionsOf reads an evaluator plugin's declared functions through the
@@ -97,7 +116,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 	}
 	if taskspecs.Is(path) && !tasks.Is(path) {
 		s, err := taskspecs.Load(path, taskspecs.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Results: results,
-			Functions: o.functions, Tags: o.tags, Apps: o.apps})
+			Functions: o.functions, Setup: o.setup, Tags: o.tags, Apps: o.apps})
 		if err != nil {
 			return nil, err
 		}

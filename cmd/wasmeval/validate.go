@@ -31,7 +31,7 @@ after resolving symlinks, unless it lies under a directory given with
 				return err
 			}
 			defer plugins.Close()
-			src, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, mountRoots: mountRoots, functions: functionsOf(cmd.Context(), plugins)})
+			src, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, mountRoots: mountRoots, functions: functionsOf(cmd.Context(), plugins), setup: setupOf(cmd.Context(), plugins)})
 			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}

@@ -53,6 +53,9 @@ type rawConfig struct {
 	// Evaluators offer the evaluation functions, dispatched by name: the
 	// first that declares a function serves it.
 	Evaluators []*checkspec.PluginRef `yaml:"evaluators"`
+	// SetupPlugins offer setup functions beyond the built-ins, dispatched
+	// the same way: each returns the actions to perform in the sandbox.
+	SetupPlugins []*checkspec.PluginRef `yaml:"setup_plugins"`
 }
 
 // Options tune loading.
@@ -66,6 +69,10 @@ type Options struct {
 	// Tags and Apps keep only the tasks with one of these tags or
 	// related apps (none: all).
 	Tags, Apps []string
+	// Setup calls a setup plugin's function for a task and returns the
+	// steps its actions make; the caller loads the plugin. The task's
+	// directory is dir, its steps named name.
+	Setup func(ref *checkspec.PluginRef, function string, args map[string]any, id, instruction, dir, name string) ([]cases.SetupStep, error)
 }
 
 // Suite is a loaded spec tree.
@@ -118,6 +125,11 @@ type suiteLoader struct {
 	binder     *problem.PluginBinder
 	evaluators []*checkspec.PluginRef
 	functions  [][]string
+	// setups and setupFns are the setup plugins and their functions;
+	// runSetup calls one (Options.Setup).
+	setups   []*checkspec.PluginRef
+	setupFns [][]string
+	runSetup func(ref *checkspec.PluginRef, function string, args map[string]any, id, instruction, dir, name string) ([]cases.SetupStep, error)
 }
 
 // Load reads the spec tree at dir. Every problem found is reported at
@@ -179,29 +191,15 @@ func (l *suiteLoader) load(opts Options) *Suite {
 			timeout = agentconfig.Seconds(*cfg.Timeout)
 		}
 	}
-	for i, ref := range cfg.Evaluators {
-		key := diag.IndexPath("evaluators", i)
-		before := len(l.errs)
-		l.binder.Bind(cfgFile, key, 0, ref, &l.errs)
-		var fns []string
-		if len(l.errs) == before {
-			if opts.Functions == nil {
-				l.errs.Add(cfgFile, key, 0, "cannot tell which functions this evaluator offers")
-			} else if got, err := opts.Functions(ref); err != nil {
-				l.errs.Add(cfgFile, key, 0, "%v", err)
-			} else {
-				fns = got
-			}
-		}
-		l.evaluators = append(l.evaluators, ref)
-		l.functions = append(l.functions, fns)
-	}
+	l.evaluators, l.functions = l.bindAll(cfgFile, "evaluators", cfg.Evaluators, opts)
+	l.setups, l.setupFns = l.bindAll(cfgFile, "setup_plugins", cfg.SetupPlugins, opts)
+	l.runSetup = opts.Setup
 	name := cfg.Name
 	if name == "" {
 		name = filepath.Base(l.dir)
 	}
 	p := &problem.Problem{Name: name, Version: 1, Dir: l.dir, File: cfgFile, Files: l.files, OutputCap: problem.DefaultOutputCap,
-		CasePlugins: cfg.Evaluators}
+		CasePlugins: append(append([]*checkspec.PluginRef{}, cfg.Evaluators...), cfg.SetupPlugins...)}
 	agentconfig.Apply(p, cfg.Agent, opts.Results, cfgFile, &l.errs)
 	s := &Suite{Problem: p, Specs: map[string]*Spec{}, groups: map[string][]*cases.Case{}}
 	cp := &problem.Checkpoint{Name: CheckpointName, Order: 1, Version: 1, Dir: l.dir, Timeout: timeout}
@@ -242,6 +240,28 @@ func (l *suiteLoader) load(opts Options) *Suite {
 	}
 	p.Checkpoints = []*problem.Checkpoint{cp}
 	return s
+}
+
+// bindAll binds the plugins listed under key and reads the functions
+// each declares.
+func (l *suiteLoader) bindAll(cfgFile, key string, refs []*checkspec.PluginRef, opts Options) ([]*checkspec.PluginRef, [][]string) {
+	fns := make([][]string, len(refs))
+	for i, ref := range refs {
+		at := diag.IndexPath(key, i)
+		before := len(l.errs)
+		l.binder.Bind(cfgFile, at, 0, ref, &l.errs)
+		if len(l.errs) > before {
+			continue
+		}
+		if opts.Functions == nil {
+			l.errs.Add(cfgFile, at, 0, "cannot tell which functions this plugin offers")
+		} else if got, err := opts.Functions(ref); err != nil {
+			l.errs.Add(cfgFile, at, 0, "%v", err)
+		} else {
+			fns[i] = got
+		}
+	}
+	return refs, fns
 }
 
 // keep applies the --tag and --app filters.
@@ -357,12 +377,12 @@ func (l *suiteLoader) task(s *Spec, timeout time.Duration) *cases.Case {
 	}
 	for _, st := range s.Config {
 		if step, ok := l.setupStep(s, st, &l.errs); ok {
-			t.Setup = append(t.Setup, step)
+			t.Setup = append(t.Setup, step...)
 		}
 	}
 	for _, st := range s.Evaluation.PostConfig {
 		if step, ok := l.setupStep(s, st, &l.errs); ok {
-			t.PostSetup = append(t.PostSetup, step)
+			t.PostSetup = append(t.PostSetup, step...)
 		}
 	}
 	c.Task = t

@@ -3,6 +3,7 @@ package taskspecs
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
@@ -39,10 +40,35 @@ func sandboxPath(home, p string) (string, error) {
 // builtinSetup lists the setup functions wasmeval performs itself.
 var builtinSetup = []string{"upload_file_to_vm", "upload_file", "upload_script_and_execute", "execute", "command", "sleep"}
 
-// setupStep turns a setup function call into a step in the sandbox.
-// files reads a file of the task (a path relative to the task
-// directory), refusing paths that leave it.
-func (l *suiteLoader) setupStep(s *Spec, st Step, errs *diag.List) (cases.SetupStep, bool) {
+// setupStep turns a setup function call into steps in the sandbox: a
+// built-in function's one step, or the steps a setup plugin's actions
+// make (the first plugin in setup_plugins that declares the function).
+func (l *suiteLoader) setupStep(s *Spec, st Step, errs *diag.List) ([]cases.SetupStep, bool) {
+	if slices.Contains(builtinSetup, st.Func) {
+		step, ok := l.builtinStep(s, st, errs)
+		return []cases.SetupStep{step}, ok
+	}
+	for i, fns := range l.setupFns {
+		if !slices.Contains(fns, st.Func) || l.runSetup == nil {
+			continue
+		}
+		// A setup plugin's function: its actions become the steps, so
+		// its logic stays in the sandbox of the plugin host and what it
+		// does to the agent's sandbox is declared, not done.
+		ref := l.setups[i]
+		steps, err := l.runSetup(ref, st.Func, st.Arguments, s.ID, s.Instruction, s.Dir, st.At+" "+st.Func)
+		if err != nil {
+			errs.Add(s.File, st.At, 0, "setup function %s: %v", st.Func, err)
+			return nil, false
+		}
+		return steps, true
+	}
+	errs.Add(s.File, st.At+".func", 0, "unknown setup function %q (wasmeval performs %s%s; steps that need a desktop, a browser or the network cannot run in its sandbox)", st.Func, strings.Join(builtinSetup, ", "), l.setupOffered())
+	return nil, false
+}
+
+// builtinStep performs a built-in setup function's call as one step.
+func (l *suiteLoader) builtinStep(s *Spec, st Step, errs *diag.List) (cases.SetupStep, bool) {
 	out := cases.SetupStep{Name: st.At + " " + st.Func}
 	arg := func(key string) (string, bool) {
 		v, ok := st.Arguments[key]
@@ -89,7 +115,7 @@ func (l *suiteLoader) setupStep(s *Spec, st Step, errs *diag.List) (cases.SetupS
 		for i, item := range list {
 			m, _ := item.(map[string]any)
 			sub := Step{Func: st.Func, Arguments: m, At: diag.IndexPath(st.At+".arguments.files", i)}
-			one, ok := l.setupStep(s, Step{Func: "upload_file_to_vm", Arguments: map[string]any{"local_path": m["local_path"], "remote_path": m["path"]}, At: sub.At}, errs)
+			one, ok := l.builtinStep(s, Step{Func: "upload_file_to_vm", Arguments: map[string]any{"local_path": m["local_path"], "remote_path": m["path"]}, At: sub.At}, errs)
 			good = good && ok
 			out.Files = append(out.Files, one.Files...)
 		}
@@ -136,8 +162,19 @@ func (l *suiteLoader) setupStep(s *Spec, st Step, errs *diag.List) (cases.SetupS
 		out.Command = []string{"sleep", fmt.Sprint(secs)}
 		return out, true
 	}
-	errs.Add(s.File, st.At+".func", 0, "unknown setup function %q (wasmeval performs %s; steps that need a desktop, a browser or the network cannot run in its sandbox)", st.Func, strings.Join(builtinSetup, ", "))
 	return out, false
+}
+
+// setupOffered names the setup plugins' functions, for messages.
+func (l *suiteLoader) setupOffered() string {
+	var all []string
+	for _, fns := range l.setupFns {
+		all = append(all, fns...)
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	return "; its setup_plugins offer " + strings.Join(all, ", ")
 }
 
 // interpreter is the command a script is run with, by its extension.
