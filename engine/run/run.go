@@ -510,11 +510,23 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 		return nil, verify.Actual{}, err
 	}
 	actual := actualOf(out)
-	v := r.plugins.verifyCase(ctx, j.group, c, actual, r.verifyEnv(&out.Elapsed), sess.Workdir())
+	// An agent that gave no result has not answered: there is nothing to
+	// judge, and a verdict on the sandbox it left half-done would only
+	// mislead (the case is its error either way).
+	var v caseVerdict
+	if !unanswered(c, out) {
+		v = r.plugins.verifyCase(ctx, j.group, c, actual, r.verifyEnv(&out.Elapsed), sess.Workdir())
+	}
 	if ctx.Err() != nil {
 		return nil, verify.Actual{}, ctx.Err()
 	}
 	return r.newRecord(c, idx, started, out, v), actual, nil
+}
+
+// unanswered says whether c is an agent case whose agent gave no result
+// (it crashed, timed out, printed something else, its setup failed).
+func unanswered(c *cases.Case, out result.Execution) bool {
+	return c.Task != nil && !out.Agent && (out.AdapterError || out.TimedOut)
 }
 
 // verifyEnv is what the built-in checks of the group's cases get.
