@@ -12,6 +12,8 @@ type Task struct {
 	// Category and Tags classify the case in reports.
 	Category string   `json:"category,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
+	// Apps are the applications the task involves (related_apps).
+	Apps []string `json:"apps,omitempty"`
 	// Setup runs in the sandbox before the agent starts; PostSetup after
 	// it answered, before its work is checked (a task spec's config and
 	// postconfig). A step that fails is the case's error: the agent was

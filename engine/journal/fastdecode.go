@@ -686,6 +686,9 @@ func (d *fastDecoder) caseInfo(c *result.CaseInfo) bool {
 		case "tags":
 			bit = 1 << 9
 			c.Tags, ok = d.strings()
+		case "apps":
+			bit = 1 << 10
+			c.Apps, ok = d.strings()
 		default:
 			return false
 		}

@@ -110,6 +110,10 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 			b = append(b, `,"tags":`...)
 			b = appendStrings(b, c.Tags)
 		}
+		if len(c.Apps) > 0 {
+			b = append(b, `,"apps":`...)
+			b = appendStrings(b, c.Apps)
+		}
 		b = append(b, '}')
 	}
 	o := &r.Result

@@ -21,7 +21,7 @@ var fastCodec = sameFields(reflect.TypeFor[result.CaseRecord](),
 	sameFields(reflect.TypeFor[result.CaseInfo](),
 		`json:"arguments"`, `json:"stdin,omitempty"`, `json:"env,omitempty"`, `json:"input_files,omitempty"`,
 		`json:"timeout_s,omitempty"`, `json:"reset,omitempty"`, `json:"source,omitempty"`, `json:"instruction,omitempty"`,
-		`json:"category,omitempty"`, `json:"tags,omitempty"`) &&
+		`json:"category,omitempty"`, `json:"tags,omitempty"`, `json:"apps,omitempty"`) &&
 	sameFields(reflect.TypeFor[result.Execution](),
 		`json:"command,omitempty"`, `json:"status_code"`, `json:"output"`, `json:"stderr"`, `json:"output_dropped,omitempty"`,
 		`json:"stderr_dropped,omitempty"`, `json:"elapsed_s"`, `json:"timed_out"`, `json:"signal,omitempty"`, `json:"files,omitempty"`,

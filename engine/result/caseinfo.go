@@ -18,4 +18,7 @@ type CaseInfo struct {
 	// dataset's category, a task's tags).
 	Category string   `json:"category,omitempty"`
 	Tags     []string `json:"tags,omitempty"`
+	// Apps are the applications a task involves (a task spec's
+	// related_apps).
+	Apps []string `json:"apps,omitempty"`
 }

@@ -14,7 +14,7 @@ func caseInfo(c *cases.Case) *result.CaseInfo {
 		info.Arguments = []string{}
 	}
 	if t := c.Task; t != nil {
-		info.Instruction, info.Category, info.Tags = t.Instruction, t.Category, t.Tags
+		info.Instruction, info.Category, info.Tags, info.Apps = t.Instruction, t.Category, t.Tags, t.Apps
 	}
 	for _, f := range c.InputFiles {
 		info.InputFiles = append(info.InputFiles, f.Path)

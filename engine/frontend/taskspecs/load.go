@@ -365,7 +365,7 @@ func (l *suiteLoader) problemRel(f cases.InputFile) string {
 func (l *suiteLoader) task(s *Spec, timeout time.Duration) *cases.Case {
 	before := len(l.errs)
 	c := &cases.Case{ID: s.ID, Checkpoint: CheckpointName, GroupType: problem.Core, Arguments: []string{}, Timeout: timeout, Source: s.File}
-	t := &cases.Task{Name: s.ID, Instruction: s.Instruction, Category: s.Tool, Tags: s.Tags}
+	t := &cases.Task{Name: s.ID, Instruction: s.Instruction, Category: s.Tool, Tags: s.Tags, Apps: s.Apps}
 	for _, a := range s.Apps {
 		t.Tags = append(t.Tags, "app:"+a)
 	}

@@ -50,6 +50,7 @@ type Row struct {
 	Instruction *string     `parquet:"instruction,optional"`
 	Category    *string     `parquet:"category,optional,dict"`
 	Tags        []string    `parquet:"tags,list"`
+	Apps        []string    `parquet:"apps,list"`
 	Attributes  []Attribute `parquet:"attributes,list"`
 }
 
@@ -90,12 +91,15 @@ func FromRecord(runID, submission string, r *result.CaseRecord) (Row, error) {
 		s := string(c)
 		row.Case = &s
 		row.Instruction, row.Category = optional(r.Case.Instruction), optional(r.Case.Category)
-		row.Tags = r.Case.Tags
+		row.Tags, row.Apps = r.Case.Tags, r.Case.Apps
 	}
 	if row.Tags == nil {
 		// An empty list rather than a null one: SQL on tags (unnest,
 		// list_contains) then needs no null checks.
 		row.Tags = []string{}
+	}
+	if row.Apps == nil {
+		row.Apps = []string{}
 	}
 	for _, a := range r.Attributes {
 		out := Attribute{Attribute: a.Attribute, Check: a.Check, IsCorrect: a.IsCorrect, Weight: a.Weight}

@@ -170,6 +170,9 @@ func rowBytes(r *Row) int {
 	for _, t := range r.Tags {
 		n += 8 + len(t)
 	}
+	for _, t := range r.Apps {
+		n += 8 + len(t)
+	}
 	for i := range r.Attributes {
 		a := &r.Attributes[i]
 		n += 32 + len(a.Attribute) + len(a.Actual) + len(a.Expected) + len(a.Diff)

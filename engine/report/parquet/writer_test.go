@@ -31,6 +31,7 @@ func sampleRecords(n int) []*result.CaseRecord {
 		if i%4 == 1 { // an agent case, classified
 			r.Case.Instruction, r.Case.Category = fmt.Sprintf("ask <%d>", i), []string{"happy_path", "edge_case"}[i%8/4]
 			r.Case.Tags = []string{"tools", fmt.Sprintf("t%d", i)}
+			r.Case.Apps = []string{"jupyter"}
 		}
 		if i%5 == 0 {
 			r.OriginalCheckpoint, r.OriginalGroup = "checkpoint_0", "old_group"
@@ -100,7 +101,7 @@ func TestParquetReadByDuckDB(t *testing.T) {
 		"attrs":      "SELECT a.attribute, a.check, a.actual, a.expected, a.diff, a.is_correct, a.weight FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ") WHERE id = 'case_0003') ORDER BY a.attribute",
 		"codec":      "SELECT DISTINCT compression FROM parquet_metadata(" + file + ")",
 		"failed":     "SELECT count(*) AS n FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ")) WHERE NOT a.is_correct",
-		"agent":      "SELECT instruction, category, tags, len(tags) AS ntags FROM read_parquet(" + file + ") WHERE id IN ('case_0009', 'case_0010') ORDER BY id",
+		"agent":      "SELECT instruction, category, tags, len(tags) AS ntags, apps FROM read_parquet(" + file + ") WHERE id IN ('case_0009', 'case_0010') ORDER BY id",
 		"categories": "SELECT coalesce(category, '') AS category, count(*) AS n FROM read_parquet(" + file + ") GROUP BY ALL ORDER BY ALL",
 		"tagged":     "SELECT count(*) AS n FROM read_parquet(" + file + ") WHERE list_contains(tags, 'tools')",
 		"outcomes": "SELECT outcome, coalesce(error_kind, '') AS kind, count(*) AS n, sum(epoch) AS epochs, sum(attempt) AS attempts, " +
@@ -180,6 +181,7 @@ func TestParquetReadByDuckDB(t *testing.T) {
 	ag := res["agent"]
 	if len(ag) != 2 || ag[0]["instruction"] != "ask <9>" || ag[0]["category"] != "happy_path" ||
 		fmt.Sprint(ag[0]["tags"]) != "[tools t9]" || num(ag[0]["ntags"]) != 2 ||
+		fmt.Sprint(ag[0]["apps"]) != "[jupyter]" || fmt.Sprint(ag[1]["apps"]) != "[]" ||
 		ag[1]["instruction"] != nil || ag[1]["category"] != nil || fmt.Sprint(ag[1]["tags"]) != "[]" {
 		t.Errorf("agent columns: %v", ag)
 	}
