@@ -120,19 +120,32 @@ func toolList(v any) ([]string, string) {
 	return names, ""
 }
 
-// checkTools judges which tools the agent called against a list of names.
-func checkTools(res *AttributeResult, spec checkspec.CheckSpec, expected map[string]any, env Env) {
+// agentInput is what the tools, flags and tool-output checks share
+// before judging: the case must be an agent's, and the expected value
+// (the check's, expected_from's or the case's) must read as the check's
+// kind of value (parse). It returns the value read and as written; ok is
+// false when the attribute has already failed saying why.
+func agentInput[T any](res *AttributeResult, spec checkspec.CheckSpec, expected map[string]any, env Env, parse func(any) (T, string)) (got T, raw any, ok bool) {
 	if !needAgent(res, spec, env) {
-		return
+		return got, nil, false
 	}
 	v, src, why := agentExpected(spec, res.Attribute, expected)
 	if why != "" {
 		fail(res, "%s", why)
-		return
+		return got, nil, false
 	}
-	names, why := toolList(v)
+	got, why = parse(v)
 	if why != "" {
 		fail(res, "%s %s", src, why)
+		return got, nil, false
+	}
+	return got, v, true
+}
+
+// checkTools judges which tools the agent called against a list of names.
+func checkTools(res *AttributeResult, spec checkspec.CheckSpec, expected map[string]any, env Env) {
+	names, _, ok := agentInput(res, spec, expected, env, toolList)
+	if !ok {
 		return
 	}
 	calls := env.Agent.Conversation.ToolNames()
@@ -325,17 +338,8 @@ func foldSpace(s string) string { return strings.Join(strings.Fields(strings.ToL
 // can_diagnose false the answer or the final reply must carry a
 // consult-a-professional disclaimer.
 func checkFlags(res *AttributeResult, spec checkspec.CheckSpec, expected map[string]any, env Env) {
-	if !needAgent(res, spec, env) {
-		return
-	}
-	v, src, why := agentExpected(spec, res.Attribute, expected)
-	if why != "" {
-		fail(res, "%s", why)
-		return
-	}
-	flags, why := flagsOf(v)
-	if why != "" {
-		fail(res, "%s %s", src, why)
+	flags, v, ok := agentInput(res, spec, expected, env, flagsOf)
+	if !ok {
 		return
 	}
 	res.Expected = v
@@ -402,17 +406,8 @@ func toolOutputs(v any) (map[string]any, string) {
 // checkToolOutput passes when, for every tool named, some call of it
 // returned JSON containing the expected value (MatchSubset).
 func checkToolOutput(res *AttributeResult, spec checkspec.CheckSpec, expected map[string]any, env Env) {
-	if !needAgent(res, spec, env) {
-		return
-	}
-	v, src, why := agentExpected(spec, res.Attribute, expected)
-	if why != "" {
-		fail(res, "%s", why)
-		return
-	}
-	want, why := toolOutputs(v)
-	if why != "" {
-		fail(res, "%s %s", src, why)
+	want, _, ok := agentInput(res, spec, expected, env, toolOutputs)
+	if !ok {
 		return
 	}
 	res.Expected = want
