@@ -34,10 +34,9 @@ func (s *listStream) Next(ctx context.Context, _ []Outcome) (*Case, error) {
 func (s *listStream) Len() int     { return len(s.entries) }
 func (s *listStream) Close() error { return nil }
 
-// ListStream yields cases already built in memory, in order; front-ends
-// whose formats are read whole (agent task directories, eval-case
-// datasets) hand their cases to the engine through it.
-func ListStream(cs []*Case) Stream { return &memStream{cases: cs} }
+// listedStream yields cases already built in memory, in order (see
+// Listed).
+func listedStream(cs []*Case) Stream { return &memStream{cases: cs} }
 
 type memStream struct {
 	cases []*Case

@@ -1,7 +1,6 @@
 package evalcases
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -273,18 +272,6 @@ func checksOf(e Entry, cfg rawConfig) []checkspec.CheckSpec {
 
 // Loader returns the dataset's loader for name (LoaderName).
 func (d *Dataset) Loader(name string) (cases.Loader, bool) {
-	if name != LoaderName {
-		return nil, false
-	}
-	return datasetLoader{d}, true
+	l := &cases.Listed{Layout: "eval-case dataset (a JSON list of cases)", Groups: map[string][]*cases.Case{GroupName: d.Cases}}
+	return l.Named(LoaderName)(name)
 }
-
-type datasetLoader struct{ d *Dataset }
-
-// Open implements cases.Loader.
-func (l datasetLoader) Open(ctx context.Context, g cases.GroupInput) (cases.Stream, error) {
-	return cases.ListStream(l.d.Cases), nil
-}
-
-// Describe implements cases.Describer.
-func (l datasetLoader) Describe() string { return "eval-case dataset (a JSON list of cases)" }

@@ -1,7 +1,6 @@
 package taskspecs
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -526,23 +525,12 @@ func (l *suiteLoader) offered() string {
 	return " (they offer: " + strings.Join(all, ", ") + ")"
 }
 
-// Loader returns the suite's loader for name (LoaderName).
+// Loader returns the suite's loader for name (LoaderName): each tool's
+// tasks, in path order.
 func (s *Suite) Loader(name string) (cases.Loader, bool) {
-	if name != LoaderName {
-		return nil, false
-	}
-	return suiteLoaderOf{s}, true
+	l := &cases.Listed{Layout: "task specs (<tool>/<id>/<id>.json)", Groups: s.groups}
+	return l.Named(LoaderName)(name)
 }
-
-type suiteLoaderOf struct{ s *Suite }
-
-// Open implements cases.Loader: the group's tasks, in path order.
-func (l suiteLoaderOf) Open(ctx context.Context, g cases.GroupInput) (cases.Stream, error) {
-	return cases.ListStream(l.s.groups[g.Group]), nil
-}
-
-// Describe implements cases.Describer.
-func (l suiteLoaderOf) Describe() string { return "task specs (<tool>/<id>/<id>.json)" }
 
 // Cases lists every task's case, in group order.
 func (s *Suite) Cases() []*cases.Case {
