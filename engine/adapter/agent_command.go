@@ -42,13 +42,9 @@ func (a *AgentCommand) Run(ctx context.Context, sess runtime.Session, c *cases.C
 	for k, v := range c.Env {
 		run.Env[k] = v
 	}
-	// Setup comes after the case's own input files are written and
-	// before the agent starts; the tracked files are read back after the
-	// post-setup, so the inner run reads none.
-	if err := workspace.WriteFiles(sess.Workdir(), c.InputFiles); err != nil {
-		return setupFailed(a.Command, "write input files: "+err.Error()), nil
-	}
-	if why, err := runSetup(ctx, sess, c.Task.Setup, c.Env); err != nil || why != "" {
+	// The tracked files are read back after the post-setup, so the inner
+	// run reads none.
+	if why, err := prepareSandbox(ctx, sess, c); err != nil || why != "" {
 		return setupFailed(a.Command, why), err
 	}
 	run.InputFiles, run.TrackedFiles = nil, nil

@@ -9,7 +9,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
-	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
 // AgentServer sends each case's request to the agent's server, started
@@ -46,10 +45,7 @@ func (a *AgentServer) Run(ctx context.Context, sess runtime.Session, c *cases.Ca
 	if err != nil {
 		return result.Execution{AdapterError: true, StatusCode: -1, Error: err.Error()}, nil
 	}
-	if err := workspace.WriteFiles(sess.Workdir(), c.InputFiles); err != nil {
-		return setupFailed(nil, "write input files: "+err.Error()), nil
-	}
-	if why, err := runSetup(ctx, sess, c.Task.Setup, c.Env); err != nil || why != "" {
+	if why, err := prepareSandbox(ctx, sess, c); err != nil || why != "" {
 		return setupFailed(nil, why), err
 	}
 	run := *c

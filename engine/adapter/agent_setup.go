@@ -14,6 +14,19 @@ import (
 // sandbox (copies, installs a fixture), it does not do the task.
 const SetupStepTimeout = 5 * time.Minute
 
+// prepareSandbox readies the sandbox before the agent starts: the case's
+// static asset references resolved, its input files written, then the
+// task's setup performed. It says why it could not ("" when it could).
+func prepareSandbox(ctx context.Context, sess runtime.Session, c *cases.Case) (string, error) {
+	if err := cases.ResolveStatic(c, sess.StaticPath); err != nil {
+		return err.Error(), nil
+	}
+	if err := workspace.WriteFiles(sess.Workdir(), c.InputFiles); err != nil {
+		return "write input files: " + err.Error(), nil
+	}
+	return runSetup(ctx, sess, c.Task.Setup, c.Env)
+}
+
 // runSetup performs a task's setup steps in the sandbox, in order: each
 // step's files written, then its command run. It says why the first
 // step that fails failed ("" when all succeeded); the caller makes that

@@ -298,3 +298,17 @@ if [ -f prepared.txt ]; then echo ran >> log.txt; echo "{\"task_result\": \"$(ca
 		t.Errorf("failing post-setup: %+v", out)
 	}
 }
+
+// An agent case's input files are written as any case's are: their
+// {{static:NAME}} references resolved first, an unknown one the case's
+// error before the agent starts.
+func TestAgentInputFilesResolveStatic(t *testing.T) {
+	sess := agentSession(t, "cat > /dev/null; echo '{\"task_result\": \"ran\"}'\n")
+	a := &adapter.AgentCommand{Command: []string{"sh", "agent.sh"}}
+	c := agentCase("static", "go")
+	c.InputFiles = []cases.InputFile{{Path: "where.txt", Content: []byte("{{static:nope}}")}}
+	out, err := a.Run(context.Background(), sess, c)
+	if err != nil || !out.AdapterError || out.Agent || !strings.Contains(out.Error, "nope") {
+		t.Errorf("%+v %v", out, err)
+	}
+}

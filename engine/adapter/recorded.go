@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/agent"
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/workspace"
@@ -57,9 +58,10 @@ func recordedName(c *cases.Case) string {
 	return c.ID
 }
 
-func validName(name string) bool {
-	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\`)
-}
+// validName says whether a task name can name its result file: one
+// plain path component (problem.CheckName), so no name reaches outside
+// the results directory.
+func validName(name string) bool { return problem.CheckName(name) == nil }
 
 // RecordedPaths are the files, relative to the results directory, where
 // the result of the task named name may be, in the order they are tried.
