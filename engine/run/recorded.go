@@ -34,44 +34,39 @@ func (r *groupRunner) runRecorded(ctx context.Context, stream cases.Stream) erro
 		started time.Time
 		out     result.Execution
 		parsed  *agent.Result
+		// sandbox is the recorded sandbox test functions read ("" for
+		// none: they read the problem's files).
+		sandbox string
 	}
 	var batch []pending
 	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		cs := make([]*cases.Case, len(batch))
-		actuals := make([]verify.Actual, len(batch))
-		elapsed := make([]float64, len(batch))
-		parsed := make([]*agent.Result, len(batch))
-		for i, b := range batch {
-			cs[i], actuals[i], elapsed[i], parsed[i] = b.c, actualOf(b.out), b.out.Elapsed, b.parsed
-		}
-		// Cases with a recorded sandbox are verified one by one, each
-		// reading its own; the others together, in as few plugin calls as
-		// the plugins allow.
+		// The batch's cases are verified together, in as few plugin calls
+		// as the plugins allow, those that share a sandbox at once (a
+		// call reads one); a missing or unreadable result is not judged.
 		verdicts := make([]caseVerdict, len(batch))
-		var rest []int
+		bySandbox := map[string][]int{}
+		var order []string
 		for i, b := range batch {
 			if unanswered(b.c, b.out) {
-				continue // a missing or unreadable result: nothing to judge
-			}
-			if box := ad.Sandbox(b.c); box != "" {
-				verdicts[i] = r.plugins.verifyCases(ctx, r.job.group, cs[i:i+1], actuals[i:i+1], elapsed[i:i+1], parsed[i:i+1], r.verifyEnv(nil), box)[0]
 				continue
 			}
-			rest = append(rest, i)
-		}
-		if len(rest) > 0 {
-			rcs := make([]*cases.Case, len(rest))
-			ract := make([]verify.Actual, len(rest))
-			rel := make([]float64, len(rest))
-			rpar := make([]*agent.Result, len(rest))
-			for k, j := range rest {
-				rcs[k], ract[k], rel[k], rpar[k] = cs[j], actuals[j], elapsed[j], parsed[j]
+			if _, seen := bySandbox[b.sandbox]; !seen {
+				order = append(order, b.sandbox)
 			}
-			for k, v := range r.plugins.verifyCases(ctx, r.job.group, rcs, ract, rel, rpar, r.verifyEnv(nil), "") {
-				verdicts[rest[k]] = v
+			bySandbox[b.sandbox] = append(bySandbox[b.sandbox], i)
+		}
+		for _, box := range order {
+			is := bySandbox[box]
+			cs := make([]*cases.Case, len(is))
+			actuals := make([]verify.Actual, len(is))
+			elapsed := make([]float64, len(is))
+			parsed := make([]*agent.Result, len(is))
+			for k, i := range is {
+				b := batch[i]
+				cs[k], actuals[k], elapsed[k], parsed[k] = b.c, actualOf(b.out), b.out.Elapsed, b.parsed
+			}
+			for k, v := range r.plugins.verifyCases(ctx, r.job.group, cs, actuals, elapsed, parsed, r.verifyEnv(nil), box) {
+				verdicts[is[k]] = v
 			}
 		}
 		if err := ctx.Err(); err != nil {
@@ -110,7 +105,7 @@ func (r *groupRunner) runRecorded(ctx context.Context, stream cases.Stream) erro
 		}
 		started := time.Now()
 		out, parsed := ad.Read(c)
-		batch = append(batch, pending{c: c, idx: idx, started: started, out: out, parsed: parsed})
+		batch = append(batch, pending{c: c, idx: idx, started: started, out: out, parsed: parsed, sandbox: ad.Sandbox(c)})
 		if len(batch) == recordedBatch {
 			if err := flush(); err != nil {
 				return err
