@@ -68,15 +68,35 @@ func (s *CheckpointSummary) countCategory(r *result.CaseRecord, o result.Outcome
 	if r.Case != nil {
 		cat = r.Case.Category
 	}
-	if s.categories == nil {
-		s.categories = map[string]*CategoryCounts{}
+	countUnder(&s.categories, cat, o)
+}
+
+// countUnder counts an outcome under key, making the map when needed.
+func countUnder(m *map[string]*CategoryCounts, key string, o result.Outcome) {
+	if *m == nil {
+		*m = map[string]*CategoryCounts{}
 	}
-	c := s.categories[cat]
+	c := (*m)[key]
 	if c == nil {
 		c = &CategoryCounts{}
-		s.categories[cat] = c
+		(*m)[key] = c
 	}
 	c.add(o)
+}
+
+// totals merges the summaries' counts by key (each summary's live counts,
+// or those read back from its evaluation.json).
+func totals(sums []*CheckpointSummary, of func(s *CheckpointSummary) map[string]*CategoryCounts) map[string]*CategoryCounts {
+	all := map[string]*CategoryCounts{}
+	for _, s := range sums {
+		for key, c := range of(s) {
+			if all[key] == nil {
+				all[key] = &CategoryCounts{}
+			}
+			all[key].merge(c)
+		}
+	}
+	return all
 }
 
 // categoryTable turns counts by category ("" for none) into a summary's
@@ -91,16 +111,12 @@ func categoryTable(counts map[string]*CategoryCounts) map[string]*CategoryCounts
 	if !some {
 		return nil
 	}
-	out := map[string]*CategoryCounts{}
-	for cat, c := range counts {
+	return withRates(counts, func(cat string) string {
 		if cat == "" {
-			cat = NoCategory
+			return NoCategory
 		}
-		cc := *c
-		cc.PassRatePct = PctRounded(cc.Passed, cc.Counted())
-		out[cat] = &cc
-	}
-	return out
+		return cat
+	})
 }
 
 // Categories totals the summaries' counts by category across
@@ -108,24 +124,20 @@ func categoryTable(counts map[string]*CategoryCounts) map[string]*CategoryCounts
 // built from records also count, under NoCategory, the cases without a
 // category of checkpoints where no case has one.
 func Categories(sums []*CheckpointSummary) map[string]*CategoryCounts {
-	all := map[string]*CategoryCounts{}
-	for _, s := range sums {
-		src := s.categories
-		if src == nil {
-			// A summary read back from evaluation.json.
-			src = s.ByCategory
+	return categoryTable(totals(sums, func(s *CheckpointSummary) map[string]*CategoryCounts {
+		if s.categories != nil {
+			return s.categories
 		}
-		for cat, c := range src {
+		// A summary read back from evaluation.json.
+		out := map[string]*CategoryCounts{}
+		for cat, c := range s.ByCategory {
 			if cat == NoCategory {
 				cat = ""
 			}
-			if all[cat] == nil {
-				all[cat] = &CategoryCounts{}
-			}
-			all[cat].merge(c)
+			out[cat] = c
 		}
-	}
-	return categoryTable(all)
+		return out
+	}))
 }
 
 // CategoryNames lists a category table's categories sorted, NoCategory
@@ -142,14 +154,20 @@ func CategoryNames(cats map[string]*CategoryCounts) []string {
 // nothing when no case has a category.
 func PrintCategories(w io.Writer, sums []*CheckpointSummary) {
 	cats := Categories(sums)
-	if cats == nil {
+	printCounts(w, "CATEGORY", CategoryNames(cats), cats)
+}
+
+// printCounts writes a table of counts by key (category or tag), in the
+// order of names; nothing when counts is nil.
+func printCounts(w io.Writer, title string, names []string, counts map[string]*CategoryCounts) {
+	if counts == nil {
 		return
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CATEGORY\tCASES\tPASSED\tFAILED\tERRORED\tPASS RATE\t")
-	for _, name := range CategoryNames(cats) {
-		c := cats[name]
+	fmt.Fprintln(tw, title+"\tCASES\tPASSED\tFAILED\tERRORED\tPASS RATE\t")
+	for _, name := range names {
+		c := counts[name]
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t\n", name, c.Cases, c.Passed, c.Failed, countCell(c.Errored), Rate(c.Passed, c.Counted()))
 	}
 	tw.Flush()
@@ -161,15 +179,7 @@ func (s *CheckpointSummary) countTags(r *result.CaseRecord, o result.Outcome) {
 		return
 	}
 	for _, tag := range r.Case.Tags {
-		if s.tags == nil {
-			s.tags = map[string]*CategoryCounts{}
-		}
-		c := s.tags[tag]
-		if c == nil {
-			c = &CategoryCounts{}
-			s.tags[tag] = c
-		}
-		c.add(o)
+		countUnder(&s.tags, tag, o)
 	}
 }
 
@@ -179,11 +189,17 @@ func tagTable(counts map[string]*CategoryCounts) map[string]*CategoryCounts {
 	if len(counts) == 0 {
 		return nil
 	}
+	return withRates(counts, func(tag string) string { return tag })
+}
+
+// withRates copies counts under the names rename gives their keys, each
+// with its pass rate.
+func withRates(counts map[string]*CategoryCounts, rename func(string) string) map[string]*CategoryCounts {
 	out := map[string]*CategoryCounts{}
-	for tag, c := range counts {
+	for key, c := range counts {
 		cc := *c
 		cc.PassRatePct = PctRounded(cc.Passed, cc.Counted())
-		out[tag] = &cc
+		out[rename(key)] = &cc
 	}
 	return out
 }
@@ -191,20 +207,12 @@ func tagTable(counts map[string]*CategoryCounts) map[string]*CategoryCounts {
 // Tags totals the summaries' counts by tag across checkpoints; nil when
 // no case of the run has a tag.
 func Tags(sums []*CheckpointSummary) map[string]*CategoryCounts {
-	all := map[string]*CategoryCounts{}
-	for _, s := range sums {
-		src := s.tags
-		if src == nil {
-			src = s.ByTag
+	return tagTable(totals(sums, func(s *CheckpointSummary) map[string]*CategoryCounts {
+		if s.tags != nil {
+			return s.tags
 		}
-		for tag, c := range src {
-			if all[tag] == nil {
-				all[tag] = &CategoryCounts{}
-			}
-			all[tag].merge(c)
-		}
-	}
-	return tagTable(all)
+		return s.ByTag
+	}))
 }
 
 // PrintTags writes the per-tag table of the terminal summary (a task
@@ -212,15 +220,5 @@ func Tags(sums []*CheckpointSummary) map[string]*CategoryCounts {
 // tag.
 func PrintTags(w io.Writer, sums []*CheckpointSummary) {
 	tags := Tags(sums)
-	if tags == nil {
-		return
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TAG\tCASES\tPASSED\tFAILED\tERRORED\tPASS RATE\t")
-	for _, name := range sortedKeys(tags) {
-		c := tags[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t\n", name, c.Cases, c.Passed, c.Failed, countCell(c.Errored), Rate(c.Passed, c.Counted()))
-	}
-	tw.Flush()
+	printCounts(w, "TAG", sortedKeys(tags), tags)
 }
