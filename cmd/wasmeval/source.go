@@ -53,7 +53,7 @@ type source struct {
 type sourceOptions struct {
 	pluginDirs, mountRoots []string
 	// results scores the results recorded in this directory (agent
-	// formats only).
+	// formats only), an absolute path (run makes it one).
 	results string
 	// tags and apps filter task specs.
 	tags, apps []string
@@ -96,13 +96,6 @@ func functionsOf(ctx context.Context, h *host.Host) func(ref *checkspec.PluginRe
 // config naming one with `dataset:`) is an eval-case dataset.
 func loadSource(path string, o sourceOptions) (*source, error) {
 	results := o.results
-	if results != "" {
-		abs, err := filepath.Abs(results)
-		if err != nil {
-			return nil, err
-		}
-		results = abs
-	}
 	if evalcases.IsDataset(path) || evalcases.IsConfig(path) {
 		d, err := evalcases.Load(path, evalcases.Options{MountRoots: o.mountRoots, Results: results})
 		if err != nil {
