@@ -66,7 +66,13 @@ func Record(dir, runID string, runAt time.Time, doc *report.EvalResults) (entry,
 	if err := doc.Write(&data); err != nil {
 		return nil, nil, err
 	}
-	base := runAt.UTC().Format(stampLayout) + "-" + safeName(runID)
+	// Entries sort by their start; a run id that already begins with it
+	// (wasmeval's do) is not stamped twice.
+	stamp := runAt.UTC().Format(stampLayout)
+	base := stamp + "-" + safeName(runID)
+	if strings.HasPrefix(runID, stamp+"-") {
+		base = safeName(runID)
+	}
 	path, err := addEntry(runs, base, data.Bytes())
 	if err != nil {
 		return nil, nil, err

@@ -253,3 +253,17 @@ func TestConcurrentWritersKeepEveryEntry(t *testing.T) {
 		t.Errorf("latest.json is not the newest entry %s: run_at %s", names[len(names)-1], l.RunAt)
 	}
 }
+
+// A run id that begins with the run's start, as wasmeval's run ids do,
+// names the entry alone: the start is not written twice.
+func TestEntryNameOfAStampedRunID(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	e, _, err := Record(dir, "20260501T100000Z-ab12cd34", at, runDoc(t, at, map[string]bool{"a": true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filepath.Base(e.Path); got != "20260501T100000Z-ab12cd34.json" {
+		t.Errorf("entry name %s", got)
+	}
+}
