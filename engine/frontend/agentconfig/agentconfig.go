@@ -1,6 +1,7 @@
-// Package agentconfig is the `agent:` block the agent front-ends (task
-// directories, eval-case datasets) share: how the agent, the submission,
-// is started, and the agent adapter that follows from it.
+// Package agentconfig is what the agent front-ends (task directories,
+// eval-case datasets, task specs) share: the `agent:` block — how the
+// agent, the submission, is started, and the agent adapter that follows
+// from it — and how their own files are read (Files).
 package agentconfig
 
 import (

@@ -14,7 +14,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/frontend/agentconfig"
 	"github.com/wasmeval/wasmeval/engine/problem"
-	"github.com/wasmeval/wasmeval/engine/strictyaml"
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
@@ -106,27 +105,11 @@ func Load(path string, opts Options) (*Dataset, error) {
 	}
 	var errs diag.List
 	digest := sha256.New()
-	read := func(name string) ([]byte, bool) {
-		data, err := files.ReadFileMax(name, MaxDatasetBytes)
-		if err != nil {
-			errs.Add(name, "", 0, "cannot read file: %v", diag.UnwrapPathError(err))
-			return nil, false
-		}
-		fmt.Fprintf(digest, "%s\x00%d\x00", filepath.Base(name), len(data))
-		digest.Write(data)
-		return data, true
-	}
+	read := &agentconfig.Files{Tree: files, Digest: digest, Errs: &errs}
 	var cfg rawConfig
 	dataset := abs
 	if IsConfig(abs) {
-		if data, ok := read(abs); ok {
-			if n, ok := strictyaml.ParseBytes(abs, data, &errs); ok {
-				if n.Kind == 1 && len(n.Content) == 1 { // a document
-					n = n.Content[0]
-				}
-				(&strictyaml.Decoder{File: abs, Errs: &errs}).Decode(n, "", &cfg)
-			}
-		}
+		read.DecodeYAML(abs, &cfg)
 		if cfg.Dataset == "" {
 			errs.Add(abs, "dataset", 0, "required: the dataset file (a JSON list of eval cases), relative to this file")
 			return nil, errs.Err()
@@ -171,7 +154,7 @@ func Load(path string, opts Options) (*Dataset, error) {
 	if cfg.History != "" {
 		d.History = files.Abs(cfg.History)
 	}
-	if data, ok := read(dataset); ok {
+	if data, ok := read.Read(dataset, MaxDatasetBytes); ok {
 		entries := Parse(dataset, data, &errs)
 		d.Cases = buildCases(dataset, entries, cfg, timeout, &errs)
 	}

@@ -1,11 +1,8 @@
 package tasks
 
 import (
-	"gopkg.in/yaml.v3"
-
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/frontend/agentconfig"
-	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
 // ConfigFile is the optional file at the root of a task directory that
@@ -45,12 +42,4 @@ type rawTask struct {
 	// the config of the binding used (this task's or the suite's).
 	Test       *checkspec.PluginRef `yaml:"test"`
 	TestConfig map[string]any       `yaml:"test_config"`
-}
-
-// decode fills out from n strictly, recording problems in d.
-func decode(d *strictyaml.Decoder, n *yaml.Node, out any) {
-	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-		n = n.Content[0]
-	}
-	d.Decode(n, "", out)
 }

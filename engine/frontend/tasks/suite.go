@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"hash"
 	"io/fs"
 	"os"
@@ -101,6 +100,7 @@ func Load(path string, opts Options) (*Suite, error) {
 	}
 	l := &suiteLoader{dir: dir, files: files, digest: sha256.New(),
 		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots})}
+	l.read = &agentconfig.Files{Tree: files, Digest: l.digest, Errs: &l.errs}
 	s := l.load(opts)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
@@ -115,31 +115,18 @@ type suiteLoader struct {
 	errs   diag.List
 	digest hash.Hash
 	binder *problem.PluginBinder
-}
-
-// parse reads one of the suite's YAML files through the tree (so a
-// symlink out of the suite is refused) and adds it to the digest.
-func (l *suiteLoader) parse(rel string) (*yaml.Node, bool) {
-	data, err := l.files.ReadFileMax(rel, 4<<20)
-	if err != nil {
-		l.errs.Add(l.show(rel), "", 0, "cannot read file: %v", diag.UnwrapPathError(err))
-		return nil, false
-	}
-	fmt.Fprintf(l.digest, "%s\x00%d\x00", rel, len(data))
-	l.digest.Write(data)
-	return strictyaml.ParseBytes(l.show(rel), data, &l.errs)
+	// read reads the suite's files through the tree, into the digest.
+	read *agentconfig.Files
 }
 
 // show is how a file of the suite is named in diagnostics.
-func (l *suiteLoader) show(rel string) string { return filepath.Join(l.dir, rel) }
+func (l *suiteLoader) show(rel string) string { return l.read.Path(rel) }
 
 func (l *suiteLoader) load(opts Options) *Suite {
 	var cfg rawConfig
 	cfgFile := l.show(ConfigFile)
 	if isFile(cfgFile) {
-		if n, ok := l.parse(ConfigFile); ok {
-			decode(&strictyaml.Decoder{File: cfgFile, Errs: &l.errs}, n, &cfg)
-		}
+		l.read.DecodeYAML(ConfigFile, &cfg)
 	}
 	if cfg.Test != nil {
 		l.binder.Bind(cfgFile, "test", 0, cfg.Test, &l.errs)
@@ -225,13 +212,12 @@ func (l *suiteLoader) taskDirs() []string {
 // task reads one task directory into a case.
 func (l *suiteLoader) task(rel string, suiteTest *checkspec.PluginRef, timeout time.Duration) *cases.Case {
 	file := l.show(filepath.Join(rel, TaskFile))
-	n, ok := l.parse(filepath.Join(rel, TaskFile))
+	var t rawTask
+	before := len(l.errs)
+	n, ok := l.read.DecodeYAML(filepath.Join(rel, TaskFile), &t)
 	if !ok {
 		return nil
 	}
-	var t rawTask
-	before := len(l.errs)
-	decode(&strictyaml.Decoder{File: file, Errs: &l.errs}, n, &t)
 	name := t.Name
 	if name == "" {
 		name = filepath.Base(filepath.Join(l.dir, rel))

@@ -14,14 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/frontend/agentconfig"
 	"github.com/wasmeval/wasmeval/engine/problem"
-	"github.com/wasmeval/wasmeval/engine/strictyaml"
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
@@ -117,7 +114,7 @@ func isFile(p string) bool {
 
 type suiteLoader struct {
 	dir        string
-	files      *confine.Tree
+	tree       *confine.Tree
 	home       string
 	errs       diag.List
 	digest     hash.Hash
@@ -142,7 +139,7 @@ func Load(dir string, opts Options) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &suiteLoader{dir: abs, files: files, home: DefaultVMHome, digest: sha256.New(),
+	l := &suiteLoader{dir: abs, tree: files, home: DefaultVMHome, digest: sha256.New(),
 		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots})}
 	s := l.load(opts)
 	if err := l.errs.Err(); err != nil {
@@ -152,29 +149,18 @@ func Load(dir string, opts Options) (*Suite, error) {
 	return s, nil
 }
 
-func (l *suiteLoader) read(rel string) ([]byte, bool) {
-	data, err := l.files.ReadFileMax(rel, MaxSpecBytes)
-	if err != nil {
-		l.errs.Add(filepath.Join(l.dir, rel), "", 0, "cannot read file: %v", diag.UnwrapPathError(err))
-		return nil, false
-	}
-	fmt.Fprintf(l.digest, "%s\x00%d\x00", rel, len(data))
-	l.digest.Write(data)
-	return data, true
+// read reads a file of the tree (through it, into the digest).
+func (l *suiteLoader) read(rel string) ([]byte, bool) { return l.files().Read(rel, MaxSpecBytes) }
+
+func (l *suiteLoader) files() *agentconfig.Files {
+	return &agentconfig.Files{Tree: l.tree, Digest: l.digest, Errs: &l.errs}
 }
 
 func (l *suiteLoader) load(opts Options) *Suite {
 	var cfg rawConfig
 	cfgFile := filepath.Join(l.dir, ConfigFile)
 	if isFile(cfgFile) {
-		if data, ok := l.read(ConfigFile); ok {
-			if n, ok := strictyaml.ParseBytes(cfgFile, data, &l.errs); ok {
-				if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-					n = n.Content[0]
-				}
-				(&strictyaml.Decoder{File: cfgFile, Errs: &l.errs}).Decode(n, "", &cfg)
-			}
-		}
+		l.files().DecodeYAML(ConfigFile, &cfg)
 	}
 	if cfg.VMHome != "" {
 		if !strings.HasPrefix(cfg.VMHome, "/") {
@@ -197,7 +183,7 @@ func (l *suiteLoader) load(opts Options) *Suite {
 	if name == "" {
 		name = filepath.Base(l.dir)
 	}
-	p := &problem.Problem{Name: name, Version: 1, Dir: l.dir, File: cfgFile, Files: l.files, OutputCap: problem.DefaultOutputCap,
+	p := &problem.Problem{Name: name, Version: 1, Dir: l.dir, File: cfgFile, Files: l.tree, OutputCap: problem.DefaultOutputCap,
 		CasePlugins: append(append([]*checkspec.PluginRef{}, cfg.Evaluators...), cfg.SetupPlugins...)}
 	agentconfig.Apply(p, cfg.Agent, opts.Results, cfgFile, &l.errs)
 	s := &Suite{Problem: p, Specs: map[string]*Spec{}, groups: map[string][]*cases.Case{}}
@@ -342,7 +328,7 @@ func (l *suiteLoader) taskFile(s *Spec, p string) (cases.InputFile, error) {
 	if rel, err := filepath.Rel(s.Dir, joined); err != nil || !filepath.IsLocal(rel) {
 		return cases.InputFile{}, fmt.Errorf("%q is outside the task directory", p)
 	}
-	f, err := cases.FromProblem(l.files, joined, filepath.Base(p))
+	f, err := cases.FromProblem(l.tree, joined, filepath.Base(p))
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, fmt.Errorf("file %q does not exist in the task directory %s", p, s.Dir)
 	}
