@@ -52,6 +52,9 @@ type source struct {
 
 type sourceOptions struct {
 	pluginDirs, mountRoots []string
+	// refs resolves plugins bound by reference through the lock file
+	// next to the problem.
+	refs problem.RefResolver
 	// results scores the results recorded in this directory (agent
 	// formats only), an absolute path (run makes it one).
 	results string
@@ -108,7 +111,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 		return src, nil
 	}
 	if taskspecs.Is(path) && !tasks.Is(path) {
-		s, err := taskspecs.Load(path, taskspecs.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Results: results,
+		s, err := taskspecs.Load(path, taskspecs.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, Results: results,
 			Functions: o.functions, Setup: o.setup, Tags: o.tags, Apps: o.apps})
 		if err != nil {
 			return nil, err
@@ -123,7 +126,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 		return nil, fmt.Errorf("--tag and --app filter task specs; %s is not a tree of task specs", path)
 	}
 	if tasks.Is(path) && !isFile(filepath.Join(path, "config.yaml")) {
-		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Results: results})
+		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, Results: results})
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +139,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 	if o.results != "" {
 		return nil, fmt.Errorf("--results scores recorded agent results; %s is a %s, which runs its submission (agent tasks and eval-case datasets take --results)", path, formatProblem)
 	}
-	p, err := run.LoadProblemWith(path, run.LoadOptions{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots})
+	p, err := run.LoadProblemWith(path, run.LoadOptions{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs})
 	if err != nil {
 		return nil, err
 	}

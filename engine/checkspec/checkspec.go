@@ -154,6 +154,11 @@ type PluginRef struct {
 	Path string `yaml:"path,omitempty" json:"path,omitempty"`
 	// Name finds <name>.wasm in the plugin directories instead of a path.
 	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Ref names the plugin in an OCI registry (`oci://host/repo:tag`)
+	// instead of a path or a name; runs find it through the problem's
+	// lock file and the local plugin cache, and SHA256 still pins it.
+	// Once resolved, Path is the cached module.
+	Ref string `yaml:"ref,omitempty" json:"ref,omitempty"`
 	// SHA256 pins the file's digest; a file with another digest is refused.
 	SHA256 string         `yaml:"sha256" json:"sha256"`
 	Config map[string]any `yaml:"config,omitempty" json:"config,omitempty"`

@@ -144,7 +144,8 @@ func ProblemDigest(p *problem.Problem) (string, error) {
 }
 
 // PluginDigests lists every plugin the problem binds with its pinned (and,
-// at load, verified) sha256.
+// at load, verified) sha256, by file, or by reference for plugins bound by
+// one.
 func PluginDigests(p *problem.Problem) map[string]string {
 	out := map[string]string{}
 	add := func(ref *problem.PluginRef) {
@@ -154,6 +155,11 @@ func PluginDigests(p *problem.Problem) map[string]string {
 		name := ref.Path
 		if rel, err := filepath.Rel(p.Dir, ref.Path); err == nil && !strings.HasPrefix(rel, "..") {
 			name = filepath.ToSlash(rel)
+		}
+		if ref.Ref != "" {
+			// The cached file's path differs from machine to machine;
+			// the reference and its pin do not.
+			name = ref.Ref
 		}
 		out[name] = strings.ToLower(ref.SHA256)
 	}

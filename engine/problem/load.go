@@ -44,6 +44,21 @@ type Options struct {
 	// may name (--mount-root); everything else a problem names must stay
 	// inside the problem directory.
 	MountRoots []string
+	// Refs resolves plugins bound by reference (`ref: oci://…`) to a
+	// local copy of the module. Nil refuses such bindings: only the CLI,
+	// which reads the problem's lock file, knows how to find them.
+	Refs RefResolver
+}
+
+// RefResolver finds the module a binding names by reference. The sha256
+// written beside the reference stays authoritative: the loader checks the
+// module it is given against it, whatever the resolver did.
+type RefResolver interface {
+	// Resolve returns the path of a local file holding the module that
+	// ref names; sha256 is the binding's pin ("" when it has none, so
+	// that the error can say what it should be). Its error is one line
+	// that names the reference.
+	Resolve(ref, sha256 string) (path string, err error)
 }
 
 // Load reads and resolves the problem at path (a directory holding

@@ -19,12 +19,12 @@ type PluginRef = checkspec.PluginRef
 // isPlugin says whether a loader/verifier mapping names a plugin rather
 // than a built-in.
 func (l *rawLoader) isPlugin() bool {
-	return l.Type == "plugin" || l.Name != "" || l.SHA256 != "" || strings.HasSuffix(l.name(), ".wasm")
+	return l.Type == "plugin" || l.Name != "" || l.Ref != "" || l.SHA256 != "" || strings.HasSuffix(l.name(), ".wasm")
 }
 
 // pluginRef resolves a loader/verifier mapping naming a plugin.
 func (l *loader) pluginRef(file, key string, m *rawLoader) *PluginRef {
-	ref := &PluginRef{Path: m.name(), Name: m.Name, SHA256: m.SHA256, Config: m.Config}
+	ref := &PluginRef{Path: m.name(), Name: m.Name, Ref: m.Ref, SHA256: m.SHA256, Config: m.Config}
 	l.resolveRef(file, key, m.line, ref)
 	return ref
 }
@@ -33,20 +33,43 @@ func (l *loader) pluginRef(file, key string, m *rawLoader) *PluginRef {
 // changed plugin is reported before anything runs.
 func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	ref.At = checkspec.Location{File: file, Key: key, Line: line}
+	given := 0
+	for _, s := range []string{ref.Path, ref.Name, ref.Ref} {
+		if s != "" {
+			given++
+		}
+	}
 	switch {
-	case ref.Path != "" && ref.Name != "":
-		l.errs.Add(file, key, line, "give the plugin's path or its name, not both")
+	case given > 1:
+		l.errs.Add(file, key, line, "give the plugin's path, its name or its ref, only one of them")
 		return
-	case ref.Path == "" && ref.Name == "":
-		l.errs.Add(file, key, line, "a plugin needs a path (relative to the problem) or a name (found in the plugin directories)")
+	case given == 0:
+		l.errs.Add(file, key, line, "a plugin needs a path (relative to the problem), a name (found in the plugin directories) or a ref (oci://registry/repository:tag)")
 		return
 	}
 	// Plugins of the problem are read through its confine.Tree; those in
-	// a directory the user named (--plugin-dir, WASMEVAL_PLUGIN_PATH) are
-	// the user's own choice.
+	// a directory the user named (--plugin-dir, WASMEVAL_PLUGIN_PATH) and
+	// those fetched by reference into the plugin cache are not the
+	// problem's files.
 	read := l.files.ReadFile
 	asWritten := ref.Path
-	if ref.Path != "" {
+	if ref.Ref != "" {
+		at := diag.JoinPath(key, "ref")
+		if l.opts.Refs == nil {
+			l.errs.Add(file, at, line, "plugin %s is bound by reference, which this command cannot resolve", ref.Ref)
+			return
+		}
+		if ref.SHA256 != "" && !isHexDigest(ref.SHA256) {
+			l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "expected 64 hexadecimal digits, got %q", ref.SHA256)
+			return
+		}
+		path, err := l.opts.Refs.Resolve(ref.Ref, strings.ToLower(ref.SHA256))
+		if err != nil {
+			l.errs.Add(file, at, line, "%v", err)
+			return
+		}
+		ref.Path, read, asWritten = path, os.ReadFile, ref.Ref
+	} else if ref.Path != "" {
 		_, err := l.resolve(ref.Path, isFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file: %v (plugins in this repository are built with `task plugins`)", err)
@@ -107,7 +130,10 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 			what = "evaluator"
 		}
 		at, written := diag.JoinPath(key, "path"), asWritten
-		if ref.Name != "" {
+		switch {
+		case ref.Ref != "":
+			at = diag.JoinPath(key, "ref")
+		case ref.Name != "":
 			at, written = diag.JoinPath(key, "name"), ref.Path
 		}
 		l.errs.Add(file, at, line, "%s", nonWasm(what, written, ""))
@@ -119,7 +145,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	case !isHexDigest(ref.SHA256):
 		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "expected 64 hexadecimal digits, got %q (this file's digest is %s)", ref.SHA256, digest)
 	case !strings.EqualFold(ref.SHA256, digest):
-		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "plugin %s has sha256 %s, not the pinned %s; refusing to run it", ref.Path, digest, ref.SHA256)
+		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "plugin %s has sha256 %s, not the pinned %s; refusing to run it", asWrittenOr(ref), digest, ref.SHA256)
 	default:
 		// Pins may be written in either case; the host and the manifest
 		// compare and record the canonical lowercase form.
@@ -142,4 +168,14 @@ func (l *loader) userPluginDirs() []string {
 		dirs = append(dirs, filepath.SplitList(env)...)
 	}
 	return dirs
+}
+
+// asWrittenOr names a plugin in messages: its reference when it is bound
+// by one (the cached file's path means nothing to the problem's author),
+// else its file.
+func asWrittenOr(ref *PluginRef) string {
+	if ref.Ref != "" {
+		return ref.Ref
+	}
+	return ref.Path
 }

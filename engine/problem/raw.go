@@ -64,6 +64,7 @@ type rawLoader struct {
 	Path       string         `yaml:"path"`
 	Entrypoint string         `yaml:"entrypoint"`
 	Name       string         `yaml:"name"`
+	Ref        string         `yaml:"ref"`
 	SHA256     string         `yaml:"sha256"`
 	Config     map[string]any `yaml:"config"`
 	line       int

@@ -31,6 +31,9 @@ type LoadOptions struct {
 	// MountRoots are host directories outside the problem that its paths
 	// may name (--mount-root), as an environment spec's mounts may.
 	MountRoots []string
+	// Refs resolves plugins bound by reference (see
+	// problem.Options.Refs).
+	Refs problem.RefResolver
 }
 
 // LoadProblemWith is LoadProblem with the mount roots the user allowed.
@@ -40,6 +43,7 @@ func LoadProblemWith(path string, o LoadOptions) (*problem.Problem, error) {
 		ValidateCheck: verify.Validate,
 		PluginDirs:    o.PluginDirs,
 		MountRoots:    o.MountRoots,
+		Refs:          o.Refs,
 	})
 }
 

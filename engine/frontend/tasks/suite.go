@@ -47,6 +47,9 @@ type Options struct {
 	PluginDirs []string
 	// MountRoots are directories outside the suite its files may name.
 	MountRoots []string
+	// Refs resolves test functions bound by reference (see
+	// problem.Options.Refs).
+	Refs problem.RefResolver
 	// Results scores results recorded in this directory instead of
 	// running the agent (adapter.Recorded).
 	Results string
@@ -99,7 +102,7 @@ func Load(path string, opts Options) (*Suite, error) {
 		return nil, err
 	}
 	l := &suiteLoader{dir: dir, files: files, digest: sha256.New(),
-		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots})}
+		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots, Refs: opts.Refs})}
 	l.read = &agentconfig.Files{Tree: files, Digest: l.digest, Errs: &l.errs}
 	s := l.load(opts)
 	if err := l.errs.Err(); err != nil {

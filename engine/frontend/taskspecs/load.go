@@ -57,6 +57,9 @@ type rawConfig struct {
 // Options tune loading.
 type Options struct {
 	PluginDirs, MountRoots []string
+	// Refs resolves plugins bound by reference (see
+	// problem.Options.Refs).
+	Refs problem.RefResolver
 	// Results scores recorded results instead of running the agent.
 	Results string
 	// Functions says which evaluation functions an evaluator plugin
@@ -140,7 +143,7 @@ func Load(dir string, opts Options) (*Suite, error) {
 		return nil, err
 	}
 	l := &suiteLoader{dir: abs, tree: files, home: DefaultVMHome, digest: sha256.New(),
-		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots})}
+		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots, Refs: opts.Refs})}
 	s := l.load(opts)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
