@@ -1,0 +1,234 @@
+// Package callcache stores the outputs of plugin calls on disk, so a call
+// made again with the same module, the same input and the same files read
+// is answered without running the plugin (docs/running.md, "Verdict
+// cache"). It is a plain store: keys are computed, and entries judged
+// still valid, by the plugin host (plugins/host, CallCache); this package
+// only keeps the bytes safe.
+//
+// Every entry is one file, <dir>/<key[:2]>/<key>, written to a temporary
+// file and renamed into place, so a reader sees a whole entry or none and
+// two processes can share a directory. An entry names its own key and
+// carries the sha256 of its output: a truncated file, garbage or a valid
+// entry copied under another key is a miss, never a wrong answer, and the
+// call that follows the miss replaces it.
+package callcache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// EnvDir names the environment variable that overrides where the cache
+// lives; "off" turns it off.
+const EnvDir = "WASMEVAL_VERDICT_CACHE"
+
+// MaxEntryBytes caps an entry: a plugin's output is at most 64 MiB, and
+// its header (the files it read) at most a few more. A larger file is not
+// read: it is a miss.
+const MaxEntryBytes = 64<<20 + 4<<20
+
+// magic starts every entry; its number changes when the format does.
+const magic = "wasmeval-call-cache 1\n"
+
+// Read is one file a call read through read_asset: its path as the plugin
+// gave it and the sha256 of the bytes it got, or Refused when the read
+// was refused (a missing file, an escape, a file over the cap).
+type Read struct {
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256,omitempty"`
+	Refused bool   `json:"refused,omitempty"`
+}
+
+// Entry is what the store keeps of a call: its output and what it read.
+type Entry struct {
+	Output []byte
+	Reads  []Read
+}
+
+// header is an entry's second line.
+type header struct {
+	Key          string `json:"key"`
+	Reads        []Read `json:"reads,omitempty"`
+	OutputBytes  int    `json:"output_bytes"`
+	OutputSHA256 string `json:"output_sha256"`
+}
+
+// Store is a cache directory. It is safe for concurrent use, also by
+// other processes sharing the directory.
+type Store struct {
+	dir    string
+	shards sync.Map // shard directories known to exist
+}
+
+// DefaultDir is where the cache lives unless told otherwise:
+// $WASMEVAL_VERDICT_CACHE when set, else <user cache dir>/wasmeval/verdicts
+// (the user cache dir honours XDG_CACHE_HOME, as the compilation cache's
+// does). It returns "" when the cache is turned off ("off").
+func DefaultDir() (string, error) {
+	if env := os.Getenv(EnvDir); env != "" {
+		if env == "off" {
+			return "", nil
+		}
+		return env, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("verdict cache: no user cache directory (%v); set %s to a directory, or to off", err, EnvDir)
+	}
+	return filepath.Join(base, "wasmeval", "verdicts"), nil
+}
+
+// Open returns the store in dir, creating the directory.
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("verdict cache: %w", err)
+	}
+	return &Store{dir: dir}, nil
+}
+
+// Dir is the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+// validKey says whether key can name an entry: lowercase hex, as a sha256
+// gives it, so it is a safe file name.
+func validKey(key string) bool {
+	if len(key) != 64 {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Store) path(key string) string { return filepath.Join(s.dir, key[:2], key) }
+
+// Get returns the entry stored under key. Anything that is not a whole
+// entry for key (no file, a file too large, truncated, garbled, or an
+// entry of another key) is a miss.
+func (s *Store) Get(key string) (Entry, bool) {
+	if !validKey(key) {
+		return Entry{}, false
+	}
+	data, ok := readCapped(s.path(key), MaxEntryBytes)
+	if !ok {
+		return Entry{}, false
+	}
+	return decode(key, data)
+}
+
+// readCapped reads a file of at most max bytes.
+func readCapped(path string, max int64) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > max {
+		return nil, false
+	}
+	// One byte more than the size says: a file that grew since is read
+	// whole or found too long, never cut short silently.
+	data := make([]byte, info.Size()+1)
+	n, err := io.ReadFull(f, data)
+	if err != io.ErrUnexpectedEOF || int64(n) != info.Size() {
+		return nil, false
+	}
+	return data[:n], true
+}
+
+// decode checks an entry's bytes against key.
+func decode(key string, data []byte) (Entry, bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(magic))
+	if !ok {
+		return Entry{}, false
+	}
+	line, out, ok := bytes.Cut(rest, []byte{'\n'})
+	if !ok {
+		return Entry{}, false
+	}
+	var h header
+	if json.Unmarshal(line, &h) != nil || h.Key != key || h.OutputBytes != len(out) {
+		return Entry{}, false
+	}
+	sum := sha256.Sum256(out)
+	if hex.EncodeToString(sum[:]) != h.OutputSHA256 {
+		return Entry{}, false
+	}
+	for _, r := range h.Reads {
+		if r.Refused == (r.SHA256 != "") {
+			return Entry{}, false
+		}
+	}
+	return Entry{Output: out, Reads: h.Reads}, true
+}
+
+// encode writes an entry's bytes.
+func encode(key string, e Entry) ([]byte, error) {
+	sum := sha256.Sum256(e.Output)
+	line, err := json.Marshal(header{Key: key, Reads: e.Reads, OutputBytes: len(e.Output), OutputSHA256: hex.EncodeToString(sum[:])})
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 0, len(magic)+len(line)+1+len(e.Output))
+	buf = append(buf, magic...)
+	buf = append(buf, line...)
+	buf = append(buf, '\n')
+	return append(buf, e.Output...), nil
+}
+
+// Put stores e under key, replacing what was there. The entry appears
+// whole or not at all: it is written to a temporary file in the same
+// directory and renamed into place.
+func (s *Store) Put(key string, e Entry) error {
+	if !validKey(key) {
+		return fmt.Errorf("verdict cache: key %q is not a sha256 in hex", key)
+	}
+	data, err := encode(key, e)
+	if err != nil {
+		return fmt.Errorf("verdict cache: %w", err)
+	}
+	if len(data) > MaxEntryBytes {
+		return nil // too large to be read back: not worth writing
+	}
+	shard := filepath.Join(s.dir, key[:2])
+	if _, ok := s.shards.Load(shard); !ok {
+		if err := os.MkdirAll(shard, 0o755); err != nil {
+			return fmt.Errorf("verdict cache: %w", err)
+		}
+		s.shards.Store(shard, true)
+	}
+	tmp, err := os.CreateTemp(shard, ".tmp-"+key[:8]+"-*")
+	if errors.Is(err, os.ErrNotExist) {
+		// The directory was removed (the cache cleared) while we ran.
+		if err = os.MkdirAll(shard, 0o755); err == nil {
+			tmp, err = os.CreateTemp(shard, ".tmp-"+key[:8]+"-*")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("verdict cache: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("verdict cache: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), s.path(key)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("verdict cache: %w", err)
+	}
+	return nil
+}
