@@ -90,6 +90,7 @@ var Examples = []Example{
 	{Go, "./examples/notes/plugins/statsloader", "examples/notes/plugins/notes-statsloader.wasm"},
 	{Go, "./examples/agent-tasks/plugins/answer", "examples/agent-tasks/plugins/agent-answer.wasm"},
 	{Rust, "examples/agent-tasks/plugins/sandboxfile/lib.rs", "examples/agent-tasks/plugins/agent-sandbox-file.wasm"},
+	{Rust, "examples/shared-verifier/team-a/stats-verifier/lib.rs", "examples/shared-verifier/team-a/stats-verifier.wasm"},
 	{AssemblyScript, "examples/agent-tasks/plugins/jsonanswer/plugin.ts", "examples/agent-tasks/plugins/agent-json-answer.wasm"},
 	{Rust, "plugins/stdlib/lib.rs", "plugins/stdlib/stdlib.wasm"},
 	// The notebook-tasks example ships its own copy of the standard

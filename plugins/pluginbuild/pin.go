@@ -13,6 +13,11 @@ import (
 // (block or flow style).
 var pinRef = regexp.MustCompile(`(path:\s*([^\s,}]+\.wasm)[\s,]+sha256:\s*)([0-9a-f]{64})`)
 
+// pinComment matches a pin whose module the config cannot name by path —
+// a plugin bound by reference (`ref: oci://…`) — followed by a comment
+// saying which file of the repository it is the digest of.
+var pinComment = regexp.MustCompile(`(sha256:\s*)([0-9a-f]{64})(\s*#\s*digest of\s+([^\s]+\.wasm))`)
+
 // pinnedFiles are the files of the examples that bind plugins: problem
 // configs, and the agent front-ends' suite configs (wasmeval.yaml), task
 // files and eval-case configs.
@@ -47,6 +52,14 @@ func PinExamples() ([]string, error) {
 				return m
 			}
 			return append(append([]byte{}, sub[1]...), pin.Digest(module)...)
+		})
+		out = pinComment.ReplaceAllFunc(out, func(m []byte) []byte {
+			sub := pinComment.FindSubmatch(m)
+			module, err := os.ReadFile(filepath.Join(filepath.Dir(p), filepath.FromSlash(string(sub[4]))))
+			if err != nil {
+				return m
+			}
+			return append(append(append([]byte{}, sub[1]...), pin.Digest(module)...), sub[3]...)
 		})
 		if string(out) != string(data) {
 			changed = append(changed, p)
