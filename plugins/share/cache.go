@@ -1,0 +1,373 @@
+package share
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/content/oci"
+	"oras.land/oras-go/v2/errdef"
+)
+
+// CacheEnv names the root of wasmeval's caches; the plugin cache is its
+// oci subdirectory. Unset, the root is the user cache directory's wasmeval
+// (where the host keeps its compilation cache, in wazero).
+const CacheEnv = "WASMEVAL_CACHE_DIR"
+
+// DefaultCacheDir is the plugin cache's directory: $WASMEVAL_CACHE_DIR/oci,
+// else <user cache dir>/wasmeval/oci.
+func DefaultCacheDir() (string, error) {
+	if root := os.Getenv(CacheEnv); root != "" {
+		return filepath.Join(root, "oci"), nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("plugin cache: no user cache directory (%v); set %s", err, CacheEnv)
+	}
+	return filepath.Join(base, "wasmeval", "oci"), nil
+}
+
+// Cache is the local content-addressed plugin cache: an OCI image layout
+// (blobs/sha256/<hex>, index.json naming what was pulled by which
+// reference), so that oras, skopeo or crane can read it too.
+//
+// Several processes may use one cache at once. Blobs are written to a
+// temporary file and renamed into place; index.json, which oras rewrites
+// in place, is read under a shared and written under an exclusive file
+// lock, each time from a freshly loaded store so that no writer loses
+// another's entries.
+type Cache struct {
+	dir string
+}
+
+const (
+	cacheLockName = ".wasmeval-cache.lock"
+	usedDir       = ".wasmeval-used"
+)
+
+// OpenCache opens (creating it if needed) the cache in dir ("" for
+// DefaultCacheDir).
+func OpenCache(dir string) (*Cache, error) {
+	if dir == "" {
+		var err error
+		if dir, err = DefaultCacheDir(); err != nil {
+			return nil, err
+		}
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plugin cache: %w", err)
+	}
+	c := &Cache{dir: dir}
+	// Creates oci-layout and index.json, under the lock.
+	if err := c.update(context.Background(), func(*oci.Store) error { return nil }); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Dir is the cache's directory.
+func (c *Cache) Dir() string { return c.dir }
+
+// update runs fn on the store under the exclusive lock.
+func (c *Cache) update(ctx context.Context, fn func(*oci.Store) error) error {
+	return c.withStore(ctx, true, fn)
+}
+
+// view runs fn on the store under the shared lock.
+func (c *Cache) view(ctx context.Context, fn func(*oci.Store) error) error {
+	return c.withStore(ctx, false, fn)
+}
+
+func (c *Cache) withStore(ctx context.Context, exclusive bool, fn func(*oci.Store) error) error {
+	unlock, err := lockFile(filepath.Join(c.dir, cacheLockName), exclusive)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	s, err := oci.NewWithContext(ctx, c.dir)
+	if err != nil {
+		return fmt.Errorf("plugin cache %s: %v; remove the directory to start an empty cache", c.dir, oneLine(err))
+	}
+	return fn(s)
+}
+
+// NotCachedError says a module is not in the cache.
+type NotCachedError struct{ WasmDigest string }
+
+func (e *NotCachedError) Error() string {
+	return "module sha256:" + e.WasmDigest + " is not in the plugin cache"
+}
+
+// CorruptError says a cached module no longer matches its digest.
+type CorruptError struct {
+	WasmDigest, Path, Got string
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("cached module sha256:%s (%s) is corrupt: its content hashes to sha256:%s; run `wasmeval plugin cache prune` to drop it, then pull it again",
+		e.WasmDigest, e.Path, e.Got)
+}
+
+// blobPath is where the layout keeps a sha256 blob.
+func (c *Cache) blobPath(hexDigest string) string {
+	return filepath.Join(c.dir, ocispec.ImageBlobsDir, "sha256", hexDigest)
+}
+
+// Path is the file of the module whose sha256 is wasmDigest (hex, as pins
+// are written), checked against that digest now: a *NotCachedError when
+// it is not cached, a *CorruptError when the file changed since.
+func (c *Cache) Path(wasmDigest string) (string, error) {
+	if err := digest.NewDigestFromEncoded(digest.SHA256, wasmDigest).Validate(); err != nil {
+		return "", fmt.Errorf("module digest %q: expected 64 lowercase hex digits", wasmDigest)
+	}
+	p := c.blobPath(wasmDigest)
+	got, err := hashFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", &NotCachedError{WasmDigest: wasmDigest}
+	}
+	if err != nil {
+		return "", fmt.Errorf("plugin cache: %w", err)
+	}
+	if got != wasmDigest {
+		return "", &CorruptError{WasmDigest: wasmDigest, Path: p, Got: got}
+	}
+	c.touch(wasmDigest)
+	return p, nil
+}
+
+// touch records that a module was used (for `cache ls` and pruning by
+// age). A marker file's mtime, so that no lock is needed; a failure costs
+// only that date.
+func (c *Cache) touch(wasmDigest string) {
+	dir := filepath.Join(c.dir, usedDir)
+	p := filepath.Join(dir, wasmDigest)
+	now := time.Now()
+	if err := os.Chtimes(p, now, now); err == nil {
+		return
+	}
+	if os.MkdirAll(dir, 0o755) == nil {
+		if f, err := os.Create(p); err == nil {
+			f.Close()
+		}
+	}
+}
+
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// add stores a checked artifact from src (its config, layer, manifest and
+// referrers) and tags it with ref when ref names a tag.
+func (c *Cache) add(ctx context.Context, src content.ReadOnlyStorage, ref Ref, a *artifact) error {
+	return c.update(ctx, func(s *oci.Store) error {
+		if err := c.addTo(ctx, s, src, ref, a); err != nil {
+			return err
+		}
+		// Signatures and provenance travel as referrers of the manifest;
+		// they are kept beside it so that an offline run can check them.
+		if g, ok := src.(content.ReadOnlyGraphStorage); ok {
+			if err := copyReferrers(ctx, g, s, a.desc); err != nil {
+				return fmt.Errorf("fetch the referrers (signatures, provenance) of %s: %w", a.desc.Digest, err)
+			}
+		}
+		return nil
+	})
+}
+
+func (c *Cache) addTo(ctx context.Context, s *oci.Store, src content.Fetcher, ref Ref, a *artifact) error {
+	if err := copyBlob(ctx, src, s, ref, a.manifest.Config); err != nil {
+		return err
+	}
+	if err := copyBlob(ctx, src, s, ref, a.layer); err != nil {
+		return err
+	}
+	// A blob already present may have been corrupted on disk; refuse to
+	// index a module whose file does not match.
+	if _, err := c.Path(a.wasmHex()); err != nil {
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			os.Remove(ce.Path)
+			if err := copyBlob(ctx, src, s, ref, a.layer); err != nil {
+				return err
+			}
+		} else {
+			return err
+		}
+	}
+	if err := s.Push(ctx, a.desc, strings.NewReader(string(a.raw))); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+		return err
+	}
+	if ref.Tag != "" {
+		if err := s.Tag(ctx, a.desc, ref.Name()); err != nil {
+			return err
+		}
+	}
+	c.touch(a.wasmHex())
+	return nil
+}
+
+// copyReferrers copies the artifacts that refer to desc (one level), with
+// the size limits of plugin artifacts.
+func copyReferrers(ctx context.Context, src content.ReadOnlyGraphStorage, dst content.Storage, desc ocispec.Descriptor) error {
+	opts := oras.ExtendedCopyGraphOptions{Depth: 1}
+	opts.PreCopy = func(_ context.Context, d ocispec.Descriptor) error {
+		if d.Size > MaxModuleBytes {
+			return fmt.Errorf("referrer blob %s of %d bytes: expected at most %d", d.Digest, d.Size, MaxModuleBytes)
+		}
+		return nil
+	}
+	err := oras.ExtendedCopyGraph(ctx, src, dst, desc, opts)
+	if errors.Is(err, errdef.ErrNotFound) || errors.Is(err, errdef.ErrUnsupported) {
+		return nil
+	}
+	return err
+}
+
+// CacheEntry is one plugin artifact in the cache.
+type CacheEntry struct {
+	// Refs are the references it was pulled by (HOST/REPO:TAG), sorted.
+	Refs           []string
+	ManifestDigest string
+	WasmDigest     string
+	Size           int64
+	Name, Version  string
+	// LastUsed is when a run or pull last used it (zero: unknown).
+	LastUsed time.Time
+	// Corrupt is set when the module's file no longer matches its digest.
+	Corrupt bool
+}
+
+// List returns the plugin artifacts in the cache, sorted by reference
+// then digest. Referrers (signatures) are not listed on their own.
+func (c *Cache) List(ctx context.Context) ([]CacheEntry, error) {
+	var out []CacheEntry
+	err := c.view(ctx, func(s *oci.Store) error {
+		var err error
+		out, err = c.list(ctx, s)
+		return err
+	})
+	return out, err
+}
+
+func (c *Cache) list(ctx context.Context, s *oci.Store) ([]CacheEntry, error) {
+	index, err := readIndex(c.dir)
+	if err != nil {
+		return nil, err
+	}
+	byDigest := map[digest.Digest]*CacheEntry{}
+	var order []digest.Digest
+	for _, d := range index.Manifests {
+		e, seen := byDigest[d.Digest]
+		if !seen {
+			a, err := readArtifact(ctx, s, Ref{Host: "cache", Repository: "local", Digest: d.Digest.String()}, d)
+			if err != nil || a.manifest.Subject != nil {
+				continue // a referrer, or not a plugin
+			}
+			e = &CacheEntry{ManifestDigest: d.Digest.String(), WasmDigest: a.wasmHex(), Size: a.layer.Size, Name: a.describe.Name, Version: a.describe.Version}
+			if got, err := hashFile(c.blobPath(e.WasmDigest)); err != nil || got != e.WasmDigest {
+				e.Corrupt = true
+			}
+			if fi, err := os.Stat(filepath.Join(c.dir, usedDir, e.WasmDigest)); err == nil {
+				e.LastUsed = fi.ModTime()
+			}
+			byDigest[d.Digest] = e
+			order = append(order, d.Digest)
+		}
+		if name := d.Annotations[ocispec.AnnotationRefName]; name != "" && name != d.Digest.String() && !slices.Contains(e.Refs, name) {
+			e.Refs = append(e.Refs, name)
+		}
+	}
+	out := make([]CacheEntry, 0, len(order))
+	for _, d := range order {
+		e := byDigest[d]
+		slices.Sort(e.Refs)
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b CacheEntry) int {
+		if c := strings.Compare(strings.Join(a.Refs, ","), strings.Join(b.Refs, ",")); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ManifestDigest, b.ManifestDigest)
+	})
+	return out, nil
+}
+
+// readIndex reads the layout's index.json (size-capped).
+func readIndex(dir string) (*ocispec.Index, error) {
+	p := filepath.Join(dir, ocispec.ImageIndexFile)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("plugin cache: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	if err != nil {
+		return nil, fmt.Errorf("plugin cache: %w", err)
+	}
+	var index ocispec.Index
+	if err := json.Unmarshal(data, &index); err != nil {
+		return nil, fmt.Errorf("plugin cache %s: not a valid OCI index: %v; remove the cache directory to start afresh", p, err)
+	}
+	return &index, nil
+}
+
+// Prune removes from the cache every plugin artifact keep does not keep
+// (nil keeps none) and every corrupt one, with their referrers and the
+// blobs nothing else uses. It returns what it removed.
+func (c *Cache) Prune(ctx context.Context, keep func(CacheEntry) bool) ([]CacheEntry, error) {
+	var removed []CacheEntry
+	err := c.update(ctx, func(s *oci.Store) error {
+		entries, err := c.list(ctx, s)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if !e.Corrupt && keep != nil && keep(e) {
+				continue
+			}
+			if e.Corrupt {
+				// oras would refuse to read it back; the blob goes first.
+				os.Remove(c.blobPath(e.WasmDigest))
+			}
+			desc, err := s.Resolve(ctx, e.ManifestDigest)
+			if err != nil {
+				return fmt.Errorf("prune %s: %w", e.ManifestDigest, err)
+			}
+			if err := s.Delete(ctx, desc); err != nil && !errors.Is(err, errdef.ErrNotFound) {
+				return fmt.Errorf("prune %s: %w", e.ManifestDigest, err)
+			}
+			os.Remove(filepath.Join(c.dir, usedDir, e.WasmDigest))
+			removed = append(removed, e)
+		}
+		// Blobs of interrupted pulls or imports that nothing refers to.
+		return s.GC(ctx)
+	})
+	return removed, err
+}
