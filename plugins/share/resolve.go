@@ -1,0 +1,153 @@
+package share
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Resolver turns a binding's reference and sha256 into the path of a
+// verified module. A run's resolver reads the lock and the cache only
+// (fetching by the lock's manifest digest when online); a locking
+// resolver resolves tags live and records what it found.
+type Resolver struct {
+	ctx      context.Context
+	lock     *Lock
+	lockPath string
+	problem  string
+	cache    *Cache
+	remote   *Remote
+	live     bool
+
+	mu       sync.Mutex
+	recorded Lock
+}
+
+// ResolverOptions configure a Resolver.
+type ResolverOptions struct {
+	// Context bounds registry access (nil: context.Background()).
+	Context context.Context
+	// Lock is the problem's lock (ignored when Live); LockPath names it
+	// in errors.
+	Lock     *Lock
+	LockPath string
+	// Problem is how errors name the problem in the command they suggest.
+	Problem string
+	Cache   *Cache
+	// Remote fetches what the cache lacks; nil means offline.
+	Remote *Remote
+	// Live resolves every reference in its registry now, for
+	// `wasmeval plugin lock`; Recorded then holds the new lock.
+	Live bool
+}
+
+// NewResolver returns a resolver.
+func NewResolver(o ResolverOptions) (*Resolver, error) {
+	if o.Cache == nil {
+		return nil, errors.New("share.NewResolver: no cache")
+	}
+	if o.Live && o.Remote == nil {
+		return nil, errors.New("locking resolves references in their registries and cannot run offline")
+	}
+	if o.Context == nil {
+		o.Context = context.Background()
+	}
+	if o.LockPath == "" {
+		o.LockPath = LockFileName
+	}
+	if o.Problem == "" {
+		o.Problem = "PROBLEM"
+	}
+	return &Resolver{ctx: o.Context, lock: o.Lock, lockPath: o.LockPath, problem: o.Problem, cache: o.Cache,
+		remote: o.Remote, live: o.Live, recorded: Lock{Version: LockVersion}}, nil
+}
+
+// Resolve returns the cached, verified module of ref, whose sha256 (hex)
+// the binding pins (empty: not pinned, allowed only when locking).
+func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
+	parsed, err := ParseRef(ref)
+	if err != nil {
+		return "", err
+	}
+	if r.live {
+		return r.resolveLive(parsed, sha256)
+	}
+	e, ok := r.lock.Find(parsed.String())
+	if !ok {
+		return "", fmt.Errorf("%s: not in %s; run `wasmeval plugin lock %s`", parsed, r.lockPath, r.problem)
+	}
+	if sha256 != "" && e.SHA256 != sha256 {
+		return "", fmt.Errorf("%s: %s records module sha256:%s but the problem pins sha256:%s: the lock no longer matches the problem; run `wasmeval plugin lock %s`",
+			parsed, r.lockPath, e.SHA256, sha256, r.problem)
+	}
+	path, err := r.cache.Path(e.SHA256)
+	if err == nil {
+		return path, nil
+	}
+	var nc *NotCachedError
+	var ce *CorruptError
+	if !errors.As(err, &nc) && !errors.As(err, &ce) {
+		return "", fmt.Errorf("%s: %w", parsed, err)
+	}
+	pinned := parsed.AtDigest(e.Manifest)
+	if r.remote == nil {
+		if ce != nil {
+			return "", fmt.Errorf("%s: %v; offline, it cannot be fetched again: run `wasmeval plugin pull %s` when online, or `wasmeval plugin import`", parsed, ce, pinned)
+		}
+		return "", fmt.Errorf("%s: manifest %s (module sha256:%s) is not in the plugin cache %s and the run is offline; run `wasmeval plugin pull %s` or `wasmeval plugin import` first",
+			parsed, e.Manifest, e.SHA256, r.cache.Dir(), pinned)
+	}
+	if ce != nil {
+		// A corrupt entry is a miss: drop it and fetch it again by digest.
+		os.Remove(ce.Path)
+	}
+	got, err := Pull(r.ctx, r.remote, r.cache, pinned)
+	if err != nil {
+		return "", err
+	}
+	if got.WasmDigest != e.SHA256 {
+		return "", integrityErr(pinned, "holds module sha256:%s but %s records sha256:%s; refusing it", got.WasmDigest, r.lockPath, e.SHA256)
+	}
+	return got.Path, nil
+}
+
+func (r *Resolver) resolveLive(ref Ref, sha256 string) (string, error) {
+	got, err := Pull(r.ctx, r.remote, r.cache, ref)
+	if err != nil {
+		return "", err
+	}
+	if sha256 != "" && got.WasmDigest != sha256 {
+		return "", fmt.Errorf("%s: the registry has module sha256:%s (manifest %s) but the problem pins sha256:%s; update the pin or the tag",
+			ref, got.WasmDigest, got.ManifestDigest, sha256)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.recorded.Find(ref.String()); ok && old.Manifest != got.ManifestDigest {
+		return "", fmt.Errorf("%s: resolved to manifest %s and then %s while locking (the tag moved); lock again", ref, old.Manifest, got.ManifestDigest)
+	}
+	r.recorded.Put(LockEntry{Ref: ref.String(), Manifest: got.ManifestDigest, SHA256: got.WasmDigest, Size: got.Size,
+		ABIVersion: got.ABIVersion, Kinds: got.Kinds})
+	return got.Path, nil
+}
+
+// Recorded is the lock a locking resolver built.
+func (r *Resolver) Recorded() *Lock {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	l := &Lock{Version: LockVersion, Plugins: append([]LockEntry(nil), r.recorded.Plugins...)}
+	return l
+}
+
+// Missing lists the lock's entries whose module is not in the cache (or
+// no longer matches its digest): what an offline run would lack.
+func (c *Cache) Missing(l *Lock) []LockEntry {
+	var out []LockEntry
+	for _, e := range l.Plugins {
+		if _, err := c.Path(e.SHA256); err != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
