@@ -57,6 +57,17 @@ type Manifest struct {
 	// RescoredFrom is set on a run made by `wasmeval rescore`: the run
 	// whose results it verified again.
 	RescoredFrom *RescoredFrom `json:"rescored_from,omitempty"`
+	// VerdictCache counts the run's plugin calls answered from the
+	// verdict cache and those made; absent when the run had no cache
+	// (--no-cache).
+	VerdictCache *VerdictCache `json:"verdict_cache,omitempty"`
+}
+
+// VerdictCache counts plugin calls (verifiers, evaluator and test
+// functions): Hits were answered from the verdict cache, Misses made.
+type VerdictCache struct {
+	Hits   int64 `json:"hits"`
+	Misses int64 `json:"misses"`
 }
 
 // Engine identifies the wasmeval build.
