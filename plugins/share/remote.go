@@ -199,6 +199,10 @@ func remoteErr(ref Ref, what string, err error) error {
 	var hostErr x509.HostnameError
 	var certErr *tls.CertificateVerificationError
 	switch {
+	case errors.Is(err, auth.ErrBasicCredentialNotFound) || strings.Contains(err.Error(), "missing username or password"):
+		e.Kind = ErrAuth
+		e.Msg = fmt.Sprintf("%s: registry %s asks for credentials and the Docker config ($DOCKER_CONFIG or ~/.docker/config.json) has none for it; run `docker login %s`",
+			what, ref.Host, ref.Host)
 	case errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
 		e.Kind = ErrAuth
 		e.Msg = fmt.Sprintf("%s: registry %s refused the credentials (%d %s); check them with `docker login %s` (wasmeval reads the Docker config: $DOCKER_CONFIG or ~/.docker/config.json)",
