@@ -410,3 +410,19 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// isReferrer reports whether the manifest desc in store has a subject: a
+// signature or another referrer, which is not a plugin artifact itself.
+func isReferrer(ctx context.Context, store content.Fetcher, desc ocispec.Descriptor) bool {
+	if desc.MediaType != ocispec.MediaTypeImageManifest || desc.Size <= 0 || desc.Size > MaxManifestBytes {
+		return false
+	}
+	raw, err := content.FetchAll(ctx, store, desc)
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Subject *ocispec.Descriptor `json:"subject"`
+	}
+	return json.Unmarshal(raw, &m) == nil && m.Subject != nil
+}

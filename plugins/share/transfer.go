@@ -106,6 +106,9 @@ func Import(ctx context.Context, c *Cache, src string) ([]Resolved, error) {
 		}
 		a, err := readArtifact(ctx, in, ref, d)
 		if err != nil {
+			if isReferrer(ctx, in, d) {
+				continue // a signature or other referrer; it comes with its subject
+			}
 			return nil, fmt.Errorf("import %s: %w", src, err)
 		}
 		if a.manifest.Subject != nil {
