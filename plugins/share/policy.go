@@ -237,7 +237,8 @@ func validKeyName(s string) bool {
 }
 
 // checkGlob accepts a glob on HOST/REPOSITORY: the characters of
-// registry hosts and repositories, with * and ? as wildcards.
+// registry hosts and repositories, with * and ? as wildcards. Brackets
+// are literal (an IPv6 host, [::1]:5000), not character classes.
 func checkGlob(g string) error {
 	g = strings.TrimPrefix(g, Scheme)
 	if g == "" {
@@ -252,9 +253,6 @@ func checkGlob(g string) error {
 	}
 	if strings.ContainsAny(g, "@") || strings.Contains(g, "//") {
 		return errors.New("expected HOST/REPOSITORY with * and ? as wildcards, no tag or digest")
-	}
-	if strings.ContainsAny(strings.TrimPrefix(strings.TrimSuffix(g, "]"), "["), "[]") {
-		return errors.New("character classes ([...]) are not supported; use * and ?")
 	}
 	return nil
 }
