@@ -244,15 +244,15 @@ func checkGlob(g string) error {
 	if g == "" {
 		return errors.New("empty; expected a HOST/REPOSITORY glob such as registry.example.com/team/*")
 	}
+	if strings.ContainsAny(g, "@") || strings.Contains(g, "//") {
+		return errors.New("expected HOST/REPOSITORY with * and ? as wildcards, no tag or digest")
+	}
 	for _, c := range g {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.ContainsRune("._-/:[]*?", c):
 		default:
 			return fmt.Errorf("character %q; expected HOST/REPOSITORY with * and ? as wildcards", c)
 		}
-	}
-	if strings.ContainsAny(g, "@") || strings.Contains(g, "//") {
-		return errors.New("expected HOST/REPOSITORY with * and ? as wildcards, no tag or digest")
 	}
 	return nil
 }
