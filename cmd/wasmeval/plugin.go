@@ -21,6 +21,7 @@ func newPluginCmd() *cobra.Command {
 		Short: "Inspect and call Wasm plugins (for plugin authors)",
 	}
 	cmd.AddCommand(newPluginInspectCmd(), newPluginCallCmd())
+	cmd.AddCommand(newPluginShareCmds()...)
 	return cmd
 }
 

@@ -1,0 +1,346 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/wasmeval/wasmeval/plugins/share"
+)
+
+// shareFlags are the settings of the commands that reach registries or
+// the plugin cache.
+type shareFlags struct {
+	registryCA string
+	plainHTTP  bool
+	cacheDir   string
+}
+
+func (f *shareFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&f.registryCA, "registry-ca", "", "PEM file of a CA to trust for registries (a self-signed registry); the system's CAs, $SSL_CERT_FILE included, stay trusted")
+	fl.BoolVar(&f.plainHTTP, "plain-http", false, "talk plain HTTP to the registry (without it, only a loopback registry that answers HTTP gets HTTP)")
+	fl.StringVar(&f.cacheDir, "cache-dir", "", "plugin cache directory, an OCI image layout (default $"+share.CacheEnv+"/oci, else the user cache dir's wasmeval/oci)")
+}
+
+// remote prepares registry access; credentials come from the Docker
+// config, as docker and oras read it.
+func (f *shareFlags) remote() (*share.Remote, error) {
+	r, err := share.NewRemote(share.RemoteOptions{CAFile: f.registryCA, PlainHTTP: f.plainHTTP})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return r, nil
+}
+
+// cache opens the plugin cache.
+func (f *shareFlags) cache() (*share.Cache, error) {
+	c, err := share.OpenCache(f.cacheDir)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return c, nil
+}
+
+// parseRef parses a reference argument (the oci:// scheme is optional).
+func parseRef(s string) (share.Ref, error) {
+	r, err := share.ParseRef(s)
+	if err != nil {
+		return share.Ref{}, usageErr(err)
+	}
+	return r, nil
+}
+
+// shareFailed is a failure of a registry, the cache or an artifact.
+func shareFailed(err error) error { return &exitError{code: exitFail, err: err} }
+
+func newPluginShareCmds() []*cobra.Command {
+	return []*cobra.Command{newPluginPushCmd(), newPluginPullCmd(), newPluginCacheCmd(), newPluginExportCmd(), newPluginImportCmd()}
+}
+
+func newPluginPushCmd() *cobra.Command {
+	var pf pluginFlags
+	var sf shareFlags
+	var annotations []string
+	cmd := &cobra.Command{
+		Use:   "push FILE REF",
+		Short: "Publish a plugin to an OCI registry (oci://HOST/REPO:TAG)",
+		Long: `Publish a plugin as a CNCF Wasm OCI artifact: one application/wasm layer,
+whose digest is the plugin's sha256 pin, and its describe output (name,
+version, kinds, ABI version, transport, config schema) as annotations. The
+plugin is loaded first, so a module that is not a working plugin is never
+published. Credentials come from the Docker config ($DOCKER_CONFIG or
+~/.docker/config.json, credential helpers included). The manifest's creation
+time is $SOURCE_DATE_EPOCH when set, so rebuilds push identical manifests.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[1])
+			if err != nil {
+				return err
+			}
+			extra := map[string]string{}
+			for _, a := range annotations {
+				k, v, ok := strings.Cut(a, "=")
+				if !ok || k == "" {
+					return usageErr(fmt.Errorf("--annotation %q: expected KEY=VALUE", a))
+				}
+				extra[k] = v
+			}
+			created := time.Now()
+			if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+				sec, err := strconv.ParseInt(s, 10, 64)
+				if err != nil {
+					return usageErr(fmt.Errorf("SOURCE_DATE_EPOCH %q: expected seconds since 1970", s))
+				}
+				created = time.Unix(sec, 0)
+			}
+			p, closeHost, err := pf.load(cmd, args[0])
+			if err != nil {
+				return err
+			}
+			d := p.Describe()
+			closeHost()
+			r, err := sf.remote()
+			if err != nil {
+				return err
+			}
+			pushed, err := share.Push(cmd.Context(), args[0], ref, share.PushOptions{Remote: r, Describe: d, Annotations: extra, Created: created})
+			if err != nil {
+				return shareFailed(err)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "pushed:   %s\n", pushed.Ref)
+			fmt.Fprintf(w, "manifest: %s\n", pushed.ManifestDigest)
+			fmt.Fprintf(w, "sha256:   %s\n", pushed.WasmDigest)
+			fmt.Fprintf(w, "size:     %d bytes\n", pushed.Size)
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&annotations, "annotation", nil, "extra manifest annotation KEY=VALUE (repeatable)")
+	pf.register(cmd.Flags())
+	sf.register(cmd.Flags())
+	return cmd
+}
+
+func newPluginPullCmd() *cobra.Command {
+	var sf shareFlags
+	cmd := &cobra.Command{
+		Use:   "pull REF",
+		Short: "Fetch a plugin from an OCI registry into the plugin cache",
+		Long: `Fetch a plugin artifact (oci://HOST/REPO:TAG or @sha256:DIGEST) into the
+plugin cache, with its referrers (signatures, provenance), checking every
+blob against its digest, and print its digests and the cached module's path.
+Artifacts with the older layer type application/vnd.wasm.content.layer.v1+wasm
+are accepted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ref, err := parseRef(args[0])
+			if err != nil {
+				return err
+			}
+			r, err := sf.remote()
+			if err != nil {
+				return err
+			}
+			c, err := sf.cache()
+			if err != nil {
+				return err
+			}
+			got, err := share.Pull(cmd.Context(), r, c, ref)
+			if err != nil {
+				return shareFailed(err)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "pulled:   %s\n", got.Ref)
+			fmt.Fprintf(w, "manifest: %s\n", got.ManifestDigest)
+			fmt.Fprintf(w, "sha256:   %s\n", got.WasmDigest)
+			fmt.Fprintf(w, "size:     %d bytes\n", got.Size)
+			if got.Name != "" {
+				fmt.Fprintf(w, "name:     %s %s\n", got.Name, got.Version)
+			}
+			if len(got.Kinds) > 0 {
+				fmt.Fprintf(w, "kinds:    %s\n", strings.Join(got.Kinds, ", "))
+				fmt.Fprintf(w, "abi:      %d\n", got.ABIVersion)
+			}
+			fmt.Fprintf(w, "path:     %s\n", got.Path)
+			return nil
+		},
+	}
+	sf.register(cmd.Flags())
+	return cmd
+}
+
+func newPluginCacheCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cache",
+		Short: "List or prune the plugin cache",
+	}
+	var lsFlags shareFlags
+	ls := &cobra.Command{
+		Use:   "ls",
+		Short: "List the plugins in the cache: references, digests, sizes, last use",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := lsFlags.cache()
+			if err != nil {
+				return err
+			}
+			entries, err := c.List(cmd.Context())
+			if err != nil {
+				return shareFailed(err)
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "REF\tSHA256\tSIZE\tLAST USED\tNAME")
+			for _, e := range entries {
+				refs := e.Refs
+				if len(refs) == 0 {
+					refs = []string{"(by digest) " + e.ManifestDigest}
+				}
+				used := "-"
+				if !e.LastUsed.IsZero() {
+					used = e.LastUsed.UTC().Format(time.RFC3339)
+				}
+				name := strings.TrimSpace(e.Name + " " + e.Version)
+				if e.Corrupt {
+					name += " CORRUPT (run `wasmeval plugin cache prune`)"
+				}
+				for _, ref := range refs {
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", ref, e.WasmDigest, e.Size, used, name)
+				}
+			}
+			return tw.Flush()
+		},
+	}
+	lsFlags.register(ls.Flags())
+
+	var pruneFlags shareFlags
+	var olderThan time.Duration
+	var keepLocks []string
+	prune := &cobra.Command{
+		Use:   "prune",
+		Short: "Remove plugins from the cache (all, or those unused for a while), and every corrupt entry",
+		Long: `Remove plugins from the cache, with their referrers and the blobs nothing
+else uses. Without flags, everything goes (the cache refills from the
+registry or an import). --older-than keeps what was used recently; --keep
+keeps what a lock file (or a problem's wasmeval.lock) names. Corrupt entries
+are always removed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := pruneFlags.cache()
+			if err != nil {
+				return err
+			}
+			keepDigests := map[string]bool{}
+			for _, p := range keepLocks {
+				l, err := share.ReadLock(lockPathOf(p))
+				if err != nil {
+					return usageErr(fmt.Errorf("--keep: %w", err))
+				}
+				for _, e := range l.Plugins {
+					keepDigests[e.Manifest] = true
+				}
+			}
+			now := time.Now()
+			removed, err := c.Prune(cmd.Context(), func(e share.CacheEntry) bool {
+				if keepDigests[e.ManifestDigest] {
+					return true
+				}
+				return olderThan > 0 && now.Sub(e.LastUsed) < olderThan
+			})
+			for _, e := range removed {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed %s sha256:%s\n", strings.Join(append(e.Refs, e.ManifestDigest), " "), e.WasmDigest)
+			}
+			if err != nil {
+				return shareFailed(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d removed\n", len(removed))
+			return nil
+		},
+	}
+	prune.Flags().DurationVar(&olderThan, "older-than", 0, "remove only plugins unused for at least this long (e.g. 720h)")
+	prune.Flags().StringArrayVar(&keepLocks, "keep", nil, "keep the plugins this lock file or problem directory names (repeatable)")
+	pruneFlags.register(prune.Flags())
+	cmd.AddCommand(ls, prune)
+	return cmd
+}
+
+// lockPathOf is the lock file a PROBLEM_OR_LOCK argument names: the
+// file itself, or a problem directory's wasmeval.lock.
+func lockPathOf(arg string) string {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		return filepath.Join(arg, share.LockFileName)
+	}
+	return arg
+}
+
+func newPluginExportCmd() *cobra.Command {
+	var sf shareFlags
+	var offline bool
+	cmd := &cobra.Command{
+		Use:   "export PROBLEM_OR_LOCK DEST",
+		Short: "Write the plugins a lock names as an OCI layout directory, or a tarball when DEST ends in .tar",
+		Long: `Write every plugin a problem's wasmeval.lock names — manifest, config,
+module and referrers such as signatures — as an OCI image layout at DEST (a
+tarball when DEST ends in .tar), for machines without access to the
+registry: there, ` + "`wasmeval plugin import DEST`" + ` fills the plugin cache and
+runs work offline. What the cache lacks is pulled by manifest digest, unless
+--offline.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := share.ReadLock(lockPathOf(args[0]))
+			if err != nil {
+				return usageErr(err)
+			}
+			c, err := sf.cache()
+			if err != nil {
+				return err
+			}
+			var r *share.Remote
+			if !offline {
+				if r, err = sf.remote(); err != nil {
+					return err
+				}
+			}
+			if err := share.Export(cmd.Context(), c, r, l.Plugins, args[1]); err != nil {
+				return shareFailed(err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "exported %d plugins to %s\n", len(l.Plugins), args[1])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&offline, "offline", false, "use the plugin cache only; never reach a registry")
+	sf.register(cmd.Flags())
+	return cmd
+}
+
+func newPluginImportCmd() *cobra.Command {
+	var sf shareFlags
+	cmd := &cobra.Command{
+		Use:   "import SRC",
+		Short: "Copy the plugins of an exported OCI layout (directory or .tar) into the plugin cache",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := sf.cache()
+			if err != nil {
+				return err
+			}
+			got, err := share.Import(cmd.Context(), c, args[0])
+			if err != nil {
+				return shareFailed(err)
+			}
+			for _, g := range got {
+				fmt.Fprintf(cmd.OutOrStdout(), "imported %s sha256:%s\n", g.Ref, g.WasmDigest)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d imported into %s\n", len(got), c.Dir())
+			return nil
+		},
+	}
+	sf.register(cmd.Flags())
+	return cmd
+}
