@@ -35,6 +35,9 @@ type PushOptions struct {
 	// (e.g. from SOURCE_DATE_EPOCH) makes pushes of the same module give
 	// the same manifest digest.
 	Created time.Time
+	// Provenance is the provenance file to publish as annotations (""
+	// : FILE.provenance.json, written by the plugin build, when present).
+	Provenance string
 }
 
 // Pushed describes a pushed artifact.
@@ -65,6 +68,15 @@ func Push(ctx context.Context, file string, ref Ref, opts PushOptions) (Pushed, 
 			return Pushed{}, fmt.Errorf("push %s: annotation %s is written from the describe output and cannot be set", file, k)
 		}
 		annotations[k] = v
+	}
+	prov, err := provenanceAnnotations(file, opts.Provenance)
+	if err != nil {
+		return Pushed{}, fmt.Errorf("push %s: %w", file, err)
+	}
+	for k, v := range prov {
+		if _, set := annotations[k]; !set {
+			annotations[k] = v
+		}
 	}
 	created := opts.Created
 	if created.IsZero() {
