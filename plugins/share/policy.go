@@ -393,3 +393,25 @@ func FindPolicy(flag, dir string) (*Policy, error) {
 	}
 	return LoadPolicy(p)
 }
+
+// PolicyForKeys is a policy that trusts the public key files given, each
+// for every repository (`wasmeval plugin verify --key`): keys are named
+// by their file's base name.
+func PolicyForKeys(files []string) (*Policy, error) {
+	p := &Policy{File: "(--key " + strings.Join(files, ", ") + ")", Keys: map[string]TrustedKey{}}
+	r := Rule{Repositories: []string{"*"}}
+	for _, f := range files {
+		pub, err := LoadPublicKey(f)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		if _, dup := p.Keys[name]; dup {
+			name = f
+		}
+		p.Keys[name] = TrustedKey{Name: name, File: f, ID: KeyID(pub), Key: pub}
+		r.SignedBy = append(r.SignedBy, name)
+	}
+	p.Rules = []Rule{r}
+	return p, nil
+}

@@ -426,3 +426,39 @@ func isReferrer(ctx context.Context, store content.Fetcher, desc ocispec.Descrip
 	}
 	return json.Unmarshal(raw, &m) == nil && m.Subject != nil
 }
+
+// ResolveManifest resolves ref (a tag or a digest) in its registry to its
+// manifest digest.
+func (r *Remote) ResolveManifest(ctx context.Context, ref Ref) (string, error) {
+	repo, err := r.repository(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	desc, err := repo.Resolve(ctx, ref.Reference())
+	if err != nil {
+		return "", remoteErr(ref, "resolve", err)
+	}
+	if ref.Digest != "" && desc.Digest.String() != ref.Digest {
+		return "", integrityErr(ref, "the registry answered with manifest %s", desc.Digest)
+	}
+	return desc.Digest.String(), nil
+}
+
+// ResolveManifest finds ref in the cache, offline: a digest as is, a tag
+// by the reference it was pulled with.
+func (c *Cache) ResolveManifest(ctx context.Context, ref Ref) (string, error) {
+	key := ref.Digest
+	if key == "" {
+		key = ref.Name()
+	}
+	var got string
+	err := c.view(ctx, func(s *oci.Store) error {
+		desc, err := s.Resolve(ctx, key)
+		if err != nil {
+			return &Error{Ref: ref.String(), Kind: ErrNotFound, Msg: fmt.Sprintf("not in the plugin cache %s; pull it (or import it) first", c.dir), Err: err}
+		}
+		got = desc.Digest.String()
+		return nil
+	})
+	return got, err
+}
