@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 )
 
@@ -71,6 +72,7 @@ func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	sha256 = strings.ToLower(strings.TrimPrefix(sha256, "sha256:"))
 	if r.live {
 		return r.resolveLive(parsed, sha256)
 	}
