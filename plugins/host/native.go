@@ -270,7 +270,29 @@ func (p *Plugin) callNative(ctx context.Context, inst *instance, export string, 
 		p.release(inst)
 		return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultFailed, Detail: msg}
 	}
-	out = bytes.Clone(out)
+	if into := outputInto(ctx); into != nil {
+		out = into(out)
+	} else {
+		out = bytes.Clone(out)
+	}
 	p.release(inst)
 	return out, nil
+}
+
+// outputIntoKey carries, in a call's context, where its output goes
+// (withOutputInto).
+type outputIntoKey struct{}
+
+// withOutputInto gives a call's output a home: into is handed the output
+// while it still lies in the guest's memory (or in the memory a worker
+// shares with the host) and returns the copy the call returns, so a worker
+// that answers through shared memory, or a caller that reuses its buffers,
+// copies the output once. Without it a call returns a copy of its own.
+func withOutputInto(ctx context.Context, into func(out []byte) []byte) context.Context {
+	return context.WithValue(ctx, outputIntoKey{}, into)
+}
+
+func outputInto(ctx context.Context) func([]byte) []byte {
+	into, _ := ctx.Value(outputIntoKey{}).(func([]byte) []byte)
+	return into
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -43,6 +44,10 @@ type workerSpec struct {
 	// ModuleFD, when set, is a sealed in-memory file holding the module
 	// (see moduleFile); otherwise the module is the first frame.
 	ModuleFD int `json:"module_fd,omitempty"`
+	// SharedFD, when set, is the memory shared with the parent for
+	// payloads (shared.go), two halves of SharedHalf bytes.
+	SharedFD   int `json:"shared_fd,omitempty"`
+	SharedHalf int `json:"shared_half,omitempty"`
 }
 
 type wireError struct {
@@ -71,6 +76,9 @@ type hello struct {
 type request struct {
 	Export    string `json:"export"`
 	HasAssets bool   `json:"has_assets,omitempty"`
+	// Shared, when set, is the input's length at the start of the shared
+	// memory's input half; the frame's payload is then empty.
+	Shared int `json:"shared,omitempty"`
 }
 
 // response ends a call; one with Asset set instead asks the parent for an
@@ -80,6 +88,9 @@ type response struct {
 	Logs  []wireLog  `json:"logs,omitempty"`
 	Other string     `json:"other,omitempty"` // a non-plugin error
 	Asset *string    `json:"asset,omitempty"`
+	// Shared, when set, is the output's length at the start of the
+	// shared memory's output half; the frame's payload is then empty.
+	Shared int `json:"shared,omitempty"`
 }
 
 // assetReply answers an asset frame: the bytes are the payload, or Error
@@ -158,6 +169,12 @@ func serveWorker(spec workerSpec, in io.Reader, out io.Writer) int {
 	if err == nil {
 		p, err = h.compile(ctx, spec.File, spec.Digest, data, false)
 	}
+	var sh *shared
+	if err == nil && spec.SharedFD > 0 {
+		if sh, err = mapShared(spec.SharedFD, spec.SharedHalf); err != nil {
+			err = fmt.Errorf("plugin worker: %w", err)
+		}
+	}
 	if err != nil {
 		hi.Error = toWire(err)
 	} else {
@@ -173,12 +190,41 @@ func serveWorker(spec workerSpec, in io.Reader, out io.Writer) int {
 			return 0 // the parent closed the pipe: done
 		}
 		logs = nil
+		if req.Shared > 0 {
+			if sh == nil || req.Shared > len(sh.input()) || len(input) > 0 {
+				return 2 // not a request of this protocol
+			}
+			// Read in place: the call copies its input into the guest
+			// (or hands it to Extism) before it returns.
+			input = sh.input()[:req.Shared]
+		}
 		var opts CallOptions
 		if req.HasAssets {
 			opts.Assets = relayedAssets{r, w}
 		}
-		output, err := p.Call(ctx, req.Export, input, opts)
+		callCtx := ctx
+		if sh != nil {
+			// The output goes from the guest's memory straight into the
+			// shared memory when it fits.
+			callCtx = withOutputInto(ctx, func(out []byte) []byte {
+				if n := sh.put((*shared).output, out); n > 0 {
+					return sh.output()[:n]
+				}
+				return bytes.Clone(out)
+			})
+		}
+		output, err := p.Call(callCtx, req.Export, input, opts)
 		resp := response{Logs: logs}
+		if len(output) > 0 && sh != nil {
+			if &output[0] == &sh.output()[0] {
+				resp.Shared = len(output)
+			} else {
+				resp.Shared = sh.put((*shared).output, output)
+			}
+			if resp.Shared > 0 {
+				output = nil
+			}
+		}
 		if err != nil {
 			var pe *Error
 			if errors.As(err, &pe) {
@@ -249,6 +295,9 @@ type worker struct {
 	in   *bufio.Writer
 	out  *bufio.Reader
 	done chan struct{}
+	// sh is the memory shared with the worker (nil where there is none).
+	// Only the goroutine making a call or closing the worker touches it.
+	sh *shared
 }
 
 // startWorker starts a worker for the plugin, sends it the module and reads
@@ -266,6 +315,12 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 	if p.module != nil {
 		cmd.ExtraFiles = []*os.File{p.module}
 		spec.ModuleFD = 3 // the first of ExtraFiles
+	}
+	sh, shFile, err := newShared(sharedHalf)
+	if err == nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, shFile)
+		spec.SharedFD, spec.SharedHalf = 2+len(cmd.ExtraFiles), sharedHalf
+		defer shFile.Close() // the worker has its own copy once started
 	}
 	rawSpec, _ := json.Marshal(spec)
 	cmd.Env = append(os.Environ(), workerEnv+"="+string(rawSpec))
@@ -288,9 +343,10 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 	if err != nil {
 		stdin.Close()
 		stdout.Close()
+		sh.unmap()
 		return nil, hi, fmt.Errorf("start plugin worker: %w", err)
 	}
-	wk := &worker{cmd: cmd, in: bufio.NewWriterSize(stdin, 1<<16), out: bufio.NewReaderSize(stdout, 1<<16), done: make(chan struct{})}
+	wk := &worker{cmd: cmd, in: bufio.NewWriterSize(stdin, 1<<16), out: bufio.NewReaderSize(stdout, 1<<16), done: make(chan struct{}), sh: sh}
 	go func() {
 		cmd.Wait()
 		stdin.Close()
@@ -320,19 +376,29 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 		err = ctx.Err()
 	}
 	if err != nil {
-		wk.kill()
+		wk.close()
 		return nil, hi, fmt.Errorf("plugin worker for %s: %w", file, err)
 	}
 	if hi.Error != nil {
-		wk.kill()
+		wk.close()
 		return nil, hi, hi.Error.toError()
 	}
 	return wk, hi, nil
 }
 
+// kill ends the worker; any goroutine may call it (a timer does, at a
+// call's timeout).
 func (wk *worker) kill() {
 	wk.cmd.Process.Kill()
 	<-wk.done
+}
+
+// close ends the worker and releases the memory shared with it. Only the
+// goroutine that owns the worker (the one making its call, or the one
+// closing the pool) calls it, so nothing is copying to or from the memory.
+func (wk *worker) close() {
+	wk.kill()
+	wk.sh.unmap()
 }
 
 // startRemote loads a plugin into a first worker process.
@@ -377,7 +443,11 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 		out  []byte
 		err  error
 	}
-	if r.err = writeFrame(wk.in, request{Export: export, HasAssets: opts.Assets != nil}, input); r.err == nil {
+	req := request{Export: export, HasAssets: opts.Assets != nil}
+	if req.Shared = wk.sh.put((*shared).input, input); req.Shared > 0 {
+		input = nil
+	}
+	if r.err = writeFrame(wk.in, req, input); r.err == nil {
 		r.out, r.err = readFrame(wk.out, &r.resp)
 		for r.err == nil && r.resp.Asset != nil {
 			r.err = p.answerAsset(wk, opts.Assets, *r.resp.Asset)
@@ -396,6 +466,15 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 		return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTimeout,
 			Detail: fmt.Sprintf("no answer within %v", timeout)}
 	}
+	if r.err == nil && r.resp.Shared > 0 {
+		if wk.sh == nil || r.resp.Shared > len(wk.sh.output()) || len(r.out) > 0 {
+			r.err = fmt.Errorf("the worker answered with %d bytes of shared memory, which it does not have", r.resp.Shared)
+		} else if r.out = wk.sh.output()[:r.resp.Shared]; outputInto(ctx) != nil {
+			r.out = outputInto(ctx)(r.out)
+		} else {
+			r.out = bytes.Clone(r.out)
+		}
+	}
 	if r.err != nil { // the worker died mid-call (killed, crashed)
 		p.discardWorker(wk)
 		return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: "plugin worker exited: " + r.err.Error()}
@@ -408,7 +487,7 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 	select {
 	case p.workers <- wk:
 	default: // more workers than the pool keeps
-		wk.kill()
+		wk.close()
 	}
 	switch {
 	case r.resp.Error != nil:
@@ -445,14 +524,14 @@ func (p *Plugin) logName() string {
 
 func (p *Plugin) discardWorker(wk *worker) {
 	p.discarded.Add(1)
-	wk.kill()
+	wk.close()
 }
 
 func (p *Plugin) closeWorkers() {
 	for {
 		select {
 		case wk := <-p.workers:
-			wk.kill()
+			wk.close()
 		default:
 			// Do waits for a module file being made, and keeps one from
 			// being made after this.

@@ -90,3 +90,59 @@ func TestWorkerServesPipedModule(t *testing.T) {
 		t.Fatalf("describe: %+v %q %v", resp, output, err)
 	}
 }
+
+// A worker with shared memory reads an input from it and writes its
+// output there when they fit, and takes and gives through the pipe what
+// does not fit; a request that claims more shared bytes than there are
+// ends the worker.
+func TestWorkerSharedMemory(t *testing.T) {
+	digest, data, err := Digest(plugins(t)["native"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const half = 64
+	sh, f, err := newShared(half)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	defer sh.unmap()
+	spec := workerSpec{File: "native.wasm", Digest: digest, CacheDir: "-", MemoryBytes: 64 << 20, SharedFD: int(f.Fd()), SharedHalf: half}
+
+	small, big := []byte("a short input"), bytes.Repeat([]byte("x"), 3*half)
+	var in, out bytes.Buffer
+	w := bufio.NewWriter(&in)
+	writeFrame(w, struct{}{}, data)
+	writeFrame(w, request{Export: "echo", Shared: sh.put((*shared).input, small)}, nil)
+	writeFrame(w, request{Export: "echo"}, big)
+	if code := serveWorker(spec, &in, &out); code != 0 {
+		t.Fatalf("worker exited %d", code)
+	}
+	r := bufio.NewReader(&out)
+	var hi hello
+	if _, err := readFrame(r, &hi); err != nil || hi.Error != nil {
+		t.Fatalf("hello %+v, %v", hi, err)
+	}
+	var resp response
+	payload, err := readFrame(r, &resp)
+	if err != nil || resp.Error != nil || len(payload) != 0 || resp.Shared != len(small) {
+		t.Fatalf("small echo: %+v %q %v, want its %d bytes in shared memory", resp, payload, err, len(small))
+	}
+	if got := sh.output()[:resp.Shared]; !bytes.Equal(got, small) {
+		t.Errorf("shared output %q, want %q", got, small)
+	}
+	resp = response{}
+	payload, err = readFrame(r, &resp)
+	if err != nil || resp.Error != nil || resp.Shared != 0 || !bytes.Equal(payload, big) {
+		t.Fatalf("big echo: %+v, %d bytes, %v; want its %d bytes through the pipe", resp, len(payload), err, len(big))
+	}
+
+	in.Reset()
+	out.Reset()
+	w = bufio.NewWriter(&in)
+	writeFrame(w, struct{}{}, data)
+	writeFrame(w, request{Export: "echo", Shared: half + 1}, nil)
+	if code := serveWorker(spec, &in, &out); code != 2 {
+		t.Errorf("a request for %d shared bytes of %d: worker exited %d, want 2", half+1, half, code)
+	}
+}

@@ -19,3 +19,10 @@ func workerPipe() (r, w *os.File, err error) { return os.Pipe() }
 func moduleFile([]byte) (*os.File, error) { return nil, errors.ErrUnsupported }
 
 func mapModule(int) ([]byte, error) { return nil, errors.ErrUnsupported }
+
+// newShared: elsewhere payloads go through the pipe.
+func newShared(int) (*shared, *os.File, error) { return nil, nil, errors.ErrUnsupported }
+
+func mapShared(int, int) (*shared, error) { return nil, errors.ErrUnsupported }
+
+func (s *shared) unmap() {}
