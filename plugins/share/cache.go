@@ -1,6 +1,7 @@
 package share
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -202,7 +203,20 @@ func (c *Cache) add(ctx context.Context, src content.ReadOnlyStorage, ref Ref, a
 }
 
 func (c *Cache) addTo(ctx context.Context, s *oci.Store, src content.Fetcher, ref Ref, a *artifact) error {
-	if err := copyBlob(ctx, src, s, ref, a.manifest.Config); err != nil {
+	// The config is small (capped by readArtifact): read whole, checked
+	// against its digest, and it must be a JSON object.
+	cfg, err := content.FetchAll(ctx, src, a.manifest.Config)
+	if err != nil {
+		if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return integrityErr(ref, "config %s does not match its digest or size; refusing it", a.manifest.Config.Digest)
+		}
+		return err
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(cfg, &obj); err != nil {
+		return integrityErr(ref, "config %s: expected a JSON object (%s)", a.manifest.Config.Digest, a.manifest.Config.MediaType)
+	}
+	if err := s.Push(ctx, a.manifest.Config, bytes.NewReader(cfg)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 		return err
 	}
 	if err := copyBlob(ctx, src, s, ref, a.layer); err != nil {
@@ -221,7 +235,7 @@ func (c *Cache) addTo(ctx context.Context, s *oci.Store, src content.Fetcher, re
 			return err
 		}
 	}
-	if err := s.Push(ctx, a.desc, strings.NewReader(string(a.raw))); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+	if err := s.Push(ctx, a.desc, bytes.NewReader(a.raw)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 		return err
 	}
 	if ref.Tag != "" {

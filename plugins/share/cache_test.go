@@ -169,3 +169,30 @@ func TestPlainHTTPOnlyForLoopback(t *testing.T) {
 		}
 	}
 }
+
+func TestConfigMustBeJSON(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.New()
+	mod := fakeModule("config")
+	layer := blob(LayerMediaType, mod)
+	mem.Push(ctx, layer, bytes.NewReader(mod))
+	cfgData := []byte("not json")
+	cfg := blob(ConfigMediaType, cfgData)
+	mem.Push(ctx, cfg, bytes.NewReader(cfgData))
+	m, err := oras.PackManifest(ctx, mem, oras.PackManifestVersion1_1, "", oras.PackManifestOptions{Layers: []ocispec.Descriptor{layer}, ConfigDescriptor: &cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := mustRef(t, "oci://r.example/t/v:1")
+	a, err := readArtifact(ctx, mem, ref, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCache(t)
+	if err := c.add(ctx, mem, ref, a); !IsKind(err, ErrIntegrity) || !strings.Contains(err.Error(), "JSON object") {
+		t.Fatalf("config not JSON: %v", err)
+	}
+	if es, _ := c.List(ctx); len(es) != 0 {
+		t.Fatalf("listed: %+v", es)
+	}
+}
