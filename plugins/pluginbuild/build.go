@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 )
 
 // Flags are the build flags for reproducible plugins: the same source and
@@ -24,10 +23,7 @@ func Build(pkg, out string, extra ...string) error {
 }
 
 func buildIn(dir, pkg, out string, extra ...string) error {
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
-	}
+	goBin := goTool()
 	args := append([]string{"build"}, Flags...)
 	args = append(args, extra...)
 	args = append(args, "-o", out, pkg)
@@ -154,6 +150,9 @@ func BuildAll(plugins []Example) error {
 			return err
 		}
 		if err := os.Rename(tmp.Name(), out); err != nil {
+			return err
+		}
+		if err := WriteProvenance(root, ex, out); err != nil {
 			return err
 		}
 	}

@@ -122,6 +122,9 @@ func Read(file string) (Provenance, error) {
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&p); err != nil {
 		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field == "" {
+			return Provenance{}, fmt.Errorf("provenance %s: expected a JSON object, got a JSON %s", file, te.Value)
+		}
 		if errors.As(err, &te) {
 			return Provenance{}, fmt.Errorf("provenance %s: %s: expected a %s, got a JSON %s", file, te.Field, te.Type, te.Value)
 		}
