@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
 	"github.com/wasmeval/wasmeval/plugins/pin"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 	"github.com/wasmeval/wasmeval/plugins/share/sharetest"
@@ -136,5 +138,100 @@ func TestRealRegistryTLS(t *testing.T) {
 	_, err = Pull(context.Background(), dockerRemote(t, RemoteOptions{PlainHTTP: true}), newCache(t), ref)
 	if err == nil || !oneLineNaming(err, ref) {
 		t.Fatalf("plain HTTP to HTTPS: %v", err)
+	}
+}
+
+// TestRealRegistryTamperedBlob changes a module in the registry's storage
+// after it was pushed: the registry serves the changed bytes under the old
+// digest, and the pull refuses them.
+func TestRealRegistryTamperedBlob(t *testing.T) {
+	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{})
+	sharetest.WriteDockerConfig(t, "unrelated.example", "u", "p")
+	r := dockerRemote(t, RemoteOptions{})
+	ref := mustRef(t, "oci://"+reg.Host+"/team/verifier:1")
+	pushed, err := Push(context.Background(), builtPlugin(t), ref, PushOptions{Remote: r, Describe: testDescribe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := reg.BlobFile("sha256:" + pushed.WasmDigest)
+	data, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatalf("registry storage: %v", err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(f, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := newCache(t)
+	if _, err := Pull(context.Background(), r, c, ref); !IsKind(err, ErrIntegrity) || !oneLineNaming(err, ref) {
+		t.Fatalf("tampered blob: %v", err)
+	}
+	if _, err := c.Path(pushed.WasmDigest); err == nil {
+		t.Fatal("tampered module was cached")
+	}
+}
+
+// TestRealRegistryLegacyLayer pulls an artifact with the older Wasm layer
+// media type from the real registry.
+func TestRealRegistryLegacyLayer(t *testing.T) {
+	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{})
+	sharetest.WriteDockerConfig(t, "unrelated.example", "u", "p")
+	r := dockerRemote(t, RemoteOptions{})
+	module, err := os.ReadFile(builtPlugin(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := mustRef(t, reg.Host+"/old/verifier:0.9")
+	pushRaw(t, r, ref, []ocispec.Descriptor{blob(LegacyLayerMediaType, module)}, [][]byte{module})
+	got, err := Pull(context.Background(), r, newCache(t), ref)
+	if err != nil || got.WasmDigest != pin.Digest(module) {
+		t.Fatalf("legacy layer: %+v %v", got, err)
+	}
+}
+
+// TestRealRegistryLockedOffline locks a reference against the real
+// registry, stops it, and resolves from the lock and the cache; an empty
+// cache says what is missing until an export is imported.
+func TestRealRegistryLockedOffline(t *testing.T) {
+	ctx := context.Background()
+	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{Auth: true})
+	sharetest.WriteDockerConfig(t, reg.Host, reg.Username, reg.Password)
+	r := dockerRemote(t, RemoteOptions{})
+	ref := mustRef(t, "oci://"+reg.Host+"/team/verifier:1.4")
+	pushed, err := Push(ctx, builtPlugin(t), ref, PushOptions{Remote: r, Describe: testDescribe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCache(t)
+	locker, _ := NewResolver(ResolverOptions{Cache: c, Remote: r, Live: true})
+	if _, err := locker.Resolve(ref.String(), pushed.WasmDigest); err != nil {
+		t.Fatal(err)
+	}
+	lock := locker.Recorded()
+	export := filepath.Join(t.TempDir(), "plugins")
+	if err := Export(ctx, c, nil, lock.Plugins, export); err != nil {
+		t.Fatal(err)
+	}
+	reg.Stop()
+
+	offline, _ := NewResolver(ResolverOptions{Cache: c, Lock: lock})
+	if _, err := offline.Resolve(ref.String(), pushed.WasmDigest); err != nil {
+		t.Fatalf("offline from the cache: %v", err)
+	}
+	empty := newCache(t)
+	// Online but the registry is gone: the error names the registry.
+	online, _ := NewResolver(ResolverOptions{Cache: empty, Lock: lock, Remote: r})
+	if _, err := online.Resolve(ref.String(), pushed.WasmDigest); !IsKind(err, ErrUnreachable) {
+		t.Fatalf("stopped registry: %v", err)
+	}
+	offline, _ = NewResolver(ResolverOptions{Cache: empty, Lock: lock})
+	if _, err := offline.Resolve(ref.String(), pushed.WasmDigest); err == nil || !strings.Contains(err.Error(), pushed.ManifestDigest) {
+		t.Fatalf("offline, empty cache: %v", err)
+	}
+	if _, err := Import(ctx, empty, export); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := offline.Resolve(ref.String(), pushed.WasmDigest); err != nil {
+		t.Fatalf("offline after import: %v", err)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,6 +59,9 @@ type Registry struct {
 	Username, Password string
 	// CAFile is the PEM certificate clients must trust (TLS only).
 	CAFile string
+	// StorageDir is the registry's filesystem storage, for tests that
+	// tamper with what it serves.
+	StorageDir string
 
 	cmd      *exec.Cmd
 	log      *bytes.Buffer
@@ -77,7 +81,7 @@ func StartRegistry(t testing.TB, opts RegistryOptions) *Registry {
 	}
 	dir := t.TempDir()
 	port := freePort(t)
-	r := &Registry{Host: "127.0.0.1:" + strconv.Itoa(port), log: &bytes.Buffer{}, done: make(chan struct{})}
+	r := &Registry{Host: "127.0.0.1:" + strconv.Itoa(port), StorageDir: filepath.Join(dir, "storage"), log: &bytes.Buffer{}, done: make(chan struct{})}
 	cfg := fmt.Sprintf(`version: 0.1
 log:
   level: warn
@@ -91,7 +95,7 @@ storage:
 http:
   addr: %s
   secret: wasmeval-test
-`, filepath.Join(dir, "storage"), r.Host)
+`, r.StorageDir, r.Host)
 	if opts.TLS {
 		cert, key := selfSigned(t, dir)
 		cfg += fmt.Sprintf("  tls:\n    certificate: %s\n    key: %s\n", cert, key)
@@ -166,6 +170,13 @@ func (r *Registry) Stop() {
 		}
 		<-r.done
 	})
+}
+
+// BlobFile is where the registry stores the blob of digest
+// ("sha256:<hex>"), distribution's filesystem layout.
+func (r *Registry) BlobFile(digest string) string {
+	hex := strings.TrimPrefix(digest, "sha256:")
+	return filepath.Join(r.StorageDir, "docker", "registry", "v2", "blobs", "sha256", hex[:2], hex, "data")
 }
 
 // Log is what the registry wrote, for failure messages.
