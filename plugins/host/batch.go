@@ -85,6 +85,38 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 	inputs, buf = encodeEnvelopes(buf, ins, prep, export, errs)
 	defer putBuffer(buf)
 	_, schema := EnvelopeSchemas(export)
+	// With a cache, each call is looked up first and only the misses go
+	// to the plugin; a miss made alone (a batch that faulted) is not
+	// looked up again.
+	var keys []string
+	var rec *recordingAssets
+	batchOpts := opts
+	if p.cacheable(export, opts) {
+		keys = make([]string, len(inputs))
+		for i, in := range inputs {
+			if in == nil {
+				continue
+			}
+			keys[i] = p.cacheKey(export, in, opts)
+			if p.lookup(keys[i], opts, func(raw []byte) error {
+				err := checkEnvelope(p.Label(), export, schema, raw, &outs[i])
+				if err == nil && check != nil {
+					err = check(&outs[i])
+				}
+				if err != nil {
+					var zero Out
+					outs[i] = zero
+				}
+				return err
+			}) {
+				inputs[i] = nil // answered
+			}
+		}
+		batchOpts, rec = recording(opts)
+		alone := opts
+		alone.noLookup = true
+		one = func(i int) { outs[i], errs[i] = single(ctx, ins[i], alone) }
+	}
 	sink := batchSink{
 		accept: func(i int, out string, decoded bool) error {
 			if !decoded {
@@ -95,7 +127,14 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 				}
 			}
 			if check != nil {
-				return check(&outs[i])
+				if err := check(&outs[i]); err != nil {
+					return err
+				}
+			}
+			if rec != nil {
+				// The batch's reads, all of them: which call read what is
+				// not known, and more reads only make an entry stricter.
+				opts.Cache.Store(keys[i], CachedCall{Output: []byte(out), Reads: rec.noted()})
 			}
 			return nil
 		},
@@ -111,7 +150,7 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 			return end, ok
 		}
 	}
-	p.batch(ctx, export, inputs, errs, opts, sink)
+	p.batch(ctx, export, inputs, errs, batchOpts, sink)
 	return outs, errs
 }
 

@@ -92,7 +92,8 @@ func (p *Plugin) drain() {
 }
 
 // take removes from the queue the first waiting call and every other with
-// the same assets (one batch is one CallOptions). The caller holds mu.
+// the same assets and cache (one batch is one CallOptions). The caller
+// holds mu.
 func (c *coalescer) take() []*queuedVerify {
 	if len(c.waiting) == 0 {
 		return nil
@@ -101,7 +102,7 @@ func (c *coalescer) take() []*queuedVerify {
 	batch := []*queuedVerify{first}
 	rest := c.waiting[:0]
 	for _, q := range c.waiting[1:] {
-		if len(batch) < MaxBatchCalls && sameAssets(q.opts.Assets, first.opts.Assets) {
+		if len(batch) < MaxBatchCalls && sameAssets(q.opts.Assets, first.opts.Assets) && sameValue(q.opts.Cache, first.opts.Cache) {
 			batch = append(batch, q)
 		} else {
 			rest = append(rest, q)
@@ -115,7 +116,11 @@ func (c *coalescer) take() []*queuedVerify {
 // sameAssets says whether two calls read the same assets, so one batch
 // can serve both: equal values of a comparable type (the engine's are a
 // directory's name), or none on either side.
-func sameAssets(a, b Assets) bool {
+func sameAssets(a, b Assets) bool { return sameValue(a, b) }
+
+// sameValue says whether two of a call's options are the same: equal
+// values of a comparable type, or nil on both sides.
+func sameValue(a, b any) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
@@ -12,7 +13,12 @@ import (
 
 // call marshals in, runs export and decodes the output after checking it
 // against the ABI schema.
-func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts CallOptions) error {
+//
+// check, when set, holds the decoded output to the limits of its kind; an
+// output it refuses is a fault. With a cache (CallOptions.Cache), the
+// call is answered from it when it can be, and an answer that passed
+// every check is kept; a fault never is.
+func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts CallOptions, check func() error) error {
 	export := abi.Exports[kind]
 	if !p.HasKind(kind) {
 		return &Error{Plugin: p.Label(), Export: export, Fault: FaultMissingExport,
@@ -22,12 +28,46 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 	if err != nil {
 		return fmt.Errorf("encode %s input: %w", export, err)
 	}
-	raw, err := p.Call(ctx, export, data, opts)
+	_, schema := EnvelopeSchemas(export)
+	decode := func(raw []byte, out any) error {
+		if err := checkEnvelope(p.Label(), export, schema, raw, out); err != nil {
+			return err
+		}
+		if check != nil {
+			return check()
+		}
+		return nil
+	}
+	var key string
+	var rec *recordingAssets
+	callOpts := opts
+	if p.cacheable(export, opts) {
+		key = p.cacheKey(export, data, opts)
+		if !opts.noLookup && p.lookup(key, opts, func(raw []byte) error {
+			err := decode(raw, out)
+			if err != nil {
+				// An entry that does not read as an answer leaves nothing
+				// behind: the call is made into a zero output, as without
+				// a cache.
+				reflect.ValueOf(out).Elem().SetZero()
+			}
+			return err
+		}) {
+			return nil
+		}
+		callOpts, rec = recording(opts)
+	}
+	raw, err := p.Call(ctx, export, data, callOpts)
 	if err != nil {
 		return err
 	}
-	_, schema := EnvelopeSchemas(export)
-	return checkEnvelope(p.Label(), export, schema, raw, out)
+	if err := decode(raw, out); err != nil {
+		return err
+	}
+	if rec != nil {
+		opts.Cache.Store(key, CachedCall{Output: raw, Reads: rec.noted()})
+	}
+	return nil
 }
 
 // encodeEnvelope encodes an input envelope: with its own AppendJSON where
@@ -70,10 +110,7 @@ func EnvelopeSchemas(export string) (input, output string) {
 // for the caller to word.
 func (p *Plugin) Verify(ctx context.Context, in abi.VerifyInput, opts CallOptions) (abi.VerifyOutput, error) {
 	var out abi.VerifyOutput
-	if err := p.call(ctx, abi.KindVerifier, verifyInput(in), &out, opts); err != nil {
-		return abi.VerifyOutput{}, err
-	}
-	if err := p.checkVerdict(&out); err != nil {
+	if err := p.call(ctx, abi.KindVerifier, verifyInput(in), &out, opts, func() error { return p.checkVerdict(&out) }); err != nil {
 		return abi.VerifyOutput{}, err
 	}
 	return out, nil
@@ -117,21 +154,21 @@ func capDiff(d *abi.Diff) *abi.Diff {
 // Evaluate calls a named evaluator function.
 func (p *Plugin) Evaluate(ctx context.Context, in abi.EvaluateInput, opts CallOptions) (abi.EvaluateOutput, error) {
 	var out abi.EvaluateOutput
-	err := p.call(ctx, abi.KindEvaluator, evaluateInput(in), &out, opts)
+	err := p.call(ctx, abi.KindEvaluator, evaluateInput(in), &out, opts, nil)
 	return out, err
 }
 
 // Test runs a test function on an agent run.
 func (p *Plugin) Test(ctx context.Context, run abi.AgentRun, config map[string]any, opts CallOptions) (abi.TestOutput, error) {
 	var out abi.TestOutput
-	err := p.call(ctx, abi.KindTest, testInput(run, config), &out, opts)
+	err := p.call(ctx, abi.KindTest, testInput(run, config), &out, opts, nil)
 	return out, err
 }
 
 // LoadCases asks a loader plugin for the next cases of a group.
 func (p *Plugin) LoadCases(ctx context.Context, in abi.LoadInput, opts CallOptions) (abi.LoadOutput, error) {
 	var out abi.LoadOutput
-	err := p.call(ctx, abi.KindLoader, loadInput(in), &out, opts)
+	err := p.call(ctx, abi.KindLoader, loadInput(in), &out, opts, nil)
 	return out, err
 }
 

@@ -302,10 +302,17 @@ type CallOptions struct {
 	// Assets is what read_asset reads from (the engine gives the problem's
 	// files); nil means the plugin can read no assets.
 	Assets Assets
+	// Cache answers verify, evaluate and test calls made before with the
+	// same module, input and asset files, and keeps the answers of the
+	// calls made (see callcache.go); nil: every call is made.
+	Cache CallCache
 
 	// calls is how many calls a batch call makes at once: its timeout is
 	// the per-call timeout times that many.
 	calls int
+	// noLookup: the call was looked up already (a call of a batch made
+	// alone); its answer is still kept.
+	noLookup bool
 }
 
 // timeout is the call's time limit.

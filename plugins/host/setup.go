@@ -22,7 +22,7 @@ import (
 // performed.
 func (p *Plugin) Setup(ctx context.Context, in abi.SetupInput, opts CallOptions) (abi.SetupOutput, error) {
 	var out abi.SetupOutput
-	if err := p.call(ctx, abi.KindSetup, setupInput(in), &out, opts); err != nil {
+	if err := p.call(ctx, abi.KindSetup, setupInput(in), &out, opts, nil); err != nil {
 		return abi.SetupOutput{}, err
 	}
 	if out.Error != "" {
