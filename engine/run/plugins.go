@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/wasmeval/wasmeval/engine/agent"
 	"github.com/wasmeval/wasmeval/engine/cases"
@@ -25,6 +27,11 @@ import (
 type pluginSet struct {
 	h   *host.Host
 	dir string // the problem directory: plugins read their assets here
+	// cache answers the calls made before (nil: none); see verdictcache.go.
+	cache *verdictCache
+	// verifying is the time spent in verifyCases, summed over the groups
+	// verified at once (what BenchmarkVerdictCache compares).
+	verifying atomic.Int64
 
 	mu     sync.Mutex
 	byPath map[string]*host.Plugin
@@ -209,6 +216,8 @@ func (s *pluginSet) verifyCase(ctx context.Context, g *problem.Group, c *cases.C
 // parsed, when not nil, is each agent case's output already parsed as
 // an agent result (nil where it is none), so it is not parsed again.
 func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cases.Case, actuals []verify.Actual, elapsed []float64, parsed []*agent.Result, env verify.Env, sandbox string) []caseVerdict {
+	start := time.Now()
+	defer func() { s.verifying.Add(int64(time.Since(start))) }()
 	attrs := make([][]verify.AttributeResult, len(cs))
 	faults := make([][]string, len(cs))
 	unscored := make([]string, len(cs))
@@ -217,7 +226,7 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 		attrs[i] = append(attrs[i], verify.AttributeResult{Attribute: attr, Weight: 1, Check: "plugin",
 			Diff: &verify.Diff{Summary: err.Error()}})
 	}
-	opts := host.CallOptions{Assets: plugincall.ProblemAssets(s.dir)}
+	opts := host.CallOptions{Assets: plugincall.ProblemAssets(s.dir), Cache: s.cache.forCalls()}
 	testOpts := opts
 	if sandbox != "" {
 		testOpts.Assets = plugincall.ProblemAssets(sandbox)

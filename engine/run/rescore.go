@@ -21,6 +21,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/engine/workspace"
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/callcache"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -65,6 +66,9 @@ type RescoreOptions struct {
 	// Plugins runs the problem's plugins; nil is fine for problems that
 	// reference none.
 	Plugins *host.Host
+	// VerdictCache is the run's (Options.VerdictCache); nil: every call
+	// is made.
+	VerdictCache *callcache.Store
 	// Verifier, when set, verifies in place of each group's verifier
 	// plugin (see WithVerifier).
 	Verifier *problem.PluginRef
@@ -212,6 +216,7 @@ func PrepareRescore(ctx context.Context, opts RescoreOptions) (*Rescorer, error)
 		return nil, fmt.Errorf("%s is not a run directory (no %s): %w", opts.From, journal.FileName, err)
 	}
 	plugins := newPluginSet(opts.Plugins, p)
+	plugins.cache = newVerdictCache(opts.VerdictCache)
 	if opts.Verifier != nil {
 		// Said once, of the file given, rather than at every group.
 		if _, err := plugins.get(ctx, opts.Verifier, abi.KindVerifier); err != nil {
@@ -459,7 +464,7 @@ feed:
 			return nil, err
 		}
 	}
-	out.Outcome = Outcome{Summaries: sums, Interrupted: interrupted, JournalPath: jpath}
+	out.Outcome = Outcome{Summaries: sums, Interrupted: interrupted, JournalPath: jpath, VerdictCache: rs.plugins.cache.counts()}
 	out.decide()
 	return out, nil
 }

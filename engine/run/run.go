@@ -25,6 +25,7 @@ import (
 	_ "github.com/wasmeval/wasmeval/engine/verify/schemacheck" // schema checks
 	"github.com/wasmeval/wasmeval/engine/workspace"
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
+	"github.com/wasmeval/wasmeval/plugins/callcache"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -69,6 +70,10 @@ type Options struct {
 	// Plugins runs the problem's plugins (verifiers, loaders, evaluators);
 	// nil is fine for problems that reference none.
 	Plugins *host.Host
+	// VerdictCache answers plugin calls made before with the same module,
+	// input and asset files, and keeps the answers of the calls made
+	// (docs/running.md, "Verdict cache"); nil: every call is made.
+	VerdictCache *callcache.Store
 	// Progress receives events; nil means none.
 	Progress Progress
 	// RunID links the summaries to the run's manifest.
@@ -93,6 +98,9 @@ type Outcome struct {
 	Verdict     result.Verdict
 	Interrupted bool
 	JournalPath string
+	// VerdictCache counts the plugin calls answered from the verdict
+	// cache and those made; nil when the run had no cache.
+	VerdictCache *CacheCounts
 }
 
 // decide sets Passed and Verdict from the summaries.
@@ -140,6 +148,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	plugins := newPluginSet(opts.Plugins, p)
+	plugins.cache = newVerdictCache(opts.VerdictCache)
 	if err := plugins.preload(ctx, p); err != nil {
 		return nil, err
 	}
@@ -262,7 +271,7 @@ feed:
 	if err := report.Write(opts.OutDir, sums); err != nil {
 		return nil, err
 	}
-	out := &Outcome{Summaries: sums, Interrupted: interrupted, JournalPath: jpath}
+	out := &Outcome{Summaries: sums, Interrupted: interrupted, JournalPath: jpath, VerdictCache: plugins.cache.counts()}
 	out.decide()
 	return out, nil
 }
