@@ -186,9 +186,28 @@ func hashFile(p string) (string, error) {
 
 // add stores a checked artifact from src (its config, layer, manifest and
 // referrers) and tags it with ref when ref names a tag.
+//
+// The config and the module are fetched before the lock is taken (blobs are
+// written by rename and need none), so a slow registry does not hold up
+// other processes; under the lock they are only checked to still be there
+// (a concurrent prune may have removed them) before the manifest is indexed.
 func (c *Cache) add(ctx context.Context, src content.ReadOnlyStorage, ref Ref, a *artifact) error {
+	cfg, err := fetchConfig(ctx, src, ref, a)
+	if err != nil {
+		return err
+	}
+	blobs, err := oci.NewStorage(c.dir)
+	if err != nil {
+		return fmt.Errorf("plugin cache: %w", err)
+	}
+	if err := blobs.Push(ctx, a.manifest.Config, bytes.NewReader(cfg)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
+		return err
+	}
+	if err := copyBlob(ctx, src, blobs, ref, a.layer); err != nil {
+		return err
+	}
 	return c.update(ctx, func(s *oci.Store) error {
-		if err := c.addTo(ctx, s, src, ref, a); err != nil {
+		if err := c.addTo(ctx, s, src, ref, a, cfg); err != nil {
 			return err
 		}
 		// Signatures and provenance travel as referrers of the manifest;
@@ -202,20 +221,24 @@ func (c *Cache) add(ctx context.Context, src content.ReadOnlyStorage, ref Ref, a
 	})
 }
 
-func (c *Cache) addTo(ctx context.Context, s *oci.Store, src content.Fetcher, ref Ref, a *artifact) error {
-	// The config is small (capped by readArtifact): read whole, checked
-	// against its digest, and it must be a JSON object.
+// fetchConfig reads an artifact's config whole (readArtifact capped it),
+// checked against its digest; it must be a JSON object.
+func fetchConfig(ctx context.Context, src content.Fetcher, ref Ref, a *artifact) ([]byte, error) {
 	cfg, err := content.FetchAll(ctx, src, a.manifest.Config)
 	if err != nil {
 		if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return integrityErr(ref, "config %s does not match its digest or size; refusing it", a.manifest.Config.Digest)
+			return nil, integrityErr(ref, "config %s does not match its digest or size; refusing it", a.manifest.Config.Digest)
 		}
-		return err
+		return nil, err
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(cfg, &obj); err != nil {
-		return integrityErr(ref, "config %s: expected a JSON object (%s)", a.manifest.Config.Digest, a.manifest.Config.MediaType)
+		return nil, integrityErr(ref, "config %s: expected a JSON object (%s)", a.manifest.Config.Digest, a.manifest.Config.MediaType)
 	}
+	return cfg, nil
+}
+
+func (c *Cache) addTo(ctx context.Context, s *oci.Store, src content.Fetcher, ref Ref, a *artifact, cfg []byte) error {
 	if err := s.Push(ctx, a.manifest.Config, bytes.NewReader(cfg)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 		return err
 	}

@@ -67,6 +67,9 @@ func NewRemote(opts RemoteOptions) (*Remote, error) {
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tlsConf
+	// A registry that accepts a connection and then never answers must not
+	// hang a run; bodies are bounded by their descriptors' sizes.
+	base.ResponseHeaderTimeout = 2 * time.Minute
 	cred := opts.Credentials
 	if cred == nil {
 		store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})

@@ -52,6 +52,11 @@ func Export(ctx context.Context, c *Cache, r *Remote, entries []LockEntry, dest 
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
+	if !tarball {
+		if err := checkExportDir(dir); err != nil {
+			return err
+		}
+	}
 	out, err := oci.NewWithContext(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("export to %s: %w", dest, err)
@@ -222,4 +227,21 @@ func readTar(src, dir string) error {
 			return err
 		}
 	}
+}
+
+// checkExportDir refuses to export into a directory that holds something
+// other than an OCI layout: export adds to a layout, it never mixes one
+// into unrelated files.
+func checkExportDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(entries) == 0 {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("export to %s: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ocispec.ImageLayoutFile)); err != nil {
+		return fmt.Errorf("export to %s: the directory is not empty and not an OCI image layout; name a new directory or a .tar file", dir)
+	}
+	return nil
 }
