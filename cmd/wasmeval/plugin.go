@@ -13,6 +13,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
+	"github.com/wasmeval/wasmeval/plugins/share"
 )
 
 func newPluginCmd() *cobra.Command {
@@ -22,16 +23,32 @@ func newPluginCmd() *cobra.Command {
 	}
 	cmd.AddCommand(newPluginInspectCmd(), newPluginCallCmd())
 	cmd.AddCommand(newPluginShareCmds()...)
+	cmd.AddCommand(newPluginSignCmds()...)
 	return cmd
 }
 
 func newPluginInspectCmd() *cobra.Command {
 	var pf pluginFlags
+	var sf shareFlags
+	var offline bool
 	cmd := &cobra.Command{
-		Use:   "inspect FILE",
+		Use:   "inspect FILE|REF",
 		Short: "Show a plugin's digest, size, exports, kinds, ABI version and describe output",
-		Args:  cobra.ExactArgs(1),
+		Long: `Show a plugin's digest, size, exports, kinds, ABI version and describe
+output, and the provenance recorded beside it (FILE.provenance.json). Given a
+reference (oci://HOST/REPO:TAG or @sha256:DIGEST), show the published artifact
+instead: its digests, describe output, annotations (provenance among them) and
+signatures; it is pulled into the plugin cache first, or read from there with
+--offline.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.HasPrefix(args[0], share.Scheme) {
+				ref, err := parseRef(args[0])
+				if err != nil {
+					return err
+				}
+				return inspectRef(cmd, ref, sf, offline)
+			}
 			p, closeHost, err := pf.load(cmd, args[0])
 			if err != nil {
 				return err
@@ -59,10 +76,12 @@ func newPluginInspectCmd() *cobra.Command {
 			}
 			desc, _ := json.MarshalIndent(d, "", "  ")
 			fmt.Fprintf(w, "describe: %s\n", desc)
-			return nil
+			return inspectProvenanceFile(w, args[0])
 		},
 	}
 	pf.register(cmd.Flags())
+	sf.register(cmd.Flags())
+	cmd.Flags().BoolVar(&offline, "offline", false, "for a REF: read it from the plugin cache only")
 	return cmd
 }
 

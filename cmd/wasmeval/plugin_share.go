@@ -68,6 +68,7 @@ func newPluginPushCmd() *cobra.Command {
 	var pf pluginFlags
 	var sf shareFlags
 	var annotations []string
+	var provenanceFile string
 	cmd := &cobra.Command{
 		Use:   "push FILE REF",
 		Short: "Publish a plugin to an OCI registry (oci://HOST/REPO:TAG)",
@@ -110,7 +111,7 @@ time is $SOURCE_DATE_EPOCH when set, so rebuilds push identical manifests.`,
 			if err != nil {
 				return err
 			}
-			pushed, err := share.Push(cmd.Context(), args[0], ref, share.PushOptions{Remote: r, Describe: d, Annotations: extra, Created: created})
+			pushed, err := share.Push(cmd.Context(), args[0], ref, share.PushOptions{Remote: r, Describe: d, Annotations: extra, Created: created, Provenance: provenanceFile})
 			if err != nil {
 				return shareFailed(err)
 			}
@@ -123,6 +124,7 @@ time is $SOURCE_DATE_EPOCH when set, so rebuilds push identical manifests.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&annotations, "annotation", nil, "extra manifest annotation KEY=VALUE (repeatable)")
+	cmd.Flags().StringVar(&provenanceFile, "provenance", "", "provenance file to publish as annotations (default: FILE.provenance.json, written by the plugin build, when present)")
 	pf.register(cmd.Flags())
 	sf.register(cmd.Flags())
 	return cmd
