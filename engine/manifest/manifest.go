@@ -46,9 +46,14 @@ type Manifest struct {
 	// Plugins maps each plugin file the problem binds (relative to the
 	// problem directory when inside it) to its sha256.
 	Plugins map[string]string `json:"plugins"`
-	Runtime Runtime           `json:"runtime"`
-	Flags   Flags             `json:"flags"`
-	Host    Host              `json:"host"`
+	// Shared maps each plugin bound by reference (oci://…) to what the
+	// problem's lock file resolved it to: the manifest digest the module
+	// was fetched by, the module's sha256 and, when a trust policy asked
+	// for signatures, the key that signed it.
+	Shared  map[string]SharedPlugin `json:"shared_plugins,omitempty"`
+	Runtime Runtime                 `json:"runtime"`
+	Flags   Flags                   `json:"flags"`
+	Host    Host                    `json:"host"`
 
 	StartedAt time.Time `json:"started_at"`
 	EndedAt   time.Time `json:"ended_at,omitzero"`
@@ -68,6 +73,13 @@ type Manifest struct {
 type VerdictCache struct {
 	Hits   int64 `json:"hits"`
 	Misses int64 `json:"misses"`
+}
+
+// SharedPlugin is a plugin a run fetched by reference.
+type SharedPlugin struct {
+	Manifest string `json:"manifest"`
+	SHA256   string `json:"sha256"`
+	Signer   string `json:"signer,omitempty"`
 }
 
 // Engine identifies the wasmeval build.
