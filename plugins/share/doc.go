@@ -11,6 +11,8 @@
 // The pieces, one per file:
 //
 //   - ref.go: references, oci://HOST[:PORT]/REPO[:TAG|@sha256:DIGEST].
+//   - artifact.go: media types, annotations and the size limits of what is
+//     read.
 //   - remote.go: registry access (Docker credentials, TLS, the plain-HTTP
 //     rule for loopback registries) and one-line errors naming the reference.
 //   - push.go, pull.go: publishing a module, fetching one into the cache.
@@ -19,6 +21,7 @@
 //   - resolve.go: the resolver runs load plugins through (lock and cache only)
 //     and the one `plugin lock` uses (live tags, recording the lock).
 //   - transfer.go: export and import of artifacts for air-gapped machines.
+//   - sharetest: a real registry process for tests.
 //
 // Everything a registry, a cache directory or a lock file holds is treated
 // as untrusted: sizes are capped before anything is read, every blob is
