@@ -19,11 +19,12 @@ import (
 func newPluginCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "plugin",
-		Short: "Inspect and call Wasm plugins (for plugin authors)",
+		Short: "Inspect, call, publish, sign and lock Wasm plugins",
 	}
 	cmd.AddCommand(newPluginInspectCmd(), newPluginCallCmd())
 	cmd.AddCommand(newPluginShareCmds()...)
 	cmd.AddCommand(newPluginSignCmds()...)
+	cmd.AddCommand(newPluginLockCmd())
 	return cmd
 }
 
