@@ -10,6 +10,7 @@ import (
 
 func newValidateCmd() *cobra.Command {
 	var pf pluginFlags
+	var rf refFlags
 	var mountRoots []string
 	cmd := &cobra.Command{
 		Use:   "validate PROBLEM",
@@ -31,7 +32,7 @@ after resolving symlinks, unless it lies under a directory given with
 				return err
 			}
 			defer plugins.Close()
-			src, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, mountRoots: mountRoots, functions: functionsOf(cmd.Context(), plugins), setup: setupOf(cmd.Context(), plugins)})
+			src, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, mountRoots: mountRoots, refs: rf.runRefs(cmd.Context(), args[0]), functions: functionsOf(cmd.Context(), plugins), setup: setupOf(cmd.Context(), plugins)})
 			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
@@ -52,6 +53,7 @@ after resolving symlinks, unless it lies under a directory given with
 		},
 	}
 	pf.register(cmd.Flags())
+	rf.register(cmd.Flags())
 	cmd.Flags().StringArrayVar(&mountRoots, "mount-root", nil, "host directory outside the problem that its paths may name (repeatable)")
 	return cmd
 }
