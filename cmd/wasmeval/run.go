@@ -34,6 +34,7 @@ type runFlags struct {
 	command     string
 	progress    string
 	plugins     pluginFlags
+	refs        refFlags
 	resume      string
 	browser     string
 	results     string
@@ -91,6 +92,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringArrayVar(&f.apps, "app", nil, "task specs: run only the tasks of this related app (repeatable)")
 	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
 	f.plugins.register(fl)
+	f.refs.register(fl)
 	f.env.register(fl)
 	return cmd
 }
@@ -147,7 +149,8 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		return err
 	}
 	defer plugins.Close()
-	src, err := loadSource(problemPath, sourceOptions{pluginDirs: f.plugins.dirs, mountRoots: f.env.mountRoots, results: f.results,
+	refs := f.refs.runRefs(ctx, problemPath)
+	src, err := loadSource(problemPath, sourceOptions{pluginDirs: f.plugins.dirs, mountRoots: f.env.mountRoots, refs: refs, results: f.results,
 		tags: f.tags, apps: f.apps, functions: functionsOf(ctx, plugins), setup: setupOf(ctx, plugins)})
 	if err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
@@ -235,6 +238,13 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	man, finished, err := startManifest(p, f, env, out, givenArgs(cmd, problemPath), cmd.ErrOrStderr())
 	if err != nil {
 		return err
+	}
+	if shared := refs.Shared(); shared != nil {
+		// What the lock resolved each reference to, and who signed it.
+		man.Shared = shared
+		if err := manifest.Write(out, man); err != nil {
+			return err
+		}
 	}
 
 	prog := newProgress(f.progress, cmd.ErrOrStderr())
