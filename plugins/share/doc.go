@@ -21,6 +21,11 @@
 //   - resolve.go: the resolver runs load plugins through (lock and cache only)
 //     and the one `plugin lock` uses (live tags, recording the lock).
 //   - transfer.go: export and import of artifacts for air-gapped machines.
+//   - sign.go: ed25519 keys, signing a manifest (a referrer artifact) and
+//     checking the signatures a registry or the cache holds.
+//   - policy.go: the trust policy, which keys may sign which repositories.
+//   - provenance.go: a module's build provenance as manifest annotations.
+//   - inspect.go: a cached plugin looked up by reference.
 //   - sharetest: a real registry process for tests.
 //
 // Everything a registry, a cache directory or a lock file holds is treated

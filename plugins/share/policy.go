@@ -415,3 +415,16 @@ func PolicyForKeys(files []string) (*Policy, error) {
 	p.Rules = []Rule{r}
 	return p, nil
 }
+
+// SignerOf is what a lock records as the signer of the plugin ref (its
+// manifest manifestDigest) under policy p: "name (ed25519:…)" when the
+// policy's rule asks for a signature and a trusted one is found, "" when it
+// asks for none or there is no policy (p nil). It errs, naming the
+// reference, when the plugin may not be used.
+func (p *Policy) SignerOf(ctx context.Context, src SignatureSource, ref Ref, manifestDigest string) (string, error) {
+	if p == nil {
+		return "", nil
+	}
+	s, err := p.Check(ctx, src, ref, manifestDigest)
+	return s.String(), err
+}

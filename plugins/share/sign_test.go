@@ -332,6 +332,14 @@ func TestVerifyOfflineFromCache(t *testing.T) {
 	}
 	_, err = pol.Check(ctx, c, unsignedRef, pu.ManifestDigest)
 	wantSigErr(t, err, unsignedRef.String(), "unsigned")
+	// What a lock records.
+	if s, err := pol.SignerOf(ctx, c, ref, p.ManifestDigest); err != nil || s != "team-a ("+id+")" {
+		t.Fatalf("signer for the lock: %q %v", s, err)
+	}
+	var none *Policy
+	if s, err := none.SignerOf(ctx, c, unsignedRef, pu.ManifestDigest); err != nil || s != "" {
+		t.Fatalf("no policy: %q %v", s, err)
+	}
 
 	for _, dest := range []string{filepath.Join(t.TempDir(), "out"), filepath.Join(t.TempDir(), "out.tar")} {
 		entries := []LockEntry{{Ref: ref.String(), Manifest: p.ManifestDigest, SHA256: p.WasmDigest, Size: p.Size}}
