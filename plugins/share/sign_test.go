@@ -437,3 +437,35 @@ func TestVerifyEnvelopeRefusesOddPayloads(t *testing.T) {
 		t.Error("trailing data accepted")
 	}
 }
+
+// TestSignatureAfterPull: a plugin signed after it was cached gets its
+// signature into the cache when it is pulled again.
+func TestSignatureAfterPull(t *testing.T) {
+	ctx := context.Background()
+	reg := inProcessSigRegistry(t)
+	r := testRemote(t)
+	dir := t.TempDir()
+	key, id := genKey(t, dir, "k")
+	pol := writePolicy(t, dir, "version: 1\nkeys:\n  k: k.pub\npolicies:\n  - repositories: [\"*\"]\n    signed_by: [k]\n")
+	ref := mustRef(t, "oci://"+reg.host+"/team/late:1")
+	p := pushTestPlugin(t, r, ref.String(), "late")
+	c := newCache(t)
+	if _, err := Pull(ctx, r, c, ref); err != nil {
+		t.Fatal(err)
+	}
+	_, err := pol.Check(ctx, c, ref, p.ManifestDigest)
+	wantSigErr(t, err, ref.String(), "unsigned")
+	if _, err := Sign(ctx, r, ref, key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pull(ctx, r, c, ref); err != nil {
+		t.Fatal(err)
+	}
+	if who, err := pol.Check(ctx, c, ref, p.ManifestDigest); err != nil || who.KeyID != id {
+		t.Fatalf("after pulling again: %v %v", who, err)
+	}
+	// Signing something that is not there, or with the wrong reference.
+	if _, err := Sign(ctx, r, mustRef(t, "oci://"+reg.host+"/team/none:1"), key); !IsKind(err, ErrNotFound) {
+		t.Fatalf("sign a missing tag: %v", err)
+	}
+}
