@@ -62,6 +62,11 @@ type Describe struct {
 	// batch form, <export>_batch, answering many calls in one (see
 	// BatchInput and docs/plugin-abi.md, "Batches").
 	Batch []string `json:"batch,omitempty"`
+	// RawStrings says the plugin's input decoding takes raw strings
+	// (AppendRaw): on the native transport the host then writes long
+	// strings of verify inputs raw instead of escaped (docs/plugin-abi.md,
+	// "Raw strings"). Elsewhere it is ignored.
+	RawStrings bool `json:"raw_strings,omitempty"`
 }
 
 // BatchSuffix makes a batch export's name from its export's: verify_batch.

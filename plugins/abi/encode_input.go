@@ -13,6 +13,16 @@ import (
 // encoding/json's reflection and its second pass over a Marshaler's output
 // were most of the host's own time on a batch of verify calls.
 func (in VerifyInput) AppendJSON(b []byte) ([]byte, error) {
+	return in.AppendInput(b, false)
+}
+
+// AppendInput appends the verify envelope as AppendJSON does or, with raw,
+// with its long strings — the actual output, and an expected output — as
+// raw strings (AppendRaw), for a plugin whose describe says raw_strings.
+// An output is most of a verify call's input, and as JSON text in JSON
+// it has an escape every few bytes, which the host writes and the guest
+// reads back.
+func (in VerifyInput) AppendInput(b []byte, raw bool) ([]byte, error) {
 	var err error
 	b = append(b, `{"abi_version":`...)
 	b = strconv.AppendInt(b, int64(in.ABIVersion), 10)
@@ -26,11 +36,11 @@ func (in VerifyInput) AppendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `,"actual":`...)
 	var start, end int
-	if b, start, end, err = in.Actual.appendJSON(b); err != nil {
+	if b, start, end, err = in.Actual.appendJSON(b, raw); err != nil {
 		return nil, err
 	}
 	b = append(b, `,"expected":`...)
-	if b, err = appendExpected(b, in.Expected, in.Actual.Output, b[start:end]); err != nil {
+	if b, err = appendExpected(b, in.Expected, in.Actual.Output, b[start:end], raw); err != nil {
 		return nil, err
 	}
 	return append(b, '}'), nil
@@ -41,11 +51,12 @@ func (in VerifyInput) AppendJSON(b []byte) ([]byte, error) {
 // every passing case, is copied from where the actual one was written
 // (quoted, its JSON text) rather than escaped a second time: for a JSON
 // output, quotes to escape come every few bytes.
-func appendExpected(b []byte, m map[string]any, output string, quoted []byte) ([]byte, error) {
+func appendExpected(b []byte, m map[string]any, output string, quoted []byte, raw bool) ([]byte, error) {
 	if m == nil {
 		return append(b, "null"...), nil
 	}
-	if s, ok := m["output"].(string); !ok || s != output {
+	s, ok := m["output"].(string)
+	if !ok || s != output && !(raw && rawWorthy(s)) {
 		return appendValue(b, m)
 	}
 	b = append(b, '{')
@@ -56,7 +67,11 @@ func appendExpected(b []byte, m map[string]any, output string, quoted []byte) ([
 		b = AppendQuoted(b, k)
 		b = append(b, ':')
 		if k == "output" {
-			b = append(b, quoted...)
+			if s == output {
+				b = append(b, quoted...)
+			} else {
+				b = AppendRaw(b, s)
+			}
 			continue
 		}
 		var err error
@@ -155,18 +170,22 @@ func (c Case) AppendJSON(b []byte) ([]byte, error) {
 // AppendJSON appends the actual result as encoding/json encodes it: a file
 // held as bytes in base64.
 func (a Actual) AppendJSON(b []byte) ([]byte, error) {
-	b, _, _, err := a.appendJSON(b)
+	b, _, _, err := a.appendJSON(b, false)
 	return b, err
 }
 
-// appendJSON is AppendJSON, also saying where in b the output's quoted
-// text is.
-func (a Actual) appendJSON(b []byte) (_ []byte, start, end int, err error) {
+// appendJSON is AppendJSON, also saying where in b the output's text is;
+// with raw, a long output is a raw string.
+func (a Actual) appendJSON(b []byte, raw bool) (_ []byte, start, end int, err error) {
 	b = append(b, `{"status_code":`...)
 	b = strconv.AppendInt(b, int64(a.StatusCode), 10)
 	b = append(b, `,"output":`...)
 	start = len(b)
-	b = AppendQuoted(b, a.Output)
+	if raw && rawWorthy(a.Output) {
+		b = AppendRaw(b, a.Output)
+	} else {
+		b = AppendQuoted(b, a.Output)
+	}
 	end = len(b)
 	b = append(b, `,"stderr":`...)
 	b = AppendQuoted(b, a.Stderr)

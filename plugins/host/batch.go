@@ -82,7 +82,7 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 	}
 	buf := getBuffer()
 	var inputs [][]byte
-	inputs, buf = encodeEnvelopes(buf, ins, prep, export, errs)
+	inputs, buf = encodeEnvelopes(buf, ins, prep, export, errs, p.rawStrings())
 	defer putBuffer(buf)
 	_, schema := EnvelopeSchemas(export)
 	// With a cache, each call is looked up first and only the misses go
@@ -158,17 +158,17 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 // buf, one after the other, so a batch's inputs cost no allocation per
 // call; nil where encoding failed, with errs[i] saying why. It returns the
 // envelopes, which are parts of the buffer returned with them.
-func encodeEnvelopes[In any](buf []byte, ins []In, prep func(In) In, export string, errs []error) ([][]byte, []byte) {
+func encodeEnvelopes[In any](buf []byte, ins []In, prep func(In) In, export string, errs []error, raw bool) ([][]byte, []byte) {
 	inputs := make([][]byte, len(ins))
 	ends := make([]int, len(ins))
 	for i := range ins {
 		start := len(buf)
 		var err error
-		if a, ok := any(prep(ins[i])).(interface{ AppendJSON([]byte) ([]byte, error) }); ok {
-			buf, err = a.AppendJSON(buf)
+		if a, ok := any(prep(ins[i])).(rawEncoder); ok {
+			buf, err = a.AppendInput(buf, raw)
 		} else {
 			var data []byte
-			if data, err = encodeEnvelope(prep(ins[i])); err == nil {
+			if data, err = encodeEnvelope(prep(ins[i]), raw); err == nil {
 				buf = append(buf, data...)
 			}
 		}
@@ -374,15 +374,34 @@ func (p *Plugin) batchResults(export string, raw []byte, decode func(n int, s st
 // caseOf names the case a call's envelope is about, for messages: " (case
 // ID)", or nothing for an envelope without one.
 func caseOf(input []byte) string {
-	var in struct {
-		Case struct {
-			ID string `json:"id"`
-		} `json:"case"`
-	}
-	if json.Unmarshal(input, &in) != nil || in.Case.ID == "" {
+	// Read member by member up to the case: an input with raw strings
+	// (abi.AppendRaw) is JSON only up to its first one, and the host
+	// writes the case before them.
+	dec := json.NewDecoder(bytes.NewReader(input))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return ""
 	}
-	return " (case " + in.Case.ID + ")"
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if key != "case" {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return ""
+			}
+			continue
+		}
+		var c struct {
+			ID string `json:"id"`
+		}
+		if dec.Decode(&c) != nil || c.ID == "" {
+			return ""
+		}
+		return " (case " + c.ID + ")"
+	}
+	return ""
 }
 
 // logf writes one line about the plugin to the run log.

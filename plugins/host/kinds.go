@@ -24,7 +24,7 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 		return &Error{Plugin: p.Label(), Export: export, Fault: FaultMissingExport,
 			Detail: fmt.Sprintf("the plugin is not a %s (its kinds: %v)", kind, p.describe.Kinds)}
 	}
-	data, err := encodeEnvelope(in)
+	data, err := encodeEnvelope(in, p.rawStrings())
 	if err != nil {
 		return fmt.Errorf("encode %s input: %w", export, err)
 	}
@@ -70,14 +70,28 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 	return nil
 }
 
-// encodeEnvelope encodes an input envelope: with its own AppendJSON where
+// encodeEnvelope encodes an input envelope: with its own AppendInput where
 // it has one (a verify input: the bytes encoding/json would give, without
-// its reflection), else with encoding/json.
-func encodeEnvelope(in any) ([]byte, error) {
-	if a, ok := in.(interface{ AppendJSON([]byte) ([]byte, error) }); ok {
-		return a.AppendJSON(make([]byte, 0, 4096))
+// its reflection, or with raw its long strings raw), else with
+// encoding/json.
+func encodeEnvelope(in any, raw bool) ([]byte, error) {
+	if a, ok := in.(rawEncoder); ok {
+		return a.AppendInput(make([]byte, 0, 4096), raw)
 	}
 	return json.Marshal(in)
+}
+
+// rawEncoder is an envelope that encodes itself, with raw strings or
+// without (abi.VerifyInput).
+type rawEncoder interface {
+	AppendInput(b []byte, raw bool) ([]byte, error)
+}
+
+// rawStrings says whether the plugin's inputs may hold raw strings: its
+// describe says so, and it is on the native transport, the only one that
+// has them (docs/plugin-abi.md, "Raw strings").
+func (p *Plugin) rawStrings() bool {
+	return p.describe.RawStrings && p.describe.Transport == abi.TransportNative
 }
 
 // envelopeSchemas names the ABI schemas (plugins/abi/schema, without

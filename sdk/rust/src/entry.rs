@@ -487,7 +487,7 @@ pub fn batch_calls(data: &[u8]) -> Result<Vec<(usize, usize)>, String> {
     if s.batch(&mut spans) {
         return Ok(spans);
     }
-    let v = crate::json::parse(data).map_err(|e| e.to_string())?;
+    let v = crate::json::parse_input(data).map_err(|e| e.to_string())?;
     match &v {
         Value::Object(m) => match m.get("calls") {
             None => Err("$.calls is missing, expected an array".to_string()),
@@ -603,12 +603,19 @@ impl<'a> SpanScanner<'a> {
         match self.data.get(self.pos) {
             None => false,
             Some(b'"') => self.string(),
+            Some(b'\'') => self.raw(),
             Some(b'{') | Some(b'[') => {
                 let mut depth = 0usize;
                 while self.pos < self.data.len() {
                     match self.data[self.pos] {
                         b'"' => {
                             if !self.string() {
+                                return false;
+                            }
+                            continue;
+                        }
+                        b'\'' => {
+                            if !self.raw() {
                                 return false;
                             }
                             continue;
@@ -637,6 +644,17 @@ impl<'a> SpanScanner<'a> {
                 }
                 self.pos > start
             }
+        }
+    }
+    /// Moves past a raw string (json::parse_input), whose bytes may hold
+    /// anything.
+    fn raw(&mut self) -> bool {
+        match crate::json::raw_string_at(self.data, self.pos) {
+            Some((_, end)) => {
+                self.pos = end;
+                true
+            }
+            None => false,
         }
     }
     /// Moves past a string, from its opening quote to its closing one
@@ -689,7 +707,14 @@ pub fn describe_json(d: &Describe) -> Result<String, String> {
     if d.batch.is_none() {
         d.batch = Some(batch_exports(&d.kinds));
     }
-    d.to_value().to_json()
+    let mut v = d.to_value();
+    if d.transport == "native" {
+        // The SDK's input decoding takes raw strings (json::parse_input).
+        if let Value::Object(m) = &mut v {
+            m.insert("raw_strings".into(), Value::Bool(true));
+        }
+    }
+    v.to_json()
 }
 
 /// The batch exports the kind macros provide for the declared kinds, in

@@ -165,12 +165,63 @@ pub fn parse(data: &[u8]) -> Result<Value, SyntaxError> {
     }
 }
 
+/// Parses an input envelope: a JSON document in which a string value may
+/// also be a raw string (docs/plugin-abi.md, "Raw strings"): `'`, the
+/// byte length in decimal, `:`, and that many bytes of UTF-8, taken as
+/// they are. The host writes a long string so when describe says
+/// raw_strings, sparing both sides escaping it. Nothing that is JSON
+/// parses differently.
+pub(crate) fn parse_input(data: &[u8]) -> Result<Value, SyntaxError> {
+    check_utf8(data)?;
+    let mut p = Parser::new(data, 0);
+    p.raw = true;
+    p.skip();
+    let v = p.value(0);
+    p.skip();
+    match v {
+        Some(v) if p.pos >= data.len() => Ok(v),
+        Some(_) => Err(p.fail("unexpected data after the value")),
+        None => Err(p.error()),
+    }
+}
+
+/// Where the raw string at data[at] (its `'`) ends, with its bytes' start;
+/// None when it is not one: a length without leading zeros, `:`, and that
+/// many bytes ending at a character's boundary. data must be UTF-8.
+pub(crate) fn raw_string_at(data: &[u8], at: usize) -> Option<(usize, usize)> {
+    let mut i = at + 1;
+    let mut n: usize = 0;
+    while i < data.len() && data[i].is_ascii_digit() {
+        if (i > at + 1 && n == 0) || i - at > 9 {
+            return None; // a leading zero, or more digits than any length
+        }
+        n = n * 10 + (data[i] - b'0') as usize;
+        i += 1;
+    }
+    if i == at + 1 || data.get(i) != Some(&b':') {
+        return None;
+    }
+    let start = i + 1;
+    if n > data.len() - start {
+        return None;
+    }
+    let end = start + n;
+    // The bytes are UTF-8 (all of data is) and start after an ASCII ':';
+    // they are whole characters when they do not end inside one.
+    if end < data.len() && data[end] & 0xc0 == 0x80 {
+        return None;
+    }
+    Some((start, end))
+}
+
 /// Parses the value that starts at data[start] (no whitespace before it)
 /// and returns it with the offset just past it; whatever follows is left
-/// to the caller. data must be UTF-8 (check_utf8). Offsets in errors are
-/// data's.
+/// to the caller. data must be UTF-8 (check_utf8) and is an input
+/// envelope's: a string value may be raw (parse_input). Offsets in errors
+/// are data's.
 pub(crate) fn parse_at(data: &[u8], start: usize) -> Result<(Value, usize), SyntaxError> {
     let mut p = Parser::new(data, start);
+    p.raw = true;
     match p.value(0) {
         Some(v) => Ok((v, p.pos)),
         None => Err(p.error()),
@@ -211,6 +262,8 @@ struct Parser<'a> {
     /// JSON output held in JSON has an escape every few bytes.
     last: (usize, usize),
     last_value: String,
+    /// Raw strings are taken (parse_input).
+    raw: bool,
 }
 
 /// Strings with escapes at least this long (their text) are remembered.
@@ -218,7 +271,7 @@ const REMEMBER: usize = 256;
 
 impl<'a> Parser<'a> {
     fn new(data: &'a [u8], pos: usize) -> Parser<'a> {
-        Parser { data, pos, err: None, buf: Vec::new(), values: Vec::new(), last: (0, 0), last_value: String::new() }
+        Parser { data, pos, err: None, buf: Vec::new(), values: Vec::new(), last: (0, 0), last_value: String::new(), raw: false }
     }
     fn error(&mut self) -> SyntaxError {
         self.err.take().unwrap_or_else(|| SyntaxError { offset: self.pos, reason: "invalid JSON".to_string() })
@@ -284,6 +337,13 @@ impl<'a> Parser<'a> {
             b't' => self.literal(b"true", Value::Bool(true)),
             b'f' => self.literal(b"false", Value::Bool(false)),
             b'n' => self.literal(b"null", Value::Null),
+            b'\'' if self.raw => match raw_string_at(self.data, self.pos) {
+                Some((start, end)) => {
+                    self.pos = end;
+                    Some(Value::String(crate::bytes::string_of(&self.data[start..end])))
+                }
+                None => self.fail_at(self.pos, "invalid raw string"),
+            },
             _ => self.unexpected(),
         }
     }

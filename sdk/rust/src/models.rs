@@ -488,8 +488,9 @@ impl Decoder {
     }
 }
 
+/// An input envelope parsed: JSON, its long strings possibly raw.
 fn parsed(data: &[u8]) -> Result<Value, String> {
-    parse(data).map_err(|e| e.to_string())
+    crate::json::parse_input(data).map_err(|e| e.to_string())
 }
 
 const ROOT: Path<'static> = Path::Root;
