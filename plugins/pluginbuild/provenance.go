@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 	"github.com/wasmeval/wasmeval/plugins/provenance"
 )
 
@@ -161,8 +162,12 @@ func WriteProvenance(root string, ex Example, out string) error {
 	}
 	g := gitOf(root)
 	sdk, sdkVersion := sdkOf(root, ex.Lang)
+	module, err := os.ReadFile(out)
+	if err != nil {
+		return fmt.Errorf("provenance of %s: %w", ex.Source, err)
+	}
 	p := provenance.Provenance{
-		Version: 1, Source: path.Clean(filepath.ToSlash(ex.Source)), Repository: g.origin, Commit: g.commit, Dirty: g.dirty,
+		Version: 1, SHA256: pin.Digest(module), Source: path.Clean(filepath.ToSlash(ex.Source)), Repository: g.origin, Commit: g.commit, Dirty: g.dirty,
 		Language: ex.Lang, Toolchain: t.version, ToolchainPath: t.path, SDK: sdk, SDKVersion: sdkVersion,
 	}
 	return provenance.Write(provenance.FileFor(out), p)

@@ -24,6 +24,9 @@ func TestWriteProvenance(t *testing.T) {
 		{Rust, "examples/inventory/plugins/evaluator/lib.rs", ""},
 	} {
 		out := filepath.Join(t.TempDir(), "p.wasm")
+		if err := os.WriteFile(out, []byte("\x00asm\x01\x00\x00\x00"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		if err := WriteProvenance(root, ex, out); err != nil {
 			if errors.Is(err, ErrToolchain) && os.Getenv("CI") != "true" {
 				t.Logf("%s: %v", ex.Lang, err)
@@ -34,6 +37,9 @@ func TestWriteProvenance(t *testing.T) {
 		p, err := provenance.Read(out + ".provenance.json")
 		if err != nil {
 			t.Fatal(err)
+		}
+		if p.SHA256 != "93a44bbb96c751218e4c00d479e4c14358122a389acca16205b1e4d0dc5f9476" {
+			t.Errorf("%s: module digest %q", ex.Source, p.SHA256)
 		}
 		if p.Source != strings.TrimPrefix(ex.Source, "./") || p.Language != ex.Lang {
 			t.Errorf("%s: source %q language %q", ex.Source, p.Source, p.Language)

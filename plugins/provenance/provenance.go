@@ -29,6 +29,9 @@ func FileFor(module string) string { return module + Suffix }
 type Provenance struct {
 	// Version is the format's version, 1.
 	Version int `json:"version"`
+	// SHA256 is the module's digest (hex), so that a provenance file
+	// left beside a module rebuilt by other means is not taken for its.
+	SHA256 string `json:"sha256,omitempty"`
 	// Source is the plugin's source (a Go package directory, a Rust crate
 	// root, an AssemblyScript entry), relative to the repository root.
 	Source string `json:"source"`

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/plugins/pin"
 	"github.com/wasmeval/wasmeval/plugins/provenance"
 )
 
@@ -18,7 +19,7 @@ func TestProvenanceRoundTrip(t *testing.T) {
 	reg := distributionRegistry(t)
 	r := testRemote(t)
 	module := writeModule(t, fakeModule("provenance"))
-	want := provenance.Provenance{Version: 1, Source: "examples/x/lib.rs", Repository: "https://example.com/team/x.git",
+	want := provenance.Provenance{Version: 1, SHA256: pin.Digest(fakeModule("provenance")), Source: "examples/x/lib.rs", Repository: "https://example.com/team/x.git",
 		Commit: strings.Repeat("ab", 20), Dirty: true, Language: "rust", Toolchain: "rustc 1.63.0", ToolchainPath: "/usr/bin/rustc",
 		SDK: "sdk/rust", SDKVersion: "1.0.0"}
 	if err := provenance.Write(provenance.FileFor(module), want); err != nil {
@@ -33,6 +34,7 @@ func TestProvenanceRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, ok := got.Provenance()
+	p.SHA256 = want.SHA256 // the layer digest is the module's; not an annotation
 	if !ok || p != want {
 		t.Fatalf("provenance read back: %+v (%v); want %+v", p, ok, want)
 	}
@@ -46,6 +48,16 @@ func TestProvenanceRoundTrip(t *testing.T) {
 	_, err = Push(ctx, module, mustRef(t, "oci://"+reg.host+"/team/prov:2"), PushOptions{Remote: r, Provenance: bad})
 	if err == nil || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), "commit") {
 		t.Fatalf("bad provenance file: %v", err)
+	}
+	// A provenance file of another build of the module is refused.
+	stale := want
+	stale.SHA256 = strings.Repeat("0", 64)
+	if err := provenance.Write(provenance.FileFor(module), stale); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Push(ctx, module, mustRef(t, "oci://"+reg.host+"/team/prov:4"), PushOptions{Remote: r})
+	if err == nil || !strings.Contains(err.Error(), provenance.FileFor(module)) || !strings.Contains(err.Error(), "describes module sha256:"+stale.SHA256) {
+		t.Fatalf("stale provenance file: %v", err)
 	}
 	// No provenance file: no provenance annotations.
 	plain := writeModule(t, fakeModule("no provenance"))

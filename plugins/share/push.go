@@ -69,7 +69,7 @@ func Push(ctx context.Context, file string, ref Ref, opts PushOptions) (Pushed, 
 		}
 		annotations[k] = v
 	}
-	prov, err := provenanceAnnotations(file, opts.Provenance)
+	prov, err := provenanceAnnotations(file, opts.Provenance, pin.Digest(module))
 	if err != nil {
 		return Pushed{}, fmt.Errorf("push %s: %w", file, err)
 	}
