@@ -28,3 +28,30 @@ func AppendRaw(b []byte, s string) []byte {
 	b = append(b, ':')
 	return append(b, s...)
 }
+
+// RawAt reads the raw string whose quote mark is data[at]: its bytes are
+// data[start:end]. ok is false when it is not one — a length of one to
+// nine digits without a leading zero, a colon, and that many bytes that
+// end at a character's boundary. (That the bytes are UTF-8 is for the
+// caller to check, or to know: in UTF-8 data they are.)
+func RawAt(data []byte, at int) (start, end int, ok bool) {
+	i, n := at+1, 0
+	for ; i < len(data) && data[i] >= '0' && data[i] <= '9'; i++ {
+		if i > at+1 && n == 0 || i-at > 9 {
+			return 0, 0, false // a leading zero, or more digits than any length
+		}
+		n = n*10 + int(data[i]-'0')
+	}
+	if i == at+1 || i >= len(data) || data[i] != ':' {
+		return 0, 0, false
+	}
+	start = i + 1
+	if n > len(data)-start {
+		return 0, 0, false
+	}
+	end = start + n
+	if end < len(data) && data[end]&0xc0 == 0x80 {
+		return 0, 0, false
+	}
+	return start, end, true
+}

@@ -52,3 +52,26 @@ func TestAppendRaw(t *testing.T) {
 		t.Errorf("AppendRaw of nothing = %q", got)
 	}
 }
+
+func TestRawAt(t *testing.T) {
+	for _, c := range []struct {
+		text       string
+		start, end int
+		ok         bool
+	}{
+		{`'3:a"b,`, 3, 6, true},
+		{`'0:`, 3, 3, true},
+		{`'12:é"\x00\n}]{["'`, 4, 16, true},
+		{`'3:ab`, 0, 0, false},        // shorter than its length
+		{`'03:abc`, 0, 0, false},      // a leading zero
+		{`'3abc`, 0, 0, false},        // no colon
+		{`':abc`, 0, 0, false},        // no length
+		{`'1:é`, 0, 0, false},         // ends inside a character
+		{`'1234567890:`, 0, 0, false}, // more digits than any length
+	} {
+		start, end, ok := RawAt([]byte(c.text), 0)
+		if start != c.start || end != c.end || ok != c.ok {
+			t.Errorf("RawAt(%q) = %d, %d, %v, want %d, %d, %v", c.text, start, end, ok, c.start, c.end, c.ok)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package wasmeval
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
 
 // Batches (docs/plugin-abi.md, "Batches"): verify_batch, evaluate_batch
 // and test_batch answer many calls of their export in one call into the
@@ -50,7 +54,7 @@ func handleBatch(dst, input []byte, one func(dst []byte, v any) ([]byte, error))
 // one would from its parsed value, or says false, having answered
 // nothing, and one answers it.
 func handleBatchFast(dst, input []byte, one func(dst []byte, v any) ([]byte, error), fast func(dst []byte, p *parser) ([]byte, bool, error)) ([]byte, error) {
-	b := batcher{scan: spanScanner{data: input}, parser: parser{data: input, reuse: envelopeScratch}, one: one, fast: fast}
+	b := batcher{scan: spanScanner{data: input}, parser: parser{data: input, reuse: envelopeScratch, raw: true}, one: one, fast: fast}
 	b.out = append(dst, `{"results":[`...)
 	b.results = len(b.out)
 	if !b.scan.batch(b.calls) {
@@ -287,6 +291,9 @@ func skipValue(data []byte, i int) (int, bool) {
 	}
 	switch data[i] {
 	case '"', '{', '[':
+	case '\'':
+		_, end, ok := abi.RawAt(data, i)
+		return end, ok
 	default:
 		start := i
 		for i < len(data) && !scalarEnd[data[i]] {
@@ -326,6 +333,13 @@ func skipValue(data []byte, i int) (int, bool) {
 			if depth--; depth == 0 {
 				return i, true
 			}
+		case '\'':
+			// A raw string (abi.RawAt), whose bytes may hold anything.
+			_, end, ok := abi.RawAt(data, i-1)
+			if !ok {
+				return i, false
+			}
+			i = end
 		}
 	}
 	return i, false
@@ -334,7 +348,7 @@ func skipValue(data []byte, i int) (int, bool) {
 var (
 	// structural maps the bytes that open or close a value to '"', '{'
 	// (both openers) or '}' (both closers), every other byte to 0.
-	structural = [256]byte{'"': '"', '{': '{', '[': '{', '}': '}', ']': '}'}
+	structural = [256]byte{'"': '"', '{': '{', '[': '{', '}': '}', ']': '}', '\'': '\''}
 	// stringSpecial are the bytes that end a run of a string's text.
 	stringSpecial = [256]bool{'"': true, '\\': true}
 	// scalarEnd are the bytes that end a scalar's text.

@@ -27,6 +27,9 @@ func DescribePlugin(d Describe) int32 {
 	if d.Transport == "" {
 		d.Transport = Transport
 	}
+	// The SDK's input decoding takes raw strings (parseEnvelope), which
+	// only the native transport carries.
+	d.RawStrings = d.Transport == abi.TransportNative
 	if d.Batch == nil {
 		d.Batch = served.Batch(d.Kinds)
 	}

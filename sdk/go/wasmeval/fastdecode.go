@@ -283,6 +283,12 @@ func (p *parser) fastStr() (string, bool) {
 	case '"':
 		s, err := p.str()
 		return s, err == nil
+	case '\'':
+		if !p.raw {
+			return "", false
+		}
+		s, err := p.rawStr()
+		return s, err == nil
 	case 'n':
 		_, err := p.literal("null", nil)
 		return "", err == nil

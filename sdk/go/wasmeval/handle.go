@@ -35,7 +35,7 @@ func inputError(err error) error { return fmt.Errorf("invalid input: %w", err) }
 func HandleVerify(input []byte, fn Verifier) ([]byte, error) { return handleVerify(nil, input, fn) }
 
 func handleVerify(dst, input []byte, fn Verifier) ([]byte, error) {
-	p := parser{data: input, reuse: envelopeScratch}
+	p := parser{data: input, reuse: envelopeScratch, raw: true}
 	p.skip()
 	if in, ok := p.fastVerifyInput(); ok {
 		if p.skip(); p.pos == len(input) {

@@ -49,7 +49,7 @@ func (e *SyntaxError) Error() string {
 
 // ParseJSON decodes one JSON document (surrounding whitespace allowed, no
 // trailing data) into the shared value model.
-func ParseJSON(data []byte) (any, error) { return parseJSON(data, nil) }
+func ParseJSON(data []byte) (any, error) { return parseJSON(data, nil, false) }
 
 // envelopeScratch, when not nil, is the scratch buffer the SDK's own
 // envelope parsing (an export's input, single or batch) reuses from call
@@ -58,13 +58,14 @@ func ParseJSON(data []byte) (any, error) { return parseJSON(data, nil) }
 // parse with a scratch of their own.
 var envelopeScratch *[]byte
 
-// parseEnvelope parses an export's input envelope as ParseJSON does.
-func parseEnvelope(data []byte) (any, error) { return parseJSON(data, envelopeScratch) }
+// parseEnvelope parses an export's input envelope as ParseJSON does, a
+// string value raw or not (docs/plugin-abi.md, "Raw strings").
+func parseEnvelope(data []byte) (any, error) { return parseJSON(data, envelopeScratch, true) }
 
 // parseJSON is ParseJSON, reusing *reuse as its scratch when reuse is not
-// nil.
-func parseJSON(data []byte, reuse *[]byte) (any, error) {
-	p := parser{data: data, reuse: reuse}
+// nil, and taking raw strings with raw.
+func parseJSON(data []byte, reuse *[]byte, raw bool) (any, error) {
+	p := parser{data: data, reuse: reuse, raw: raw}
 	p.skip()
 	v, err := p.value(0)
 	if err == nil {
@@ -116,6 +117,12 @@ type parser struct {
 	// and expected); the second is then a comparison, not a decode.
 	lastText []byte
 	lastStr  string
+	// raw says a string value may be a raw string (abi.RawAt): the
+	// parser reads an input envelope, whose long strings a host may
+	// write so when describe says raw_strings. lastRaw is the last long
+	// raw string read.
+	raw     bool
+	lastRaw string
 }
 
 // repeatMin is the shortest string text worth remembering.
@@ -168,6 +175,8 @@ func (p *parser) value(depth int) (any, error) {
 		return p.array(depth)
 	case c == '"':
 		return p.str()
+	case c == '\'' && p.raw:
+		return p.rawStr()
 	case c == 't':
 		return p.literal("true", true)
 	case c == 'f':
@@ -343,6 +352,29 @@ func (p *parser) str() (string, error) {
 		p.lastText, p.lastStr = data[i:p.pos], s
 	}
 	return s, err
+}
+
+// rawStr reads a raw string: its bytes, copied, checked to be UTF-8.
+func (p *parser) rawStr() (string, error) {
+	start, end, ok := abi.RawAt(p.data, p.pos)
+	if !ok {
+		return "", p.fail("invalid raw string")
+	}
+	text := p.data[start:end]
+	if len(text) >= repeatMin && string(text) == p.lastRaw {
+		// A passing case's expected output, the actual one's text.
+		p.pos = end
+		return p.lastRaw, nil
+	}
+	if !utf8.Valid(text) {
+		return "", p.fail("invalid UTF-8")
+	}
+	p.pos = end
+	s := string(text)
+	if len(s) >= repeatMin {
+		p.lastRaw = s
+	}
+	return s, nil
 }
 
 // key decodes an object's key. Parsing an envelope inside the guest

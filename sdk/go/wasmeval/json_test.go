@@ -3,6 +3,7 @@ package wasmeval
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -225,6 +226,34 @@ func TestEncodeVerifyOutputMatchesItsMap(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Errorf("direct  %s\nvia map %s", got, want)
+		}
+	}
+}
+
+// An input envelope's string values may be raw strings ('LEN:BYTES); a
+// JSON document parsed for its own sake may not hold one, and a raw
+// string that is not one (short, its length spelt wrong, ending inside a
+// character, not UTF-8) fails the envelope.
+func TestParseEnvelopeRawStrings(t *testing.T) {
+	out := `{"a": [1, "x\"y"]}` + "\n"
+	in := `{"actual":{"output":'` + fmt.Sprint(len(out)) + `:` + out + `,"stderr":'0:},"list":['1:"]}`
+	v, err := parseEnvelope([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"actual": map[string]any{"output": out, "stderr": ""}, "list": []any{`"`}}
+	if !reflect.DeepEqual(v, want) {
+		t.Errorf("parsed %#v, want %#v", v, want)
+	}
+	if end, ok := skipValue([]byte(in), 0); !ok || end != len(in) {
+		t.Errorf("skipValue = %d, %v, want %d, true", end, ok, len(in))
+	}
+	if _, err := ParseJSON([]byte(in)); err == nil {
+		t.Error("ParseJSON took a raw string")
+	}
+	for _, bad := range []string{`{"a":'5:abc}`, `{"a":'03:abc}`, `{"a":'1:` + "é}", `{"a":'1:` + "\xff}", `{"a":'x}`} {
+		if _, err := parseEnvelope([]byte(bad)); err == nil {
+			t.Errorf("parseEnvelope(%q) took it", bad)
 		}
 	}
 }

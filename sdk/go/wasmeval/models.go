@@ -536,6 +536,9 @@ func toValue(v any) (any, bool) {
 		}
 		putStr(m, "description", t.Description)
 		putStr(m, "transport", t.Transport)
+		if t.RawStrings {
+			m["raw_strings"] = true
+		}
 		return m, true
 	}
 	return nil, false
