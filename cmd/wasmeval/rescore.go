@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
+	"github.com/wasmeval/wasmeval/plugins/share"
 )
 
 type rescoreFlags struct {
@@ -34,6 +36,7 @@ type rescoreFlags struct {
 	progress   string
 	mountRoots []string
 	plugins    pluginFlags
+	refs       refFlags
 }
 
 func newRescoreCmd() *cobra.Command {
@@ -71,6 +74,7 @@ or configuration error, 130 interrupted.`,
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringArrayVar(&f.mountRoots, "mount-root", nil, "host directory outside the problem that its paths may name (repeatable)")
 	f.plugins.register(fl)
+	f.refs.register(fl)
 	return cmd
 }
 
@@ -117,7 +121,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 			return usageErr(fmt.Errorf("rescore: %s: problem.path %s: %s (has the problem moved? give it with --problem DIR)", where, problemPath, why))
 		}
 	}
-	p, err := run.LoadProblemWith(problemPath, run.LoadOptions{PluginDirs: f.plugins.dirs, MountRoots: f.mountRoots})
+	p, err := run.LoadProblemWith(problemPath, run.LoadOptions{PluginDirs: f.plugins.dirs, MountRoots: f.mountRoots, Refs: f.refs.runRefs(cmd.Context(), problemPath)})
 	if err != nil {
 		return usageErr(fmt.Errorf("rescore: invalid problem %s:\n%w", problemPath, err))
 	}
@@ -172,7 +176,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	var verifier *manifest.PluginFile
 	var verifierPlugin *problem.PluginRef
 	if f.verifier != "" {
-		if verifierPlugin, verifier, err = verifierRef(f.verifier); err != nil {
+		if verifierPlugin, verifier, err = verifierRef(cmd.Context(), f.verifier, &f.refs); err != nil {
 			return usageErr(fmt.Errorf("rescore: %w", err))
 		}
 	}
@@ -280,15 +284,20 @@ func printRescore(w, warn io.Writer, from, out string, res *run.RescoreOutcome) 
 }
 
 // verifierRef resolves --verifier: a plugin file, pinned by the sha256 it
-// has now.
-func verifierRef(given string) (*problem.PluginRef, *manifest.PluginFile, error) {
+// has now, or a registry reference (oci://…), fetched into the plugin
+// cache (found there alone with --offline) and pinned by the digest of the
+// module its manifest names.
+func verifierRef(ctx context.Context, given string, rf *refFlags) (*problem.PluginRef, *manifest.PluginFile, error) {
+	if strings.HasPrefix(given, share.Scheme) {
+		return verifierByRef(ctx, given, rf)
+	}
 	abs, err := filepath.Abs(given)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--verifier %s: %w", given, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--verifier %s: %v: give the path of a verifier plugin file (.wasm); plugin registry references are not supported yet", given, pathErr(err))
+		return nil, nil, fmt.Errorf("--verifier %s: %v: give the path of a verifier plugin file (.wasm) or a registry reference (oci://HOST/REPO:TAG)", given, pathErr(err))
 	}
 	if !st.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("--verifier %s: not a file: give the path of a verifier plugin file (.wasm)", given)
@@ -305,6 +314,35 @@ func verifierRef(given string) (*problem.PluginRef, *manifest.PluginFile, error)
 	sum := hex.EncodeToString(h.Sum(nil))
 	ref := &problem.PluginRef{Path: abs, SHA256: sum}
 	return ref, &manifest.PluginFile{Path: abs, SHA256: sum}, nil
+}
+
+// verifierByRef fetches --verifier oci://… into the plugin cache.
+func verifierByRef(ctx context.Context, given string, rf *refFlags) (*problem.PluginRef, *manifest.PluginFile, error) {
+	ref, err := share.ParseRef(given)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--verifier: %w", err)
+	}
+	cache, err := rf.share.cache()
+	if err != nil {
+		return nil, nil, err
+	}
+	var got share.Resolved
+	if rf.offline {
+		got, err = cache.Lookup(ctx, ref)
+	} else {
+		var remote *share.Remote
+		if remote, err = rf.share.remote(); err != nil {
+			return nil, nil, err
+		}
+		got, err = share.Pull(ctx, remote, cache, ref)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("--verifier: %w", err)
+	}
+	// Pinned by reference, as a problem binding it would be: manifests
+	// name the reference, not the cache's file.
+	return &problem.PluginRef{Path: got.Path, Ref: ref.String(), SHA256: got.WasmDigest},
+		&manifest.PluginFile{Path: ref.AtDigest(got.ManifestDigest).String(), SHA256: got.WasmDigest}, nil
 }
 
 // pathErr drops the path an *fs.PathError repeats.
