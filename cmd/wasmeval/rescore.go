@@ -36,6 +36,7 @@ type rescoreFlags struct {
 	progress   string
 	mountRoots []string
 	plugins    pluginFlags
+	cache      cacheFlags
 	refs       refFlags
 }
 
@@ -74,6 +75,7 @@ or configuration error, 130 interrupted.`,
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
 	fl.StringArrayVar(&f.mountRoots, "mount-root", nil, "host directory outside the problem that its paths may name (repeatable)")
 	f.plugins.register(fl)
+	f.cache.register(fl)
 	f.refs.register(fl)
 	return cmd
 }
@@ -194,6 +196,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	rs, err := run.PrepareRescore(ctx, run.RescoreOptions{
 		Problem: p, From: from, Checkpoints: checkpoints,
 		Jobs: f.jobs, Policy: policy, ErrorPolicy: errPolicy, Epochs: epochs, Reducer: reducer, Loader: run.BuiltinLoader, Plugins: plugins, Verifier: verifierPlugin,
+		VerdictCache: f.cache.open(cmd.ErrOrStderr()),
 	})
 	if err != nil {
 		var corrupt *journal.Corruption
@@ -250,6 +253,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	fmt.Fprintln(w)
 	report.PrintTable(w, res.Summaries)
 	printRescore(w, cmd.ErrOrStderr(), from, out, res)
+	printCache(w, res.VerdictCache)
 	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\ncompare: wasmeval report %s --compare %s\n", out, htmlPath, out, from)
 	if res.Interrupted {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: rescored cases are in " + res.JournalPath)}

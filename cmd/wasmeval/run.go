@@ -35,6 +35,7 @@ type runFlags struct {
 	progress    string
 	plugins     pluginFlags
 	refs        refFlags
+	cache       cacheFlags
 	resume      string
 	browser     string
 	results     string
@@ -93,6 +94,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
 	f.plugins.register(fl)
 	f.refs.register(fl)
+	f.cache.register(fl)
 	f.env.register(fl)
 	return cmd
 }
@@ -256,10 +258,12 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		Loader:   src.loader,
 		Plugins:  plugins,
 		Progress: prog,
-		RunID:    man.RunID,
-		Resume:   finished,
-		Lock:     lock,
-		Browser:  f.browser,
+		// The verdict cache, unless --no-cache.
+		VerdictCache: f.cache.open(cmd.ErrOrStderr()),
+		RunID:        man.RunID,
+		Resume:       finished,
+		Lock:         lock,
+		Browser:      f.browser,
 	})
 	prog.Stop()
 	if err != nil {
@@ -277,6 +281,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintln(w)
 	report.PrintTable(w, res.Summaries)
+	printCache(w, res.VerdictCache)
 	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\n", out, htmlPath)
 	if src.afterRun != nil {
 		if err := src.afterRun(out); err != nil {

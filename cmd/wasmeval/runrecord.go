@@ -123,6 +123,7 @@ func startManifest(p *problem.Problem, f runFlags, env *environment, out string,
 				corrupt, filepath.Join(out, journal.SetAsideName))
 		}
 		m.RunID, m.StartedAt = prev.RunID, prev.StartedAt
+		m.VerdictCache = prev.VerdictCache
 		m.Resumes = append(prev.Resumes, time.Now().UTC())
 	}
 	if err := manifest.Write(out, m); err != nil {
@@ -137,6 +138,9 @@ func startManifest(p *problem.Problem, f runFlags, env *environment, out string,
 func finishRun(m *manifest.Manifest, out string, res *run.Outcome) (string, error) {
 	m.EndedAt = time.Now().UTC()
 	m.Status = manifest.StatusComplete
+	if res != nil {
+		recordCache(m, res.VerdictCache)
+	}
 	if res == nil || res.Interrupted {
 		m.Status = manifest.StatusInterrupted
 	}
