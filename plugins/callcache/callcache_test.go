@@ -193,3 +193,27 @@ func TestDefaultDir(t *testing.T) {
 		t.Fatalf("default: %q", d)
 	}
 }
+
+// BenchmarkGet reads entries of a typical verdict's size (about 600
+// bytes of output) from a store of 10,000, as a warm rescore does.
+func BenchmarkGet(b *testing.B) {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 10000
+	keys := make([]string, n)
+	out := bytes.Repeat([]byte("x"), 600)
+	for i := range keys {
+		keys[i] = key(fmt.Sprint(i))
+		if err := s.Put(keys[i], Entry{Output: out}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok := s.Get(keys[i%n]); !ok {
+			b.Fatal("miss")
+		}
+	}
+}
