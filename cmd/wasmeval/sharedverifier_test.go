@@ -113,7 +113,7 @@ func TestSharedVerifierExample(t *testing.T) {
 	if e, ok := lock.Find(ref); !ok || e.Manifest != manifestDigest || e.SHA256 != pinned || !strings.HasPrefix(e.Signer, "team-a (") {
 		t.Fatalf("lock: %+v", lock)
 	}
-	runOK := func(name string, extra ...string) manifest.Manifest {
+	runOK := func(name string, extra ...string) string {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), name)
 		res := wasmeval(t, append([]string{"run", problemDir, "--submission", sub, "--out", out}, extra...)...)
@@ -131,9 +131,24 @@ func TestSharedVerifierExample(t *testing.T) {
 		if got := m.Shared[ref]; got.Manifest != manifestDigest || got.SHA256 != pinned || !strings.HasPrefix(got.Signer, "team-a (") || m.Plugins[ref] != pinned {
 			t.Errorf("%s run's manifest: shared %+v, plugins %v", name, m.Shared, m.Plugins)
 		}
-		return m
+		return out
 	}
-	runOK("online")
+	online := runOK("online")
+
+	// The finished run rescored with the verifier named by reference.
+	rescored := filepath.Join(t.TempDir(), "rescored")
+	res = wasmeval(t, "rescore", online, "--verifier", ref, "--out", rescored)
+	if res.code != 0 || !strings.Contains(res.stdout, "4/4") {
+		t.Fatalf("rescore --verifier %s: exit %d\n%s%s", ref, res.code, res.stdout, res.stderr)
+	}
+	var m manifest.Manifest
+	if err := json.Unmarshal(mustRead(t, filepath.Join(rescored, manifest.FileName)), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.RescoredFrom == nil || m.RescoredFrom.Verifier == nil || m.RescoredFrom.Verifier.SHA256 != pinned ||
+		m.RescoredFrom.Verifier.Path != "oci://"+reg.Host+"/team-a/stats-verifier@"+manifestDigest {
+		t.Errorf("rescored manifest: %+v", m.RescoredFrom)
+	}
 
 	// Team A moves the tag to another module: the lock still runs what was
 	// locked; locking again refuses the module the problem does not pin.
