@@ -19,8 +19,8 @@ import (
 // them. rawSDKsPending are the native ones whose SDK does not yet; move a
 // plugin to rawSDKs when it does.
 var (
-	rawSDKs        = []string{"rust", "go"}
-	rawSDKsPending = []string{"assemblyscript"}
+	rawSDKs        = []string{"rust", "go", "assemblyscript"}
+	rawSDKsPending = []string{}
 )
 
 // TestRawStrings holds the raw-string input framing to the vectors: every

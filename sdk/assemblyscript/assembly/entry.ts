@@ -17,7 +17,7 @@
 // message it gets alone.
 
 import { commitOutput, input, outputWriter, setError } from "./host";
-import { ByteWriter, Kind, encodeError, literal, parse, parseDoc, parseError } from "./json";
+import { ByteWriter, Kind, encodeError, literal, parse, parseInputDoc, parseError } from "./json";
 import { Doc } from "./tape";
 import {
   Describe, VerifyInput, VerifyOutput, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput,
@@ -165,12 +165,17 @@ class SpanScanner {
     if (this.pos >= this.n) return false;
     const c = <i32>load<u8>(this.p + <usize>this.pos);
     if (c == 0x22) return this.str();
+    if (c == 0x27) return this.raw();
     if (c == 0x7b || c == 0x5b) {
       let depth = 0;
       while (this.pos < this.n) {
         const d = <i32>load<u8>(this.p + <usize>this.pos);
         if (d == 0x22) {
           if (!this.str()) return false;
+          continue;
+        }
+        if (d == 0x27) {
+          if (!this.raw()) return false;
           continue;
         }
         if (d == 0x7b || d == 0x5b) depth++;
@@ -190,6 +195,20 @@ class SpanScanner {
       this.pos++;
     }
     return this.pos > start;
+  }
+  /** Moves past a raw string (parseRaw), whose bytes may hold anything. */
+  raw(): bool {
+    let i = this.pos + 1, n = 0;
+    while (i < this.n) {
+      const c = <i32>load<u8>(this.p + <usize>i);
+      if (c < 0x30 || c > 0x39) break;
+      if ((i > this.pos + 1 && n == 0) || i - this.pos > 9) return false;
+      n = n * 10 + (c - 0x30);
+      i++;
+    }
+    if (i == this.pos + 1 || i >= this.n || <i32>load<u8>(this.p + <usize>i) != 0x3a || n > this.n - i - 1) return false;
+    this.pos = i + 1 + n;
+    return true;
   }
   /** Moves past a string, from its opening quote to its closing one. */
   str(): bool {
@@ -223,7 +242,7 @@ const L_END = literal("]}");
 function serveBatch<I, O>(decode: (data: Uint8Array) => I | null, decodeAt: (d: Doc, i: i32) => I | null,
   f: (input: I) => O | null): i32 {
   const data = input();
-  const doc = parseDoc(data);
+  const doc = parseInputDoc(data);
   const calls = batchArray(doc);
   let spans: Array<i32> | null = null;
   let n = 0;

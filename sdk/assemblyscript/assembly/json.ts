@@ -12,7 +12,7 @@
 import { parseNumberAt, shortestDigits } from "./decimal";
 import {
   Doc, F_ESC, F_AUX, F_WIDE, HIGHS, QUOTES, BACKSLASHES, LTS, GTS, AMPS, E2S, zeroBytes, controlBytes, plainASCII4,
-  scratch, unescape, sameText, sameBytes, readDoc, readError, SLACK, notedSame, nTag, nKind, nA, nB, nAddr, nNext, order, ordAt,
+  scratch, unescape, sameText, sameBytes, readDoc, readInputDoc, readError, SLACK, notedSame, nTag, nKind, nA, nB, nAddr, nNext, order, ordAt,
 } from "./tape";
 export { invalidUTF8 } from "./tape";
 
@@ -188,7 +188,14 @@ export class Value {
     if (d !== null && this._s === null) {
       const i = this._node;
       const p = d.ptr(i), n = d.size(i);
-      if ((d.tag(i) & F_ESC) == 0) return Uint8Array.wrap(d.src, <i32>(p - changetype<usize>(d.src)), n);
+      const tag = d.tag(i);
+      if ((tag & F_ESC) == 0) return Uint8Array.wrap(d.src, <i32>(p - changetype<usize>(d.src)), n);
+      if ((tag & F_AUX) != 0) {
+        // Its bytes are its text: a raw string's, in the input.
+        const src = changetype<usize>(d.src);
+        if (p >= src && p + <usize>n <= src + <usize>d.src.byteLength) return Uint8Array.wrap(d.src, <i32>(p - src), n);
+        return Uint8Array.wrap(d.aux!, <i32>(p - changetype<usize>(d.aux)), n);
+      }
       const last = lastEscaped;
       if (last !== null && n == lastEscapedN && sameBytes(p, lastEscapedP, n)) {
         // The same text as the last one unescaped (a verify input holds a
@@ -249,6 +256,14 @@ export let parseError: string = "";
  * input, with parseError set. */
 export function parseDoc(data: Uint8Array): Doc | null {
   const d = readDoc(data);
+  parseError = d === null ? readError : "";
+  return d;
+}
+
+/** Parses an input envelope: JSON whose string values may be raw
+ * (docs/plugin-abi.md, "Raw strings"); null as parseDoc. */
+export function parseInputDoc(data: Uint8Array): Doc | null {
+  const d = readInputDoc(data);
   parseError = d === null ? readError : "";
   return d;
 }

@@ -3,7 +3,7 @@
 // zero value; a field of the wrong type is an error naming its path (the
 // same message as in the Go and Rust SDKs).
 
-import { ByteWriter, Value, Kind, literal, parseDoc, parseError } from "./json";
+import { ByteWriter, Value, Kind, literal, parseInputDoc, parseError } from "./json";
 import { Doc, KeySet } from "./tape";
 import { parseNumberAt } from "./decimal";
 import { childPath } from "./compare";
@@ -58,6 +58,9 @@ export class Describe {
     putStr(m, "transport", this.transport);
     const batch = this.batchExports();
     if (batch.length > 0) m.set("batch", strings(batch));
+    // The SDK's input decoding takes raw strings (parseInputDoc), which
+    // only the native transport carries.
+    if (this.transport == "native") m.set("raw_strings", Value.bool(true));
     return Value.object(m);
   }
 
@@ -944,7 +947,7 @@ function field(m: Obj, k: string): Value {
 
 /** The input's document, or null with decodeError set. */
 export function parseInput(data: Uint8Array): Doc | null {
-  const d = parseDoc(data);
+  const d = parseInputDoc(data);
   if (d === null) decodeError = "invalid input: " + parseError;
   return d;
 }

@@ -995,6 +995,8 @@ let pCount: i32 = 0;
 /** Whether a byte above 0x7f was seen: the text must then be checked to
  * be UTF-8 (outside strings such a byte fails the parse). */
 let pHigh: bool = false;
+/** Whether a string value may be raw (readInputDoc). */
+let pRaw: bool = false;
 
 // @ts-ignore: decorator
 @inline function at(i: i32): i32 { return <i32>load<u8>(pP + <usize>i); }
@@ -1083,6 +1085,7 @@ function literalValue(word: string, packed: u32, tag: i32, a: i32): bool {
 function parseValue(depth: i32): bool {
   const c = peek();
   if (c == 0x22) return parseStr(false);
+  if (c == 0x27 && pRaw) return parseRaw();
   if (c == 0x2d || (c >= 0x30 && c <= 0x39)) return parseNumber();
   if (c == 0x7b || c == 0x5b) {
     if (depth >= MAX_DEPTH) return fail("nesting deeper than 1000");
@@ -1425,6 +1428,44 @@ function endStr(key: bool, start: i32, i: i32, flags: i32): bool {
   // value), so its first four bytes can be read as one.
   push(Kind.String | flags, <i32>at, i - start, prefix(at, i - start, start + 4 <= pN));
   return true;
+}
+
+/** A raw string (docs/plugin-abi.md, "Raw strings"): a quote mark, the
+ * length in decimal (one to nine digits, no leading zero), a colon and
+ * that many bytes, the text as it is. Its node is an unescaped key's (its
+ * bytes are its text, not JSON's), pointing into the input. */
+function parseRaw(): bool {
+  const at0 = pPos;
+  let i = pPos + 1, n = 0;
+  while (i < pN) {
+    const c = at(i);
+    if (c < 0x30 || c > 0x39) break;
+    if ((i > at0 + 1 && n == 0) || i - at0 > 9) return failAt(at0, "invalid raw string");
+    n = n * 10 + (c - 0x30);
+    i++;
+  }
+  if (i == at0 + 1 || i >= pN || at(i) != 0x3a) return failAt(at0, "invalid raw string");
+  const start = i + 1;
+  if (n > pN - start) return failAt(at0, "invalid raw string");
+  const end = start + n;
+  // The input is checked to be UTF-8 as a whole when a byte above 0x7f is
+  // in it; the bytes, after an ASCII colon, are then whole characters
+  // unless they end inside one.
+  if (end < pN && (at(end) & 0xc0) == 0x80) return failAt(at0, "invalid raw string");
+  const p = pP + <usize>start;
+  if (hasHigh(p, n)) pHigh = true;
+  push(Kind.String | F_ESC | F_WIDE | F_AUX, <i32>p, n, prefix(p, n, false));
+  pPos = end;
+  return true;
+}
+
+/** Parses an input envelope as readDoc parses JSON, its string values
+ * raw or not (parseRaw). */
+export function readInputDoc(data: Uint8Array): Doc | null {
+  pRaw = true;
+  const d = readDoc(data);
+  pRaw = false;
+  return d;
 }
 
 /** Set when readDoc returns null: "invalid JSON at byte N: reason". */
