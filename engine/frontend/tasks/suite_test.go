@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,5 +144,43 @@ func TestIsSuite(t *testing.T) {
 	s, err := tasks.Load(one, tasks.Options{})
 	if err == nil || !strings.Contains(err.Error(), "no test function") {
 		t.Fatalf("a single task without a test: %v %v", s, err)
+	}
+}
+
+// oneRef resolves one reference to one file, as a lock would.
+type oneRef struct{ ref, path string }
+
+func (o oneRef) Resolve(ref, sha256 string) (string, error) {
+	if ref != o.ref {
+		return "", fmt.Errorf("%s: not in wasmeval.lock", ref)
+	}
+	return o.path, nil
+}
+
+// A suite's test function may be bound by reference; the resolver the
+// caller gives finds it, and the pin is checked as for a path.
+func TestLoadSuiteTestByRef(t *testing.T) {
+	pin := digest(emptyModule)
+	cached := filepath.Join(t.TempDir(), "blob")
+	os.WriteFile(cached, emptyModule, 0o644)
+	const ref = "oci://registry.example/team/check:1"
+	dir := writeTree(t, map[string]string{
+		"wasmeval.yaml":    "name: demo\nagent:\n  entry_file: agent.py\n  command: python3 {entry_file}\ntest:\n  ref: " + ref + "\n  sha256: " + pin + "\n",
+		"a-task/task.yaml": "instruction: Say hi.\n",
+		"b-task/task.yaml": "instruction: Say bye.\ntest: {ref: 'oci://registry.example/team/other:2', sha256: " + pin + "}\n",
+	})
+	_, err := tasks.Load(dir, tasks.Options{Refs: oneRef{ref, cached}})
+	if err == nil || !strings.Contains(err.Error(), "b-task/task.yaml") || !strings.Contains(err.Error(), "test.ref: oci://registry.example/team/other:2: not in wasmeval.lock") {
+		t.Fatalf("an unlocked reference: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "b-task/task.yaml"), []byte("instruction: Say bye.\n"), 0o644)
+	s, err := tasks.Load(dir, tasks.Options{Refs: oneRef{ref, cached}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range s.Tasks {
+		if p := task.Checks[0].Plugin; p.Path != cached || p.Ref != ref || p.SHA256 != pin {
+			t.Errorf("%s: test function %+v", task.ID, p)
+		}
 	}
 }
