@@ -128,26 +128,37 @@ func (s *Store) Get(key string) (Entry, bool) {
 	return decode(key, data)
 }
 
-// readCapped reads a file of at most max bytes.
+// readCapped reads a file of at most max bytes. Most entries are a few
+// kilobytes: one read into a pooled buffer takes them whole, which is
+// what a warm lookup costs (a stat and a second read to see the end of
+// the file cost as much again). A short read is no risk: an entry carries
+// its output's length and sha256, and one read in part is a miss.
 func readCapped(path string, max int64) ([]byte, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > max {
+	bp := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(bp)
+	buf := *bp
+	n, err := f.Read(buf)
+	if err != nil && err != io.EOF {
+		return nil, false // a directory, an I/O error
+	}
+	if n < len(buf) {
+		return bytes.Clone(buf[:n]), true
+	}
+	// A large entry: the rest, up to the cap.
+	rest, err := io.ReadAll(io.LimitReader(f, max-int64(n)+1))
+	if err != nil || int64(n+len(rest)) > max {
 		return nil, false
 	}
-	// One byte more than the size says: a file that grew since is read
-	// whole or found too long, never cut short silently.
-	data := make([]byte, info.Size()+1)
-	n, err := io.ReadFull(f, data)
-	if err != io.ErrUnexpectedEOF || int64(n) != info.Size() {
-		return nil, false
-	}
-	return data[:n], true
+	return append(bytes.Clone(buf[:n]), rest...), true
 }
+
+// readBuffers hold the first read of an entry.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 // decode checks an entry's bytes against key.
 func decode(key string, data []byte) (Entry, bool) {

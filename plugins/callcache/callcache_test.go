@@ -217,3 +217,16 @@ func BenchmarkGet(b *testing.B) {
 		}
 	}
 }
+
+// TestLargeEntry: an entry larger than the first read is read whole.
+func TestLargeEntry(t *testing.T) {
+	s := open(t)
+	want := Entry{Output: bytes.Repeat([]byte("0123456789"), 30000), Reads: []Read{{Path: "a", SHA256: key("a")}}}
+	if err := s.Put(key("large"), want); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := s.Get(key("large"))
+	if !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("large entry: ok %v, %d bytes of output", ok, len(got.Output))
+	}
+}
