@@ -3,7 +3,7 @@
 //! zero value; a field of the wrong type is an error naming its path.
 
 use crate::compare::child_path;
-use crate::json::{byte, encode_bytes, parse, quote_bytes, write_float, Map, Value};
+use crate::json::{byte, encode_bytes, quote_bytes, write_float, Map, Value};
 use std::collections::BTreeMap;
 
 pub const ABI_VERSION: i64 = 1;
