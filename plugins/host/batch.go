@@ -279,7 +279,12 @@ func (p *Plugin) batchChunk(ctx context.Context, export string, inputs [][]byte,
 	}
 	buf = append(buf, "]}"...)
 	opts.calls = len(chunk)
-	raw, err := p.Call(ctx, batchExport, buf, opts)
+	// The batch's output goes into a reused buffer: what is kept of it
+	// (verdicts, errors, cache entries) is copied out before it goes back.
+	out := getBuffer()
+	callCtx := withOutputInto(ctx, func(o []byte) []byte { out = append(out[:0], o...); return out })
+	raw, err := p.Call(callCtx, batchExport, buf, opts)
+	defer func() { putBuffer(out) }()
 	var results []batchResult
 	if err == nil {
 		var decode func(n int, s string, at int) (int, bool)
