@@ -26,6 +26,11 @@ let lastEscapedM: i32 = 0;
 let lastEscapedDoc: Doc | null = null;
 let lastEscapedP: usize = 0;
 let lastEscapedN: i32 = 0;
+/** The last long raw string a value's utf8() gave: its input buffer, its
+ * bytes' address and length. */
+let lastRaw: ArrayBuffer | null = null;
+let lastRawP: usize = 0;
+let lastRawN: i32 = 0;
 
 export class Value {
   kind: Kind = Kind.Null;
@@ -193,7 +198,19 @@ export class Value {
       if ((tag & F_AUX) != 0) {
         // Its bytes are its text: a raw string's, in the input.
         const src = changetype<usize>(d.src);
-        if (p >= src && p + <usize>n <= src + <usize>d.src.byteLength) return Uint8Array.wrap(d.src, <i32>(p - src), n);
+        if (p >= src && p + <usize>n <= src + <usize>d.src.byteLength) {
+          if (n >= 256) {
+            if (lastRaw === d.src && n == lastRawN && sameBytes(p, lastRawP, n)) {
+              // The same text as the last long raw string (a passing
+              // case's expected output is the actual one): the same view,
+              // so a plugin sees they are the same without comparing them
+              // a byte a loop turn.
+              return Uint8Array.wrap(d.src, <i32>(lastRawP - src), n);
+            }
+            lastRaw = d.src; lastRawP = p; lastRawN = n;
+          }
+          return Uint8Array.wrap(d.src, <i32>(p - src), n);
+        }
         return Uint8Array.wrap(d.aux!, <i32>(p - changetype<usize>(d.aux)), n);
       }
       const last = lastEscaped;
