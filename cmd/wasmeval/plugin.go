@@ -25,6 +25,7 @@ func newPluginCmd() *cobra.Command {
 	cmd.AddCommand(newPluginShareCmds()...)
 	cmd.AddCommand(newPluginSignCmds()...)
 	cmd.AddCommand(newPluginLockCmd())
+	cmd.AddCommand(newPluginNewCmd(), newPluginTestCmd())
 	return cmd
 }
 
