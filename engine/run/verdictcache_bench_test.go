@@ -14,14 +14,15 @@ import (
 )
 
 // BenchmarkVerdictCache rescores a recorded run of 10,000 cases (groups
-// of 1,000, --jobs 2, outputs of 400 bytes, one in four wrong) twice with
-// one fresh verdict cache: cold, when every call is made and its answer
-// kept, then warm, nothing changed, when every call is answered from the
-// cache. Each rescore starts its own plugin host (worker processes), as
-// the CLI does. It reports the verification time of each (the time spent
-// verifying cases, summed over the groups verified at once) per case and
-// their ratio, for the minimal verifier (Go, no batches: one call per
-// case) and the Rust SDK's conformance verifier (batches).
+// of 1,000, outputs of 400 bytes, one in four wrong) twice with one fresh
+// verdict cache: cold, when every call is made and its answer kept, then
+// warm, nothing changed, when every call is answered from the cache. Each
+// rescore starts its own plugin host (worker processes), as the CLI does,
+// and verifies one group at a time, so the time spent verifying is not
+// mixed with another group's reading and journaling. It reports the
+// verification time of each per case and their ratio, for the minimal
+// verifier (Go, no batches: one call per case) and the Rust SDK's
+// conformance verifier (batches of 256).
 // WASMEVAL_BENCH_CASES changes the case count.
 //
 //	go test -run '^$' -bench VerdictCache -benchtime 1x ./engine/run/
@@ -77,7 +78,7 @@ func verifyTimeOfRescore(b *testing.B, p *problem.Problem, from string, store *c
 		b.Fatal(err)
 	}
 	defer h.Close()
-	rs, err := PrepareRescore(context.Background(), RescoreOptions{Problem: p, From: from, Loader: BuiltinLoader, Plugins: h, Jobs: 2, VerdictCache: store})
+	rs, err := PrepareRescore(context.Background(), RescoreOptions{Problem: p, From: from, Loader: BuiltinLoader, Plugins: h, Jobs: 1, VerdictCache: store})
 	if err != nil {
 		b.Fatal(err)
 	}
