@@ -103,6 +103,9 @@ func New(o Options) error {
 	if err := render(files, "templates/"+o.Lang, d, o.Kind); err != nil {
 		return err
 	}
+	if err := render(files, "templates/common", d, ""); err != nil {
+		return err
+	}
 	if err := render(files, "templates/testdata/"+o.Kind, d, ""); err != nil {
 		return err
 	}
