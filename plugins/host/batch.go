@@ -93,11 +93,11 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 	batchOpts := opts
 	if p.cacheable(export, opts) {
 		keys = make([]string, len(inputs))
-		for i, in := range inputs {
-			if in == nil {
-				continue
+		lookupAll(len(inputs), func(i int) {
+			if inputs[i] == nil {
+				return
 			}
-			keys[i] = p.cacheKey(export, in, opts)
+			keys[i] = p.cacheKey(export, inputs[i], opts)
 			if p.lookup(keys[i], opts, func(raw []byte) error {
 				err := checkEnvelope(p.Label(), export, schema, raw, &outs[i])
 				if err == nil && check != nil {
@@ -111,7 +111,7 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 			}) {
 				inputs[i] = nil // answered
 			}
-		}
+		})
 		batchOpts, rec = recording(opts)
 		alone := opts
 		alone.noLookup = true

@@ -3,8 +3,10 @@ package host
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	goruntime "runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // The verdict cache (docs/running.md, "Verdict cache"). A call's answer
@@ -164,3 +166,37 @@ func (r *recordingAssets) noted() []AssetRead {
 	}
 	return out
 }
+
+// lookupAll runs look(i) for i in [0, n), on every core when there are
+// enough: a lookup is a file read and a verdict's decoding, each call's
+// own, and a batch's lookups would otherwise leave every core but one
+// idle while a run verifies one group at a time.
+func lookupAll(n int, look func(i int)) {
+	workers := min(goruntime.GOMAXPROCS(0), n/minLookupsPerWorker)
+	if workers < 2 {
+		for i := 0; i < n; i++ {
+			look(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				look(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// minLookupsPerWorker keeps small batches' lookups on one goroutine: a
+// goroutine's start costs about what a lookup does.
+const minLookupsPerWorker = 16

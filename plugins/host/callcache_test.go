@@ -298,3 +298,37 @@ func TestCacheBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheBatchLooksUpInParallel: a large batch's lookups run on every
+// core; each call still gets its own answer (run it with -race).
+func TestCacheBatchLooksUpInParallel(t *testing.T) {
+	h := newHost(t, Options{Isolation: Process})
+	p := load(t, h, "misbehave")
+	cache := newMemCache()
+	opts := CallOptions{Cache: cache, Assets: testAssets{"a.txt": "a"}}
+	ins := make([]abi.VerifyInput, 100)
+	for i := range ins {
+		ins[i] = verifyCall("", nil)
+		ins[i].Case.ID = fmt.Sprintf("c%d", i)
+		ins[i].Actual.Output = fmt.Sprintf("out %d\n", i%3)
+		ins[i].Expected = map[string]any{"output": "out 0\n"}
+	}
+	cold, errs := p.VerifyBatch(context.Background(), ins, opts)
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	warm, errs := p.VerifyBatch(context.Background(), ins, opts)
+	for i := range ins {
+		if errs[i] != nil || fmt.Sprint(warm[i]) != fmt.Sprint(cold[i]) {
+			t.Fatalf("call %d: %v, %v; cold %v", i, warm[i], errs[i], cold[i])
+		}
+		if got, want := warm[i].Attributes[0].Actual, ins[i].Actual.Output; got != want {
+			t.Fatalf("call %d answered with another call's verdict: actual %v, want %v", i, got, want)
+		}
+	}
+	if hits, misses, _ := cache.counts(); hits != 100 || misses != 100 {
+		t.Fatalf("hits %d misses %d, want 100 100", hits, misses)
+	}
+}
