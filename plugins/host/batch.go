@@ -74,7 +74,11 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 	errs := make([]error, len(ins))
 	one := func(i int) { outs[i], errs[i] = single(ctx, ins[i], opts) }
 	export := abi.Exports[kind]
-	if !p.HasKind(kind) || !p.Batches(export) || len(ins) < 2 {
+	batched := p.HasKind(kind) && p.Batches(export) && len(ins) >= 2
+	// Many calls are looked up in the cache at once (lookupAll), also for
+	// a plugin that answers them one at a time.
+	cached := p.HasKind(kind) && p.cacheable(export, opts) && len(ins) >= 2
+	if !batched && !cached {
 		for i := range ins {
 			one(i)
 		}
@@ -91,7 +95,7 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 	var keys []string
 	var rec *recordingAssets
 	batchOpts := opts
-	if p.cacheable(export, opts) {
+	if cached {
 		keys = make([]string, len(inputs))
 		lookupAll(len(inputs), func(i int) {
 			if inputs[i] == nil {
@@ -116,6 +120,14 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 		alone := opts
 		alone.noLookup = true
 		one = func(i int) { outs[i], errs[i] = single(ctx, ins[i], alone) }
+	}
+	if !batched {
+		for i, in := range inputs {
+			if in != nil { // a miss (nil: answered, or errs[i] says why not)
+				one(i)
+			}
+		}
+		return outs, errs
 	}
 	sink := batchSink{
 		accept: func(i int, out string, decoded bool) error {

@@ -332,3 +332,33 @@ func TestCacheBatchLooksUpInParallel(t *testing.T) {
 		t.Fatalf("hits %d misses %d, want 100 100", hits, misses)
 	}
 }
+
+// TestCacheManyCallsWithoutBatches: a plugin without batches gets its
+// many calls looked up at once too, and only the misses made.
+func TestCacheManyCallsWithoutBatches(t *testing.T) {
+	h := newHost(t, Options{Isolation: Process})
+	p := load(t, h, "minimal")
+	if p.Batches("verify") {
+		t.Fatal("the minimal plugin answers batches; this test needs one that does not")
+	}
+	cache := newMemCache()
+	opts := CallOptions{Cache: cache}
+	ins := make([]abi.VerifyInput, 40)
+	for i := range ins {
+		ins[i] = verifyCall("", nil)
+		ins[i].Case.ID = fmt.Sprintf("c%d", i)
+	}
+	cold, _ := p.VerifyBatch(context.Background(), ins[:30], opts)
+	warm, errs := p.VerifyBatch(context.Background(), ins, opts)
+	for i := range ins {
+		if errs[i] != nil {
+			t.Fatalf("call %d: %v", i, errs[i])
+		}
+		if i < 30 && fmt.Sprint(warm[i]) != fmt.Sprint(cold[i]) {
+			t.Fatalf("call %d: %v, cold %v", i, warm[i], cold[i])
+		}
+	}
+	if hits, misses, stores := cache.counts(); hits != 30 || misses != 40 || stores != 40 {
+		t.Fatalf("hits %d misses %d stores %d, want 30 40 40", hits, misses, stores)
+	}
+}
