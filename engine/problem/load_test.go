@@ -465,6 +465,31 @@ func TestPluginByName(t *testing.T) {
 		})
 	}
 
+	// A relative --plugin-dir or WASMEVAL_PLUGIN_PATH is relative to the
+	// working directory, not to the problem: the plugin found there opens.
+	t.Run("relative", func(t *testing.T) {
+		cwd := t.TempDir()
+		for _, d := range []string{"flag", "env"} {
+			os.MkdirAll(filepath.Join(cwd, d), 0o755)
+		}
+		os.WriteFile(filepath.Join(cwd, "flag", "rflag.wasm"), []byte(module("rflag")), 0o644)
+		os.WriteFile(filepath.Join(cwd, "env", "renv.wasm"), []byte(module("renv")), 0o644)
+		t.Chdir(cwd)
+		t.Setenv("WASMEVAL_PLUGIN_PATH", "env")
+		for name, want := range map[string]string{"rflag": filepath.Join(cwd, "flag", "rflag.wasm"), "renv": filepath.Join(cwd, "env", "renv.wasm")} {
+			dir := writeTree(t, map[string]string{"config.yaml": config(name, digestOf(module(name))), "c1/g/a/case.yaml": "{}\n"})
+			opts := testOpts
+			opts.PluginDirs = []string{"flag"}
+			p, err := Load(dir, opts)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if ref := p.Checkpoints[0].Groups[0].Verifier; ref == nil || ref.Path != want {
+				t.Errorf("%s: got %+v, want path %s", name, ref, want)
+			}
+		}
+	})
+
 	dir := writeTree(t, map[string]string{"config.yaml": config("nowhere", strings.Repeat("0", 64))})
 	_, err := Load(dir, Options{PluginDirs: []string{flagDir}})
 	if err == nil || !strings.Contains(err.Error(), `verifier.name: plugin "nowhere" not found (looked for nowhere.wasm in: `+flagDir+", "+envDir+", "+filepath.Join(dir, "plugins")+")") {

@@ -161,11 +161,18 @@ func isHexDigest(s string) bool {
 
 // userPluginDirs are searched first for plugins named by name: the
 // caller's directories, then WASMEVAL_PLUGIN_PATH; <problem>/plugins comes
-// last.
+// last. A relative directory means one relative to the working directory
+// the user typed it in; it is made absolute here, since a relative plugin
+// path is later taken to be relative to the problem.
 func (l *loader) userPluginDirs() []string {
 	dirs := append([]string{}, l.opts.PluginDirs...)
 	if env := os.Getenv("WASMEVAL_PLUGIN_PATH"); env != "" {
 		dirs = append(dirs, filepath.SplitList(env)...)
+	}
+	for i, d := range dirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			dirs[i] = abs
+		}
 	}
 	return dirs
 }
