@@ -58,7 +58,7 @@ var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 // Check says what is wrong with o, in one line.
 func (o Options) Check() error {
 	if err := problem.CheckName(o.Name); err != nil {
-		return fmt.Errorf("plugin name %q %v", o.Name, err)
+		return fmt.Errorf("plugin %v", err)
 	}
 	if !nameRE.MatchString(o.Name) || len(o.Name) > 64 {
 		return fmt.Errorf("plugin name %q: expected a lowercase letter then lowercase letters, digits, - or _ (at most 64), a name Go, Cargo and npm all take", o.Name)
