@@ -142,10 +142,12 @@ Faults (trap, timeout, memory cap, invalid output) are reported as errors.`,
 			if len(out) > 0 && out[len(out)-1] != '\n' {
 				fmt.Fprintln(w)
 			}
-			// Say (on stderr) when an output does not match its envelope.
+			// An output that does not match its envelope is the plugin's
+			// fault, as it would be in an evaluation: it is printed for
+			// the author to read, and the command fails.
 			if outSchema != "" {
 				if err := host.ValidateEnvelope(outSchema, out); err != nil {
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: the output %v\n", err)
+					return &exitError{code: exitFail, err: fmt.Errorf("plugin %s: the %s output %v", p.Label(), args[1], err)}
 				}
 			}
 			return nil

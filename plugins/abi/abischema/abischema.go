@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
@@ -104,8 +105,19 @@ func Explain(err error) string {
 	return strings.Join(msgs, "; ")
 }
 
-// Message is one violation's message, in English.
+// Message is one violation's message, in English. The library words
+// string lengths as "minLength: got 0, want 1", its keyword rather than
+// what is wrong; those read as what the value is and what was expected.
 func Message(leaf *jsonschema.ValidationError) string {
+	switch k := leaf.ErrorKind.(type) {
+	case *kind.MinLength:
+		if k.Got == 0 && k.Want == 1 {
+			return "is empty, expected a non-empty string"
+		}
+		return fmt.Sprintf("has %d characters, expected at least %d", k.Got, k.Want)
+	case *kind.MaxLength:
+		return fmt.Sprintf("has %d characters, expected at most %d", k.Got, k.Want)
+	}
 	return leaf.ErrorKind.LocalizedString(printer)
 }
 
