@@ -190,8 +190,8 @@ func vendorSDK(lang string) (map[string][]byte, error) {
 				}
 				return nil
 			}
-			if strings.HasSuffix(p, "_test.go") {
-				return nil
+			if strings.HasSuffix(p, "_test.go") || !sourceExts[path.Ext(p)] {
+				return nil // tests, and anything a build left in a source tree
 			}
 			b, err := wasmeval.SDKSources.ReadFile(p)
 			if err != nil {
@@ -211,6 +211,10 @@ func vendorSDK(lang string) (map[string][]byte, error) {
 	}
 	return files, nil
 }
+
+// sourceExts are the files an SDK is made of: sources, the ABI's schemas,
+// the manifests.
+var sourceExts = map[string]bool{".go": true, ".json": true, ".rs": true, ".toml": true, ".ts": true}
 
 // GoVersion is the go directive of a project's go.mod and of the vendored
 // SDK's: the Go release the SDK needs.
