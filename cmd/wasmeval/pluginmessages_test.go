@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/plugins/host"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
@@ -50,5 +53,48 @@ func TestPluginCallRefusesOutputOutsideItsEnvelope(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, `"is_correct": "yes"`) {
 		t.Errorf("the output is not printed for the author to read: %q", r.stdout)
+	}
+}
+
+// What a verifier's user sees in a case's fault: a verdict with no
+// attributes is a plugin fault saying so (not a silent score of 0); a
+// panic after megabytes of stderr is quoted, not the start of the noise;
+// and weights are relative, so a weight of 7 still scores in 0–1.
+func TestVerifierFaultsSayWhatHappened(t *testing.T) {
+	module, err := os.ReadFile(misbehaveWasm(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob := writeTree(t, map[string]string{
+		"misbehave.wasm": string(module),
+		"config.yaml": "name: verified\ncommand: sh main.sh\n" +
+			"verifier: {type: plugin, path: misbehave.wasm, sha256: " + pin.Digest(module) + "}\n" +
+			"checkpoints:\n  c1:\n    groups:\n      core: {type: Core}\n",
+		"c1/core.yaml": `empty: {order: 1, expected: {output: "hi\n"}, extra: {mode: noattrs}}
+flood: {order: 2, expected: {output: "hi\n"}, extra: {mode: floodpanic}}
+heavy: {order: 3, expected: {output: "hi\n"}, extra: {mode: bigweight}}
+`,
+	})
+	sub := writeTree(t, map[string]string{"main.sh": "echo hi\n"})
+	out := filepath.Join(t.TempDir(), "run")
+	r := wasmeval(t, "run", prob, "--submission", sub, "--out", out)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (inconclusive: two plugin faults)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	recs := map[string]*result.CaseRecord{}
+	for _, rec := range readJournal(t, out) {
+		recs[rec.ID] = rec
+	}
+	for id, want := range map[string]string{
+		"empty": "export verify: returned a wrong envelope: " + host.NoVerdictDetail,
+		"flood": "export verify: trapped: wasm error: unreachable; plugin stderr: panic: gave up after case flood",
+	} {
+		rec := recs[id]
+		if rec == nil || result.OutcomeOf(rec) != result.OutcomeError || !strings.Contains(rec.Result.PluginError, want) {
+			t.Errorf("%s: got %+v, want an error of kind plugin with %q", id, rec, want)
+		}
+	}
+	if rec := recs["heavy"]; rec == nil || !rec.Passed || rec.Score != 1 {
+		t.Errorf("heavy: got %+v, want passed with score 1", rec)
 	}
 }

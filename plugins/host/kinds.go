@@ -133,6 +133,11 @@ func (p *Plugin) Verify(ctx context.Context, in abi.VerifyInput, opts CallOption
 // checkVerdict holds a verdict to the limits: a fault when it has too
 // many attributes, each diff cut to its cap.
 func (p *Plugin) checkVerdict(out *abi.VerifyOutput) error {
+	// A verdict that judges no attribute would score the case 0 with no
+	// word of why; it is the plugin's fault, and says what to return.
+	if len(out.Attributes) == 0 && out.Error == "" && out.Unscored == "" {
+		return &Error{Plugin: p.Label(), Export: abi.Exports[abi.KindVerifier], Fault: FaultEnvelope, Detail: NoVerdictDetail}
+	}
 	if n := len(out.Attributes); n > MaxVerdictAttributes {
 		return &Error{Plugin: p.Label(), Export: abi.Exports[abi.KindVerifier], Fault: FaultOversized,
 			Detail: fmt.Sprintf("%d attributes in one verdict, at most %d are accepted", n, MaxVerdictAttributes)}
@@ -142,6 +147,10 @@ func (p *Plugin) checkVerdict(out *abi.VerifyOutput) error {
 	}
 	return nil
 }
+
+// NoVerdictDetail is the fault of a verdict with no attributes, no error
+// and no unscored reason.
+const NoVerdictDetail = `the verifier judged nothing: its verdict has no attributes (return {"error": "why"} for an answer it cannot verify, {"unscored": "why"} for a case it cannot judge)`
 
 // MaxVerdictAttributes caps the attributes of one verifier verdict. A case
 // checks a handful (status, output, stderr, a few files or headers); a

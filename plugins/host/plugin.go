@@ -84,7 +84,7 @@ func (p *Plugin) HasKind(kind string) bool { return slices.Contains(p.describe.K
 type instance struct {
 	p      *extism.Plugin
 	nat    *nativeInstance // instead of p, on the native transport
-	stderr *capBuffer
+	stderr *stderrBuffer
 	clock  *callClock
 	// stdin and stdout carry envelopes for plugins on the stdio transport.
 	stdin  *bytes.Reader
@@ -254,7 +254,7 @@ func versions() string {
 // clock, a fake monotonic clock and a deterministic random source, so the
 // same input always gives the same output.
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
-	stderr := &capBuffer{max: 64 << 10}
+	stderr := newStderrBuffer(32<<10, 32<<10)
 	stdout := &capBuffer{max: MaxOutputBytes + 1}
 	stdin := bytes.NewReader(nil)
 	clock := &callClock{}
@@ -454,7 +454,7 @@ func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
 	default:
 		e.Fault, e.Detail = FaultFailed, fmt.Sprintf("returned status %d", rc)
 	}
-	if msg := stderrHead(inst.stderr.String()); msg != "" {
+	if msg := inst.stderr.Message(); msg != "" {
 		e.Detail += "; plugin stderr: " + msg
 	}
 	return e
@@ -465,22 +465,6 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-// stderrHead keeps what a reader needs from a guest's stderr — the panic
-// message, not the goroutine dump after it.
-func stderrHead(s string) string {
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
-		if l == "" || strings.HasPrefix(l, "goroutine ") || strings.HasPrefix(l, "[signal") {
-			break
-		}
-		lines = append(lines, l)
-		if len(lines) == 3 {
-			break
-		}
-	}
-	return strings.Join(lines, " / ")
 }
 
 func (p *Plugin) release(inst *instance) {

@@ -72,6 +72,17 @@ func verify() int32 {
 	case "loop":
 		for {
 		}
+	case "floodpanic":
+		for i := 0; i < 40000; i++ { // about 2 MB on stderr, then a panic
+			fmt.Fprintf(os.Stderr, "debug line %d of a plugin that prints as it goes\n", i)
+		}
+		panic("gave up after case " + in.Case.ID)
+	case "noattrs":
+		os.Stdout.WriteString(`{"attributes": []}`)
+		return 0
+	case "bigweight":
+		wasmeval.WriteOutput(abi.VerifyOutput{Attributes: []abi.Attribute{{Attribute: "heavy", IsCorrect: true, Weight: 7, Actual: "x", Expected: "x"}}})
+		return 0
 	case "oom":
 		for {
 			sink = append(sink, make([]byte, 8<<20))
