@@ -32,7 +32,7 @@ func (l *loader) argumentSplitting(file string, root *yaml.Node, v string) strin
 // `verifier:` with only a config is. ok is false when m names a loader of
 // its own (loaderName resolves it then).
 func (l *loader) loaderConfig(file, path string, m *rawLoader, inherited string, inheritedRef *PluginRef) (ref *PluginRef, ok bool) {
-	if m == nil || m.name() != "" || m.Name != "" || m.SHA256 != "" || m.Config == nil {
+	if m == nil || m.namesPlugin() || m.Config == nil {
 		return nil, false
 	}
 	if m.Type != "" && m.Type != "plugin" {

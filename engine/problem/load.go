@@ -227,7 +227,7 @@ func (l *loader) verifierRef(file, path string, m *rawLoader, inherited *PluginR
 		return inherited
 	}
 	key := diag.JoinPath(path, "verifier")
-	if m.name() == "" && m.Name == "" && m.SHA256 == "" && m.Config != nil {
+	if !m.namesPlugin() && m.Config != nil {
 		// Only a config: the enclosing level's verifier plugin, configured
 		// for this level.
 		if inherited == nil {

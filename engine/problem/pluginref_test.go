@@ -69,6 +69,8 @@ func TestPluginByRef(t *testing.T) {
 			"verifier.sha256: plugin " + ref + " has sha256 " + digest + ", not the pinned " + other + "; refusing to run it"},
 		{"no pin", "{ref: '" + ref + "'}", refs,
 			"verifier.sha256: required: plugins are pinned by digest; this file's is " + digest},
+		{"no pin, with a config", "{ref: '" + ref + "', config: {output: json}}", refs,
+			"verifier.sha256: required: plugins are pinned by digest; this file's is " + digest},
 		{"malformed pin", "{ref: '" + ref + "', sha256: 'sha256:abc'}", refs,
 			`verifier.sha256: expected 64 hexadecimal digits, got "sha256:abc"`},
 		{"not locked", "{ref: 'oci://registry.example/team-a/other:2', sha256: " + digest + "}", refs,

@@ -79,6 +79,13 @@ func (l *rawLoader) name() string {
 	return l.Path
 }
 
+// namesPlugin says whether the mapping names a plugin of its own (by
+// path, name or reference, or just its pin) rather than only configuring
+// the enclosing level's.
+func (l *rawLoader) namesPlugin() bool {
+	return l.name() != "" || l.Name != "" || l.Ref != "" || l.SHA256 != ""
+}
+
 // nameKey is the key that holds name() in the mapping form ("" for the
 // scalar form).
 func (l *rawLoader) nameKey() string {
