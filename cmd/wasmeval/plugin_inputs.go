@@ -89,7 +89,7 @@ status is 1 on any difference or failed call, 0 when all agree.`,
 						return usageErr(fmt.Errorf("%s: cannot tell the export to call from the file's name (expected it to start with one of %s); give --export", in, strings.Join(inputExports, ", ")))
 					}
 				}
-				n, err := testInput(cmd, w, in, ex, args[1:], plugins, assets)
+				n, err := testOneInput(cmd, w, in, ex, args[1:], plugins, assets)
 				if err != nil {
 					return usageErr(err)
 				}
@@ -129,9 +129,9 @@ func inputFiles(dir string) ([]string, error) {
 	return files, nil
 }
 
-// testInput calls every plugin with one input and reports each output;
+// testOneInput calls every plugin with one input and reports each output;
 // it returns how many differ or failed. An error is a bad input file.
-func testInput(cmd *cobra.Command, w io.Writer, in, export string, names []string, plugins []*host.Plugin, assets string) (int, error) {
+func testOneInput(cmd *cobra.Command, w io.Writer, in, export string, names []string, plugins []*host.Plugin, assets string) (int, error) {
 	data, err := os.ReadFile(in)
 	if err != nil {
 		return 0, err
@@ -145,7 +145,7 @@ func testInput(cmd *cobra.Command, w io.Writer, in, export string, names []strin
 	refName := ""
 	expFile := strings.TrimSuffix(in, ".json") + ".expected.json"
 	if exp, err := os.ReadFile(expFile); err == nil {
-		if ref, err = canonicalJSON(exp); err != nil {
+		if ref, err = canonicalOutput(exp); err != nil {
 			return 0, fmt.Errorf("%s: %v", expFile, err)
 		}
 		refName = filepath.Base(expFile)
@@ -166,7 +166,7 @@ func testInput(cmd *cobra.Command, w io.Writer, in, export string, names []strin
 			failed++
 			continue
 		}
-		got, err := canonicalJSON(out)
+		got, err := canonicalOutput(out)
 		if err != nil {
 			fmt.Fprintf(w, "  FAIL  %s: the output is not JSON: %v\n", names[i], err)
 			failed++
@@ -183,7 +183,7 @@ func testInput(cmd *cobra.Command, w io.Writer, in, export string, names []strin
 		}
 		failed++
 		fmt.Fprintf(w, "  DIFF  %s: differs from %s\n", names[i], refName)
-		fmt.Fprint(w, indentLines(udiff.Unified(refName, names[i], indented(ref), indented(got)), maxDiffLines))
+		fmt.Fprint(w, indentDiff(udiff.Unified(refName, names[i], indentedJSON(ref), indentedJSON(got)), maxDiffLines))
 	}
 	return failed, nil
 }
@@ -192,10 +192,10 @@ func testInput(cmd *cobra.Command, w io.Writer, in, export string, names []strin
 // author looks at.
 const maxDiffLines = 40
 
-// canonicalJSON writes a JSON document with its keys sorted, no spaces
+// canonicalOutput writes a JSON document with its keys sorted, no spaces
 // and numbers as written (1.0 stays 1.0: the SDKs write numbers in one
 // form, which a port must match).
-func canonicalJSON(data []byte) ([]byte, error) {
+func canonicalOutput(data []byte) ([]byte, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var v any
@@ -214,7 +214,7 @@ func canonicalJSON(data []byte) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
-func indented(canonical []byte) string {
+func indentedJSON(canonical []byte) string {
 	var b bytes.Buffer
 	if json.Indent(&b, canonical, "", "  ") != nil {
 		return string(canonical) + "\n"
@@ -222,8 +222,8 @@ func indented(canonical []byte) string {
 	return b.String() + "\n"
 }
 
-// indentLines indents a diff under its plugin's line, at most max lines.
-func indentLines(s string, max int) string {
+// indentDiff indents a diff under its plugin's line, at most max lines.
+func indentDiff(s string, max int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	var b strings.Builder
 	for i, l := range lines {
