@@ -41,8 +41,8 @@ A directory that is not empty is refused.`,
 			if err := scaffold.New(o); err != nil {
 				return usageErr(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "created %s: a %s %s plugin; next: cd %s && ./build.sh test\n",
-				filepath.Clean(o.Dir), o.Lang, o.Kind, filepath.Clean(o.Dir))
+			fmt.Fprintf(cmd.OutOrStdout(), "created %s: a %s plugin in %s; next: cd %s && ./build.sh test\n",
+				filepath.Clean(o.Dir), o.Kind, o.Lang, filepath.Clean(o.Dir))
 			return nil
 		},
 	}
