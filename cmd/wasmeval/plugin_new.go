@@ -41,8 +41,12 @@ A directory that is not empty is refused.`,
 			if err := scaffold.New(o); err != nil {
 				return usageErr(err)
 			}
+			kind := o.Kind
+			if kind == "test" {
+				kind = "test function"
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "created %s: a %s plugin in %s; next: cd %s && ./build.sh test\n",
-				filepath.Clean(o.Dir), o.Kind, o.Lang, filepath.Clean(o.Dir))
+				filepath.Clean(o.Dir), kind, o.Lang, filepath.Clean(o.Dir))
 			return nil
 		},
 	}
