@@ -24,8 +24,20 @@ type shareFlags struct {
 }
 
 func (f *shareFlags) register(fl *pflag.FlagSet) {
+	f.registerRegistry(fl)
+	f.registerCache(fl)
+}
+
+// registerRegistry adds the flags of registry access, for the commands
+// that reach a registry.
+func (f *shareFlags) registerRegistry(fl *pflag.FlagSet) {
 	fl.StringVar(&f.registryCA, "registry-ca", "", "PEM file of a CA to trust for registries (a self-signed registry); the system's CAs, $SSL_CERT_FILE included, stay trusted")
 	fl.BoolVar(&f.plainHTTP, "plain-http", false, "talk plain HTTP to the registry (without it, only a loopback registry that answers HTTP gets HTTP)")
+}
+
+// registerCache adds --cache-dir alone, for the commands that use only
+// the cache (ls, prune, import).
+func (f *shareFlags) registerCache(fl *pflag.FlagSet) {
 	fl.StringVar(&f.cacheDir, "cache-dir", "", "plugin cache directory, an OCI image layout (default $"+share.CacheEnv+"/oci, else the user cache dir's wasmeval/oci)")
 }
 
@@ -197,6 +209,10 @@ func newPluginCacheCmd() *cobra.Command {
 			if err != nil {
 				return shareFailed(err)
 			}
+			if len(entries) == 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "plugin cache %s: empty\n", c.Dir())
+				return nil
+			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "REF\tSHA256\tSIZE\tLAST USED\tNAME")
 			for _, e := range entries {
@@ -210,7 +226,7 @@ func newPluginCacheCmd() *cobra.Command {
 				}
 				name := strings.TrimSpace(e.Name + " " + e.Version)
 				if e.Corrupt {
-					name += " CORRUPT (run `wasmeval plugin cache prune`)"
+					name += " CORRUPT (run `wasmeval plugin cache prune --corrupt`)"
 				}
 				for _, ref := range refs {
 					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", ref, e.WasmDigest, e.Size, used, name)
@@ -219,21 +235,30 @@ func newPluginCacheCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	lsFlags.register(ls.Flags())
+	lsFlags.registerCache(ls.Flags())
 
 	var pruneFlags shareFlags
-	var olderThan time.Duration
+	var olderThanArg string
 	var keepLocks []string
+	var corruptOnly bool
 	prune := &cobra.Command{
 		Use:   "prune",
 		Short: "Remove plugins from the cache (all, or those unused for a while), and every corrupt entry",
 		Long: `Remove plugins from the cache, with their referrers and the blobs nothing
 else uses. Without flags, everything goes (the cache refills from the
 registry or an import). --older-than keeps what was used recently; --keep
-keeps what a lock file (or a problem's wasmeval.lock) names. Corrupt entries
-are always removed.`,
+keeps what a lock file (or a problem's wasmeval.lock) names. --corrupt
+removes only the corrupt entries, keeping everything else (what an offline
+machine should do). Corrupt entries are always removed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			olderThan, err := parseAge(olderThanArg)
+			if err != nil {
+				return usageErr(fmt.Errorf("--older-than: %w", err))
+			}
+			if corruptOnly && (olderThan > 0 || len(keepLocks) > 0) {
+				return usageErr(fmt.Errorf("--corrupt keeps every entry that is not corrupt; it takes neither --older-than nor --keep"))
+			}
 			c, err := pruneFlags.cache()
 			if err != nil {
 				return err
@@ -250,7 +275,7 @@ are always removed.`,
 			}
 			now := time.Now()
 			removed, err := c.Prune(cmd.Context(), func(e share.CacheEntry) bool {
-				if keepDigests[e.ManifestDigest] {
+				if corruptOnly || keepDigests[e.ManifestDigest] {
 					return true
 				}
 				return olderThan > 0 && now.Sub(e.LastUsed) < olderThan
@@ -265,11 +290,38 @@ are always removed.`,
 			return nil
 		},
 	}
-	prune.Flags().DurationVar(&olderThan, "older-than", 0, "remove only plugins unused for at least this long (e.g. 720h)")
+	prune.Flags().StringVar(&olderThanArg, "older-than", "", "remove only plugins unused for at least this long: a positive duration, e.g. 30d or 720h")
 	prune.Flags().StringArrayVar(&keepLocks, "keep", nil, "keep the plugins this lock file or problem directory names (repeatable)")
-	pruneFlags.register(prune.Flags())
+	prune.Flags().BoolVar(&corruptOnly, "corrupt", false, "remove only the corrupt entries")
+	pruneFlags.registerCache(prune.Flags())
 	cmd.AddCommand(ls, prune)
 	return cmd
+}
+
+// parseAge parses --older-than: a Go duration (720h) or a whole number of
+// days (30d), positive; "" is no age limit. A negative age would make
+// every entry old enough.
+func parseAge(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseUint(days, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("%q: expected a whole number of days (30d) or a duration such as 720h", s)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("%q: expected a duration such as 720h or a number of days such as 30d", s)
+		}
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%q: expected a positive age, e.g. 30d or 720h", s)
+	}
+	return d, nil
 }
 
 // lockPathOf is the lock file a PROBLEM_OR_LOCK argument names: the
@@ -312,7 +364,7 @@ runs work offline. What the cache lacks is pulled by manifest digest, unless
 			if err := share.Export(cmd.Context(), c, r, l.Plugins, args[1]); err != nil {
 				return shareFailed(err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "exported %d plugins to %s\n", len(l.Plugins), args[1])
+			fmt.Fprintf(cmd.OutOrStdout(), "exported %s to %s\n", plural(len(l.Plugins), "plugin"), args[1])
 			return nil
 		},
 	}
@@ -343,6 +395,14 @@ func newPluginImportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	sf.register(cmd.Flags())
+	sf.registerCache(cmd.Flags())
 	return cmd
+}
+
+// plural is "1 plugin", "2 plugins".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

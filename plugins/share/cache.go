@@ -123,7 +123,7 @@ type CorruptError struct {
 }
 
 func (e *CorruptError) Error() string {
-	return fmt.Sprintf("cached module sha256:%s (%s) is corrupt: its content hashes to sha256:%s; run `wasmeval plugin cache prune` to drop it, then pull it again",
+	return fmt.Sprintf("cached module sha256:%s (%s) is corrupt: its content hashes to sha256:%s; run `wasmeval plugin cache prune --corrupt` to drop it (and keep the rest), then pull it again by digest or `wasmeval plugin import` it",
 		e.WasmDigest, e.Path, e.Got)
 }
 
@@ -261,7 +261,11 @@ func (c *Cache) addTo(ctx context.Context, s *oci.Store, src content.Fetcher, re
 	if err := s.Push(ctx, a.desc, bytes.NewReader(a.raw)); err != nil && !errors.Is(err, errdef.ErrAlreadyExists) {
 		return err
 	}
-	if ref.Tag != "" {
+	// Fetched by tag or by digest (as a run does with the lock's manifest
+	// digest), the entry is named by the reference that fetched it: `cache
+	// ls` then shows its repository, and the layout counts it as a root
+	// rather than as garbage.
+	if ref.Host != importHost {
 		if err := s.Tag(ctx, a.desc, ref.Name()); err != nil {
 			return err
 		}
@@ -344,6 +348,11 @@ func (c *Cache) list(ctx context.Context, s *oci.Store) ([]CacheEntry, error) {
 	out := make([]CacheEntry, 0, len(order))
 	for _, d := range order {
 		e := byDigest[d]
+		// A name by digest only says where the entry came from; a tag
+		// says that and more.
+		if slices.ContainsFunc(e.Refs, func(r string) bool { return !strings.Contains(r, "@") }) {
+			e.Refs = slices.DeleteFunc(e.Refs, func(r string) bool { return strings.Contains(r, "@") })
+		}
 		slices.Sort(e.Refs)
 		out = append(out, *e)
 	}
@@ -404,7 +413,55 @@ func (c *Cache) Prune(ctx context.Context, keep func(CacheEntry) bool) ([]CacheE
 			removed = append(removed, e)
 		}
 		// Blobs of interrupted pulls or imports that nothing refers to.
-		return s.GC(ctx)
+		return c.collectGarbage()
 	})
 	return removed, err
+}
+
+// collectGarbage removes the blobs that no manifest of index.json (tagged
+// or not: a plugin fetched by digest, a signature) uses. oras's own GC
+// keeps only what tagged manifests reach, and would delete the blobs of an
+// untagged entry while leaving it in the index.
+func (c *Cache) collectGarbage() error {
+	index, err := readIndex(c.dir)
+	if err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for _, d := range index.Manifests {
+		if d.Digest.Algorithm() != digest.SHA256 || d.Digest.Validate() != nil {
+			continue
+		}
+		used[d.Digest.Encoded()] = true
+		raw, err := os.ReadFile(c.blobPath(d.Digest.Encoded()))
+		if err != nil || int64(len(raw)) > MaxManifestBytes {
+			continue
+		}
+		var m ocispec.Manifest
+		if json.Unmarshal(raw, &m) != nil {
+			continue
+		}
+		for _, b := range append([]ocispec.Descriptor{m.Config}, m.Layers...) {
+			if b.Digest.Algorithm() == digest.SHA256 && b.Digest.Validate() == nil {
+				used[b.Digest.Encoded()] = true
+			}
+		}
+	}
+	dir := filepath.Join(c.dir, ocispec.ImageBlobsDir, "sha256")
+	files, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("plugin cache: %w", err)
+	}
+	for _, f := range files {
+		if f.IsDir() || used[f.Name()] || digest.NewDigestFromEncoded(digest.SHA256, f.Name()).Validate() != nil {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, f.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("plugin cache: %w", err)
+		}
+	}
+	return nil
 }

@@ -56,7 +56,11 @@ func (l *Lock) Find(ref string) (*LockEntry, bool) {
 		want = r.String()
 	}
 	for i := range l.Plugins {
-		if l.Plugins[i].Ref == want {
+		have := l.Plugins[i].Ref
+		if r, err := ParseRef(have); err == nil {
+			have = r.String() // a lock written before hosts were lowercased
+		}
+		if have == want {
 			return &l.Plugins[i], true
 		}
 	}

@@ -43,7 +43,9 @@ func ParseRef(s string) (Ref, error) {
 		return Ref{}, fmt.Errorf("reference %q: expected HOST/REPO after oci://, e.g. oci://registry.example.com/team/verifier:1.4", s)
 	}
 	var r Ref
-	r.Host = host
+	// Host names have no case; one spelling keeps the cache and locks to
+	// one entry per registry.
+	r.Host = strings.ToLower(host)
 	if repo, dgst, ok := strings.Cut(path, "@"); ok {
 		if strings.Contains(repo[strings.LastIndex(repo, "/")+1:], ":") {
 			return Ref{}, fmt.Errorf("reference %q: names both a tag and a digest; name one", s)

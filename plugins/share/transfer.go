@@ -107,7 +107,7 @@ func Import(ctx context.Context, c *Cache, src string) ([]Resolved, error) {
 		name := d.Annotations[ocispec.AnnotationRefName]
 		ref, err := ParseRef(name)
 		if err != nil {
-			ref = Ref{Host: "import", Repository: "local", Digest: d.Digest.String()}
+			ref = Ref{Host: importHost, Repository: "local", Digest: d.Digest.String()}
 		}
 		a, err := readArtifact(ctx, in, ref, d)
 		if err != nil {
@@ -130,6 +130,10 @@ func Import(ctx context.Context, c *Cache, src string) ([]Resolved, error) {
 	}
 	return out, nil
 }
+
+// importHost names, in errors, an imported manifest the layout gave no
+// reference; such an entry is cached untagged.
+const importHost = "import"
 
 // maxTarBytes caps what an imported tarball may unpack to.
 const maxTarBytes = 4 << 30
