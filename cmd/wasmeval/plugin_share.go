@@ -226,10 +226,14 @@ func newPluginCacheCmd() *cobra.Command {
 				}
 				name := strings.TrimSpace(e.Name + " " + e.Version)
 				if e.Corrupt {
-					name += " CORRUPT (run `wasmeval plugin cache prune --corrupt`)"
+					name += " CORRUPT: " + e.Problem + " (run `wasmeval plugin cache prune --corrupt`)"
+				}
+				digest := e.WasmDigest
+				if digest == "" {
+					digest = "-"
 				}
 				for _, ref := range refs {
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", ref, e.WasmDigest, e.Size, used, name)
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", ref, digest, e.Size, used, strings.TrimSpace(name))
 				}
 			}
 			return tw.Flush()
@@ -281,7 +285,14 @@ machine should do). Corrupt entries are always removed.`,
 				return olderThan > 0 && now.Sub(e.LastUsed) < olderThan
 			})
 			for _, e := range removed {
-				fmt.Fprintf(cmd.OutOrStdout(), "removed %s sha256:%s\n", strings.Join(append(e.Refs, e.ManifestDigest), " "), e.WasmDigest)
+				what := "removed " + strings.Join(append(e.Refs, e.ManifestDigest), " ")
+				if e.WasmDigest != "" {
+					what += " sha256:" + e.WasmDigest
+				}
+				if e.Corrupt {
+					what += " (corrupt: " + e.Problem + ")"
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), what)
 			}
 			if err != nil {
 				return shareFailed(err)

@@ -102,7 +102,27 @@ func (c *Cache) withStore(ctx context.Context, exclusive bool, fn func(*oci.Stor
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer func() { unlock() }()
+	// An entry whose manifest blob is bad would make oras refuse the whole
+	// layout; it is taken out of the index first (see corruptName).
+	if index, err := readIndex(c.dir); err == nil {
+		if bad := c.badManifests(index); len(bad) > 0 {
+			if !exclusive {
+				unlock()
+				if unlock, err = lockFile(filepath.Join(c.dir, cacheLockName), true); err != nil {
+					unlock = func() {}
+					return err
+				}
+				if index, err = readIndex(c.dir); err != nil {
+					return err
+				}
+				bad = c.badManifests(index)
+			}
+			if err := c.repair(index, bad); err != nil {
+				return err
+			}
+		}
+	}
 	s, err := oci.NewWithContext(ctx, c.dir)
 	if err != nil {
 		return fmt.Errorf("plugin cache %s: %v; remove the directory to start an empty cache", c.dir, oneLine(err))
@@ -301,8 +321,10 @@ type CacheEntry struct {
 	Name, Version  string
 	// LastUsed is when a run or pull last used it (zero: unknown).
 	LastUsed time.Time
-	// Corrupt is set when the module's file no longer matches its digest.
+	// Corrupt is set when the module's file no longer matches its digest,
+	// or the manifest's (then WasmDigest is unknown and Problem says why).
 	Corrupt bool
+	Problem string
 }
 
 // List returns the plugin artifacts in the cache, sorted by reference
@@ -332,8 +354,10 @@ func (c *Cache) list(ctx context.Context, s *oci.Store) ([]CacheEntry, error) {
 				continue // a referrer, or not a plugin
 			}
 			e = &CacheEntry{ManifestDigest: d.Digest.String(), WasmDigest: a.wasmHex(), Size: a.layer.Size, Name: a.describe.Name, Version: a.describe.Version}
-			if got, err := hashFile(c.blobPath(e.WasmDigest)); err != nil || got != e.WasmDigest {
-				e.Corrupt = true
+			if got, err := hashFile(c.blobPath(e.WasmDigest)); err != nil {
+				e.Corrupt, e.Problem = true, "module sha256:"+e.WasmDigest+" is missing"
+			} else if got != e.WasmDigest {
+				e.Corrupt, e.Problem = true, "module sha256:"+e.WasmDigest+" hashes to sha256:"+got
 			}
 			if fi, err := os.Stat(filepath.Join(c.dir, usedDir, e.WasmDigest)); err == nil {
 				e.LastUsed = fi.ModTime()
@@ -343,6 +367,26 @@ func (c *Cache) list(ctx context.Context, s *oci.Store) ([]CacheEntry, error) {
 		}
 		if name := d.Annotations[ocispec.AnnotationRefName]; name != "" && name != d.Digest.String() && !slices.Contains(e.Refs, name) {
 			e.Refs = append(e.Refs, name)
+		}
+	}
+	corrupt, err := c.corruptEntries()
+	if err != nil {
+		return nil, err
+	}
+	inIndex := len(order)
+	for _, ce := range corrupt {
+		d := digest.Digest(ce.Digest)
+		e, seen := byDigest[d]
+		if seen && slices.Index(order, d) < inIndex {
+			continue // fetched again since
+		}
+		if !seen {
+			e = &CacheEntry{ManifestDigest: ce.Digest, Corrupt: true, Problem: "manifest " + ce.Digest + ": " + ce.Why}
+			byDigest[d] = e
+			order = append(order, d)
+		}
+		if ce.Ref != "" && ce.Ref != ce.Digest && !slices.Contains(e.Refs, ce.Ref) {
+			e.Refs = append(e.Refs, ce.Ref)
 		}
 	}
 	out := make([]CacheEntry, 0, len(order))
@@ -398,6 +442,9 @@ func (c *Cache) Prune(ctx context.Context, keep func(CacheEntry) bool) ([]CacheE
 			if !e.Corrupt && keep != nil && keep(e) {
 				continue
 			}
+			if e.WasmDigest == "" {
+				continue // a corrupt manifest, already out of the index: forgotten below
+			}
 			if e.Corrupt {
 				// oras would refuse to read it back; the blob goes first.
 				os.Remove(c.blobPath(e.WasmDigest))
@@ -410,6 +457,24 @@ func (c *Cache) Prune(ctx context.Context, keep func(CacheEntry) bool) ([]CacheE
 				return fmt.Errorf("prune %s: %w", e.ManifestDigest, err)
 			}
 			os.Remove(filepath.Join(c.dir, usedDir, e.WasmDigest))
+			removed = append(removed, e)
+		}
+		forgotten, err := c.forgetCorrupt()
+		if err != nil {
+			return err
+		}
+		intact := map[string]bool{}
+		for _, e := range entries {
+			intact[e.ManifestDigest] = e.WasmDigest != ""
+		}
+		for _, ce := range forgotten {
+			if intact[ce.Digest] {
+				continue // fetched again since
+			}
+			e := CacheEntry{ManifestDigest: ce.Digest, Corrupt: true, Problem: "manifest " + ce.Digest + ": " + ce.Why}
+			if ce.Ref != "" {
+				e.Refs = []string{ce.Ref}
+			}
 			removed = append(removed, e)
 		}
 		// Blobs of interrupted pulls or imports that nothing refers to.

@@ -290,7 +290,10 @@ func (c *Cache) Signatures(ctx context.Context, ref Ref, manifestDigest string) 
 	err := c.view(ctx, func(s *oci.Store) error {
 		desc, err := s.Resolve(ctx, manifestDigest)
 		if err != nil {
-			return &Error{Ref: at.String(), Kind: ErrNotFound, Msg: fmt.Sprintf("manifest %s is not in the plugin cache %s; pull the plugin (or import it) first", manifestDigest, c.dir), Err: err}
+			if why := c.corruptWhy(manifestDigest); why != "" {
+				return &Error{Ref: at.String(), Kind: ErrNotFound, Msg: fmt.Sprintf("manifest %s in the plugin cache %s is corrupt (%s); run `wasmeval plugin pull %s` (or `wasmeval plugin import`)", manifestDigest, c.dir, why, at), Err: err}
+			}
+			return &Error{Ref: at.String(), Kind: ErrNotFound, Msg: fmt.Sprintf("manifest %s is not in the plugin cache %s; run `wasmeval plugin pull %s` (or `wasmeval plugin import`) first", manifestDigest, c.dir, at), Err: err}
 		}
 		sigs, err = signaturesIn(ctx, s, at, desc)
 		return err
