@@ -84,6 +84,8 @@ func TestParseRef(t *testing.T) {
 		"oci://registry.example.com/team/verifier:1.4": "oci://registry.example.com/team/verifier:1.4",
 		"localhost:5000/v:latest":                      "oci://localhost:5000/v:latest",
 		"127.0.0.1:5000/a/b@" + goodManifest:           "oci://127.0.0.1:5000/a/b@" + goodManifest,
+		"[::1]:5000/a:1":                               "oci://[::1]:5000/a:1",
+		"LocalHost:65535/a:1":                          "oci://localhost:65535/a:1",
 	}
 	for in, want := range good {
 		r, err := ParseRef(in)
@@ -102,6 +104,10 @@ func TestParseRef(t *testing.T) {
 		"oci://r.example/v@sha256:abc":        "digest",
 		"oci://r.example/v:1@" + goodManifest: "both a tag and a digest",
 		"oci://r.ex ample/v:1":                "white space",
+		"oci://localhost:99999/x:1":           `port "99999": expected 1 to 65535`,
+		"oci://localhost:0/x:1":               `port "0"`,
+		"oci://r.example/team/v:1.4:extra":    `tag "1.4:extra"`,
+		"oci://[::1]:70000/x:1":               `port "70000"`,
 	}
 	for in, want := range bad {
 		if _, err := ParseRef(in); err == nil || !strings.Contains(err.Error(), want) {

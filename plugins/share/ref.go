@@ -2,6 +2,7 @@ package share
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
@@ -56,10 +57,12 @@ func ParseRef(s string) (Ref, error) {
 			return Ref{}, fmt.Errorf("reference %q: digest %q: expected sha256: and 64 lowercase hex digits", s, dgst)
 		}
 	} else {
-		// The tag follows the last colon after the last slash; a colon
-		// in the host is its port.
+		// The tag follows the first colon after the last slash (a colon
+		// in the host is its port), so that a second colon is reported
+		// as part of a bad tag.
 		slash := strings.LastIndex(path, "/")
-		if c := strings.LastIndex(path, ":"); c > slash {
+		if c := strings.Index(path[slash+1:], ":"); c >= 0 {
+			c += slash + 1
 			r.Repository, r.Tag = path[:c], path[c+1:]
 		} else {
 			r.Repository = path
@@ -70,6 +73,12 @@ func ParseRef(s string) (Ref, error) {
 	}
 	if err := r.oras().ValidateRegistry(); err != nil {
 		return Ref{}, fmt.Errorf("reference %q: registry %q: expected HOST or HOST:PORT", s, r.Host)
+	}
+	if i := strings.LastIndex(r.Host, ":"); i > strings.LastIndex(r.Host, "]") {
+		port := r.Host[i+1:]
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return Ref{}, fmt.Errorf("reference %q: port %q: expected 1 to 65535", s, port)
+		}
 	}
 	if err := r.oras().ValidateRepository(); err != nil {
 		return Ref{}, fmt.Errorf("reference %q: repository %q: expected lowercase path components of letters, digits and . _ -", s, r.Repository)
