@@ -43,13 +43,15 @@ type rescoreFlags struct {
 func newRescoreCmd() *cobra.Command {
 	var f rescoreFlags
 	cmd := &cobra.Command{
-		Use:   "rescore RUN_DIR [--verifier FILE] [--out NEW_RUN_DIR]",
+		Use:   "rescore RUN_DIR [--verifier FILE|REF] [--out NEW_RUN_DIR]",
 		Short: "Verify a run's recorded results again, without running the submission",
 		Long: `Verify again every case recorded in the journal of the run in RUN_DIR
 (finished, interrupted or salvaged) without running the submission: each
 case's recorded status, output, stderr, files and headers are checked with
-the problem's checks and plugins as they are now, or, with --verifier FILE,
-with that verifier plugin in place of each group's own.
+the problem's checks and plugins as they are now, or, with --verifier FILE
+or --verifier oci://HOST/REPO:TAG, with that verifier plugin in place of
+each group's own (a reference is fetched into the plugin cache and checked
+against the trust policy, as a problem's own binding would be).
 
 The new verdicts go to a new run directory (default RUN_DIR-rescore-N; an
 existing, non-empty directory is refused), with a manifest that links
@@ -66,7 +68,7 @@ or configuration error, 130 interrupted.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.verifier, "verifier", "", "verifier plugin file (.wasm) used in place of each group's verifier plugin")
+	fl.StringVar(&f.verifier, "verifier", "", "verifier plugin used in place of each group's verifier plugin: a file (.wasm) or a registry reference (oci://HOST/REPO:TAG, checked against the trust policy)")
 	fl.StringVarP(&f.out, "out", "o", "", "new run directory (default: RUN_DIR-rescore-N)")
 	fl.StringVar(&f.problem, "problem", "", "problem directory (default: the one RUN_DIR's manifest records)")
 	fl.IntVarP(&f.jobs, "jobs", "j", 1, "groups rescored concurrently")
@@ -123,7 +125,8 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 			return usageErr(fmt.Errorf("rescore: %s: problem.path %s: %s (has the problem moved? give it with --problem DIR)", where, problemPath, why))
 		}
 	}
-	p, err := run.LoadProblemWith(problemPath, run.LoadOptions{PluginDirs: f.plugins.dirs, MountRoots: f.mountRoots, Refs: f.refs.runRefs(cmd.Context(), problemPath)})
+	refs := f.refs.runRefs(cmd.Context(), problemPath)
+	p, err := run.LoadProblemWith(problemPath, run.LoadOptions{PluginDirs: f.plugins.dirs, MountRoots: f.mountRoots, Refs: refs})
 	if err != nil {
 		return usageErr(fmt.Errorf("rescore: invalid problem %s:\n%w", problemPath, err))
 	}
@@ -177,8 +180,9 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	}
 	var verifier *manifest.PluginFile
 	var verifierPlugin *problem.PluginRef
+	var sharedVerifier *manifest.SharedPlugin
 	if f.verifier != "" {
-		if verifierPlugin, verifier, err = verifierRef(cmd.Context(), f.verifier, &f.refs); err != nil {
+		if verifierPlugin, verifier, sharedVerifier, err = verifierRef(cmd.Context(), f.verifier, &f.refs, problemDir(problemPath)); err != nil {
 			return usageErr(fmt.Errorf("rescore: %w", err))
 		}
 	}
@@ -228,6 +232,15 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	logw.set(runLog)
 
 	man, err := rescoreManifest(orig, from, rs.Problem(), f, verifier, policy, checkpoints, givenArgs(cmd, from))
+	if err == nil {
+		man.Shared = refs.Shared()
+		if sharedVerifier != nil {
+			if man.Shared == nil {
+				man.Shared = map[string]manifest.SharedPlugin{}
+			}
+			man.Shared[verifierPlugin.Ref] = *sharedVerifier
+		}
+	}
 	if err != nil {
 		return usageErr(fmt.Errorf("rescore: %w", err))
 	}
@@ -289,64 +302,81 @@ func printRescore(w, warn io.Writer, from, out string, res *run.RescoreOutcome) 
 
 // verifierRef resolves --verifier: a plugin file, pinned by the sha256 it
 // has now, or a registry reference (oci://…), fetched into the plugin
-// cache (found there alone with --offline) and pinned by the digest of the
-// module its manifest names.
-func verifierRef(ctx context.Context, given string, rf *refFlags) (*problem.PluginRef, *manifest.PluginFile, error) {
+// cache (found there alone with --offline), pinned by the digest of the
+// module its manifest names and checked against the trust policy of the
+// problem in dir.
+func verifierRef(ctx context.Context, given string, rf *refFlags, dir string) (*problem.PluginRef, *manifest.PluginFile, *manifest.SharedPlugin, error) {
 	if strings.HasPrefix(given, share.Scheme) {
-		return verifierByRef(ctx, given, rf)
+		return verifierByRef(ctx, given, rf, dir)
 	}
 	abs, err := filepath.Abs(given)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--verifier %s: %w", given, err)
+		return nil, nil, nil, fmt.Errorf("--verifier %s: %w", given, err)
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--verifier %s: %v: give the path of a verifier plugin file (.wasm) or a registry reference (oci://HOST/REPO:TAG)", given, pathErr(err))
+		return nil, nil, nil, fmt.Errorf("--verifier %s: %v: give the path of a verifier plugin file (.wasm) or a registry reference (oci://HOST/REPO:TAG)", given, pathErr(err))
 	}
 	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("--verifier %s: not a file: give the path of a verifier plugin file (.wasm)", given)
+		return nil, nil, nil, fmt.Errorf("--verifier %s: not a file: give the path of a verifier plugin file (.wasm)", given)
 	}
 	file, err := os.Open(abs)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--verifier %s: %v", given, pathErr(err))
+		return nil, nil, nil, fmt.Errorf("--verifier %s: %v", given, pathErr(err))
 	}
 	defer file.Close()
 	h := sha256.New()
 	if _, err := io.Copy(h, file); err != nil {
-		return nil, nil, fmt.Errorf("--verifier %s: %v", given, pathErr(err))
+		return nil, nil, nil, fmt.Errorf("--verifier %s: %v", given, pathErr(err))
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	ref := &problem.PluginRef{Path: abs, SHA256: sum}
-	return ref, &manifest.PluginFile{Path: abs, SHA256: sum}, nil
+	return ref, &manifest.PluginFile{Path: abs, SHA256: sum}, nil, nil
 }
 
-// verifierByRef fetches --verifier oci://… into the plugin cache.
-func verifierByRef(ctx context.Context, given string, rf *refFlags) (*problem.PluginRef, *manifest.PluginFile, error) {
+// verifierByRef fetches --verifier oci://… into the plugin cache and
+// checks it against the trust policy (--trust-policy, else the one next
+// to the problem), as a problem binding it would be checked.
+func verifierByRef(ctx context.Context, given string, rf *refFlags, dir string) (*problem.PluginRef, *manifest.PluginFile, *manifest.SharedPlugin, error) {
 	ref, err := share.ParseRef(given)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--verifier: %w", err)
+		return nil, nil, nil, fmt.Errorf("--verifier: %w", err)
 	}
 	cache, err := rf.share.cache()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	policy, err := share.FindPolicy(rf.trustPolicy, dir)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("--verifier %s: %w", ref, err)
 	}
 	var got share.Resolved
+	var signatures share.SignatureSource = cache
 	if rf.offline {
 		got, err = cache.Lookup(ctx, ref)
 	} else {
 		var remote *share.Remote
 		if remote, err = rf.share.remote(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		got, err = share.Pull(ctx, remote, cache, ref)
+		signatures = remote
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("--verifier: %w", err)
+		return nil, nil, nil, fmt.Errorf("--verifier: %w", err)
+	}
+	shared := &manifest.SharedPlugin{Manifest: got.ManifestDigest, SHA256: got.WasmDigest}
+	if policy != nil {
+		signer, err := policy.Check(ctx, signatures, ref, got.ManifestDigest)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--verifier: %w", err)
+		}
+		shared.Signer = signer.String()
 	}
 	// Pinned by reference, as a problem binding it would be: manifests
 	// name the reference, not the cache's file.
 	return &problem.PluginRef{Path: got.Path, Ref: ref.String(), SHA256: got.WasmDigest},
-		&manifest.PluginFile{Path: ref.AtDigest(got.ManifestDigest).String(), SHA256: got.WasmDigest}, nil
+		&manifest.PluginFile{Path: ref.AtDigest(got.ManifestDigest).String(), SHA256: got.WasmDigest}, shared, nil
 }
 
 // pathErr drops the path an *fs.PathError repeats.

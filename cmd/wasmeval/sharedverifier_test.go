@@ -149,6 +149,9 @@ func TestSharedVerifierExample(t *testing.T) {
 		m.RescoredFrom.Verifier.Path != "oci://"+reg.Host+"/team-a/stats-verifier@"+manifestDigest {
 		t.Errorf("rescored manifest: %+v", m.RescoredFrom)
 	}
+	if got := m.Shared[ref]; got.Manifest != manifestDigest || got.SHA256 != pinned || !strings.HasPrefix(got.Signer, "team-a (") {
+		t.Errorf("rescored manifest's shared plugins: %+v", m.Shared)
+	}
 
 	// Team A moves the tag to another module: the lock still runs what was
 	// locked; locking again refuses the module the problem does not pin.
@@ -156,6 +159,12 @@ func TestSharedVerifierExample(t *testing.T) {
 	runOK("after the tag moved")
 	if res := wasmeval(t, "plugin", "lock", problemDir); res.code != exitUsage || !strings.Contains(res.stderr, "but the problem pins sha256:"+pinned) {
 		t.Fatalf("lock after the tag moved: %d %s", res.code, res.stderr)
+	}
+	// Rescoring with the tag, which now names an unsigned module, is held
+	// to Team B's trust policy as the problem's own binding is.
+	res = wasmeval(t, "rescore", online, "--verifier", ref, "--out", filepath.Join(t.TempDir(), "unsigned"))
+	if res.code != exitUsage || !strings.Contains(res.stderr, ref+": unsigned; trust policy") {
+		t.Fatalf("rescore --verifier with an unsigned module: %d %s", res.code, res.stderr)
 	}
 
 	// A module changed in the registry's storage is refused when fetched
