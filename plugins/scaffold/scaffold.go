@@ -20,8 +20,9 @@ import (
 	"strings"
 	"text/template"
 
-	wasmeval "github.com/wasmeval/wasmeval"
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/plugins"
+	"github.com/wasmeval/wasmeval/sdk"
 )
 
 // Languages and Kinds a project can be created for, in the order help
@@ -180,7 +181,7 @@ func vendorSDK(lang string) (map[string][]byte, error) {
 		}
 	}
 	for _, root := range roots {
-		err := fs.WalkDir(wasmeval.SDKSources, root, func(p string, e fs.DirEntry, err error) error {
+		err := fs.WalkDir(sources, root, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
@@ -193,7 +194,7 @@ func vendorSDK(lang string) (map[string][]byte, error) {
 			if strings.HasSuffix(p, "_test.go") || !sourceExts[path.Ext(p)] {
 				return nil // tests, and anything a build left in a source tree
 			}
-			b, err := wasmeval.SDKSources.ReadFile(p)
+			b, err := fs.ReadFile(sources, p)
 			if err != nil {
 				return err
 			}
@@ -259,4 +260,24 @@ func write(dir string, files map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// sources are the SDKs' and the ABI's sources at their paths in the
+// wasmeval module (sdk/…, plugins/abi/…), from the packages that embed
+// them.
+var sources = rootedFS{"sdk": sdk.Sources, "plugins": plugins.ABISources}
+
+// rootedFS puts file systems under top-level directory names.
+type rootedFS map[string]fs.FS
+
+func (r rootedFS) Open(name string) (fs.File, error) {
+	top, rest, _ := strings.Cut(name, "/")
+	f, ok := r[top]
+	if !ok || !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	if rest == "" {
+		rest = "."
+	}
+	return f.Open(rest)
 }
