@@ -59,6 +59,7 @@ type lockedRefs struct {
 	once     sync.Once
 	err      error
 	lockPath string
+	noLock   bool // there is no lock file
 	lock     *share.Lock
 	cache    *share.Cache
 	policy   *share.Policy
@@ -79,8 +80,7 @@ func (r *lockedRefs) open() error {
 		lock, err := share.ReadLock(r.lockPath)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			// Every reference is then "not in the lock", with the
-			// command that writes it.
+			r.noLock = true
 			lock = &share.Lock{Version: share.LockVersion}
 		case err != nil:
 			r.err = err
@@ -109,6 +109,9 @@ func (r *lockedRefs) open() error {
 func (r *lockedRefs) Resolve(ref, sha256 string) (string, error) {
 	if err := r.open(); err != nil {
 		return "", err
+	}
+	if r.noLock {
+		return "", fmt.Errorf("%s: there is no %s, and runs find plugins bound by reference only through it; run `wasmeval plugin lock %s`", ref, r.lockPath, r.problem)
 	}
 	path, err := r.res.Resolve(ref, sha256)
 	if err != nil {
@@ -152,6 +155,43 @@ func (r *lockedRefs) Shared() map[string]manifest.SharedPlugin {
 	return out
 }
 
+// lockingRefs resolves references live for `plugin lock` and checks
+// each against the trust policy as it is resolved, so that a refusal is
+// reported on its binding (file, key) with every other problem found.
+type lockingRefs struct {
+	ctx    context.Context
+	res    *share.Resolver
+	policy *share.Policy
+	remote *share.Remote
+
+	mu      sync.Mutex
+	signers map[string]string // canonical reference → signer
+}
+
+// Resolve implements problem.RefResolver.
+func (r *lockingRefs) Resolve(ref, sha256 string) (string, error) {
+	path, err := r.res.Resolve(ref, sha256)
+	if err != nil || r.policy == nil {
+		return path, err
+	}
+	parsed, err := share.ParseRef(ref)
+	if err != nil {
+		return "", err
+	}
+	e, ok := r.res.Recorded().Find(parsed.String())
+	if !ok {
+		return "", fmt.Errorf("%s: resolved but not recorded", parsed)
+	}
+	signer, err := r.policy.Check(r.ctx, r.remote, parsed, e.Manifest)
+	if err != nil {
+		return "", err
+	}
+	r.mu.Lock()
+	r.signers[e.Ref] = signer.String()
+	r.mu.Unlock()
+	return path, nil
+}
+
 func newPluginLockCmd() *cobra.Command {
 	var pf pluginFlags
 	var rf refFlags
@@ -184,12 +224,13 @@ references only through the lock, by digest, and can run offline.`,
 			if err != nil {
 				return usageErr(err)
 			}
+			refs := &lockingRefs{ctx: ctx, res: res, policy: policy, remote: remote, signers: map[string]string{}}
 			plugins, err := pf.newHost(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			defer plugins.Close()
-			if _, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, refs: res,
+			if _, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, refs: refs,
 				functions: functionsOf(ctx, plugins), setup: setupOf(ctx, plugins)}); err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
@@ -200,19 +241,7 @@ references only through the lock, by digest, and can run offline.`,
 				return nil
 			}
 			for i := range lock.Plugins {
-				e := &lock.Plugins[i]
-				if policy == nil {
-					continue
-				}
-				ref, err := share.ParseRef(e.Ref)
-				if err != nil {
-					return shareFailed(err)
-				}
-				signer, err := policy.Check(ctx, remote, ref, e.Manifest)
-				if err != nil {
-					return shareFailed(err)
-				}
-				e.Signer = signer.String()
+				lock.Plugins[i].Signer = refs.signers[lock.Plugins[i].Ref]
 			}
 			sort.Slice(lock.Plugins, func(i, j int) bool { return lock.Plugins[i].Ref < lock.Plugins[j].Ref })
 			path := filepath.Join(dir, share.LockFileName)

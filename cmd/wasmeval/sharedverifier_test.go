@@ -89,11 +89,11 @@ func TestSharedVerifierExample(t *testing.T) {
 	sub := filepath.Join(teamB, "submission")
 	out := filepath.Join(t.TempDir(), "run")
 	res := wasmeval(t, "run", problemDir, "--submission", sub, "--out", out)
-	if res.code != exitUsage || !strings.Contains(res.stderr, "verifier.ref: "+ref+": not in "+filepath.Join(problemDir, share.LockFileName)+"; run `wasmeval plugin lock") {
+	if res.code != exitUsage || !strings.Contains(res.stderr, "verifier.ref: "+ref+": there is no "+filepath.Join(problemDir, share.LockFileName)+", and runs find plugins bound by reference only through it; run `wasmeval plugin lock") {
 		t.Fatalf("run before lock: %d %s", res.code, res.stderr)
 	}
 	res = wasmeval(t, "plugin", "lock", problemDir)
-	if res.code != exitFail || !strings.Contains(res.stderr, ref+": unsigned; trust policy") {
+	if res.code != exitUsage || !strings.Contains(res.stderr, "verifier.ref: "+ref+": unsigned; trust policy") {
 		t.Fatalf("lock of an unsigned plugin: %d %s", res.code, res.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(problemDir, share.LockFileName)); err == nil {
