@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,7 +72,30 @@ func parseRef(s string) (share.Ref, error) {
 }
 
 // shareFailed is a failure of a registry, the cache or an artifact.
-func shareFailed(err error) error { return &exitError{code: exitFail, err: err} }
+// A mistake in the user's input (share.InputError) is a usage error.
+func shareFailed(err error) error {
+	if share.IsInput(err) {
+		return usageErr(err)
+	}
+	return &exitError{code: exitFail, err: err}
+}
+
+// readLockArg reads the lock a PROBLEM_OR_LOCK argument names; a missing
+// one is an error saying how to make it.
+func readLockArg(arg string) (*share.Lock, error) {
+	p := lockPathOf(arg)
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		if p == arg {
+			return nil, usageErr(fmt.Errorf("%s: no such problem directory or lock file", arg))
+		}
+		return nil, usageErr(fmt.Errorf("%s: the problem has no lock file; run `wasmeval plugin lock %s` to write it", p, arg))
+	}
+	l, err := share.ReadLock(p)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return l, nil
+}
 
 func newPluginShareCmds() []*cobra.Command {
 	return []*cobra.Command{newPluginPushCmd(), newPluginPullCmd(), newPluginCacheCmd(), newPluginExportCmd(), newPluginImportCmd()}
@@ -269,7 +294,7 @@ machine should do). Corrupt entries are always removed.`,
 			}
 			keepDigests := map[string]bool{}
 			for _, p := range keepLocks {
-				l, err := share.ReadLock(lockPathOf(p))
+				l, err := readLockArg(p)
 				if err != nil {
 					return usageErr(fmt.Errorf("--keep: %w", err))
 				}
@@ -346,20 +371,24 @@ func lockPathOf(arg string) string {
 
 func newPluginExportCmd() *cobra.Command {
 	var sf shareFlags
-	var offline bool
+	var offline, force bool
 	cmd := &cobra.Command{
 		Use:   "export PROBLEM_OR_LOCK DEST",
 		Short: "Write the plugins a lock names as an OCI layout directory, or a tarball when DEST ends in .tar",
 		Long: `Write every plugin a problem's wasmeval.lock names — manifest, config,
 module and referrers such as signatures — as an OCI image layout at DEST (a
-tarball when DEST ends in .tar), for machines without access to the
+tarball when DEST ends in .tar; compressed archives are not written, and an
+existing tarball is replaced only with --force), for machines without access to the
 registry: there, ` + "`wasmeval plugin import DEST`" + ` fills the plugin cache and
 runs work offline. What the cache lacks is pulled by manifest digest, unless
 --offline.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := share.ReadLock(lockPathOf(args[0]))
+			l, err := readLockArg(args[0])
 			if err != nil {
+				return err
+			}
+			if err := share.CheckExportDest(args[1], force); err != nil {
 				return usageErr(err)
 			}
 			c, err := sf.cache()
@@ -372,7 +401,7 @@ runs work offline. What the cache lacks is pulled by manifest digest, unless
 					return err
 				}
 			}
-			if err := share.Export(cmd.Context(), c, r, l.Plugins, args[1]); err != nil {
+			if err := share.ExportTo(cmd.Context(), c, r, l.Plugins, args[1], force); err != nil {
 				return shareFailed(err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "exported %s to %s\n", plural(len(l.Plugins), "plugin"), args[1])
@@ -380,6 +409,7 @@ runs work offline. What the cache lacks is pulled by manifest digest, unless
 		},
 	}
 	cmd.Flags().BoolVar(&offline, "offline", false, "use the plugin cache only; never reach a registry")
+	cmd.Flags().BoolVar(&force, "force", false, "replace an existing tarball at DEST")
 	sf.register(cmd.Flags())
 	return cmd
 }

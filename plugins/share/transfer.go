@@ -23,6 +23,15 @@ import (
 // to the registry. What the cache lacks is pulled by manifest digest
 // through r (nil: the cache must hold everything).
 func Export(ctx context.Context, c *Cache, r *Remote, entries []LockEntry, dest string) error {
+	return ExportTo(ctx, c, r, entries, dest, false)
+}
+
+// ExportTo is Export, replacing an existing tarball at dest when force is
+// set (without it, an existing file is refused).
+func ExportTo(ctx context.Context, c *Cache, r *Remote, entries []LockEntry, dest string, force bool) error {
+	if err := CheckExportDest(dest, force); err != nil {
+		return err
+	}
 	for _, e := range entries {
 		if _, err := c.Path(e.SHA256); err == nil {
 			continue
@@ -70,10 +79,41 @@ func Export(ctx context.Context, c *Cache, r *Remote, entries []LockEntry, dest 
 		}
 		return nil
 	})
-	if err != nil || !tarball {
+	if err != nil {
 		return err
 	}
+	// oras makes a directory for uploads in progress; an export has none.
+	os.Remove(filepath.Join(dir, "ingest"))
+	if !tarball {
+		return nil
+	}
 	return writeTar(dir, dest)
+}
+
+// CheckExportDest refuses a destination export would not write as the
+// user expects: a compressed or other archive suffix (only .tar is
+// written; anything else is a directory), or an existing file (unless
+// force).
+func CheckExportDest(dest string, force bool) error {
+	lower := strings.ToLower(dest)
+	for _, ext := range []string{".tgz", ".tar.gz", ".gz", ".tar.zst", ".zst", ".tar.xz", ".xz", ".tar.bz2", ".bz2", ".zip"} {
+		if strings.HasSuffix(lower, ext) {
+			return inputErr(fmt.Errorf("export to %s: %s archives are not written; name a .tar file (compress it afterwards if you like) or a directory", dest, ext))
+		}
+	}
+	fi, err := os.Stat(dest)
+	if err != nil {
+		return nil
+	}
+	if !fi.IsDir() {
+		if !strings.HasSuffix(dest, ".tar") {
+			return inputErr(fmt.Errorf("export to %s: a file exists there; name a .tar file or a directory", dest))
+		}
+		if !force {
+			return inputErr(fmt.Errorf("export to %s: the file exists; pass --force to replace it", dest))
+		}
+	}
+	return nil
 }
 
 // Import copies every plugin artifact of the OCI layout (directory or
@@ -82,7 +122,7 @@ func Export(ctx context.Context, c *Cache, r *Remote, entries []LockEntry, dest 
 func Import(ctx context.Context, c *Cache, src string) ([]Resolved, error) {
 	dir := src
 	if fi, err := os.Stat(src); err != nil {
-		return nil, err
+		return nil, inputErr(fmt.Errorf("import %s: %w", src, err))
 	} else if !fi.IsDir() {
 		tmp, err := os.MkdirTemp("", "wasmeval-import-*")
 		if err != nil {
@@ -94,9 +134,12 @@ func Import(ctx context.Context, c *Cache, src string) ([]Resolved, error) {
 		}
 		dir = tmp
 	}
+	if _, err := os.Stat(filepath.Join(dir, ocispec.ImageIndexFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, inputErr(fmt.Errorf("import %s: not an OCI image layout (it has no index.json); expected a directory or a .tar written by `wasmeval plugin export`", src))
+	}
 	index, err := readIndex(dir)
 	if err != nil {
-		return nil, fmt.Errorf("import %s: %w", src, err)
+		return nil, inputErr(fmt.Errorf("import %s: %w", src, err))
 	}
 	in, err := oci.NewFromFS(ctx, os.DirFS(dir))
 	if err != nil {
@@ -198,7 +241,7 @@ func readTar(src, dir string) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("import %s: not a tarball: %v", src, err)
+			return inputErr(fmt.Errorf("import %s: not a tarball (%v); expected a directory or a .tar written by `wasmeval plugin export`", src, err))
 		}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
