@@ -98,3 +98,43 @@ heavy: {order: 3, expected: {output: "hi\n"}, extra: {mode: bigweight}}
 		t.Errorf("heavy: got %+v, want passed with score 1", rec)
 	}
 }
+
+// An AssemblyScript module built without the SDK's abort handler imports
+// env.abort: loading it names the import, what wasmeval provides and the
+// flag that fixes the build, not the runtime's "module[env] not
+// instantiated".
+func TestPluginWithUnknownImportNamesItAndTheFix(t *testing.T) {
+	wasm := filepath.Join(t.TempDir(), "noabort.wasm")
+	if err := pluginbuild.BuildAssemblyScriptWith("../../plugins/conformance/assemblyscript/plugin.ts", wasm, "--use", "abort=~lib/builtins/abort"); err != nil {
+		t.Fatal(err)
+	}
+	r := wasmeval(t, "plugin", "inspect", wasm)
+	want := "imports what wasmeval does not provide: env.abort; wasmeval provides the modules wasi_snapshot_preview1, wasmeval only; " +
+		"env.abort is AssemblyScript's runtime error handler: build with the SDK's, --use abort=~lib/@wasmeval/sdk/assembly/abort/abort/wasmevalAbort, as docs/sdk-assemblyscript.md says"
+	if r.code != 2 || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "not instantiated") {
+		t.Errorf("exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+}
+
+// An AssemblyScript verifier built with the SDK's abort handler: a throw
+// is quoted with its message, file and line; an allocation past the
+// memory cap is the memory fault, not a bare "unreachable".
+func TestAssemblyScriptFaultsAreExplained(t *testing.T) {
+	wasm := filepath.Join(t.TempDir(), "asfaults.wasm")
+	if err := pluginbuild.BuildAssemblyScript("../../plugins/host/testdata/asfaults/plugin.ts", wasm); err != nil {
+		t.Fatal(err)
+	}
+	in := func(mode string) string {
+		return `{"abi_version":1,"config":{"mode":"` + mode + `"},"case":{"id":"c7"},"actual":{"status_code":0,"output":"","stderr":""},"expected":{}}`
+	}
+	r := wasmeval(t, "plugin", "call", wasm, "verify", "--input", in("throw"))
+	want := "export verify: trapped: wasm error: unreachable; plugin stderr: no expected output for case c7 (plugins/host/testdata/asfaults/plugin.ts:19:"
+	if r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("throw: exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+	r = wasmeval(t, "plugin", "call", wasm, "verify", "--input", in("oom"), "--plugin-memory", "64")
+	want = "export verify: memory limit reached: linear memory reached the 64 MiB cap (it was at "
+	if r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("oom: exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+}

@@ -17,6 +17,7 @@ const (
 	FaultFailed        = "reported failure"
 	FaultOversized     = "returned an oversized verdict"
 	FaultSetupActions  = "returned invalid setup actions"
+	FaultImport        = "imports what wasmeval does not provide"
 )
 
 // Error is a plugin fault: which plugin, which export, what went wrong.

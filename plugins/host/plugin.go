@@ -121,6 +121,9 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 	if err != nil {
 		return nil, &Error{Plugin: label, Fault: FaultNotWasm, Detail: err.Error()}
 	}
+	if err := iface.checkImports(); err != nil {
+		return nil, &Error{Plugin: label, Fault: FaultImport, Detail: err.Error()}
+	}
 	p.checked = checked
 	var compiled interface{ Close(context.Context) error }
 	if iface.isNative() {
@@ -445,6 +448,8 @@ func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
 		if strings.Contains(out, "out of memory") || strings.Contains(out, "memory allocation") {
 			e.Fault = FaultMemory
 			e.Detail = fmt.Sprintf("linear memory reached the %s cap (%s)", sizeLabel(p.host.opts.MemoryBytes), e.Detail)
+		} else if size, near := p.nearMemoryCap(inst); near && strings.Contains(e.Detail, "unreachable") {
+			e.Fault, e.Detail = FaultMemory, p.memoryTrapDetail(size, e.Detail)
 		}
 	case err != nil:
 		e.Fault, e.Detail = FaultFailed, err.Error()

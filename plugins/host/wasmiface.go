@@ -10,6 +10,7 @@ import (
 // the module (see native.go).
 type moduleInterface struct {
 	importModules map[string]bool // modules functions are imported from
+	imports       [][2]string     // every import: module, name
 	exports       map[string]bool // exported function names
 }
 
@@ -36,7 +37,8 @@ func readInterface(data []byte) (moduleInterface, error) {
 		switch id {
 		case 2: // imports
 			for n := sec.u32(); n > 0 && sec.err == nil; n-- {
-				module, _ := sec.name(), sec.name()
+				module, name := sec.name(), sec.name()
+				mi.imports = append(mi.imports, [2]string{module, name})
 				kind := sec.byte()
 				if kind == 0 {
 					mi.importModules[module] = true
