@@ -70,7 +70,8 @@ func TestPluginSignCommands(t *testing.T) {
 		t.Fatalf("verify: %d %s %s", res.code, res.stdout, res.stderr)
 	}
 	res = wasmeval(t, "plugin", "verify", signed, "--key", teamB+".pub")
-	if res.code != exitFail || strings.Count(res.stderr, "\n") != 1 || !strings.Contains(res.stderr, signed) || !strings.Contains(res.stderr, "does not trust") {
+	if res.code != exitFail || strings.Count(res.stderr, "\n") != 1 || !strings.Contains(res.stderr, signed) ||
+		!strings.Contains(res.stderr, "not one of the keys given with --key") || !strings.Contains(res.stderr, "given with --key ("+teamB+".pub) is required") || strings.Contains(res.stderr, "policies[") {
 		t.Fatalf("verify with another key: %d %s", res.code, res.stderr)
 	}
 	res = wasmeval(t, "plugin", "verify", unsigned, "--trust-policy", policy)

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,6 +40,10 @@ type Policy struct {
 	Keys map[string]TrustedKey
 	// Rules are the policies, in order.
 	Rules []Rule
+	// keyFiles are the --key files of a policy made by PolicyForKeys
+	// (nil for a policy file): errors then speak of those keys, not of
+	// a file and a rule the user never wrote.
+	keyFiles []string
 }
 
 // TrustedKey is a public key a policy names.
@@ -82,6 +87,9 @@ func LoadPolicy(path string) (*Policy, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("trust policy %s: the file is empty; expected version: 1, keys and policies", path)
+		}
 		return nil, fmt.Errorf("trust policy %s: not valid YAML: %v", path, oneLine(err))
 	}
 	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
@@ -254,6 +262,17 @@ func checkGlob(g string) error {
 			return fmt.Errorf("character %q; expected HOST/REPOSITORY with * and ? as wildcards", c)
 		}
 	}
+	// The host may be written in any case and carry a port; the
+	// repository has no tag and is lowercase, so a glob breaking either
+	// rule would silently match nothing.
+	if _, repo, ok := strings.Cut(g, "/"); ok {
+		if strings.Contains(repo, ":") {
+			return errors.New("a repository has no tag; expected HOST/REPOSITORY with * and ? as wildcards, no tag or digest")
+		}
+		if repo != strings.ToLower(repo) {
+			return errors.New("repositories are lowercase; write the repository part in lowercase")
+		}
+	}
 	return nil
 }
 
@@ -369,9 +388,16 @@ func (p *Policy) Check(ctx context.Context, src SignatureSource, ref Ref, manife
 				return Signer{Name: name, KeyID: k.ID}, nil
 			}
 		}
-		problems = append(problems, fmt.Sprintf("signed by %s, a key policies[%d] does not trust", s.KeyID, r.Index))
+		if p.keyFiles != nil {
+			problems = append(problems, fmt.Sprintf("signed by %s, not one of the keys given with --key", s.KeyID))
+		} else {
+			problems = append(problems, fmt.Sprintf("signed by %s, a key policies[%d] does not trust", s.KeyID, r.Index))
+		}
 	}
 	wants := fmt.Sprintf("trust policy %s (policies[%d]) requires a signature by %s", p.File, r.Index, strings.Join(r.SignedBy, " or "))
+	if p.keyFiles != nil {
+		wants = fmt.Sprintf("a signature by one of the keys given with --key (%s) is required", strings.Join(p.keyFiles, ", "))
+	}
 	if len(sigs) == 0 {
 		return Signer{}, &Error{Ref: at.String(), Kind: ErrSignature, Msg: "unsigned; " + wants}
 	}
@@ -398,7 +424,7 @@ func FindPolicy(flag, dir string) (*Policy, error) {
 // for every repository (`wasmeval plugin verify --key`): keys are named
 // by their file's base name.
 func PolicyForKeys(files []string) (*Policy, error) {
-	p := &Policy{File: "(--key " + strings.Join(files, ", ") + ")", Keys: map[string]TrustedKey{}}
+	p := &Policy{File: "(--key " + strings.Join(files, ", ") + ")", Keys: map[string]TrustedKey{}, keyFiles: append([]string{}, files...)}
 	r := Rule{Repositories: []string{"*"}}
 	for _, f := range files {
 		pub, err := LoadPublicKey(f)
