@@ -138,3 +138,35 @@ func TestAssemblyScriptFaultsAreExplained(t *testing.T) {
 		t.Errorf("oom: exit %d, stderr %q, want %q", r.code, r.stderr, want)
 	}
 }
+
+// A Rust verifier built with the SDK: a panic is quoted with its message
+// and place (whose order depends on the rustc version) on both transports (the SDK's panic hook hands it to the host
+// before the trap); an allocation past the memory cap is the memory fault.
+func TestRustFaultsAreExplained(t *testing.T) {
+	dir := t.TempDir()
+	native, extism := filepath.Join(dir, "native.wasm"), filepath.Join(dir, "extism.wasm")
+	if err := pluginbuild.BuildRust("../../plugins/host/testdata/rustfaults/lib.rs", native); err != nil {
+		t.Fatal(err)
+	}
+	if err := pluginbuild.BuildRustExtism("../../plugins/host/testdata/rustfaults/lib.rs", extism); err != nil {
+		t.Fatal(err)
+	}
+	in := func(mode string) string {
+		return `{"abi_version":1,"config":{"mode":"` + mode + `"},"case":{"id":"c7"},"actual":{"status_code":0,"output":"","stderr":""},"expected":{}}`
+	}
+	for wasm, want := range map[string]string{
+		native: "export verify: trapped: wasm error: unreachable; plugin stderr: panicked at ",
+		extism: "export verify: trapped: wasm error: unreachable; plugin error: panicked at ",
+	} {
+		r := wasmeval(t, "plugin", "call", wasm, "verify", "--input", in("panic"))
+		if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "rustfaults/lib.rs:15:") ||
+			!strings.Contains(r.stderr, "no expected output for case c7") {
+			t.Errorf("%s panic: exit %d, stderr %q, want %q and the panic's place", filepath.Base(wasm), r.code, r.stderr, want)
+		}
+	}
+	r := wasmeval(t, "plugin", "call", native, "verify", "--input", in("oom"), "--plugin-memory", "64")
+	want := "export verify: memory limit reached: linear memory reached the 64 MiB cap (it was at "
+	if r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("oom: exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+}

@@ -462,6 +462,13 @@ func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
 	if msg := inst.stderr.Message(); msg != "" {
 		e.Detail += "; plugin stderr: " + msg
 	}
+	// On Extism's transport the SDKs' panic and abort handlers set the
+	// call's error before they trap; Extism drops it on a trap.
+	if e.Fault != FaultFailed && inst.p != nil {
+		if msg := strings.TrimSpace(inst.p.GetError()); msg != "" {
+			e.Detail += "; plugin error: " + msg
+		}
+	}
 	return e
 }
 

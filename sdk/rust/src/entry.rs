@@ -761,6 +761,7 @@ fn finish(r: Result<String, String>) -> i32 {
 /// into the result buffer kept from the last call.
 #[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
 fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
+    crate::panic::install();
     unsafe {
         let input = native::take(core::ptr::addr_of_mut!(native::INPUT));
         let mut out = native::take(core::ptr::addr_of_mut!(native::RESULT));
@@ -787,6 +788,7 @@ fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
 
 #[cfg(all(target_arch = "wasm32", wasmeval_extism))]
 fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
+    crate::panic::install();
     let mut out = String::new();
     let r = run(&input(), &mut out);
     finish(r.map(|()| out))
@@ -795,6 +797,7 @@ fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
 /// Serves describe.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_describe(d: &Describe) -> i32 {
+    crate::panic::install();
     finish(describe_json(d))
 }
 

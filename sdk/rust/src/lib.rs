@@ -30,6 +30,7 @@ mod compare;
 mod entry;
 mod json;
 mod models;
+mod panic;
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics"), not(wasmeval_system_alloc)))]
 mod pool;
 mod text;
