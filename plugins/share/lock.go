@@ -3,6 +3,7 @@ package share
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,14 +102,19 @@ func ReadLock(path string) (*Lock, error) {
 }
 
 func parseLock(data []byte) (*Lock, error) {
+	if err := syntaxErr(data); err != nil {
+		return nil, err
+	}
 	top, err := fields(data, "$")
 	if err != nil {
 		return nil, err
 	}
 	l := &Lock{}
+	hasVersion := false
 	for _, f := range top {
 		switch f.key {
 		case "version":
+			hasVersion = true
 			if err := json.Unmarshal(f.val, &l.Version); err != nil {
 				return nil, fmt.Errorf("version: expected an integer, got %s", clip(f.val))
 			}
@@ -131,10 +137,46 @@ func parseLock(data []byte) (*Lock, error) {
 			return nil, fmt.Errorf("%s: unknown key; expected version and plugins", f.key)
 		}
 	}
+	if !hasVersion {
+		return nil, fmt.Errorf("version: missing; expected \"version\": %d", LockVersion)
+	}
 	if l.Version != LockVersion {
-		return nil, fmt.Errorf("version: %d; this wasmeval reads lock version %d (missing or newer)", l.Version, LockVersion)
+		return nil, fmt.Errorf("version: %d; this wasmeval reads lock version %d", l.Version, LockVersion)
 	}
 	return l, nil
+}
+
+// syntaxErr says, with its line and column, why data is not JSON at all:
+// empty, cut short, or malformed.
+func syntaxErr(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errors.New("the file is empty (truncated?); expected a JSON object with version and plugins: run `wasmeval plugin lock` again")
+	}
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	line, col := lineCol(data, se.Offset)
+	if strings.Contains(se.Error(), "unexpected end of JSON input") {
+		return fmt.Errorf("line %d, column %d: the JSON ends early (the file is truncated); run `wasmeval plugin lock` again", line, col)
+	}
+	return fmt.Errorf("line %d, column %d: invalid JSON: %v", line, col, se)
+}
+
+// lineCol is the 1-based line and column of byte offset off.
+func lineCol(data []byte, off int64) (int, int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	before := data[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - bytes.LastIndexByte(before, '\n') - 1 // the offset is just past the offending byte
+	if col < 1 {
+		col = 1
+	}
+	return line, col
 }
 
 func parseEntry(data []byte, at string) (LockEntry, error) {

@@ -15,14 +15,17 @@ const (
 func TestReadLockBadInputs(t *testing.T) {
 	entry := `{"ref":"oci://r.example/t/v:1","manifest":"` + goodManifest + `","sha256":"` + goodHex + `","size":10,"abi_version":1,"kinds":["verifier"],"signer":""}`
 	cases := []struct{ name, body, want string }{
-		{"not json", `{`, "$: invalid JSON"},
+		{"truncated", `{"version":1,"plugins":[{"ref":`, "line 1, column 31: the JSON ends early (the file is truncated)"},
+		{"empty", ``, "the file is empty (truncated?)"},
+		{"blank", " \n\n", "the file is empty (truncated?)"},
+		{"syntax error", "{\n  \"version\": 1,\n  \"plugins\": [,]\n}", "line 3, column 15: invalid JSON: invalid character ','"},
 		{"array", `[]`, "$: expected a JSON object"},
-		{"trailing", `{"version":1,"plugins":[]} {}`, "after the object"},
+		{"trailing", `{"version":1,"plugins":[]} {}`, "after top-level value"},
 		{"unknown top key", `{"version":1,"plugins":[],"extra":1}`, "extra: unknown key"},
 		{"repeated key", `{"version":1,"version":1,"plugins":[]}`, "version: key repeated"},
 		{"version type", `{"version":"1","plugins":[]}`, "version: expected an integer"},
 		{"newer version", `{"version":2,"plugins":[]}`, "reads lock version 1"},
-		{"missing version", `{"plugins":[]}`, "version: 0"},
+		{"missing version", `{"plugins":[]}`, `version: missing; expected "version": 1`},
 		{"plugins type", `{"version":1,"plugins":{}}`, "plugins: expected an array"},
 		{"entry type", `{"version":1,"plugins":[1]}`, "plugins[0]: expected a JSON object"},
 		{"unknown entry key", `{"version":1,"plugins":[{"ref":"oci://r.example/t/v:1","x":1}]}`, "plugins[0].x: unknown key"},

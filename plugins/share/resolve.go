@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -21,6 +22,7 @@ type Resolver struct {
 	cache    *Cache
 	remote   *Remote
 	live     bool
+	missing  bool
 
 	mu       sync.Mutex
 	recorded Lock
@@ -42,6 +44,10 @@ type ResolverOptions struct {
 	// Live resolves every reference in its registry now, for
 	// `wasmeval plugin lock`; Recorded then holds the new lock.
 	Live bool
+	// LockMissing says the lock file does not exist (Lock is then
+	// empty), so that errors say so rather than that a reference is not
+	// in it.
+	LockMissing bool
 }
 
 // NewResolver returns a resolver.
@@ -62,7 +68,7 @@ func NewResolver(o ResolverOptions) (*Resolver, error) {
 		o.Problem = "PROBLEM"
 	}
 	return &Resolver{ctx: o.Context, lock: o.Lock, lockPath: o.LockPath, problem: o.Problem, cache: o.Cache,
-		remote: o.Remote, live: o.Live, recorded: Lock{Version: LockVersion}}, nil
+		remote: o.Remote, live: o.Live, missing: o.LockMissing, recorded: Lock{Version: LockVersion}}, nil
 }
 
 // Resolve returns the cached, verified module of ref, whose sha256 (hex)
@@ -77,6 +83,9 @@ func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
 		return r.resolveLive(parsed, sha256)
 	}
 	e, ok := r.lock.Find(parsed.String())
+	if !ok && r.missing {
+		return "", fmt.Errorf("%s: the problem has no lock file (%s does not exist); run `wasmeval plugin lock %s` to write it", parsed, r.lockPath, r.problem)
+	}
 	if !ok {
 		return "", fmt.Errorf("%s: not in %s; run `wasmeval plugin lock %s`", parsed, r.lockPath, r.problem)
 	}
@@ -86,6 +95,9 @@ func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
 	}
 	path, err := r.cache.Path(e.SHA256)
 	if err == nil {
+		if fi, serr := os.Stat(path); serr == nil && e.Size > 0 && fi.Size() != e.Size {
+			return "", r.edited(parsed, "size", fmt.Sprint(e.Size), fmt.Sprint(fi.Size()))
+		}
 		return path, nil
 	}
 	var nc *NotCachedError
@@ -112,7 +124,41 @@ func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
 	if got.WasmDigest != e.SHA256 {
 		return "", integrityErr(pinned, "holds module sha256:%s but %s records sha256:%s; refusing it", got.WasmDigest, r.lockPath, e.SHA256)
 	}
+	if err := r.checkRecorded(parsed, e, got); err != nil {
+		return "", err
+	}
 	return got.Path, nil
+}
+
+// checkRecorded compares what the lock records beside the digests (size,
+// kinds, ABI version) with the artifact fetched: the digests alone decide
+// which module runs, but a lock that says something else about it was
+// edited by hand or damaged, and is refused rather than trusted silently.
+// (signer is informative: it says who signed when the lock was written;
+// the trust policy is checked on every run.)
+func (r *Resolver) checkRecorded(ref Ref, e *LockEntry, got Resolved) error {
+	if e.Size > 0 && e.Size != got.Size {
+		return r.edited(ref, "size", fmt.Sprint(e.Size), fmt.Sprint(got.Size))
+	}
+	if e.ABIVersion > 0 && got.ABIVersion > 0 && e.ABIVersion != got.ABIVersion {
+		return r.edited(ref, "abi_version", fmt.Sprint(e.ABIVersion), fmt.Sprint(got.ABIVersion))
+	}
+	if len(e.Kinds) > 0 && len(got.Kinds) > 0 && !sameSet(e.Kinds, got.Kinds) {
+		return r.edited(ref, "kinds", strings.Join(e.Kinds, ","), strings.Join(got.Kinds, ","))
+	}
+	return nil
+}
+
+func (r *Resolver) edited(ref Ref, key, recorded, actual string) error {
+	return fmt.Errorf("%s: %s records %s %s but the module's is %s: the lock was edited or is damaged; run `wasmeval plugin lock %s`",
+		ref, r.lockPath, key, recorded, actual, r.problem)
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
 }
 
 func (r *Resolver) resolveLive(ref Ref, sha256 string) (string, error) {
