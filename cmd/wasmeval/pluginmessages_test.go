@@ -170,3 +170,31 @@ func TestRustFaultsAreExplained(t *testing.T) {
 		t.Errorf("oom: exit %d, stderr %q, want %q", r.code, r.stderr, want)
 	}
 }
+
+// A binding's config is checked against its plugin's config_schema; a
+// plugin that declares none cannot have a misspelt key caught, so
+// validate and run warn, naming the binding, and go on.
+func TestConfigOfAPluginWithoutSchemaIsWarnedOf(t *testing.T) {
+	module, err := os.ReadFile(misbehaveWasm(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prob := writeTree(t, map[string]string{
+		"misbehave.wasm": string(module),
+		"config.yaml": "name: unchecked\ncommand: sh main.sh\n" +
+			"verifier: {path: misbehave.wasm, sha256: " + pin.Digest(module) + ", config: {mood: log}}\n" +
+			"checkpoints:\n  c1:\n    groups:\n      core: {type: Core}\n",
+		"c1/core.yaml": "a: {order: 1, expected: {output: \"hi\\n\"}}\n",
+	})
+	want := "warning: " + filepath.Join(prob, "config.yaml") + ":3: verifier.config: plugin misbehave@"
+	tail := "declares no config_schema, so its config keys (mood) cannot be checked: a misspelt key is ignored\n"
+	r := wasmeval(t, "validate", prob)
+	if r.code != 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, tail) {
+		t.Errorf("validate: exit %d, stderr %q, want exit 0 and %q…%q", r.code, r.stderr, want, tail)
+	}
+	sub := writeTree(t, map[string]string{"main.sh": "echo hi\n"})
+	r = wasmeval(t, "run", prob, "--submission", sub, "--out", filepath.Join(t.TempDir(), "run"))
+	if r.code != 0 || strings.Count(r.stderr, tail) != 1 {
+		t.Errorf("run: exit %d, stderr %q, want exit 0 and the warning once", r.code, r.stderr)
+	}
+}

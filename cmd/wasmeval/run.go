@@ -160,7 +160,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	p := src.problem
 	// Bad case files and broken plugins are configuration errors: report
 	// them all before any case runs rather than failing half-way through.
-	if err := run.Validate(ctx, p, src.loader, plugins); err != nil {
+	if err := run.Validate(run.WithWarnings(ctx, printWarning(cmd.ErrOrStderr())), p, src.loader, plugins); err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}
 	out := f.out

@@ -37,7 +37,7 @@ after resolving symlinks, unless it lies under a directory given with
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
 			p := src.problem
-			groups, err := run.ValidateGroups(cmd.Context(), p, src.loader, plugins)
+			groups, err := run.ValidateGroups(run.WithWarnings(cmd.Context(), printWarning(cmd.ErrOrStderr())), p, src.loader, plugins)
 			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}

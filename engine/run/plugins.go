@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,6 +111,7 @@ func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 		if !checked[ref] {
 			checked[ref] = true
 			errs = append(errs, checkBinding(pl, ref, function)...)
+			warnUncheckedConfig(ctx, pl, ref)
 		}
 	}
 	for _, cp := range p.Checkpoints {
@@ -183,6 +185,20 @@ func checkBinding(p *host.Plugin, ref *problem.PluginRef, function string) diag.
 		errs.Add(ref.At.File, key, ref.At.Line, "plugin %s refuses this config (its config_schema): %s", p.Label(), strings.Join(msgs, "; "))
 	}
 	return errs
+}
+
+// warnUncheckedConfig warns of a binding whose config has keys that its
+// plugin cannot have checked, as it declares no config_schema: a
+// misspelt key would be ignored without a word. A warning, not an error:
+// a plugin need not declare a schema.
+func warnUncheckedConfig(ctx context.Context, p *host.Plugin, ref *problem.PluginRef) {
+	d := p.Describe()
+	if len(ref.Config) == 0 || (len(d.ConfigSchema) > 0 && string(d.ConfigSchema) != "null") {
+		return
+	}
+	keys := slices.Sorted(maps.Keys(ref.Config))
+	warn(ctx, ref.At.File, diag.JoinPath(ref.At.Key, "config"), ref.At.Line,
+		"plugin %s declares no config_schema, so its config keys (%s) cannot be checked: a misspelt key is ignored", p.Label(), strings.Join(keys, ", "))
 }
 
 // caseVerdict is what a case's checks and plugins made of it: its
