@@ -13,7 +13,6 @@ import (
 	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
-	"github.com/wasmeval/wasmeval/plugins/share"
 )
 
 func newPluginCmd() *cobra.Command {
@@ -38,13 +37,14 @@ func newPluginInspectCmd() *cobra.Command {
 		Short: "Show a plugin's digest, size, exports, kinds, ABI version and describe output",
 		Long: `Show a plugin's digest, size, exports, kinds, ABI version and describe
 output, and the provenance recorded beside it (FILE.provenance.json). Given a
-reference (oci://HOST/REPO:TAG or @sha256:DIGEST), show the published artifact
+reference (oci://HOST/REPO:TAG or @sha256:DIGEST; oci:// may be left out when
+no file of that name exists), show the published artifact
 instead: its digests, describe output, annotations (provenance among them) and
 signatures; it is pulled into the plugin cache first, or read from there with
 --offline.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if strings.HasPrefix(args[0], share.Scheme) {
+			if refArg(args[0]) {
 				ref, err := parseRef(args[0])
 				if err != nil {
 					return err

@@ -71,6 +71,20 @@ func parseRef(s string) (share.Ref, error) {
 	return r, nil
 }
 
+// refArg says whether an argument that may be a file or a reference is a
+// reference: it has the oci:// scheme, or no file of that name exists and
+// it parses as one (oci:// is optional on the command line).
+func refArg(arg string) bool {
+	if strings.HasPrefix(arg, share.Scheme) {
+		return true
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return false
+	}
+	_, err := share.ParseRef(arg)
+	return err == nil
+}
+
 // shareFailed is a failure of a registry, the cache or an artifact.
 // A mistake in the user's input (share.InputError) is a usage error.
 func shareFailed(err error) error {

@@ -61,3 +61,34 @@ func TestLockRecordsAreChecked(t *testing.T) {
 		t.Fatalf("missing lock: %v", err)
 	}
 }
+
+// TestPullByModuleDigest pulls, from a real registry, by the module's
+// digest (the pin) instead of the manifest's: the error says which digest
+// @sha256: takes.
+func TestPullByModuleDigest(t *testing.T) {
+	ctx := context.Background()
+	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{})
+	r := dockerRemote(t, RemoteOptions{})
+	ref := mustRef(t, "oci://"+reg.Host+"/team-a/stats-verifier:1.4")
+	pushed, err := Push(ctx, builtPlugin(t), ref, PushOptions{Remote: r, Describe: testDescribe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Cache{newCache(t), nil} {
+		if c == nil { // the cache knows it as a module digest too
+			c = newCache(t)
+			if _, err := Pull(ctx, r, c, ref); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err = Pull(ctx, r, c, ref.AtDigest("sha256:"+pushed.WasmDigest))
+		if err == nil || !strings.Contains(err.Error(), "sha256:"+pushed.WasmDigest+" is a module digest") || !strings.Contains(err.Error(), "@sha256: takes the manifest digest") || strings.Contains(err.Error(), "500") {
+			t.Fatalf("pull by module digest: %v", err)
+		}
+	}
+	// A digest the registry does not know at all stays "not found".
+	_, err = Pull(ctx, r, newCache(t), ref.AtDigest("sha256:"+strings.Repeat("0", 64)))
+	if err == nil || strings.Contains(err.Error(), "module digest") {
+		t.Fatalf("pull by an unknown digest: %v", err)
+	}
+}

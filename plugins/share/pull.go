@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 
@@ -46,6 +47,14 @@ func Pull(ctx context.Context, r *Remote, c *Cache, ref Ref) (Resolved, error) {
 	}
 	desc, err := repo.Resolve(ctx, ref.Reference())
 	if err != nil {
+		if ref.Digest != "" && !IsKind(remoteErr(ref, "resolve", err), ErrUnreachable) && !IsKind(remoteErr(ref, "resolve", err), ErrAuth) {
+			// Pins are module digests, and a natural mistake is to pull
+			// by one; registries answer that variously (404, even 500).
+			if _, berr := repo.Blobs().Resolve(ctx, ref.Digest); berr == nil || c.holdsModule(ref.Digest) {
+				return Resolved{}, &Error{Ref: ref.String(), Kind: ErrNotFound, Err: err,
+					Msg: fmt.Sprintf("%s is a module digest (the plugin's sha256 pin), not a manifest's; @sha256: takes the manifest digest (`manifest:` in the output of push and pull, `manifest` in wasmeval.lock)", ref.Digest)}
+			}
+		}
 		return Resolved{}, remoteErr(ref, "resolve", err)
 	}
 	if ref.Digest != "" && desc.Digest.String() != ref.Digest {
@@ -170,4 +179,19 @@ func (c *Cache) resolved(ref Ref, a *artifact) (Resolved, error) {
 		ABIVersion: a.describe.ABIVersion, Kinds: a.describe.Kinds, Name: a.describe.Name, Version: a.describe.Version,
 		Annotations: maps.Clone(a.manifest.Annotations), Path: path,
 	}, nil
+}
+
+// holdsModule says whether a cached plugin's module has digest d
+// ("sha256:<hex>").
+func (c *Cache) holdsModule(d string) bool {
+	entries, err := c.List(context.Background())
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if "sha256:"+e.WasmDigest == d {
+			return true
+		}
+	}
+	return false
 }
