@@ -128,8 +128,10 @@ whose digest is the plugin's sha256 pin, and its describe output (name,
 version, kinds, ABI version, transport, config schema) as annotations. The
 plugin is loaded first, so a module that is not a working plugin is never
 published. Credentials come from the Docker config ($DOCKER_CONFIG or
-~/.docker/config.json, credential helpers included). The manifest's creation
-time is $SOURCE_DATE_EPOCH when set, so rebuilds push identical manifests.`,
+~/.docker/config.json, credential helpers included). The manifest carries no
+creation time (org.opencontainers.image.created) unless $SOURCE_DATE_EPOCH is
+set, so pushing the same module, describe output and provenance again gives
+the same manifest digest, and its signatures still apply.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ref, err := parseRef(args[1])
@@ -144,7 +146,7 @@ time is $SOURCE_DATE_EPOCH when set, so rebuilds push identical manifests.`,
 				}
 				extra[k] = v
 			}
-			created := time.Now()
+			var created time.Time // none: identical inputs, identical manifest
 			if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 				sec, err := strconv.ParseInt(s, 10, 64)
 				if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/opencontainers/go-digest"
+	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/memory"
@@ -78,11 +79,12 @@ func Push(ctx context.Context, file string, ref Ref, opts PushOptions) (Pushed, 
 			annotations[k] = v
 		}
 	}
-	created := opts.Created
-	if created.IsZero() {
-		created = time.Now()
+	// No creation time unless one is given: the annotation is optional,
+	// and without it the same module, describe output and provenance give
+	// the same manifest, so a re-push keeps the digest (and signatures).
+	if !opts.Created.IsZero() {
+		annotations[AnnotationCreated] = opts.Created.UTC().Format(time.RFC3339)
 	}
-	annotations[AnnotationCreated] = created.UTC().Format(time.RFC3339)
 
 	// Pack the artifact in memory first, then copy it in one go: oras
 	// pushes blobs before the manifest and tags last, so a failed push
@@ -99,11 +101,15 @@ func Push(ctx context.Context, file string, ref Ref, opts PushOptions) (Pushed, 
 	if err := mem.Push(ctx, config, bytes.NewReader(cfg)); err != nil {
 		return Pushed{}, fmt.Errorf("push %s: %w", file, err)
 	}
-	manifest, err := oras.PackManifest(ctx, mem, oras.PackManifestVersion1_1, "", oras.PackManifestOptions{
-		Layers: []ocispec.Descriptor{layer}, ConfigDescriptor: &config, ManifestAnnotations: maps.Clone(annotations),
-	})
+	// Packed by hand: oras.PackManifest always adds a creation time.
+	rawManifest, err := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+		Config: config, Layers: []ocispec.Descriptor{layer}, Annotations: maps.Clone(annotations)})
 	if err != nil {
 		return Pushed{}, fmt.Errorf("push %s: pack the manifest: %w", file, err)
+	}
+	manifest := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromBytes(rawManifest), Size: int64(len(rawManifest))}
+	if err := mem.Push(ctx, manifest, bytes.NewReader(rawManifest)); err != nil {
+		return Pushed{}, fmt.Errorf("push %s: %w", file, err)
 	}
 	if err := mem.Tag(ctx, manifest, ref.Tag); err != nil {
 		return Pushed{}, fmt.Errorf("push %s: %w", file, err)
