@@ -398,6 +398,9 @@ func (p *Policy) Check(ctx context.Context, src SignatureSource, ref Ref, manife
 	if p.keyFiles != nil {
 		wants = fmt.Sprintf("a signature by one of the keys given with --key (%s) is required", strings.Join(p.keyFiles, ", "))
 	}
+	if len(sigs) == 0 && noCachedSignature(src) {
+		return Signer{}, &Error{Ref: at.String(), Kind: ErrSignature, Msg: fmt.Sprintf("the plugin cache holds no signature for manifest %s (offline, the registry was not asked); %s: run `wasmeval plugin pull %s` when online", manifestDigest, wants, ref.AtDigest(manifestDigest))}
+	}
 	if len(sigs) == 0 {
 		return Signer{}, &Error{Ref: at.String(), Kind: ErrSignature, Msg: "unsigned; " + wants}
 	}
