@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -72,11 +73,7 @@ func NewRemote(opts RemoteOptions) (*Remote, error) {
 	base.ResponseHeaderTimeout = 2 * time.Minute
 	cred := opts.Credentials
 	if cred == nil {
-		store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})
-		if err != nil {
-			return nil, fmt.Errorf("read the Docker config for registry credentials: %w", err)
-		}
-		cred = credentials.Credential(store)
+		cred = dockerCredentials()
 	}
 	client := &auth.Client{
 		// Retries transient failures (5xx, 429, resets); a refused
@@ -238,4 +235,39 @@ func integrityErr(ref Ref, format string, a ...any) error {
 // oneLine keeps an error's text on one line.
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// dockerCredentials reads the Docker config the first time a registry asks
+// for credentials, not before: a run whose plugins are all cached needs no
+// registry, and a broken config must not stop it. The error names the file.
+func dockerCredentials() auth.CredentialFunc {
+	var once sync.Once
+	var cred auth.CredentialFunc
+	var loadErr error
+	return func(ctx context.Context, hostport string) (auth.Credential, error) {
+		once.Do(func() {
+			store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})
+			if err != nil {
+				loadErr = fmt.Errorf("read the Docker config %s for registry credentials: %v", dockerConfigPath(), oneLine(err))
+				return
+			}
+			cred = credentials.Credential(store)
+		})
+		if loadErr != nil {
+			return auth.EmptyCredential, loadErr
+		}
+		return cred(ctx, hostport)
+	}
+}
+
+// dockerConfigPath is where Docker (and oras) read their config.
+func dockerConfigPath() string {
+	if dir := os.Getenv("DOCKER_CONFIG"); dir != "" {
+		return filepath.Join(dir, "config.json")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "~/.docker/config.json"
+	}
+	return filepath.Join(home, ".docker", "config.json")
 }
