@@ -57,7 +57,7 @@ func TestPluginCacheCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	res = wasmeval(t, "plugin", "cache", "ls")
-	if res.code != 0 || !strings.Contains(res.stdout, "CORRUPT (run `wasmeval plugin cache prune --corrupt`)") || strings.Count(res.stdout, "CORRUPT") != 1 {
+	if res.code != 0 || !strings.Contains(res.stdout, "CORRUPT: module sha256:"+modules["inventory-verifier"]+" hashes to") || !strings.Contains(res.stdout, "(run `wasmeval plugin cache prune --corrupt`)") || strings.Count(res.stdout, "CORRUPT") != 1 {
 		t.Fatalf("ls with a corrupt module: %d %s %s", res.code, res.stdout, res.stderr)
 	}
 	if res := wasmeval(t, "plugin", "cache", "prune", "--corrupt", "--older-than", "1h"); res.code != exitUsage {

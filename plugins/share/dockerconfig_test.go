@@ -36,7 +36,16 @@ func TestBrokenDockerConfigOnlyWhenAsked(t *testing.T) {
 		t.Fatalf("pull from a registry without auth: %v", err)
 	}
 	_, err = Pull(ctx, r, newCache(t), mustRef(t, "oci://"+locked.Host+"/team-a/v:1"))
-	if err == nil || !strings.Contains(err.Error(), "read the Docker config "+cfg) || strings.Contains(err.Error(), "\n") {
+	if err == nil || !strings.Contains(err.Error(), "read the Docker config "+cfg) || strings.Contains(err.Error(), "\n") || !IsInput(err) {
 		t.Fatalf("a registry asking for credentials: %v", err)
+	}
+	// A config that parses but whose auth field is not base64.
+	if err := os.WriteFile(cfg, []byte(`{"auths":{"`+locked.Host+`":{"auth":"%%%"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = NewRemote(RemoteOptions{})
+	_, err = Pull(ctx, r, newCache(t), mustRef(t, "oci://"+locked.Host+"/team-a/v:1"))
+	if err == nil || !strings.Contains(err.Error(), cfg) || !IsInput(err) {
+		t.Fatalf("a broken auth field: %v", err)
 	}
 }

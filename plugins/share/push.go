@@ -54,7 +54,7 @@ type Pushed struct {
 // Push publishes the module in file under ref, which must name a tag.
 func Push(ctx context.Context, file string, ref Ref, opts PushOptions) (Pushed, error) {
 	if ref.Tag == "" {
-		return Pushed{}, fmt.Errorf("push to %s: name a tag to push to, not a digest", ref)
+		return Pushed{}, inputErr(fmt.Errorf("push to %s: name a tag to push to, not a digest", ref))
 	}
 	module, err := readModule(file, MaxModuleBytes)
 	if err != nil {
@@ -66,13 +66,13 @@ func Push(ctx context.Context, file string, ref Ref, opts PushOptions) (Pushed, 
 	}
 	for k, v := range opts.Annotations {
 		if _, ours := annotations[k]; ours {
-			return Pushed{}, fmt.Errorf("push %s: annotation %s is written from the describe output and cannot be set", file, k)
+			return Pushed{}, inputErr(fmt.Errorf("push %s: annotation %s is written from the describe output and cannot be set", file, k))
 		}
 		annotations[k] = v
 	}
 	prov, err := provenanceAnnotations(file, opts.Provenance, pin.Digest(module))
 	if err != nil {
-		return Pushed{}, fmt.Errorf("push %s: %w", file, err)
+		return Pushed{}, inputErr(fmt.Errorf("push %s: %w", file, err))
 	}
 	for k, v := range prov {
 		if _, set := annotations[k]; !set {

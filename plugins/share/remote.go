@@ -248,7 +248,7 @@ func dockerCredentials() auth.CredentialFunc {
 		once.Do(func() {
 			store, err := credentials.NewStoreFromDocker(credentials.StoreOptions{})
 			if err != nil {
-				loadErr = fmt.Errorf("read the Docker config %s for registry credentials: %v", dockerConfigPath(), oneLine(err))
+				loadErr = inputErr(fmt.Errorf("read the Docker config %s for registry credentials: %v", dockerConfigPath(), oneLine(err)))
 				return
 			}
 			cred = credentials.Credential(store)
@@ -256,7 +256,11 @@ func dockerCredentials() auth.CredentialFunc {
 		if loadErr != nil {
 			return auth.EmptyCredential, loadErr
 		}
-		return cred(ctx, hostport)
+		c, err := cred(ctx, hostport)
+		if err != nil {
+			return c, inputErr(fmt.Errorf("credentials for %s in the Docker config %s: %v", hostport, dockerConfigPath(), oneLine(err)))
+		}
+		return c, nil
 	}
 }
 
