@@ -402,7 +402,11 @@ func (p *Policy) Check(ctx context.Context, src SignatureSource, ref Ref, manife
 		return Signer{}, &Error{Ref: at.String(), Kind: ErrSignature, Msg: fmt.Sprintf("the plugin cache holds no signature for manifest %s (offline, the registry was not asked); %s: run `wasmeval plugin pull %s` when online", manifestDigest, wants, ref.AtDigest(manifestDigest))}
 	}
 	if len(sigs) == 0 {
-		return Signer{}, &Error{Ref: at.String(), Kind: ErrSignature, Msg: "unsigned; " + wants}
+		hint := ""
+		if reg := remoteOf(src); reg != nil {
+			hint = p.signedTwin(ctx, reg, ref, manifestDigest, r)
+		}
+		return Signer{}, &Error{Ref: at.String(), Kind: ErrSignature, Msg: "unsigned" + hint + "; " + wants}
 	}
 	return Signer{}, &Error{Ref: at.String(), Kind: ErrSignature, Msg: fmt.Sprintf("no trusted signature (%s); %s", strings.Join(problems, "; "), wants)}
 }

@@ -3,6 +3,7 @@ package share
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // TestOnlineCheckAsksTheRegistry signs, on a real registry, a plugin
@@ -64,4 +65,33 @@ func TestUnsignedOnline(t *testing.T) {
 	}
 	_, err := pol.Check(ctx, CachedSignatures{Cache: c, Remote: r}, ref, p.ManifestDigest)
 	wantSigErr(t, err, ref.String(), "unsigned; trust policy")
+}
+
+// TestUnsignedRepushNamesTheSignedTwin: on a real registry, a plugin is
+// signed, then the same module is pushed again with a different manifest
+// (another creation time) under a new tag; checking the new manifest says
+// it is unsigned and names the signed manifest holding the same module.
+func TestUnsignedRepushNamesTheSignedTwin(t *testing.T) {
+	ctx := context.Background()
+	reg := distributionRegistry(t)
+	r := testRemote(t)
+	dir := t.TempDir()
+	key, _ := genKey(t, dir, "k")
+	pol := writePolicy(t, dir, "version: 1\nkeys:\n  k: k.pub\npolicies:\n  - repositories: [\"*\"]\n    signed_by: [k]\n")
+	module := writeModule(t, fakeModule("twin"))
+	first := mustRef(t, "oci://"+reg.host+"/team/twin:1.0")
+	signed, err := Push(ctx, module, first, PushOptions{Remote: r, Describe: testDescribe, Created: time.Unix(1, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sign(ctx, r, first, key); err != nil {
+		t.Fatal(err)
+	}
+	again := mustRef(t, "oci://"+reg.host+"/team/twin:1.1")
+	repushed, err := Push(ctx, module, again, PushOptions{Remote: r, Describe: testDescribe, Created: time.Unix(2, 0)})
+	if err != nil || repushed.ManifestDigest == signed.ManifestDigest {
+		t.Fatalf("re-push: %v %v", repushed, err)
+	}
+	_, err = pol.Check(ctx, r, again, repushed.ManifestDigest)
+	wantSigErr(t, err, again.String(), "unsigned (manifest "+signed.ManifestDigest+", tag 1.0, holds the same module sha256:"+signed.WasmDigest+" and is signed by k")
 }
