@@ -246,6 +246,11 @@ function evalFn(input: EvaluateInput): EvaluateOutput | null {
         if (terms.arr[i].kind == Kind.Number) total += numberValue(terms.arr[i].s);
       }
     }
+    if (flag(args, "as_text")) {
+      // The sum as the SDK's brief writes it, non-finite ones too.
+      out.details = Value.newObject().set("text", Value.str(brief(Value.float(total)))).set("terms", Value.int(n));
+      return out;
+    }
     out.score = Math.min(Math.max(total, 0), 1);
     out.details = Value.newObject().set("sum", Value.float(total)).set("terms", Value.int(n));
     return out;

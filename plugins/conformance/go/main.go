@@ -256,6 +256,10 @@ func eval(in *wasmeval.EvaluateInput) (*wasmeval.EvaluateOutput, error) {
 			f, _ := strconv.ParseFloat(string(n), 64)
 			total += f
 		}
+		if asText, _ := args["as_text"].(bool); asText {
+			// The sum as the SDK's Brief writes it, non-finite ones too.
+			return &wasmeval.EvaluateOutput{Details: map[string]any{"text": wasmeval.Brief(total), "terms": len(terms)}}, nil
+		}
 		score := math.Min(math.Max(total, 0), 1)
 		return &wasmeval.EvaluateOutput{Score: score, Details: map[string]any{"sum": total, "terms": len(terms)}}, nil
 	}

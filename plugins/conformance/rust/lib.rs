@@ -262,6 +262,13 @@ fn eval(input: EvaluateInput) -> Result<EvaluateOutput, String> {
                     }
                 }
             }
+            if flag(args, "as_text") {
+                // The sum as the SDK's brief writes it, non-finite ones too.
+                return Ok(EvaluateOutput {
+                    details: object(vec![("text", brief(&Value::Float(total)).into()), ("terms", Value::int(n as i64))]),
+                    ..Default::default()
+                });
+            }
             let score = total.max(0.0).min(1.0);
             Ok(EvaluateOutput {
                 score,

@@ -859,8 +859,11 @@ export function quote(s: string): string {
 }
 
 /** Formats a float as Go's encoding/json does: shortest round-trip digits,
- * plain notation for 1e-6 <= |f| < 1e21, exponent notation otherwise. */
+ * plain notation for 1e-6 <= |f| < 1e21, exponent notation otherwise;
+ * non-finite ones, which JSON cannot hold, as `+Inf`, `-Inf`, `NaN` (as
+ * every SDK writes them in text). */
 export function formatFloat(f: f64): string {
+  if (!isFinite(f)) return isNaN(f) ? "NaN" : f > 0 ? "+Inf" : "-Inf";
   if (f == 0) return (1 / f) < 0 ? "-0" : "0";
   const neg = f < 0;
   const abs = Math.abs(f);

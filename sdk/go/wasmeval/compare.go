@@ -280,6 +280,10 @@ func Brief(v any) string {
 		return strconv.FormatBool(t)
 	case json.Number:
 		return Clip(string(t), 60)
+	case float64:
+		// As every SDK writes a computed number: shortest digits, and
+		// +Inf, -Inf, NaN for those JSON cannot hold.
+		return Clip(string(AppendFloat(nil, t)), 60)
 	}
 	return Clip(fmt.Sprint(v), 60)
 }

@@ -735,8 +735,13 @@ pub(crate) fn write_int(i: i64, out: &mut Vec<u8>) {
 }
 
 /// Formats a float as Go's encoding/json does: shortest round-trip digits,
-/// plain notation for 1e-6 <= |f| < 1e21, exponent notation otherwise.
+/// plain notation for 1e-6 <= |f| < 1e21, exponent notation otherwise;
+/// non-finite ones, which JSON cannot hold, as `+Inf`, `-Inf`, `NaN` (as
+/// every SDK writes them in text).
 pub fn format_float(f: f64) -> String {
+    if !f.is_finite() {
+        return (if f.is_nan() { "NaN" } else if f > 0.0 { "+Inf" } else { "-Inf" }).to_string();
+    }
     if f == 0.0 {
         return if f.is_sign_negative() { "-0".to_string() } else { "0".to_string() };
     }
