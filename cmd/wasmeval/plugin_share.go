@@ -273,6 +273,9 @@ func newPluginCacheCmd() *cobra.Command {
 				if digest == "" {
 					digest = "-"
 				}
+				if len(e.LockedAs) > 0 {
+					name = strings.TrimSpace(name + " (locked as " + strings.Join(e.LockedAs, ", ") + ")")
+				}
 				for _, ref := range refs {
 					fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", ref, digest, e.Size, used, strings.TrimSpace(name))
 				}

@@ -55,6 +55,10 @@ type Cache struct {
 	dir string
 }
 
+// annotationLockedAs, on an index entry fetched by digest for a lock,
+// is the reference the lock names (HOST/REPO:TAG).
+const annotationLockedAs = "dev.wasmeval.locked-as"
+
 const (
 	cacheLockName = ".wasmeval-cache.lock"
 	usedDir       = ".wasmeval-used"
@@ -286,7 +290,11 @@ func (c *Cache) addTo(ctx context.Context, s *oci.Store, src content.Fetcher, re
 	// ls` then shows its repository, and the layout counts it as a root
 	// rather than as garbage.
 	if ref.Host != importHost {
-		if err := s.Tag(ctx, a.desc, ref.Name()); err != nil {
+		desc := a.desc
+		if a.lockedAs != "" {
+			desc.Annotations = map[string]string{annotationLockedAs: a.lockedAs}
+		}
+		if err := s.Tag(ctx, desc, ref.Name()); err != nil {
 			return err
 		}
 	}
@@ -313,8 +321,12 @@ func copyReferrers(ctx context.Context, src content.ReadOnlyGraphStorage, dst co
 
 // CacheEntry is one plugin artifact in the cache.
 type CacheEntry struct {
-	// Refs are the references it was pulled by (HOST/REPO:TAG), sorted.
-	Refs           []string
+	// Refs are the references it was pulled by (HOST/REPO:TAG, or
+	// HOST/REPO@DIGEST), sorted.
+	Refs []string
+	// LockedAs are the references of the locks it was fetched by digest
+	// for (HOST/REPO:TAG).
+	LockedAs       []string
 	ManifestDigest string
 	WasmDigest     string
 	Size           int64
@@ -367,6 +379,9 @@ func (c *Cache) list(ctx context.Context, s *oci.Store) ([]CacheEntry, error) {
 		}
 		if name := d.Annotations[ocispec.AnnotationRefName]; name != "" && name != d.Digest.String() && !slices.Contains(e.Refs, name) {
 			e.Refs = append(e.Refs, name)
+		}
+		if locked := d.Annotations[annotationLockedAs]; locked != "" && !slices.Contains(e.LockedAs, locked) {
+			e.LockedAs = append(e.LockedAs, locked)
 		}
 	}
 	corrupt, err := c.corruptEntries()

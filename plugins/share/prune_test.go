@@ -13,7 +13,8 @@ import (
 // TestPruneKeepsWhatARunFetchedByDigest fills a cache the way a run does
 // (the lock's manifest digest, no tag) from a real registry, prunes it
 // keeping that lock's plugins, and checks that the plugin is still there,
-// blobs and index agreeing, listed under its repository, and usable offline.
+// blobs and index agreeing, listed under its repository and the reference
+// the lock names, and usable offline.
 func TestPruneKeepsWhatARunFetchedByDigest(t *testing.T) {
 	ctx := context.Background()
 	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{})
@@ -50,7 +51,8 @@ func TestPruneKeepsWhatARunFetchedByDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := ref.AtDigest(pushed.ManifestDigest).Name()
-	if len(entries) != 1 || entries[0].Corrupt || len(entries[0].Refs) != 1 || entries[0].Refs[0] != want {
+	if len(entries) != 1 || entries[0].Corrupt || len(entries[0].Refs) != 1 || entries[0].Refs[0] != want ||
+		len(entries[0].LockedAs) != 1 || entries[0].LockedAs[0] != ref.Name() {
 		t.Fatalf("after prune: %+v, expected one entry named %s", entries, want)
 	}
 	index, err := readIndex(c.Dir())

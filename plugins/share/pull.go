@@ -41,6 +41,12 @@ type Resolved struct {
 // fetched as is), checks that it is a wasmeval plugin artifact and fetches
 // it, with its referrers (signatures, provenance), into the cache.
 func Pull(ctx context.Context, r *Remote, c *Cache, ref Ref) (Resolved, error) {
+	return pull(ctx, r, c, ref, "")
+}
+
+// pull is Pull recording, for a fetch by digest on behalf of a lock, the
+// reference the lock names (lockedAs), which `cache ls` shows.
+func pull(ctx context.Context, r *Remote, c *Cache, ref Ref, lockedAs string) (Resolved, error) {
 	repo, err := r.repository(ctx, ref)
 	if err != nil {
 		return Resolved{}, err
@@ -64,6 +70,7 @@ func Pull(ctx context.Context, r *Remote, c *Cache, ref Ref) (Resolved, error) {
 	if err != nil {
 		return Resolved{}, remoteErr(ref, "pull", err)
 	}
+	a.lockedAs = lockedAs
 	if err := c.add(ctx, repo, ref, a); err != nil {
 		return Resolved{}, remoteErr(ref, "pull", err)
 	}
@@ -78,6 +85,8 @@ type artifact struct {
 	manifest ocispec.Manifest
 	layer    ocispec.Descriptor
 	describe abi.Describe
+	// lockedAs is the lock's reference a fetch by digest was made for.
+	lockedAs string
 }
 
 func (a *artifact) wasmHex() string { return a.layer.Digest.Encoded() }

@@ -117,7 +117,7 @@ func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
 		// A corrupt entry is a miss: drop it and fetch it again by digest.
 		os.Remove(ce.Path)
 	}
-	got, err := Pull(r.ctx, r.remote, r.cache, pinned)
+	got, err := pull(r.ctx, r.remote, r.cache, pinned, parsed.Name())
 	if err != nil {
 		return "", err
 	}
