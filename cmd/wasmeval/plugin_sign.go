@@ -190,7 +190,9 @@ func signatureSource(ctx context.Context, sf shareFlags, ref share.Ref, offline 
 		if err != nil {
 			return nil, "", shareFailed(err)
 		}
-		return c, m, nil
+		// Offline: a missing signature is missing from the cache, which
+		// does not make the plugin unsigned.
+		return share.CachedSignatures{Cache: c}, m, nil
 	}
 	r, err := sf.remote()
 	if err != nil {

@@ -51,15 +51,11 @@ func anyValid(sigs []Signature) bool {
 	return false
 }
 
-// noCachedSignature is how Policy.Check words an empty answer from the
-// cache: the cache lacks a signature, which does not mean the plugin is
-// unsigned.
+// noCachedSignature says Policy.Check got its empty answer from the cache
+// alone, offline: the cache lacks a signature, which does not mean the
+// plugin is unsigned. (A bare *Cache does not say whether the caller is
+// offline; CachedSignatures does.)
 func noCachedSignature(src SignatureSource) bool {
-	switch s := src.(type) {
-	case *Cache:
-		return true
-	case CachedSignatures:
-		return s.Remote == nil
-	}
-	return false
+	s, ok := src.(CachedSignatures)
+	return ok && s.Remote == nil
 }
