@@ -63,6 +63,7 @@ type lockedRefs struct {
 	lock     *share.Lock
 	cache    *share.Cache
 	policy   *share.Policy
+	remote   *share.Remote // nil when offline
 	res      *share.Resolver
 
 	mu   sync.Mutex
@@ -93,14 +94,13 @@ func (r *lockedRefs) open() error {
 		if r.policy, r.err = share.FindPolicy(r.flags.trustPolicy, dir); r.err != nil {
 			return
 		}
-		var remote *share.Remote
 		if !r.flags.offline {
-			if remote, r.err = r.flags.share.remote(); r.err != nil {
+			if r.remote, r.err = r.flags.share.remote(); r.err != nil {
 				return
 			}
 		}
 		r.res, r.err = share.NewResolver(share.ResolverOptions{Context: r.ctx, Lock: lock, LockPath: r.lockPath,
-			Problem: r.problem, Cache: r.cache, Remote: remote})
+			Problem: r.problem, Cache: r.cache, Remote: r.remote})
 	})
 	return r.err
 }
@@ -128,8 +128,9 @@ func (r *lockedRefs) Resolve(ref, sha256 string) (string, error) {
 	entry := *e
 	if r.policy != nil {
 		// The signatures were fetched into the cache with the module,
-		// so this holds offline too.
-		signer, err := r.policy.Check(r.ctx, r.cache, parsed, e.Manifest)
+		// so this holds offline too; online, a signature missing from
+		// the cache is fetched from the registry.
+		signer, err := r.policy.Check(r.ctx, share.CachedSignatures{Cache: r.cache, Remote: r.remote}, parsed, e.Manifest)
 		if err != nil {
 			return "", err
 		}

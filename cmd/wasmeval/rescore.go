@@ -315,6 +315,10 @@ func verifierRef(ctx context.Context, given string, rf *refFlags, dir string) (*
 	}
 	st, err := os.Stat(abs)
 	if err != nil {
+		if ref, perr := share.ParseRef(given); perr == nil && strings.ContainsAny(ref.Host, ".:") {
+			// It reads as a reference written without its scheme.
+			return nil, nil, nil, fmt.Errorf("--verifier %s: %v: for a registry reference write %s", given, pathErr(err), ref)
+		}
 		return nil, nil, nil, fmt.Errorf("--verifier %s: %v: give the path of a verifier plugin file (.wasm) or a registry reference (oci://HOST/REPO:TAG)", given, pathErr(err))
 	}
 	if !st.Mode().IsRegular() {

@@ -134,10 +134,12 @@ func TestRescoreRefusesBadInput(t *testing.T) {
 	_, broken := exampleRuns(t)
 
 	out := filepath.Join(t.TempDir(), "out")
-	for _, ref := range []string{"no-such-verifier.wasm", "registry.example/inventory-verifier:2"} {
+	for ref, hint := range map[string]string{
+		"no-such-verifier.wasm":                 "give the path of a verifier plugin file (.wasm) or a registry reference (oci://HOST/REPO:TAG)",
+		"registry.example/inventory-verifier:2": "for a registry reference write oci://registry.example/inventory-verifier:2",
+	} {
 		r := wasmeval(t, "rescore", broken, "--verifier", ref, "--out", out)
-		if r.code != 2 || !strings.Contains(r.stderr, "--verifier "+ref+": no such file or directory") ||
-			!strings.Contains(r.stderr, "registry references are not supported yet") {
+		if r.code != 2 || !strings.Contains(r.stderr, "--verifier "+ref+": no such file or directory: "+hint) {
 			t.Errorf("--verifier %s: exit %d\n%s", ref, r.code, r.stderr)
 		}
 	}
