@@ -107,7 +107,8 @@ checkpoints:
 }
 
 // What a plugin logs during a run lands in the run directory's run.log,
-// with the plugin's name and level, in both isolation modes.
+// with the plugin's name and level, in both isolation modes. The runs
+// skip the verdict cache: a call it answers is not made, and logs nothing.
 func TestPluginLogsReachRunLog(t *testing.T) {
 	dir := t.TempDir()
 	wasm := filepath.Join(dir, "misbehave.wasm")
@@ -127,7 +128,7 @@ func TestPluginLogsReachRunLog(t *testing.T) {
 	os.WriteFile(filepath.Join(sub, "echo.sh"), []byte("echo hi\n"), 0o644)
 	for _, iso := range []string{"process", "inprocess"} {
 		out := filepath.Join(t.TempDir(), "run")
-		if r := wasmeval(t, "run", dir, "--submission", sub, "--out", out, "--plugin-isolation", iso); r.code != 0 {
+		if r := wasmeval(t, "run", dir, "--submission", sub, "--out", out, "--plugin-isolation", iso, "--no-cache"); r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", iso, r.code, r.stdout, r.stderr)
 		}
 		log, _ := os.ReadFile(filepath.Join(out, "run.log"))
