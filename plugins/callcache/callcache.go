@@ -66,6 +66,13 @@ type header struct {
 type Store struct {
 	dir    string
 	shards sync.Map // shard directories known to exist
+
+	packOnce     sync.Once
+	mu           sync.Mutex
+	packed       map[string][]byte // the packs' entries by key, read once (pack.go)
+	replaced     map[string]bool   // keys Put before the packs were read
+	pending      map[string][]byte // entries for the next pack (Flush)
+	pendingBytes int
 }
 
 // DefaultDir is where the cache lives unless told otherwise:
@@ -118,14 +125,35 @@ func (s *Store) path(key string) string { return filepath.Join(s.dir, key[:2], k
 // entry for key (no file, a file too large, truncated, garbled, or an
 // entry of another key) is a miss.
 func (s *Store) Get(key string) (Entry, bool) {
+	var got Entry
+	ok := s.Find(key, func(e Entry) bool { got = e; return true })
+	return got, ok
+}
+
+// Find offers use the entry stored under key: the one in a pack first,
+// then, when there is none or use refuses it (a pack entry garbled, or
+// one older than the entry's own file), the one in the entry's own file.
+// It returns what use returned, false when there was no entry. An entry
+// found only in its own file is gathered for the next pack (Flush).
+func (s *Store) Find(key string, use func(Entry) bool) bool {
 	if !validKey(key) {
-		return Entry{}, false
+		return false
+	}
+	if data, ok := s.packedEntry(key); ok {
+		if e, ok := decode(key, data); ok && use(e) {
+			return true
+		}
 	}
 	data, ok := readCapped(s.path(key), MaxEntryBytes)
 	if !ok {
-		return Entry{}, false
+		return false
 	}
-	return decode(key, data)
+	e, ok := decode(key, data)
+	if !ok || !use(e) {
+		return false
+	}
+	s.gather(key, data)
+	return true
 }
 
 // readCapped reads a file of at most max bytes. Most entries are a few
@@ -241,5 +269,7 @@ func (s *Store) Put(key string, e Entry) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("verdict cache: %w", err)
 	}
+	s.supersede(key)
+	s.gather(key, data)
 	return nil
 }
