@@ -24,12 +24,8 @@ var misbehave struct {
 func misbehaveWasm(t *testing.T) string {
 	t.Helper()
 	misbehave.once.Do(func() {
-		dir, err := os.MkdirTemp("", "wasmeval-misbehave")
-		if err != nil {
-			misbehave.err = err
-			return
-		}
-		misbehave.path = filepath.Join(dir, "misbehave.wasm")
+		// Beside the binary TestMain built, in the directory it removes.
+		misbehave.path = filepath.Join(filepath.Dir(binary), "misbehave.wasm")
 		misbehave.err = pluginbuild.Build("../../plugins/host/testdata/misbehave", misbehave.path)
 	})
 	if misbehave.err != nil {
