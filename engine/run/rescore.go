@@ -262,6 +262,7 @@ func Rescore(ctx context.Context, opts RescoreOptions, to RescoreTarget) (*Resco
 // summaries. A verifier that faults fails the cases it faults on, as in
 // a run. A Rescorer runs once.
 func (rs *Rescorer) Run(ctx context.Context, to RescoreTarget) (*RescoreOutcome, error) {
+	defer rs.plugins.cache.flush()
 	if rs.used {
 		return nil, errors.New("a rescore runs once")
 	}

@@ -149,6 +149,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	plugins := newPluginSet(opts.Plugins, p)
 	plugins.cache = newVerdictCache(opts.VerdictCache)
+	defer plugins.cache.flush()
 	if err := plugins.preload(ctx, p); err != nil {
 		return nil, err
 	}

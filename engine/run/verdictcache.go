@@ -31,14 +31,13 @@ func newVerdictCache(store *callcache.Store) *verdictCache {
 
 // Lookup implements host.CallCache.
 func (c *verdictCache) Lookup(key string, use func(host.CachedCall) bool) bool {
-	e, ok := c.store.Get(key)
-	if ok {
+	ok := c.store.Find(key, func(e callcache.Entry) bool {
 		reads := make([]host.AssetRead, len(e.Reads))
 		for i, r := range e.Reads {
 			reads[i] = host.AssetRead{Path: r.Path, SHA256: r.SHA256, Refused: r.Refused}
 		}
-		ok = use(host.CachedCall{Output: e.Output, Reads: reads})
-	}
+		return use(host.CachedCall{Output: e.Output, Reads: reads})
+	})
 	if ok {
 		c.hits.Add(1)
 	} else {
@@ -55,6 +54,15 @@ func (c *verdictCache) Store(key string, call host.CachedCall) {
 		reads[i] = callcache.Read{Path: r.Path, SHA256: r.SHA256, Refused: r.Refused}
 	}
 	_ = c.store.Put(key, callcache.Entry{Output: call.Output, Reads: reads})
+}
+
+// flush packs the entries the run wrote or found only in their own files,
+// so the next run reads them at once (callcache.Store.Flush). A pack that
+// cannot be written costs the next run only the speed.
+func (c *verdictCache) flush() {
+	if c != nil {
+		_ = c.store.Flush()
+	}
 }
 
 // forCalls is the cache as a call's option: nil (no cache at all, not a
