@@ -13,14 +13,7 @@ import (
 // edited by hand: each is refused naming the lock, the key and both
 // values. A missing lock file is said to be missing.
 func TestLockRecordsAreChecked(t *testing.T) {
-	ctx := context.Background()
-	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{})
-	r := dockerRemote(t, RemoteOptions{})
-	ref := mustRef(t, "oci://"+reg.Host+"/team-a/stats-verifier:1.4")
-	pushed, err := Push(ctx, builtPlugin(t), ref, PushOptions{Remote: r, Describe: testDescribe})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, r, ref, pushed := pushedToRegistry(t)
 	good := LockEntry{Ref: ref.String(), Manifest: pushed.ManifestDigest, SHA256: pushed.WasmDigest, Size: pushed.Size, ABIVersion: testDescribe.ABIVersion, Kinds: testDescribe.Kinds}
 	resolve := func(c *Cache, remote *Remote, e LockEntry) error {
 		res, _ := NewResolver(ResolverOptions{Cache: c, Remote: remote, LockPath: "p/wasmeval.lock", Problem: "p", Lock: &Lock{Version: LockVersion, Plugins: []LockEntry{e}}})
@@ -67,13 +60,7 @@ func TestLockRecordsAreChecked(t *testing.T) {
 // @sha256: takes.
 func TestPullByModuleDigest(t *testing.T) {
 	ctx := context.Background()
-	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{})
-	r := dockerRemote(t, RemoteOptions{})
-	ref := mustRef(t, "oci://"+reg.Host+"/team-a/stats-verifier:1.4")
-	pushed, err := Push(ctx, builtPlugin(t), ref, PushOptions{Remote: r, Describe: testDescribe})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, r, ref, pushed := pushedToRegistry(t)
 	for _, c := range []*Cache{newCache(t), nil} {
 		if c == nil { // the cache knows it as a module digest too
 			c = newCache(t)
@@ -81,14 +68,28 @@ func TestPullByModuleDigest(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		_, err = Pull(ctx, r, c, ref.AtDigest("sha256:"+pushed.WasmDigest))
+		_, err := Pull(ctx, r, c, ref.AtDigest("sha256:"+pushed.WasmDigest))
 		if err == nil || !strings.Contains(err.Error(), "sha256:"+pushed.WasmDigest+" is a module digest") || !strings.Contains(err.Error(), "@sha256: takes the manifest digest") || strings.Contains(err.Error(), "500") {
 			t.Fatalf("pull by module digest: %v", err)
 		}
 	}
 	// A digest the registry does not know at all stays "not found".
-	_, err = Pull(ctx, r, newCache(t), ref.AtDigest("sha256:"+strings.Repeat("0", 64)))
+	_, err := Pull(ctx, r, newCache(t), ref.AtDigest("sha256:"+strings.Repeat("0", 64)))
 	if err == nil || strings.Contains(err.Error(), "module digest") {
 		t.Fatalf("pull by an unknown digest: %v", err)
 	}
+}
+
+// pushedToRegistry starts a real registry and pushes the built test plugin
+// to it as team-a/stats-verifier:1.4.
+func pushedToRegistry(t *testing.T) (*sharetest.Registry, *Remote, Ref, Pushed) {
+	t.Helper()
+	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{})
+	r := dockerRemote(t, RemoteOptions{})
+	ref := mustRef(t, "oci://"+reg.Host+"/team-a/stats-verifier:1.4")
+	pushed, err := Push(context.Background(), builtPlugin(t), ref, PushOptions{Remote: r, Describe: testDescribe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, r, ref, pushed
 }

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/wasmeval/wasmeval/plugins/share/sharetest"
 )
 
 // TestPruneKeepsWhatARunFetchedByDigest fills a cache the way a run does
@@ -17,13 +15,7 @@ import (
 // the lock names, and usable offline.
 func TestPruneKeepsWhatARunFetchedByDigest(t *testing.T) {
 	ctx := context.Background()
-	reg := sharetest.StartRegistry(t, sharetest.RegistryOptions{})
-	r := dockerRemote(t, RemoteOptions{})
-	ref := mustRef(t, "oci://"+reg.Host+"/team-a/stats-verifier:1.4")
-	pushed, err := Push(ctx, builtPlugin(t), ref, PushOptions{Remote: r, Describe: testDescribe})
-	if err != nil {
-		t.Fatal(err)
-	}
+	reg, r, ref, pushed := pushedToRegistry(t)
 	lock := &Lock{Version: LockVersion, Plugins: []LockEntry{{Ref: ref.String(), Manifest: pushed.ManifestDigest, SHA256: pushed.WasmDigest, Size: pushed.Size, ABIVersion: 1, Kinds: []string{"verifier"}}}}
 	c := newCache(t)
 	run, _ := NewResolver(ResolverOptions{Cache: c, Lock: lock, Remote: r})
