@@ -248,13 +248,13 @@ func AnswerText(v any) string {
 func failureList(r *result.CaseRecord) []string {
 	out := []string{}
 	x := r.Result
-	switch {
+	switch p := RunProblem(r); {
 	case x.AdapterError:
 		out = append(out, "could not run: "+x.Error)
-	case x.TimedOut:
-		out = append(out, "timed out")
-	case x.OOMKilled:
-		out = append(out, "killed at its memory limit")
+	case p != "":
+		// With its message: which step or request timed out, which step
+		// failed and why.
+		out = append(out, p)
 	}
 	if x.PluginError != "" {
 		out = append(out, "plugin error: "+x.PluginError)

@@ -20,19 +20,23 @@ func EachCase(dir string, fn func(*result.CaseRecord) error) error {
 	return err
 }
 
-// FailureText describes why a case failed in plain text: run errors first,
-// then each incorrect attribute with its diff (or expected and actual) —
-// none for a case that could not run at all.
+// FailureText describes why a case failed in plain text: what went wrong
+// while it ran (RunProblem: a timeout or a failed step with its message,
+// a memory kill), a plugin's fault, then each incorrect attribute with its
+// diff (or expected and actual) — none for a case that could not run at
+// all.
 func FailureText(r *result.CaseRecord, limit int) string {
 	var b strings.Builder
 	o := r.Result
-	switch {
-	case o.TimedOut:
-		b.WriteString("timed out\n")
-	case o.AdapterError:
+	if p := RunProblem(r); p != "" {
+		b.WriteString(p)
+		if !strings.HasSuffix(p, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	if o.AdapterError {
 		// The submission gave no answer: its attributes' verdicts on the
 		// empty result would read as a wrong one.
-		b.WriteString("could not run (an error of the harness, not judged): " + o.Error + "\n")
 		return Truncate(b.String(), limit)
 	}
 	if o.PluginError != "" {

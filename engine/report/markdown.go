@@ -92,6 +92,9 @@ func markdownCases(w io.Writer, dir string, outcome result.Outcome, title string
 		}
 		shown++
 		label := fmt.Sprintf("score %.2f", r.Score)
+		if st := Status(r); st != "fail" {
+			label = st + ", " + label
+		}
 		if outcome == result.OutcomeError {
 			label = "error: " + string(r.ErrorKind)
 		}

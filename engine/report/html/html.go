@@ -28,6 +28,9 @@ const FileName = "report.html"
 const (
 	MaxFailureDetails = 2000
 	maxValueBytes     = 8 << 10
+	// reasonBytes caps one-line reasons (a status's tooltip, a failure's
+	// summary line).
+	reasonBytes = 300
 )
 
 // Options for one report.
@@ -157,27 +160,21 @@ type rowData struct {
 	// Transcript is the anchor of an agent case's transcript; "" when
 	// the case has none on the page.
 	Transcript string
+	// Reason is why the case did not pass, in one line.
+	Reason string
 }
 
 // rowOf is a case's row: its class is its outcome ("failed error" for an
-// error, so "failing only" shows every case that did not pass), and its
-// status says what happened.
+// error, so "failing only" shows every case that did not pass), its
+// status says what happened (report.Status), and the status's tooltip
+// why (report.Reason).
 func rowOf(r *result.CaseRecord) rowData {
 	o := result.OutcomeOf(r)
 	key := report.EpochName(r.Key(), r.Epoch)
-	d := rowData{CaseRecord: r, Key: key, Type: string(r.GroupType), Anchor: anchor(key), Class: string(o), Status: "fail",
-		Name: report.EpochName(r.ID, r.Epoch)}
-	switch {
-	case o == result.OutcomePassed:
-		d.Status = "pass"
-	case o == result.OutcomeUnscored:
-		d.Status = "unscored"
-	case o == result.OutcomeError:
-		d.Class, d.Status = "failed error", "error: "+string(result.ErrorKindOf(r))
-	case r.Result.TimedOut:
-		d.Status = "timed out"
-	case r.Result.OOMKilled:
-		d.Status = "out of memory"
+	d := rowData{CaseRecord: r, Key: key, Type: string(r.GroupType), Anchor: anchor(key), Class: string(o), Status: report.Status(r),
+		Name: report.EpochName(r.ID, r.Epoch), Reason: report.Reason(r, reasonBytes)}
+	if o == result.OutcomeError {
+		d.Class = "failed error"
 	}
 	return d
 }
@@ -211,22 +208,34 @@ type attrData struct {
 
 type failureData struct {
 	Key, Anchor, Problem string
-	Score                float64
-	Attrs                []attrData
+	// ProblemText is the whole problem when Problem, its first line,
+	// leaves some out.
+	ProblemText string
+	Score       float64
+	Attrs       []attrData
 }
 
 func failureOf(r *result.CaseRecord) failureData {
 	key := report.EpochName(r.Key(), r.Epoch)
 	fd := failureData{Key: key, Anchor: anchor(key), Score: r.Score}
+	var problem string
 	switch {
 	case result.OutcomeOf(r) == result.OutcomeError && r.Result.PluginError != "":
-		fd.Problem = "error (plugin, not judged): " + r.Result.PluginError
+		problem = "error (plugin, not judged): " + r.Result.PluginError
 	case result.OutcomeOf(r) == result.OutcomeError && r.Result.TimedOut:
-		fd.Problem = "error (timeout, not judged)"
+		problem = "error (timeout, not judged): " + r.Result.Error
 	case result.OutcomeOf(r) == result.OutcomeError:
-		fd.Problem = "error (" + string(result.ErrorKindOf(r)) + ", not judged): " + r.Result.Error
-	case r.Result.TimedOut:
-		fd.Problem = "timed out"
+		problem = "error (" + string(result.ErrorKindOf(r)) + ", not judged): " + r.Result.Error
+	default:
+		// A timeout or a failed step, with the execution's message.
+		problem = report.RunProblem(r)
+	}
+	problem = strings.TrimRight(problem, ": \n")
+	fd.Problem = report.OneLine(problem, reasonBytes)
+	if fd.Problem != problem {
+		// Messages with a server's log tail or a long step error are
+		// shown whole under the summary line.
+		fd.ProblemText = report.Truncate(problem, maxValueBytes)
 	}
 	for _, a := range r.Attributes {
 		if a.IsCorrect {

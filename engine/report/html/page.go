@@ -60,7 +60,7 @@ details.transcript>summary{cursor:pointer;font-family:monospace}
 <table id="cases"><thead><tr><th>checkpoint</th><th>group</th><th>type</th><th>case</th><th>score</th><th>status</th><th>duration</th></tr></thead><tbody>
 `))
 
-var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.Name}}{{if .Transcript}} <a class="transcript-link" href="#{{.Transcript}}">transcript</a>{{end}}</td><td>{{printf "%.2f" .Score}}</td><td class="status">{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
+var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.Name}}{{if .Transcript}} <a class="transcript-link" href="#{{.Transcript}}">transcript</a>{{end}}</td><td>{{printf "%.2f" .Score}}</td><td class="status"{{if .Reason}} title="{{.Reason}}"{{end}}>{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
 `))
 
 var mid = template.Must(template.New("mid").Parse(`</tbody></table>
@@ -68,8 +68,9 @@ var mid = template.Must(template.New("mid").Parse(`</tbody></table>
 <div id="failures">
 `))
 
-var failure = template.Must(template.New("failure").Parse(`<details class="failure" id="{{.Anchor}}" data-key="{{.Key}}"><summary>{{.Key}} — score {{printf "%.2f" .Score}}{{if .Problem}} — {{.Problem}}{{end}}</summary>
-{{range .Attrs}}<div class="attr" data-attribute="{{.Name}}"><h4>{{.Name}}{{if .Summary}}: {{.Summary}}{{end}}</h4>
+var failure = template.Must(template.New("failure").Parse(`<details class="failure" id="{{.Anchor}}" data-key="{{.Key}}"><summary>{{.Key}} — score {{printf "%.2f" .Score}}{{if .Problem}} — <span class="problem">{{.Problem}}</span>{{end}}</summary>
+{{if .ProblemText}}<pre class="problem-text">{{.ProblemText}}</pre>
+{{end}}{{range .Attrs}}<div class="attr" data-attribute="{{.Name}}"><h4>{{.Name}}{{if .Summary}}: {{.Summary}}{{end}}</h4>
 {{if .Unified}}<pre class="diff">{{range .Lines}}<span class="{{.Class}}">{{.Text}}</span>
 {{end}}</pre>{{end}}{{if .Entries}}<table class="entries"><tr><th>where</th><th>what</th><th>expected</th><th>actual</th></tr>{{range .Entries}}<tr><td>{{.Path}}</td><td>{{.Op}}</td><td><code>{{.Expected}}</code></td><td><code>{{.Actual}}</code></td></tr>{{end}}</table>{{end}}
 {{if .ShowValues}}<p>expected</p><pre class="expected">{{.Expected}}</pre><p>actual</p><pre class="actual">{{.Actual}}</pre>{{end}}</div>

@@ -20,6 +20,9 @@ import (
 // FailureTextLimit caps the diff text of one failing case.
 const FailureTextLimit = 16 << 10
 
+// messageLimit caps a failure's or error's message attribute: one line.
+const messageLimit = 1 << 10
+
 type property struct {
 	Name  string `xml:"name,attr"`
 	Value string `xml:"value,attr"`
@@ -199,21 +202,27 @@ func caseOf(problemName string, r *result.CaseRecord) testcase {
 	if r.Attempt > 1 {
 		msg += fmt.Sprintf(" (attempt %d)", r.Attempt)
 	}
+	// The message is what CI lists beside the test's name: it carries the
+	// execution's own message (which step or request timed out, which
+	// step failed), not only the status.
 	switch {
 	case o == result.OutcomeError:
 		why := r.Result.Error
 		if r.Result.PluginError != "" {
 			why = r.Result.PluginError
 		} else if r.Result.TimedOut {
-			why = "timed out (the problem counts timeouts as errors)"
+			why = report.RunProblem(r)
 		}
-		tc.Error = &message{Message: clean(firstLine(why)), Type: string(result.ErrorKindOf(r)) + "_error", Text: text}
+		tc.Error = &message{Message: clean(report.OneLine(why, messageLimit)), Type: string(result.ErrorKindOf(r)) + "_error", Text: text}
 	case r.Result.TimedOut:
-		tc.Failure = &message{Message: "timed out", Type: "timeout", Text: text}
+		tc.Failure = &message{Message: clean(report.OneLine(report.RunProblem(r), messageLimit)), Type: "timeout", Text: text}
 	case r.Result.OOMKilled:
-		tc.Failure = &message{Message: "killed at its memory limit", Type: "out_of_memory", Text: text}
+		tc.Failure = &message{Message: clean(report.OneLine(report.RunProblem(r), messageLimit)), Type: "out_of_memory", Text: text}
 	default:
-		tc.Failure = &message{Message: clean(msg), Type: "incorrect", Text: text}
+		if r.Result.Error != "" {
+			msg += "; " + r.Result.Error
+		}
+		tc.Failure = &message{Message: clean(report.OneLine(msg, messageLimit)), Type: "incorrect", Text: text}
 	}
 	if r.Result.Stderr != "" {
 		tc.SystemErr = clean(report.Truncate(r.Result.Stderr, FailureTextLimit))
