@@ -20,13 +20,14 @@ import (
 )
 
 type reportFlags struct {
-	compare string
-	format  string
-	output  string
-	policy  string
-	errors  string
-	write   bool
-	salvage bool
+	compare  string
+	format   string
+	output   string
+	policy   string
+	errors   string
+	write    bool
+	salvage  bool
+	failures int
 }
 
 func newReportCmd() *cobra.Command {
@@ -65,6 +66,7 @@ Exit status: 0, or 1 when --compare finds regressions, 2 on bad input.`,
 	fl.StringVar(&f.policy, "pass-policy", "", "judge checkpoints with this policy instead of the run's")
 	fl.StringVar(&f.errors, "error-policy", "", "count errored cases with this error policy instead of the run's: inconclusive, fail, ignore")
 	fl.BoolVar(&f.write, "write", false, "also regenerate results.parquet and report.html in RUN_DIR")
+	fl.IntVar(&f.failures, "failures", report.DefaultConsoleFailures, "with --format text: "+failuresUsage)
 	fl.BoolVar(&f.salvage, "salvage", false, "move corrupt journal lines to results.corrupt and report the other results (the run is then marked interrupted)")
 	return cmd
 }
@@ -74,6 +76,9 @@ func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
 	case "text", "json", "markdown", "junit", "html", "eval-results":
 	default:
 		return usageErr(fmt.Errorf("report: --format %q: expected text, json, markdown, junit, html or eval-results", f.format))
+	}
+	if f.failures < 0 {
+		return usageErr(fmt.Errorf("report: --failures must be 0 (no list) or more, got %d", f.failures))
 	}
 	if f.compare != "" && (f.format == "junit" || f.format == "html" || f.format == "eval-results") {
 		return usageErr(fmt.Errorf("report: --compare prints text, json or markdown, not %s", f.format))
@@ -164,7 +169,7 @@ func writeReport(w io.Writer, f reportFlags, dir string, run *rundir.Run) error 
 	}
 	fmt.Fprintln(w)
 	report.PrintSummary(w, run.Summaries)
-	return nil
+	return report.PrintFailures(w, dir, f.failures)
 }
 
 // noteWriter says, on stderr (stdout may be a JUnit or JSON document),

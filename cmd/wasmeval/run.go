@@ -42,6 +42,7 @@ type runFlags struct {
 	tags, apps  []string
 	history     string
 	noHistory   bool
+	failures    int
 	env         envFlags
 	// previous is the manifest of the run being resumed.
 	previous *manifest.Manifest
@@ -89,6 +90,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.results, "results", "", "score the agent results recorded in this directory (one <task>.json per task) instead of running an agent")
 	fl.StringVar(&f.history, "history", "", "also add the run's results to this history directory and compare it with the run before it (default for eval-case datasets: history/ beside the dataset)")
 	fl.BoolVar(&f.noHistory, "no-history", false, "do not add the run to a history directory")
+	fl.IntVar(&f.failures, "failures", report.DefaultConsoleFailures, failuresUsage)
 	fl.StringArrayVar(&f.tags, "tag", nil, "task specs: run only the tasks with this tag (repeatable)")
 	fl.StringArrayVar(&f.apps, "app", nil, "task specs: run only the tasks of this related app (repeatable)")
 	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
@@ -118,6 +120,9 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	if f.jobs < 1 {
 		return usageErr(fmt.Errorf("run: --jobs must be at least 1, got %d", f.jobs))
+	}
+	if f.failures < 0 {
+		return usageErr(fmt.Errorf("run: --failures must be 0 (no list) or more, got %d", f.failures))
 	}
 	policy, err := result.ParsePolicy(f.policy)
 	if err != nil {
@@ -281,6 +286,11 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintln(w)
 	report.PrintTable(w, res.Summaries)
+	if err := report.PrintFailures(w, out, f.failures); err != nil {
+		// The journal was just written and the reports read it: a list
+		// that cannot be printed is said, the run's results stand.
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: list the failures: %v\n", err)
+	}
 	printCache(w, res.VerdictCache)
 	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\n", out, htmlPath)
 	if src.afterRun != nil {
@@ -323,6 +333,9 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // errorPolicyUsage is the --error-policy flag's help.
 const errorPolicyUsage = "how cases that end in an error (the harness failed, not the submission) count: inconclusive (a checkpoint they decide is neither passed nor failed), fail, ignore"
+
+// failuresUsage is the --failures flag's help.
+const failuresUsage = "after the table, list this many failing or errored cases, one line each with why (0: none)"
 
 // maxRetryErrors bounds --retry-errors: past a few tries, an error that
 // keeps coming back is the harness's state, not bad luck.

@@ -1,0 +1,87 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// DefaultConsoleFailures is how many failing cases the console lists
+// after a run's table unless told otherwise (--failures).
+const DefaultConsoleFailures = 10
+
+// consoleLineBytes caps one line of the failure list: the list is read
+// in a terminal, and a case's whole story is in the reports.
+const consoleLineBytes = 200
+
+// PrintFailures writes the short failure list the console shows after a
+// run's table, as pytest's "short test summary info" does: each case
+// that failed or ended in an error, one line each — its status, its key
+// and why (its first diff line or its error's message) — in journal
+// order, the first limit of them, then how many more were not shown.
+// limit 0 prints nothing. The journal is streamed: nothing but the count
+// is kept past the limit.
+func PrintFailures(w io.Writer, dir string, limit int) error {
+	if limit <= 0 {
+		return nil
+	}
+	var lines []string
+	n := 0
+	err := EachCase(dir, func(r *result.CaseRecord) error {
+		if o := result.OutcomeOf(r); o != result.OutcomeFailed && o != result.OutcomeError {
+			return nil
+		}
+		n++
+		if len(lines) < limit {
+			lines = append(lines, ConsoleFailure(r))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if n > len(lines) {
+		fmt.Fprintf(w, "\nfailures: %d (the first %d shown)\n", n, len(lines))
+	} else {
+		fmt.Fprintf(w, "\nfailures: %d\n", n)
+	}
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	if more := n - len(lines); more > 0 {
+		fmt.Fprintf(w, "… and %d more not shown (--failures N lists more; the HTML report details every one)\n", more)
+	}
+	return nil
+}
+
+// ConsoleFailure is a failing case's line in the console's failure list:
+// "FAILED  checkpoint/group/id - why", at most consoleLineBytes long.
+func ConsoleFailure(r *result.CaseRecord) string {
+	status, why := "FAILED ", Reason(r, 0)
+	switch {
+	case result.OutcomeOf(r) == result.OutcomeError:
+		status = "ERROR  "
+		// The kind says it was the harness; the message says what broke.
+		why = string(result.ErrorKindOf(r)) + ": "
+		switch x := r.Result; {
+		case x.PluginError != "":
+			why += x.PluginError
+		case x.TimedOut:
+			why += RunProblem(r)
+		case x.Error != "":
+			why += x.Error
+		default:
+			why = Reason(r, 0)
+		}
+	case r.Result.TimedOut:
+		status = "TIMEOUT"
+	case r.Result.OOMKilled:
+		status = "OOM    "
+	}
+	head := status + " " + Printable(EpochName(r.Key(), r.Epoch), 100) + " - "
+	return head + OneLine(why, max(consoleLineBytes-len(head), 40))
+}
