@@ -7,7 +7,8 @@ import {
   Case, EvaluateInput, EvaluateOutput, TestInput, TestOutput, Actual, JSONOptions, compareJSON, normalizeText,
   parseJSONL, jsonlError, parse, parseString, parseError, parseNumber, findAnswer, answerText, brief, clip, quote, typeName,
   num, str, flag, get, numberValue, fail, serveDescribe, serveVerify, serveLoad, serveEvaluate, serveTest,
-  serveVerifyBatch, serveEvaluateBatch, serveTestBatch,
+  serveVerifyBatch, serveEvaluateBatch, serveTestBatch, SetupInput, SetupOutput, SetupFunction, serveSetup, addSetupFunctions,
+  writeFile, writeBytes, runCommand,
 } from "../../../sdk/assemblyscript/assembly/index";
 
 // The native transport's exports (the SDK chooses the transport at build
@@ -15,10 +16,11 @@ import {
 export { wasmeval_input, wasmeval_output } from "../../../sdk/assemblyscript/assembly/index";
 
 export function describe(): i32 {
-  const d = new Describe("conformance", "1.0.0", ["verifier", "loader", "evaluator", "test"]);
+  const d = new Describe("conformance", "1.0.0", ["verifier", "loader", "evaluator", "test", "setup"]);
   d.functions = ["echo", "json_equal", "sum", "text_equal"];
   d.configSchema = Value.newObject().set("type", Value.str("object"));
   d.description = "Reference plugin of the SDK conformance suite — ünïcödé ✓";
+  addSetupFunctions(d, SETUP);
   return serveDescribe(d);
 }
 
@@ -30,6 +32,45 @@ export function test(): i32 { return serveTest(judge); }
 export function verify_batch(): i32 { return serveVerifyBatch(verifyCase); }
 export function evaluate_batch(): i32 { return serveEvaluateBatch(evalFn); }
 export function test_batch(): i32 { return serveTestBatch(judge); }
+export function setup(): i32 { return serveSetup(SETUP); }
+
+const SETUP = new Map<string, SetupFunction>();
+SETUP.set("write_and_run", writeAndRun);
+SETUP.set("refuse", refuseSetup);
+
+// Writes arguments.content at arguments.path, the same bytes followed by
+// two that are not UTF-8 at path + ".bin", a summary of the task at
+// task.txt, then runs arguments.command.
+function writeAndRun(input: SetupInput): SetupOutput | null {
+  const f = str(input.config, "fail");
+  if (f.length > 0) return fail<SetupOutput>(f);
+  const path = str(input.arguments, "path"), content = str(input.arguments, "content");
+  const command = new Array<string>();
+  const words = get(input.arguments, "command");
+  if (words.kind == Kind.Array) {
+    for (let i = 0; i < words.arr.length; i++) command.push(words.arr[i].asString());
+  }
+  const text = Uint8Array.wrap(String.UTF8.encode(content));
+  const bin = new Uint8Array(text.length + 2);
+  bin.set(text);
+  bin[text.length] = 0xff;
+  const t = input.task;
+  const out = new SetupOutput();
+  out.actions = [
+    writeFile(path, content),
+    writeBytes(path + ".bin", bin),
+    writeFile("task.txt", t.id + "\n" + t.instruction + "\n" + t.files.join("\n")),
+    runCommand(command),
+  ];
+  return out;
+}
+
+// Cannot prepare any task, and says so.
+function refuseSetup(input: SetupInput): SetupOutput | null {
+  const out = new SetupOutput();
+  out.error = "cannot prepare task " + quote(input.task.id);
+  return out;
+}
 
 function weight(cfg: Obj, attr: string): f64 {
   if (!cfg.has("weights")) return 1;

@@ -1,4 +1,4 @@
-//go:build wasip1 && wasmeval_setup
+//go:build wasip1
 
 package main
 
@@ -10,10 +10,8 @@ import (
 	"github.com/wasmeval/wasmeval/sdk/go/wasmeval/setup"
 )
 
-// Built with -tags wasmeval_setup, the reference plugin is also a setup
-// plugin, held to the setup vectors (vectors/setup). The tag keeps the
-// describe vector shared by every SDK unchanged until every SDK serves
-// the setup kind.
+// The reference plugin is also a setup plugin, held to the setup vectors
+// (vectors/setup) like the Rust and AssemblyScript ones.
 func init() {
 	kinds = append(kinds, abi.KindSetup)
 	setup.Serve(map[string]func(*wasmeval.SetupInput) (*wasmeval.SetupOutput, error){

@@ -5,11 +5,11 @@
 use wasmeval::*;
 
 fn info() -> Describe {
-    let mut d = Describe::new("conformance", "1.0.0", &["verifier", "loader", "evaluator", "test"]);
+    let mut d = Describe::new("conformance", "1.0.0", &["verifier", "loader", "evaluator", "test", "setup"]);
     d.functions = vec!["echo".into(), "json_equal".into(), "sum".into(), "text_equal".into()];
     d.config_schema = object(vec![("type", "object".into())]);
     d.description = "Reference plugin of the SDK conformance suite — ünïcödé ✓".into();
-    d
+    d.with_setup_functions(SETUP)
 }
 
 describe!(info());
@@ -17,6 +17,40 @@ verifier!(verify_case);
 loader!(load);
 evaluator!(eval);
 test_function!(judge);
+setup!(SETUP);
+
+const SETUP: &[(&str, SetupFunction)] = &[("write_and_run", write_and_run), ("refuse", refuse_setup)];
+
+/// Writes arguments.content at arguments.path, the same bytes followed by
+/// two that are not UTF-8 at path + ".bin", a summary of the task at
+/// task.txt, then runs arguments.command.
+fn write_and_run(input: SetupInput) -> Result<SetupOutput, String> {
+    common(&input.config)?;
+    let (path, content) = (str_of(&input.arguments, "path"), str_of(&input.arguments, "content"));
+    let command: Vec<String> = match get(&input.arguments, "command") {
+        Value::Array(words) => words.iter().map(|w| w.as_str().unwrap_or("").to_string()).collect(),
+        _ => Vec::new(),
+    };
+    let command: Vec<&str> = command.iter().map(|w| w.as_str()).collect();
+    let mut bin = content.clone().into_bytes();
+    bin.extend_from_slice(&[0xff, 0x00]);
+    let task = &input.task;
+    let summary = format!("{}\n{}\n{}", task.id, task.instruction, task.files.join("\n"));
+    Ok(SetupOutput {
+        actions: vec![
+            write_file(&path, &content),
+            write_bytes(&format!("{}.bin", path), &bin),
+            write_file("task.txt", &summary),
+            run_command(&command),
+        ],
+        ..Default::default()
+    })
+}
+
+/// Cannot prepare any task, and says so.
+fn refuse_setup(input: SetupInput) -> Result<SetupOutput, String> {
+    Ok(SetupOutput { error: format!("cannot prepare task {}", quote(&input.task.id)), ..Default::default() })
+}
 
 fn get<'a>(m: &'a Map, k: &str) -> &'a Value {
     static NULL: Value = Value::Null;

@@ -19,9 +19,11 @@
 import { commitOutput, input, outputWriter, setError } from "./host";
 import { ByteWriter, Kind, encodeError, literal, parse, parseInputDoc, parseError } from "./json";
 import { Doc } from "./tape";
+import { SetupFunction, dispatchSetup, useSetupFunctions } from "./setup";
 import {
   Describe, VerifyInput, VerifyOutput, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput,
-  TestInput, TestOutput, decodeVerifyInput, decodeLoadInput, decodeEvaluateInput, decodeTestInput, decodeError,
+  TestInput, TestOutput, SetupInput, SetupOutput, decodeVerifyInput, decodeLoadInput, decodeEvaluateInput, decodeTestInput,
+  decodeSetupInput, decodeError,
   typeName, verifyInputAt, evaluateInputAt, testInputAt,
 } from "./models";
 
@@ -325,4 +327,12 @@ export function serveTest(f: (input: TestInput) => TestOutput | null): i32 {
 /** Serves test_batch with f, the function serveTest serves. */
 export function serveTestBatch(f: (input: TestInput) => TestOutput | null): i32 {
   return serveBatch<TestInput, TestOutput>(decodeTestInput, testInputAt, f);
+}
+
+/** Serves setup with fns, by the function the input names (a name fns
+ * does not have is answered with an error naming those it has). List the
+ * same names in describe with addSetupFunctions. */
+export function serveSetup(fns: Map<string, SetupFunction>): i32 {
+  useSetupFunctions(fns);
+  return serve<SetupInput, SetupOutput>(decodeSetupInput(input()), dispatchSetup);
 }

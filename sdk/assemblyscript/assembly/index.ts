@@ -7,12 +7,14 @@ export {
 export {
   ABI_VERSION, TRANSPORT, Obj, Describe, InputFile, Case, Actual, VerifyInput, DiffEntry, Diff, Attribute, VerifyOutput,
   GroupInfo, Outcome, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput, ToolCall, ToolResult, Message, Answer, Usage, AgentRun, TestInput,
-  TestOutput, typeName, decodeError, decodeVerifyInput, decodeLoadInput, decodeEvaluateInput, decodeTestInput, num, str,
+  TestOutput, SetupTask, SetupInput, SetupWrite, SetupRun, SetupAction, SetupOutput, typeName, decodeError, decodeVerifyInput,
+  decodeLoadInput, decodeEvaluateInput, decodeTestInput, decodeSetupInput, num, str,
   flag, get,
 } from "./models";
 export * from "./compare";
 export * from "./text";
 export * from "./answer";
 export * from "./entry";
+export * from "./setup";
 export { log, readAsset, wasmeval_input, wasmeval_output } from "./host";
 import "./abort/abort";

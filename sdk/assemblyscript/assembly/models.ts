@@ -667,6 +667,101 @@ export class TestOutput {
   writeTo(w: ByteWriter): bool { return w.value(this.toValue()); }
 }
 
+/** The task a setup function prepares the sandbox for. `files` are the
+ * task directory's files, relative to it with `/` separators, as
+ * readAsset takes them. */
+export class SetupTask {
+  id: string = "";
+  instruction: string = "";
+  files: Array<string> = [];
+}
+
+/** The input of `setup`: a named setup function of a task spec with its
+ * arguments, and the task it prepares the sandbox for. */
+export class SetupInput {
+  abiVersion: i64 = 0;
+  get config(): Obj {
+    let x = this._config;
+    if (x === null) { x = objOf(this._configV); this._config = x; }
+    return x;
+  }
+  set config(x: Obj) { this._config = x; }
+  private _config: Obj | null = null;
+  _configV: Value | null = null;
+  function: string = "";
+  get arguments(): Obj {
+    let x = this._arguments;
+    if (x === null) { x = objOf(this._argumentsV); this._arguments = x; }
+    return x;
+  }
+  set arguments(x: Obj) { this._arguments = x; }
+  private _arguments: Obj | null = null;
+  _argumentsV: Value | null = null;
+  task: SetupTask = new SetupTask();
+}
+
+/** Writes a file into the sandbox: `path` relative to its working
+ * directory, `/`-separated, inside it; the bytes are `content` (text) or,
+ * when set, `contentBase64` (any bytes, base64). */
+export class SetupWrite {
+  path: string = "";
+  content: string = "";
+  contentBase64: string = "";
+}
+
+/** Runs a program with its arguments in the sandbox's working directory
+ * (no shell: ["sh", "-c", line] for one); it must exit 0. */
+export class SetupRun {
+  command: Array<string> = [];
+}
+
+/** One action of a setup output: exactly one of write and run. */
+export class SetupAction {
+  write: SetupWrite | null = null;
+  run: SetupRun | null = null;
+
+  toValue(): Value {
+    const m = newObj();
+    const w = this.write;
+    if (w !== null) {
+      const wm = newObj();
+      wm.set("path", Value.str(w.path));
+      if (w.contentBase64.length > 0) wm.set("content_base64", Value.str(w.contentBase64));
+      else wm.set("content", Value.str(w.content));
+      m.set("write", Value.object(wm));
+    }
+    const r = this.run;
+    if (r !== null) {
+      const rm = newObj();
+      rm.set("command", strings(r.command));
+      m.set("run", Value.object(rm));
+    }
+    return Value.object(m);
+  }
+}
+
+/** The output of `setup`: the actions that prepare the sandbox, which
+ * wasmeval performs in order (a setup plugin never touches the sandbox
+ * itself). `error`, when set, says the function cannot prepare this task:
+ * the task cannot run, and the message says why; it is not a fault of the
+ * plugin. */
+export class SetupOutput {
+  actions: Array<SetupAction> = [];
+  error: string = "";
+
+  toValue(): Value {
+    const m = newObj();
+    const a = new Array<Value>();
+    for (let i = 0; i < this.actions.length; i++) a.push(this.actions[i].toValue());
+    m.set("actions", Value.array(a));
+    putStr(m, "error", this.error);
+    return Value.object(m);
+  }
+
+  /** Writes the canonical JSON of toValue(). */
+  writeTo(w: ByteWriter): bool { return w.value(this.toValue()); }
+}
+
 function putStr(m: Obj, k: string, v: string): void {
   if (v.length > 0) m.set(k, Value.str(v));
 }
@@ -704,6 +799,8 @@ const GROUP_KEYS = new KeySet(["checkpoint", "group", "group_type", "case_group"
 const OUTCOME_KEYS = new KeySet(["case", "actual"]);
 const EVALUATE_KEYS = new KeySet(["abi_version", "config", "function", "arguments", "expected", "case", "actual"]);
 const TEST_KEYS = new KeySet(["abi_version", "config", "result"]);
+const SETUP_KEYS = new KeySet(["abi_version", "config", "function", "arguments", "task"]);
+const TASK_KEYS = new KeySet(["id", "instruction", "files"]);
 const RESULT_KEYS = new KeySet(["task_result", "status", "instruction", "iterations", "sandbox", "execution_trace",
   "conversation", "task_name", "answer", "usage", "elapsed_seconds"]);
 const MESSAGE_KEYS = new KeySet(["role", "content", "name", "tool_calls", "tool_call_id", "tool_results"]);
@@ -1097,6 +1194,32 @@ export function testInputAt(doc: Doc, i: i32): TestInput | null {
     }
     run.elapsedSeconds = d.float("$.result", ".elapsed_seconds", d.slot(rf, 10));
     d.done(rf);
+  }
+  d.done(f);
+  return finish(d) ? r : null;
+}
+
+/** Decodes a setup input envelope. */
+export function decodeSetupInput(data: Uint8Array): SetupInput | null {
+  const d = parseInput(data);
+  return d === null ? null : setupInputAt(d, 0);
+}
+
+export function setupInputAt(doc: Doc, i: i32): SetupInput | null {
+  const d = decoder.start(doc);
+  const f = d.fields(d.top(i), SETUP_KEYS);
+  const r = new SetupInput();
+  r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
+  r._configV = d.map("$", ".config", d.slot(f, 1));
+  r.function = d.str("$", ".function", d.slot(f, 2));
+  r._argumentsV = d.map("$", ".arguments", d.slot(f, 3));
+  const t = d.obj("$", ".task", d.slot(f, 4));
+  if (t >= 0) {
+    const tf = d.fields(t, TASK_KEYS);
+    r.task.id = d.str("$.task", ".id", d.slot(tf, 0));
+    r.task.instruction = d.str("$.task", ".instruction", d.slot(tf, 1));
+    r.task.files = d.strs("$.task", ".files", d.slot(tf, 2));
+    d.done(tf);
   }
   d.done(f);
   return finish(d) ? r : null;

@@ -760,7 +760,7 @@ fn finish(r: Result<String, String>) -> i32 {
 /// Runs one call: its input in, its output (or failure message) written
 /// into the result buffer kept from the last call.
 #[cfg(all(target_arch = "wasm32", not(wasmeval_extism)))]
-fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
+pub(crate) fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
     crate::panic::install();
     unsafe {
         let input = native::take(core::ptr::addr_of_mut!(native::INPUT));
@@ -787,7 +787,7 @@ fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
 }
 
 #[cfg(all(target_arch = "wasm32", wasmeval_extism))]
-fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
+pub(crate) fn serve(run: impl FnOnce(&[u8], &mut String) -> Result<(), String>) -> i32 {
     crate::panic::install();
     let mut out = String::new();
     let r = run(&input(), &mut out);

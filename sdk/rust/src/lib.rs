@@ -7,7 +7,8 @@
 //! needed). A plugin author writes one function per kind and exports it
 //! with a macro, which for verify, evaluate and test also exports the
 //! batch form that answers many calls at once (docs/plugin-abi.md,
-//! "Batches"):
+//! "Batches"); a setup plugin serves its setup functions by name with
+//! `setup!` (see the setup module):
 //!
 //! ```ignore
 //! use wasmeval::*;
@@ -31,6 +32,7 @@ mod entry;
 mod json;
 mod models;
 mod panic;
+mod setup;
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics"), not(wasmeval_system_alloc)))]
 mod pool;
 mod text;
@@ -47,4 +49,5 @@ pub use compare::*;
 pub use entry::*;
 pub use json::*;
 pub use models::*;
+pub use setup::*;
 pub use text::*;

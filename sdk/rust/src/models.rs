@@ -289,6 +289,84 @@ pub struct TestOutput {
     pub unscored: String,
 }
 
+/// The input of `setup`: a named setup function of a task spec with its
+/// arguments, and the task it prepares the sandbox for.
+#[derive(Clone, Debug, Default)]
+pub struct SetupInput {
+    pub abi_version: i64,
+    pub config: Map,
+    pub function: String,
+    pub arguments: Map,
+    pub task: SetupTask,
+}
+
+/// The task a setup function prepares the sandbox for. `files` are the
+/// task directory's files, relative to it with `/` separators, as
+/// read_asset takes them.
+#[derive(Clone, Debug, Default)]
+pub struct SetupTask {
+    pub id: String,
+    pub instruction: String,
+    pub files: Vec<String>,
+}
+
+/// The output of `setup`: the actions that prepare the sandbox, which
+/// wasmeval performs in order (a setup plugin never touches the sandbox
+/// itself). `error`, when set, says the function cannot prepare this task:
+/// the task cannot run, and the message says why; it is not a fault of the
+/// plugin.
+#[derive(Clone, Debug, Default)]
+pub struct SetupOutput {
+    pub actions: Vec<SetupAction>,
+    pub error: String,
+}
+
+/// One action of a setup output.
+#[derive(Clone, Debug)]
+pub enum SetupAction {
+    /// Writes a file into the sandbox: `path` relative to its working
+    /// directory, `/`-separated, inside it. The bytes are `content` (text)
+    /// or, when set, `content_base64` (any bytes, base64).
+    Write { path: String, content: String, content_base64: String },
+    /// Runs a program with its arguments in the sandbox's working
+    /// directory (no shell: `["sh", "-c", line]` for one); it must exit 0.
+    Run { command: Vec<String> },
+}
+
+impl ToValue for SetupOutput {
+    fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        let actions = self
+            .actions
+            .iter()
+            .map(|a| {
+                let mut am = Map::new();
+                match a {
+                    SetupAction::Write { path, content, content_base64 } => {
+                        let mut wm = Map::new();
+                        wm.insert("path".into(), path.as_str().into());
+                        if content_base64.is_empty() {
+                            wm.insert("content".into(), content.as_str().into());
+                        } else {
+                            wm.insert("content_base64".into(), content_base64.as_str().into());
+                        }
+                        am.insert("write".into(), Value::Object(wm));
+                    }
+                    SetupAction::Run { command } => {
+                        let mut rm = Map::new();
+                        rm.insert("command".into(), strings(command));
+                        am.insert("run".into(), Value::Object(rm));
+                    }
+                }
+                Value::Object(am)
+            })
+            .collect();
+        m.insert("actions".into(), Value::Array(actions));
+        put_str(&mut m, "error", &self.error);
+        Value::Object(m)
+    }
+}
+
 /// The JSON type of a value with its article, as messages name it.
 pub fn type_name(v: &Value) -> &'static str {
     match v {
@@ -583,6 +661,36 @@ impl EvaluateInput {
         let actual = take(&mut m, "actual");
         if !actual.is_null() {
             in_.actual = Some(d.actual(&ROOT.field("actual"), actual));
+        }
+        d.done(in_)
+    }
+}
+
+impl SetupInput {
+    /// Decodes a setup input envelope.
+    pub fn decode(data: &[u8]) -> Result<SetupInput, String> {
+        SetupInput::decode_value(parsed(data)?)
+    }
+
+    /// Decodes a parsed setup input envelope.
+    pub(crate) fn decode_value(v: Value) -> Result<SetupInput, String> {
+        let mut d = Decoder { err: None };
+        let mut m = d.top(v);
+        let mut in_ = SetupInput {
+            abi_version: d.integer(&ROOT.field("abi_version"), &take(&mut m, "abi_version")),
+            config: d.map(&ROOT.field("config"), take(&mut m, "config")),
+            function: d.string(&ROOT.field("function"), take(&mut m, "function")),
+            arguments: d.map(&ROOT.field("arguments"), take(&mut m, "arguments")),
+            ..Default::default()
+        };
+        let tp = ROOT.field("task");
+        if let Some(t) = d.obj(&tp, take(&mut m, "task")) {
+            let mut t = Some(t);
+            in_.task = SetupTask {
+                id: d.string(&tp.field("id"), take(&mut t, "id")),
+                instruction: d.string(&tp.field("instruction"), take(&mut t, "instruction")),
+                files: d.strs(&tp.field("files"), take(&mut t, "files")),
+            };
         }
         d.done(in_)
     }
