@@ -37,6 +37,10 @@ const (
 type Options struct {
 	Run    report.RunInfo
 	Engine string
+	// ArtifactBase is the run directory as seen from where the page is
+	// kept, for links to artifacts (screenshots, server logs); "" when
+	// the page is in the run directory, as report.html is.
+	ArtifactBase string
 }
 
 // Write renders the report of the run in dir to w.
@@ -91,8 +95,10 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 	defer transcripts.Close()
 	detailed, failed := 0, 0
 	agents, shown := 0, 0
+	arts := newArtifacts(dir, opts.ArtifactBase)
 	err = report.EachCase(dir, func(r *result.CaseRecord) error {
 		rd := rowOf(r)
+		logs := arts.addLogs(r)
 		if r.Result.Agent {
 			agents++
 			if shown < MaxTranscripts {
@@ -114,7 +120,9 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 			return nil
 		}
 		detailed++
-		return failure.Execute(details, failureOf(r))
+		fd := failureOf(r)
+		fd.Shots, fd.Logs = arts.shots(r), logs
+		return failure.Execute(details, fd)
 	})
 	if err != nil {
 		return err
@@ -127,6 +135,15 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 	}
 	if err := afterFailures.Execute(bw, struct{ More int }{failed - detailed}); err != nil {
 		return err
+	}
+	if len(arts.order) > 0 {
+		arts.readLogs()
+		if err := serverLogs.Execute(bw, struct {
+			Groups     []*groupLogs
+			MoreGroups int
+		}{arts.order, arts.moreGroups}); err != nil {
+			return err
+		}
 	}
 	if agents > 0 {
 		if err := transcriptsHead.Execute(bw, nil); err != nil {
@@ -213,6 +230,10 @@ type failureData struct {
 	ProblemText string
 	Score       float64
 	Attrs       []attrData
+	// Shots are the case's screenshots; Logs the anchor of its group's
+	// server logs ("" when none).
+	Shots []shotData
+	Logs  string
 }
 
 func failureOf(r *result.CaseRecord) failureData {

@@ -42,6 +42,10 @@ details.transcript>summary{cursor:pointer;font-family:monospace}
 .transcript .warn{color:#e65100}.transcript .cut{color:#757575;font-style:italic}
 .transcript details.thinking{color:#555}.transcript details.thinking summary{cursor:pointer}
 .transcript ol.trace li{margin:.3em 0}
+.shots{display:flex;flex-wrap:wrap;gap:.8em;margin:.5em 0}figure.shot{margin:0}figure.shot figcaption{font-size:12px;color:#555}
+img.thumb{max-width:320px;max-height:200px;border:1px solid #ccc;cursor:zoom-in;display:block}
+#lightbox{position:fixed;inset:0;background:rgba(0,0,0,.85);overflow:auto;z-index:10;cursor:zoom-out}#lightbox img{display:block;margin:1em auto;max-width:none;background:#fff}
+.warn{color:#e65100}pre.log-tail{max-height:24em}section.server-logs h3{font-family:monospace;font-size:1em}
 </style></head><body>
 <h1>{{.Run.Problem}}</h1>
 <p class="meta">run <code>{{.Run.RunID}}</code>{{if .Run.Status}} · {{.Run.Status}}{{end}} ·
@@ -70,6 +74,8 @@ var mid = template.Must(template.New("mid").Parse(`</tbody></table>
 
 var failure = template.Must(template.New("failure").Parse(`<details class="failure" id="{{.Anchor}}" data-key="{{.Key}}"><summary>{{.Key}} — score {{printf "%.2f" .Score}}{{if .Problem}} — <span class="problem">{{.Problem}}</span>{{end}}</summary>
 {{if .ProblemText}}<pre class="problem-text">{{.ProblemText}}</pre>
+{{end}}{{if .Shots}}<div class="shots">{{range .Shots}}{{if .Src}}<figure class="shot"><a class="shot" href="{{if .Link}}{{.Link}}{{else}}{{.Src}}{{end}}" data-name="{{.Name}}"><img class="thumb" src="{{.Src}}" alt="screenshot {{.Name}}"></a><figcaption>{{.Name}} · {{.Size}}{{if .Note}} · {{.Note}}{{end}}</figcaption></figure>{{else}}<p class="warn artifact-note">screenshot {{.Name}}: {{.Note}}</p>{{end}}{{end}}</div>
+{{end}}{{if .Logs}}<p class="logs-link"><a href="#{{.Logs}}">server logs</a></p>
 {{end}}{{range .Attrs}}<div class="attr" data-attribute="{{.Name}}"><h4>{{.Name}}{{if .Summary}}: {{.Summary}}{{end}}</h4>
 {{if .Unified}}<pre class="diff">{{range .Lines}}<span class="{{.Class}}">{{.Text}}</span>
 {{end}}</pre>{{end}}{{if .Entries}}<table class="entries"><tr><th>where</th><th>what</th><th>expected</th><th>actual</th></tr>{{range .Entries}}<tr><td>{{.Path}}</td><td>{{.Op}}</td><td><code>{{.Expected}}</code></td><td><code>{{.Actual}}</code></td></tr>{{end}}</table>{{end}}
@@ -78,6 +84,18 @@ var failure = template.Must(template.New("failure").Parse(`<details class="failu
 `))
 
 var afterFailures = template.Must(template.New("afterFailures").Parse(`</div>{{if .More}}<p id="more-failures">{{.More}} more failing cases are not detailed here; results.parquet has every diff.</p>{{end}}
+`))
+
+// serverLogs lists each group's server logs: a link to the file and its
+// last lines, as text (the template escapes them; report.ReadLogTail has
+// replaced control characters).
+var serverLogs = template.Must(template.New("serverLogs").Parse(`<h2>Server logs</h2>
+<div id="server-logs">
+{{range .Groups}}<section class="server-logs" id="{{.Anchor}}" data-group="{{.Key}}"><h3>{{.Key}}</h3>
+{{range .Logs}}<div class="log" data-log="{{.Name}}"><p>{{if .Link}}<a class="log-link" href="{{.Link}}">{{.Name}}</a> · {{.Size}}{{if .Cut}} · its last {{.Lines}} lines{{end}}{{else}}{{.Name}}{{end}}</p>
+{{if .Note}}<p class="warn artifact-note">{{.Note}}</p>{{else if .Text}}<pre class="log-tail">{{.Text}}</pre>{{else}}<p class="cut">(empty)</p>{{end}}</div>
+{{end}}{{if .More}}<p class="cut">{{.More}} more logs of this group not listed.</p>{{end}}</section>
+{{end}}</div>{{if .MoreGroups}}<p class="cut">{{.MoreGroups}} more groups' logs are not listed here; their records name them.</p>{{end}}
 `))
 
 var transcriptsHead = template.Must(template.New("transcriptsHead").Parse(`<h2>Agent transcripts</h2>
@@ -111,7 +129,8 @@ var transcript = template.Must(template.New("transcript").Parse(`<details class=
 {{end}}</details>
 `))
 
-var tail = template.Must(template.New("tail").Parse(`<script>
+var tail = template.Must(template.New("tail").Parse(`<div id="lightbox" hidden><img id="lightbox-img" alt="full-size screenshot"></div>
+<script>
 (function(){
   var input=document.getElementById('filter'), only=document.getElementById('failing-only'),
       rows=document.querySelectorAll('#cases tbody tr'), shown=document.getElementById('shown');
@@ -130,6 +149,16 @@ var tail = template.Must(template.New("tail").Parse(`<script>
     if(d&&d.tagName==='DETAILS'){d.open=true;d.scrollIntoView();}
   }
   window.addEventListener('hashchange',openTarget); openTarget();
+  // A screenshot's thumbnail opens full size over the page (an embedded
+  // image cannot be opened as a page of its own); a click or Escape
+  // closes it.
+  var box=document.getElementById('lightbox'), big=document.getElementById('lightbox-img');
+  document.addEventListener('click',function(e){
+    var a=e.target.closest&&e.target.closest('a.shot');
+    if(a){e.preventDefault();big.src=a.querySelector('img').src;box.hidden=false;return;}
+    if(!box.hidden&&box.contains(e.target)){box.hidden=true;}
+  });
+  document.addEventListener('keydown',function(e){if(e.key==='Escape')box.hidden=true;});
 })();
 </script>
 </body></html>
