@@ -49,6 +49,7 @@ type testcase struct {
 	Failure   *message    `xml:"failure,omitempty"`
 	Error     *message    `xml:"error,omitempty"`
 	Skipped   *message    `xml:"skipped,omitempty"`
+	SystemOut string      `xml:"system-out,omitempty"`
 	SystemErr string      `xml:"system-err,omitempty"`
 }
 
@@ -85,6 +86,7 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 		}
 	}()
 	var total counts
+	att := newAttachments(dir)
 	err := report.EachCase(dir, func(r *result.CaseRecord) error {
 		s := suites[r.Checkpoint]
 		if s == nil {
@@ -100,7 +102,7 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 		o := result.OutcomeOf(r)
 		s.add(o)
 		total.add(o)
-		return s.enc.Encode(caseOf(run.Problem, r))
+		return s.enc.Encode(caseOf(run.Problem, r, att))
 	})
 	if err != nil {
 		return err
@@ -167,7 +169,7 @@ func Write(w io.Writer, dir string, run report.RunInfo, sums []*report.Checkpoin
 	return err
 }
 
-func caseOf(problemName string, r *result.CaseRecord) testcase {
+func caseOf(problemName string, r *result.CaseRecord, att *attachments) testcase {
 	tc := testcase{Classname: problemName + "." + r.Checkpoint + "." + r.Group, Name: report.EpochName(r.ID, r.Epoch), Time: seconds(r.Duration)}
 	if c := r.Case; c != nil && (c.Category != "" || len(c.Tags) > 0) {
 		tc.Props = &properties{}
@@ -224,9 +226,14 @@ func caseOf(problemName string, r *result.CaseRecord) testcase {
 		}
 		tc.Failure = &message{Message: clean(report.OneLine(msg, messageLimit)), Type: "incorrect", Text: text}
 	}
-	if r.Result.Stderr != "" {
-		tc.SystemErr = clean(report.Truncate(r.Result.Stderr, FailureTextLimit))
+	out, errs := att.forCase(r)
+	tc.SystemOut = clean(report.Truncate(out, FailureTextLimit))
+	if r.Result.Stderr != "" && errs != "" {
+		errs = "--- the case's stderr ---\n" + report.Truncate(r.Result.Stderr, FailureTextLimit/2) + "\n" + errs
+	} else if r.Result.Stderr != "" {
+		errs = r.Result.Stderr
 	}
+	tc.SystemErr = clean(report.Truncate(errs, FailureTextLimit))
 	return tc
 }
 
