@@ -164,7 +164,7 @@ func TestAgentServer(t *testing.T) {
 	defer sess.Close()
 	a := adapter.NewAgentServer(adapter.Server{Command: []string{exe}, Config: problem.Server{
 		Env:    map[string]string{agentServerEnv: "1"},
-		Health: problem.HealthCheck{Path: "/", Attempts: 600, Delay: 50 * time.Millisecond, StartupTimeout: time.Minute},
+		Health: problem.HealthCheck{Path: "/", Delay: 50 * time.Millisecond, StartupTimeout: time.Minute},
 	}}, "/run")
 	ctx := context.Background()
 	if err := a.Begin(ctx, sess); err != nil {

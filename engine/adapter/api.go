@@ -77,7 +77,7 @@ func newClient() *http.Client {
 
 // Run implements Adapter.
 func (a *API) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (result.Execution, error) {
-	out := result.Execution{Artifacts: a.Server.Logs()}
+	out := a.Server.execution()
 	fail := func(format string, args ...any) (result.Execution, error) {
 		out.AdapterError = true
 		out.StatusCode = -1

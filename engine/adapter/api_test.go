@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 		return
 	}
 	if os.Getenv(trivialServerEnv) == "1" {
+		if runAsServerMode(os.Getenv(serverModeEnv)) {
+			return
+		}
 		l, err := net.Listen("tcp", net.JoinHostPort(os.Getenv("HOST"), os.Getenv("PORT")))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -75,7 +78,7 @@ func startTrivial(tb testing.TB) (*adapter.API, runtime.Session, func()) {
 	api := &adapter.API{
 		Server: adapter.Server{Command: []string{exe}, Config: problem.Server{
 			Env:    map[string]string{trivialServerEnv: "1"},
-			Health: problem.HealthCheck{Path: "/", Attempts: 200, Delay: 20 * time.Millisecond, StartupTimeout: 20 * time.Second},
+			Health: problem.HealthCheck{Path: "/", Delay: 20 * time.Millisecond, StartupTimeout: 20 * time.Second},
 		}},
 		Response: problem.ResponseJSON, OutputCap: 1 << 20,
 	}

@@ -120,7 +120,8 @@ func (b *Browser) End() error {
 
 // Run implements Adapter.
 func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (out result.Execution, _ error) {
-	out = result.Execution{Artifacts: b.Server.Logs(), Command: []string{"browser", b.Server.BaseURL()}}
+	out = b.Server.execution()
+	out.Command = []string{"browser", b.Server.BaseURL()}
 	fail := func(format string, args ...any) (result.Execution, error) {
 		out.AdapterError = true
 		out.StatusCode = -1

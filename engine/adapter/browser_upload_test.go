@@ -110,7 +110,7 @@ func TestUploadSendsWhatTheCaseWrote(t *testing.T) {
 	b := &adapter.Browser{
 		Server: adapter.Server{Command: []string{"python3", "app.py"}, Config: problem.Server{
 			Env:    map[string]string{"SECRET": secret, "RECEIVED": received},
-			Health: problem.HealthCheck{Path: "/", Attempts: 400, Delay: 50 * time.Millisecond, StartupTimeout: 60 * time.Second},
+			Health: problem.HealthCheck{Path: "/", Delay: 50 * time.Millisecond, StartupTimeout: 60 * time.Second},
 		}},
 		Config: problem.Browser{Executable: problem.DefaultBrowser, Screenshots: problem.ScreenshotsNever,
 			StepTimeout: 30 * time.Second, Width: 800, Height: 600},

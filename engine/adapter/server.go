@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
@@ -79,6 +81,9 @@ type Server struct {
 	// case after that reports it.
 	down string
 	logs []string
+	// startup is how long the server took from its start to its first
+	// answer to the health check (0 until it answered).
+	startup time.Duration
 }
 
 // Start launches the server and waits for its health check. A server that
@@ -141,12 +146,13 @@ func (s *Server) start(ctx context.Context, sess runtime.Session) (portTaken boo
 	env["HOST"], env["PORT"] = ep.Host, strconv.Itoa(ep.Port)
 	env = ProcessEnv(sess.Workdir(), env)
 
+	started := time.Now()
 	proc, err := sess.Start(ctx, runtime.StartRequest{Argv: argv, Env: env, Stdout: s.stdout, Stderr: s.stderr})
 	if err != nil {
 		return false, fmt.Errorf("server %q could not start: %v", strings.Join(argv, " "), err)
 	}
 	s.proc = proc
-	err = s.waitHealthy(ctx, argv)
+	err = s.waitHealthy(ctx, argv, started)
 	if err == nil {
 		return false, nil
 	}
@@ -177,20 +183,28 @@ func (s *Server) newSink(name string) (*logSink, error) {
 	return sink, nil
 }
 
-// waitHealthy polls the health path until any HTTP response comes back,
-// the server exits, the attempts run out or the startup timeout passes.
-func (s *Server) waitHealthy(ctx context.Context, argv []string) error {
+// pollTimeout bounds one health poll: a server that accepts connections
+// but never answers cannot hold a poll open for long, and no poll outlasts
+// the wait's deadline.
+const pollTimeout = time.Second
+
+// waitHealthy polls the health path, Delay apart, until any HTTP response
+// comes back, the server exits or the startup timeout, counted from
+// started, has passed. The wait is a deadline: however many polls fit.
+func (s *Server) waitHealthy(ctx context.Context, argv []string, started time.Time) error {
 	h := s.Config.Health
-	deadline := time.Now().Add(h.StartupTimeout)
+	deadline := started.Add(h.StartupTimeout)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, CheckRedirect: noRedirect}
 	url := s.BaseURL() + h.Path
 	var last error
-	for attempt := 1; attempt <= h.Attempts; attempt++ {
+	polls := 0
+	for {
 		left := time.Until(deadline)
 		if left <= 0 {
 			break
 		}
-		actx, cancel := context.WithTimeout(ctx, min(left, time.Second))
+		polls++
+		actx, cancel := context.WithTimeout(ctx, min(left, pollTimeout))
 		req, _ := http.NewRequestWithContext(actx, http.MethodGet, url, nil)
 		resp, err := client.Do(req)
 		cancel()
@@ -203,6 +217,7 @@ func (s *Server) waitHealthy(ctx context.Context, argv []string) error {
 			case <-s.proc.Exited():
 				return s.exitedError("before it was up")
 			default:
+				s.startup = time.Since(started)
 				return nil
 			}
 		}
@@ -218,8 +233,11 @@ func (s *Server) waitHealthy(ctx context.Context, argv []string) error {
 		case <-time.After(min(h.Delay, max(time.Until(deadline), 0))):
 		}
 	}
-	return fmt.Errorf("server %q did not answer GET %s within %s (%d attempts; last error: %v)%s",
-		strings.Join(argv, " "), h.Path, h.StartupTimeout, h.Attempts, last, s.tail())
+	if last == nil {
+		last = errors.New("no time was left to poll")
+	}
+	return fmt.Errorf("server %q did not answer GET %s within %s (%d polls %s apart; last error: %v)%s",
+		strings.Join(argv, " "), h.Path, h.StartupTimeout, polls, h.Delay, last, s.tail())
 }
 
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -286,6 +304,17 @@ func (s *Server) BaseURL() string { return "http://" + s.endpoint.Dial }
 // Logs are the server's log artifacts (record references), a fresh slice
 // for each case record to extend.
 func (s *Server) Logs() []string { return slices.Clone(s.logs) }
+
+// Startup is how long the server took from its start to its first answer
+// to the health check; 0 when it never answered. After a restart on a new
+// port (see Start) it is the start that answered.
+func (s *Server) Startup() time.Duration { return s.startup }
+
+// execution is a case's result as the server's cases begin it: the
+// server's logs and start-up time, which every case of the group carries.
+func (s *Server) execution() result.Execution {
+	return result.Execution{Artifacts: s.Logs(), ServerStartup: s.startup.Seconds()}
+}
 
 // Stop stops the server and closes its logs.
 func (s *Server) Stop() error {

@@ -771,6 +771,9 @@ func (d *fastDecoder) outcome(o *result.Execution) bool {
 		case "agent":
 			bit = 1 << 16
 			o.Agent, ok = d.boolean()
+		case "server_startup_s":
+			bit = 1 << 17
+			o.ServerStartup, ok = d.float()
 		default:
 			return false
 		}

@@ -161,6 +161,12 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 		b = append(b, `,"artifacts":`...)
 		b = appendStrings(b, o.Artifacts)
 	}
+	if o.ServerStartup != 0 {
+		b = append(b, `,"server_startup_s":`...)
+		if b, err = appendFloat(b, o.ServerStartup); err != nil {
+			return nil, err
+		}
+	}
 	b = append(b, `,"adapter_error":`...)
 	b = strconv.AppendBool(b, o.AdapterError)
 	if o.Error != "" {

@@ -70,10 +70,12 @@ type Server struct {
 
 // HealthCheck polls the server until it answers any HTTP response.
 type HealthCheck struct {
-	Path     string
-	Attempts int
-	Delay    time.Duration
-	// StartupTimeout bounds the whole wait, whatever Attempts says.
+	Path string
+	// Delay is the pause between polls (the poll interval).
+	Delay time.Duration
+	// StartupTimeout is how long the server has to answer, from its
+	// start: the wait is a deadline, whatever the delay and however long
+	// a poll takes.
 	StartupTimeout time.Duration
 }
 
@@ -92,9 +94,10 @@ type Browser struct {
 
 // Defaults of the server and browser settings.
 const (
-	DefaultHealthPath     = "/"
-	DefaultHealthAttempts = 100
-	DefaultHealthDelay    = 100 * time.Millisecond
+	DefaultHealthPath  = "/"
+	DefaultHealthDelay = 100 * time.Millisecond
+	// DefaultStartupTimeout is how long a server has to answer its health
+	// check; docs/adapters.md states it (a test holds them together).
 	DefaultStartupTimeout = 20 * time.Second
 	DefaultStepTimeout    = 5 * time.Second
 	DefaultBrowser        = "/usr/bin/chromium"
@@ -123,7 +126,10 @@ type rawServerAdapter struct {
 }
 
 type rawHealthCheck struct {
-	Path           *string  `yaml:"path"`
+	Path *string `yaml:"path"`
+	// Attempts is deprecated: the wait is startup_timeout. It is still
+	// read, as a wait of attempts × delay (see HealthCheck), so problems
+	// written when the wait was counted in attempts keep their wait.
 	Attempts       *int     `yaml:"attempts"`
 	Delay          *float64 `yaml:"delay"`
 	StartupTimeout *float64 `yaml:"startup_timeout"`
@@ -203,7 +209,7 @@ func decodeServerAdapter(d *strictyaml.Decoder, n *yaml.Node, path string, a *ra
 	onlyFor("step_timeout", AdapterBrowser, r.StepTimeout != nil)
 	onlyFor("viewport", AdapterBrowser, r.Viewport != nil)
 
-	s := &Server{Env: r.Env, Health: HealthCheck{Path: DefaultHealthPath, Attempts: DefaultHealthAttempts,
+	s := &Server{Env: r.Env, Health: HealthCheck{Path: DefaultHealthPath,
 		Delay: DefaultHealthDelay, StartupTimeout: DefaultStartupTimeout}}
 	if r.Arguments != nil {
 		s.Arguments = r.Arguments.words
@@ -215,13 +221,6 @@ func decodeServerAdapter(d *strictyaml.Decoder, n *yaml.Node, path string, a *ra
 				d.Errorf(kn, kp+".path", "expected a path starting with /, got %q", *h.Path)
 			}
 			s.Health.Path = *h.Path
-		}
-		if h.Attempts != nil {
-			if *h.Attempts < 1 {
-				kn, kp := at("health_check")
-				d.Errorf(kn, kp+".attempts", "expected at least 1 attempt, got %d", *h.Attempts)
-			}
-			s.Health.Attempts = *h.Attempts
 		}
 		if h.Delay != nil {
 			if *h.Delay < 0 {
@@ -236,6 +235,13 @@ func decodeServerAdapter(d *strictyaml.Decoder, n *yaml.Node, path string, a *ra
 				d.Errorf(kn, kp+".startup_timeout", "expected a positive number of seconds, got %v", *h.StartupTimeout)
 			}
 			s.Health.StartupTimeout = seconds(*h.StartupTimeout)
+		}
+		if h.Attempts != nil {
+			if *h.Attempts < 1 {
+				kn, kp := at("health_check")
+				d.Errorf(kn, kp+".attempts", "expected at least 1 attempt, got %d", *h.Attempts)
+			}
+			s.Health.StartupTimeout = AttemptsWait(*h.Attempts, s.Health.Delay, s.Health.StartupTimeout)
 		}
 	}
 	a.Server = s
@@ -275,6 +281,17 @@ func decodeServerAdapter(d *strictyaml.Decoder, n *yaml.Node, path string, a *ra
 		}
 		a.Browser = b
 	}
+}
+
+// AttemptsWait converts the deprecated health_check.attempts to the wait
+// it stood for: attempts polls delay apart, and never longer than the
+// startup timeout, which bounded the wait then too. A delay of 0 gives
+// attempts no duration to stand for; the startup timeout is the wait.
+func AttemptsWait(attempts int, delay, startupTimeout time.Duration) time.Duration {
+	if delay <= 0 || attempts < 1 {
+		return startupTimeout
+	}
+	return min(time.Duration(attempts)*delay, startupTimeout)
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

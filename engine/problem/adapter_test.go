@@ -1,6 +1,10 @@
 package problem
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +18,7 @@ adapter:
   type: browser
   arguments: --port {{port}} --quiet
   env: {MODE: test}
-  health_check: {path: /up, attempts: 5, delay: 0.2, startup_timeout: 3}
+  health_check: {path: /up, delay: 0.2, startup_timeout: 3}
   screenshots: always
   step_timeout: 2.5
   viewport: {width: 800, height: 600}
@@ -30,7 +34,7 @@ checkpoints:
 	if a.Type != AdapterBrowser || strings.Join(a.Server.Arguments, "|") != "--port|{{port}}|--quiet" || a.Server.Env["MODE"] != "test" {
 		t.Errorf("server: %+v", a.Server)
 	}
-	if h := a.Server.Health; h.Path != "/up" || h.Attempts != 5 || h.Delay != 200*time.Millisecond || h.StartupTimeout != 3*time.Second {
+	if h := a.Server.Health; h.Path != "/up" || h.Delay != 200*time.Millisecond || h.StartupTimeout != 3*time.Second {
 		t.Errorf("health check: %+v", h)
 	}
 	if b := a.Browser; b.Screenshots != ScreenshotsAlways || b.StepTimeout != 2500*time.Millisecond || b.Width != 800 || b.Height != 600 || b.Executable != DefaultBrowser {
@@ -46,9 +50,38 @@ func TestServerAdapterDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := HealthCheck{Path: "/", Attempts: DefaultHealthAttempts, Delay: DefaultHealthDelay, StartupTimeout: DefaultStartupTimeout}
+	want := HealthCheck{Path: "/", Delay: DefaultHealthDelay, StartupTimeout: DefaultStartupTimeout}
 	if p.Adapter.Server.Health != want || p.Adapter.Response != ResponseText || p.Adapter.Browser != nil {
 		t.Errorf("defaults: %+v %q %+v", p.Adapter.Server.Health, p.Adapter.Response, p.Adapter.Browser)
+	}
+}
+
+// TestHealthCheckAttemptsConverted: the deprecated attempts key is read as
+// the wait it stood for, attempts × delay, never beyond startup_timeout;
+// without it the wait is startup_timeout alone.
+func TestHealthCheckAttemptsConverted(t *testing.T) {
+	for _, tc := range []struct {
+		health string
+		want   time.Duration
+	}{
+		{"{startup_timeout: 30}", 30 * time.Second},
+		{"{attempts: 5, delay: 0.2, startup_timeout: 3}", time.Second},
+		{"{attempts: 100, delay: 0.1}", 10 * time.Second},
+		{"{attempts: 1000, delay: 0.1}", DefaultStartupTimeout},
+		{"{attempts: 1000, delay: 0.1, startup_timeout: 7}", 7 * time.Second},
+		{"{attempts: 50}", 5 * time.Second},
+		{"{attempts: 5, delay: 0}", DefaultStartupTimeout},
+	} {
+		dir := writeTree(t, map[string]string{
+			"config.yaml": "name: p\nentry_file: app.py\nadapter: {type: api, health_check: " + tc.health + "}\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n", "c1/x": "",
+		})
+		p, err := Load(dir, testOpts)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.health, err)
+		}
+		if got := p.Adapter.Server.Health.StartupTimeout; got != tc.want {
+			t.Errorf("%s: wait %s, want %s", tc.health, got, tc.want)
+		}
 	}
 }
 
@@ -120,5 +153,22 @@ func TestServerAdapterErrors(t *testing.T) {
 		if !found {
 			t.Errorf("%s: want %s:%d %q, got:\n%v", tc.adapter, tc.path, tc.line, tc.msg, err)
 		}
+	}
+}
+
+// The default wait is stated in docs/adapters.md: the example's
+// startup_timeout line says it, and it must be the constant's.
+func TestDocumentedStartupTimeoutIsTheDefault(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "adapters.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`startup_timeout: (\d+) +# seconds, default (\d+)`).FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/adapters.md has no `startup_timeout: N  # seconds, default N` line")
+	}
+	want := strconv.Itoa(int(DefaultStartupTimeout / time.Second))
+	if string(m[1]) != want || string(m[2]) != want {
+		t.Errorf("docs/adapters.md says startup_timeout %s, default %s; the default is %s", m[1], m[2], DefaultStartupTimeout)
 	}
 }

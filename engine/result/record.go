@@ -76,6 +76,11 @@ type Execution struct {
 	// Artifacts are files kept for the case (server logs, screenshots),
 	// relative to the run's output directory.
 	Artifacts []string `json:"artifacts,omitempty"`
+	// ServerStartup is, for a case of a server's group (api, browser, an
+	// agent served over HTTP), how many seconds the server took from its
+	// start to its first answer to the health check; 0 when there is no
+	// server or it never answered.
+	ServerStartup float64 `json:"server_startup_s,omitempty"`
 	// AdapterError is set when the adapter itself failed (could not start
 	// the submission, could not write an input file…); Error says why.
 	AdapterError bool   `json:"adapter_error"`

@@ -54,7 +54,7 @@ func Apply(p *problem.Problem, a *Agent, results, file string, errs *diag.List) 
 	}
 	p.Adapter.Agent.Endpoint = a.Endpoint
 	s := &problem.Server{Arguments: a.Arguments, Health: problem.HealthCheck{Path: problem.DefaultHealthPath,
-		Attempts: problem.DefaultHealthAttempts, Delay: problem.DefaultHealthDelay, StartupTimeout: problem.DefaultStartupTimeout}}
+		Delay: problem.DefaultHealthDelay, StartupTimeout: problem.DefaultStartupTimeout}}
 	if h := a.HealthCheck; h != nil {
 		if h.Path != "" {
 			if !strings.HasPrefix(h.Path, "/") {

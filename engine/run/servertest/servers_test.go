@@ -140,6 +140,19 @@ func TestNotesExampleReferencePasses(t *testing.T) {
 	if err != nil || !strings.Contains(string(log), "DELETE /notes/1") {
 		t.Errorf("server log: %q, %v", log, err)
 	}
+	// Every case carries its group's server start-up time, as the journal
+	// read it back: the same for the cases of one group.
+	startup := map[string]float64{}
+	for key, r := range recs {
+		g, _, _ := strings.Cut(key, "/")
+		if r.Result.ServerStartup <= 0 {
+			t.Errorf("%s: server_startup_s %v, want the server's start-up time", key, r.Result.ServerStartup)
+		}
+		if was, ok := startup[g]; ok && was != r.Result.ServerStartup {
+			t.Errorf("%s: server_startup_s %v, another case of its group has %v", key, r.Result.ServerStartup, was)
+		}
+		startup[g] = r.Result.ServerStartup
+	}
 }
 
 var notesBrokenFails = map[string][]string{
