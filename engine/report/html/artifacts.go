@@ -67,6 +67,9 @@ type groupLogs struct {
 	rels        []string
 	Logs        []logData
 	More        int
+	// Startup is how long the group's server took to answer its health
+	// check, in seconds (0: not recorded).
+	Startup float64
 }
 
 // artifacts collects what the page shows of a run's artifacts while its
@@ -114,6 +117,9 @@ func (a *artifacts) addLogs(r *result.CaseRecord) string {
 		g = &groupLogs{Key: key, Anchor: "logs-" + strings.TrimPrefix(anchor(key), "case-")}
 		a.groups[key] = g
 		a.order = append(a.order, g)
+	}
+	if g.Startup == 0 && r.Result.ServerStartup > 0 {
+		g.Startup = r.Result.ServerStartup
 	}
 	for _, l := range logs {
 		if !contains(g.rels, l) {

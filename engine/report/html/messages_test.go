@@ -27,6 +27,8 @@ func TestHTMLTimeoutCarriesItsMessage(t *testing.T) {
 		// under it.
 		`<span class="problem">error (adapter, not judged): server exited with status 1 before the case …</span>`,
 		`<pre class="problem-text">error (adapter, not judged): ` + reporttest.ServerDown + `</pre>`,
+		// The ui group's server start-up time, with its logs.
+		`<h3>checkpoint_1/ui</h3><p class="startup">the server answered its health check 0.42s after it started</p>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("HTML report lacks %q", want)

@@ -91,7 +91,7 @@ var afterFailures = template.Must(template.New("afterFailures").Parse(`</div>{{i
 // replaced control characters).
 var serverLogs = template.Must(template.New("serverLogs").Parse(`<h2>Server logs</h2>
 <div id="server-logs">
-{{range .Groups}}<section class="server-logs" id="{{.Anchor}}" data-group="{{.Key}}"><h3>{{.Key}}</h3>
+{{range .Groups}}<section class="server-logs" id="{{.Anchor}}" data-group="{{.Key}}"><h3>{{.Key}}</h3>{{if .Startup}}<p class="startup">the server answered its health check {{printf "%.2f" .Startup}}s after it started</p>{{end}}
 {{range .Logs}}<div class="log" data-log="{{.Name}}"><p>{{if .Link}}<a class="log-link" href="{{.Link}}">{{.Name}}</a> · {{.Size}}{{if .Cut}} · its last {{.Lines}} lines{{end}}{{else}}{{.Name}}{{end}}</p>
 {{if .Note}}<p class="warn artifact-note">{{.Note}}</p>{{else if .Text}}<pre class="log-tail">{{.Text}}</pre>{{else}}<p class="cut">(empty)</p>{{end}}</div>
 {{end}}{{if .More}}<p class="cut">{{.More}} more logs of this group not listed.</p>{{end}}</section>

@@ -47,6 +47,9 @@ func parseCases(t *testing.T, run reporttest.Run) (map[string]junitCase, string)
 	cases := map[string]junitCase{}
 	for _, s := range doc.Suites {
 		for _, c := range s.Cases {
+			if _, dup := cases[c.Name]; dup {
+				t.Fatalf("two testcases named %q", c.Name)
+			}
 			cases[c.Name] = c
 		}
 	}
@@ -69,5 +72,42 @@ func TestJUnitTimeoutCarriesItsMessage(t *testing.T) {
 	if c := cases["down"]; c.Error == nil || c.Error.Type != "adapter_error" || c.Error.Message != "server exited with status 1 before the case …" ||
 		!strings.Contains(c.Error.Text, reporttest.ServerDown) {
 		t.Errorf("adapter error: %+v", c.Error)
+	}
+}
+
+// A server group's start-up is a testcase of its own before the group's
+// first case, its time the server's start-up time; a group whose server
+// never answered has none.
+func TestJUnitServerStartupTime(t *testing.T) {
+	var buf bytes.Buffer
+	run := reporttest.BrowserRun(t, nil)
+	if err := Write(&buf, run.Dir, report.RunInfo{RunID: "run-1", Problem: "todo-web"}, run.Sums); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tests  int `xml:"tests,attr"`
+		Suites []struct {
+			Tests int `xml:"tests,attr"`
+			Cases []struct {
+				Class   string    `xml:"classname,attr"`
+				Name    string    `xml:"name,attr"`
+				Time    string    `xml:"time,attr"`
+				Failure *struct{} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range doc.Suites[0].Cases {
+		names = append(names, c.Name)
+	}
+	if got := strings.Join(names, ","); got != StartupCase+",heading,echo,ok,slow,down,fine" {
+		t.Fatalf("testcases: %s", got)
+	}
+	c := doc.Suites[0].Cases[0]
+	if c.Class != "todo-web.checkpoint_1.ui" || c.Time != "0.420" || c.Failure != nil || doc.Tests != 7 || doc.Suites[0].Tests != 7 {
+		t.Errorf("start-up testcase %+v; %d tests, suite %d", c, doc.Tests, doc.Suites[0].Tests)
 	}
 }

@@ -30,6 +30,10 @@ const (
 	ServerDown = "server exited with status 1 before the case\nserver.stderr.log ends:\nTraceback (most recent call last)"
 )
 
+// UIStartup is the seconds the ui group's server took to come up; the
+// api group's never answered.
+const UIStartup = 0.42
+
 // Artifact paths of the fixture, relative to the run directory.
 const (
 	Screenshot = "artifacts/checkpoint_1/ui/echo.failure.png"
@@ -87,10 +91,10 @@ func BrowserRun(t testing.TB, png []byte, more ...func(add func(*result.CaseReco
 			Actual: map[string]any{"heading": "Todo"}, Diff: &verify.Diff{Summary: summary}}}
 	}
 	right := []verify.AttributeResult{{Attribute: "output", Check: "json", Weight: 1, IsCorrect: true, Expected: "x", Actual: "x"}}
-	add(&result.CaseRecord{Group: "ui", ID: "heading", Result: result.Execution{Artifacts: logs}, Attributes: wrong(`$.heading: expected "Todos", got "Todo"`)})
-	add(&result.CaseRecord{Group: "ui", ID: "echo", Result: result.Execution{StatusCode: 1, TimedOut: true, Error: StepTimeout,
+	add(&result.CaseRecord{Group: "ui", ID: "heading", Result: result.Execution{Artifacts: logs, ServerStartup: UIStartup}, Attributes: wrong(`$.heading: expected "Todos", got "Todo"`)})
+	add(&result.CaseRecord{Group: "ui", ID: "echo", Result: result.Execution{StatusCode: 1, TimedOut: true, Error: StepTimeout, ServerStartup: UIStartup,
 		Artifacts: append(logs[:2:2], Screenshot)}, Attributes: wrong("$.echo: missing")})
-	add(&result.CaseRecord{Group: "ui", ID: "ok", Result: result.Execution{Artifacts: logs}, Attributes: right})
+	add(&result.CaseRecord{Group: "ui", ID: "ok", Result: result.Execution{Artifacts: logs, ServerStartup: UIStartup}, Attributes: right})
 	add(&result.CaseRecord{Group: "api", ID: "slow", Result: result.Execution{StatusCode: -1, TimedOut: true, Error: APITimeout},
 		Attributes: wrong("status -1, expected 200")})
 	add(&result.CaseRecord{Group: "api", ID: "down", Result: result.Execution{StatusCode: -1, AdapterError: true, Error: ServerDown},
