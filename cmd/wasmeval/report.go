@@ -147,13 +147,15 @@ func writeReport(w io.Writer, f reportFlags, dir string, run *rundir.Run) error 
 	}
 	switch f.format {
 	case "json":
-		return report.WriteJSON(w, run.Info, run.Summaries)
+		return report.WriteJSON(w, dir, run.Info, run.Summaries)
 	case "markdown":
 		return report.WriteMarkdown(w, dir, run.Info, run.Summaries)
 	case "junit":
 		return junit.Write(w, dir, run.Info, run.Summaries)
 	case "html":
-		return html.Write(w, dir, run.HTMLOptions(), run.Summaries)
+		opts := run.HTMLOptions()
+		opts.ArtifactBase = artifactBase(f.output, dir)
+		return html.Write(w, dir, opts, run.Summaries)
 	case "eval-results":
 		// The run's start, from its manifest; without one, the earliest
 		// case's.
@@ -209,4 +211,27 @@ func reportCompare(w io.Writer, f reportFlags, dir string) error {
 		return &exitError{code: exitFail, err: errors.New("regressions found")}
 	}
 	return nil
+}
+
+// artifactBase is the run directory as the HTML page written to output
+// sees it, for its links to screenshots and logs: "" when the page is
+// in the run directory (or on stdout, read where the user chooses), else
+// the run directory relative to the page's, or absolute when there is no
+// relative path.
+func artifactBase(output, dir string) string {
+	if output == "" {
+		return ""
+	}
+	from, err1 := filepath.Abs(filepath.Dir(output))
+	to, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(dir)
+	}
+	if from == to {
+		return ""
+	}
+	if rel, err := filepath.Rel(from, to); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(to)
 }

@@ -119,7 +119,7 @@ func TestCategoriesCountedFromAJournal(t *testing.T) {
 	}
 
 	var js bytes.Buffer
-	if err := WriteJSON(&js, RunInfo{RunID: "run-1"}, sums); err != nil {
+	if err := WriteJSON(&js, "", RunInfo{RunID: "run-1"}, sums); err != nil {
 		t.Fatal(err)
 	}
 	var rep struct {
@@ -167,7 +167,7 @@ func TestNoCategoryTableWithoutCategories(t *testing.T) {
 	}
 	var text, js bytes.Buffer
 	PrintSummary(&text, sums)
-	if err := WriteJSON(&js, RunInfo{}, sums); err != nil {
+	if err := WriteJSON(&js, "", RunInfo{}, sums); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(text.String(), "CATEGORY") || strings.Contains(js.String(), "by_category") {
@@ -211,7 +211,7 @@ func TestTagTable(t *testing.T) {
 	}
 	var text, js bytes.Buffer
 	PrintSummary(&text, sums)
-	if err := WriteJSON(&js, RunInfo{}, sums); err != nil {
+	if err := WriteJSON(&js, "", RunInfo{}, sums); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "TAG ") || !strings.Contains(text.String(), "app:jupyter  2      1       0       1") || !strings.Contains(js.String(), `"by_tag"`) {

@@ -3,6 +3,9 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -106,4 +109,67 @@ func TestReasonSaysWhyInOneLine(t *testing.T) {
 	if got := report.Reason(&passed, 0); got != "" {
 		t.Errorf("a passed case has a reason: %q", got)
 	}
+}
+
+// The JSON report lists every failing or errored case with why, a
+// timeout with its message; a run without failures has an empty list.
+func TestJSONReportListsFailuresWithWhy(t *testing.T) {
+	run := reporttest.BrowserRun(t, nil)
+	var buf bytes.Buffer
+	if err := report.WriteJSON(&buf, run.Dir, report.RunInfo{RunID: "run-1", Problem: "todo-web"}, run.Sums); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Cases       int                  `json:"cases"`
+		Checkpoints []json.RawMessage    `json:"checkpoints"`
+		Failures    []report.JSONFailure `json:"failures"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, buf.String())
+	}
+	got := map[string]report.JSONFailure{}
+	for _, f := range doc.Failures {
+		got[f.ID] = f
+	}
+	if doc.Cases != 6 || len(doc.Checkpoints) != 1 || len(doc.Failures) != 4 {
+		t.Fatalf("%d cases, %d checkpoints, failures %+v", doc.Cases, len(doc.Checkpoints), doc.Failures)
+	}
+	if f := got["echo"]; f.Status != "timed out" || f.Outcome != result.OutcomeFailed || f.Reason != "timed out: "+reporttest.StepTimeout || f.Group != "ui" {
+		t.Errorf("echo: %+v", f)
+	}
+	if f := got["slow"]; f.Reason != "timed out: "+reporttest.APITimeout {
+		t.Errorf("slow: %+v", f)
+	}
+	if f := got["down"]; f.Outcome != result.OutcomeError || f.ErrorKind != result.ErrorAdapter || f.Status != "error: adapter" {
+		t.Errorf("down: %+v", f)
+	}
+
+	passing := reporttest.BrowserRun(t, nil)
+	// Only the passing cases' records: a journal of one passing case.
+	only := t.TempDir()
+	reporttest.WriteFile(t, only, "results.jsonl", passingLine(t, passing.Dir))
+	buf.Reset()
+	if err := report.WriteJSON(&buf, only, report.RunInfo{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var empty map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &empty); err != nil || fmt.Sprint(empty["failures"]) != "[]" {
+		t.Errorf("no failures: %v %v\n%s", err, empty["failures"], buf.String())
+	}
+}
+
+// passingLine is the journal line of the fixture's passing case "ok".
+func passingLine(t *testing.T, dir string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "results.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		if bytes.Contains(l, []byte(`"id":"ok"`)) {
+			return l
+		}
+	}
+	t.Fatal("no passing case in the fixture")
+	return nil
 }

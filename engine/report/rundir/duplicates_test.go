@@ -163,7 +163,7 @@ func TestDuplicateRecordsAreCountedOnce(t *testing.T) {
 		t.Errorf("Markdown:\n%s", md.String())
 	}
 	var js bytes.Buffer
-	if err := report.WriteJSON(&js, run.Info, run.Summaries); err != nil {
+	if err := report.WriteJSON(&js, "", run.Info, run.Summaries); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
