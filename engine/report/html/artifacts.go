@@ -26,8 +26,8 @@ const (
 	// screenshot of a page is typically 20–300 KB.
 	maxEmbedImage = 2 << 20
 	// maxEmbedTotal is the page's budget for embedded screenshots: past
-	// it, screenshots are linked.
-	maxEmbedTotal = 32 << 20
+	// it, screenshots are linked (base64 makes the page a third more).
+	maxEmbedTotal = 16 << 20
 	// maxShotsPerCase caps the screenshots shown for one case.
 	maxShotsPerCase = 4
 	// Log tails: lines and bytes per log, logs per group, groups shown.

@@ -34,6 +34,11 @@ const (
 type attachments struct {
 	dir, abs string
 	tails    map[string]tailOrNote
+	// shownIn names, per log, the case whose output carries its tail: a
+	// group's cases share its logs, and the tail is written once, under
+	// the group's first failing case (a run of thousands of failures
+	// must stay under CI systems' size limits — GitLab reads 30 MB).
+	shownIn map[string]string
 }
 
 type tailOrNote struct {
@@ -46,7 +51,7 @@ func newAttachments(dir string) *attachments {
 	if err != nil {
 		abs = dir
 	}
-	return &attachments{dir: dir, abs: abs, tails: map[string]tailOrNote{}}
+	return &attachments{dir: dir, abs: abs, tails: map[string]tailOrNote{}, shownIn: map[string]string{}}
 }
 
 // forCase is what a failing case's <system-out> and <system-err> carry
@@ -76,6 +81,13 @@ func (a *attachments) forCase(r *result.CaseRecord) (stdout, stderr string) {
 		}
 		if t.tail.Text == "" {
 			continue
+		}
+		if first, ok := a.shownIn[t.tail.Rel]; ok {
+			w.WriteString("--- " + t.tail.Rel + ": its last lines are under " + first + " ---\n")
+			continue
+		}
+		if len(a.shownIn) < maxCachedTails {
+			a.shownIn[t.tail.Rel] = report.Printable(report.EpochName(r.ID, r.Epoch), 200)
 		}
 		w.WriteString("--- " + t.tail.Rel)
 		if t.tail.Cut {

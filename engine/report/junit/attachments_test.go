@@ -46,11 +46,18 @@ func TestJUnitAttachesScreenshotsAndLogs(t *testing.T) {
 			t.Errorf("attachment %s: %v", p, err)
 		}
 	}
-	if !strings.Contains(echo.SystemOut, "GET /api/todos\nPOST /api/todos") {
-		t.Errorf("server stdout tail missing from <system-out>: %q", echo.SystemOut)
+	if !strings.Contains(cases["heading"].SystemOut, "GET /api/todos\nPOST /api/todos") {
+		t.Errorf("server stdout tail missing from <system-out>: %q", cases["heading"].SystemOut)
 	}
-	if !strings.Contains(echo.SystemErr, "--- "+reporttest.StderrLog+" ---\nstarting on 127.0.0.1\n</pre><script>window.__pwned = 1</script> ]]> <![CDATA[ \uFFFD[31mred\uFFFD\nlast stderr line") {
-		t.Errorf("server stderr tail in <system-err>: %q", echo.SystemErr)
+	if !strings.Contains(cases["heading"].SystemErr, "--- "+reporttest.StderrLog+" ---\nstarting on 127.0.0.1\n</pre><script>window.__pwned = 1</script> ]]> <![CDATA[ \uFFFD[31mred\uFFFD\nlast stderr line") {
+		t.Errorf("server stderr tail in <system-err>: %q", cases["heading"].SystemErr)
+	}
+	// The tail is written once, under the group's first failing case;
+	// later ones point there.
+	heading := cases["heading"]
+	if !strings.Contains(heading.SystemErr, "last stderr line") || strings.Contains(echo.SystemErr, "last stderr line") ||
+		!strings.Contains(echo.SystemErr, "--- "+reporttest.StderrLog+": its last lines are under heading ---") {
+		t.Errorf("the group's log tail: under heading %q, under echo %q", heading.SystemErr, echo.SystemErr)
 	}
 	// A passing case carries nothing; a failing one of a group without
 	// artifacts carries no attachment.
