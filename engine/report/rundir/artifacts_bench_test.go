@@ -84,8 +84,8 @@ func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); r
 // failure screenshot each (a 1280×720 PNG of about 50 KB, what Chromium's
 // screenshots of small pages weigh) and their group's two server logs
 // (1 MiB each), and, in the same iteration, of the same run without
-// artifacts. Reported: each report's time with and without, their ratios,
-// and the reports' sizes.
+// artifacts. Reported: each report's least time over the iterations with
+// and without, their ratios, and the reports' sizes.
 func BenchmarkReportArtifacts(b *testing.B) {
 	shot := screenshotPNG(b)
 	with, artifactBytes := artifactRun(b, 20, 100, shot, 1<<20, true)
@@ -98,7 +98,11 @@ func BenchmarkReportArtifacts(b *testing.B) {
 		if err := f(c); err != nil {
 			b.Fatal(err)
 		}
-		*d += time.Since(start)
+		// The fastest of the iterations: on a shared machine the load
+		// comes in bursts, and the least time is the report's own cost.
+		if t := time.Since(start); *d == 0 || t < *d {
+			*d = t
+		}
 		*size = c.n
 	}
 	for range b.N {
@@ -110,7 +114,7 @@ func BenchmarkReportArtifacts(b *testing.B) {
 	if report.Sum(with.Summaries).Cases != 2000 {
 		b.Fatal("the run does not have its 2,000 cases")
 	}
-	ms := func(d time.Duration) float64 { return float64(d.Milliseconds()) / float64(b.N) }
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	b.ReportMetric(ms(htmlWithout), "html-without-ms")
 	b.ReportMetric(ms(htmlWith), "html-with-ms")
 	b.ReportMetric(float64(htmlWith)/float64(htmlWithout), "html-ratio")
