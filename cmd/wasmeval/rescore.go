@@ -35,6 +35,7 @@ type rescoreFlags struct {
 	errors     string
 	progress   string
 	mountRoots []string
+	failures   int
 	plugins    pluginFlags
 	cache      cacheFlags
 	refs       refFlags
@@ -75,6 +76,7 @@ or configuration error, 130 interrupted.`,
 	fl.StringVar(&f.policy, "pass-policy", "", "pass policy (default: the run's own)")
 	fl.StringVar(&f.errors, "error-policy", "", "how errored cases count: inconclusive, fail, ignore (default: the run's own)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto (bars on a terminal, lines otherwise), bars, lines, none")
+	fl.IntVar(&f.failures, "failures", report.DefaultConsoleFailures, failuresUsage)
 	fl.StringArrayVar(&f.mountRoots, "mount-root", nil, "host directory outside the problem that its paths may name (repeatable)")
 	f.plugins.register(fl)
 	f.cache.register(fl)
@@ -85,6 +87,9 @@ or configuration error, 130 interrupted.`,
 func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	if f.jobs < 1 {
 		return usageErr(fmt.Errorf("rescore: --jobs must be at least 1, got %d", f.jobs))
+	}
+	if f.failures < 0 {
+		return usageErr(fmt.Errorf("rescore: --failures must be 0 (no list) or more, got %d", f.failures))
 	}
 	if _, err := os.Stat(filepath.Join(from, journal.FileName)); err != nil {
 		return usageErr(fmt.Errorf("rescore: %s is not a run directory: no %s there (%v)", from, journal.FileName, pathErr(err)))
@@ -265,6 +270,9 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	w := cmd.OutOrStdout()
 	fmt.Fprintln(w)
 	report.PrintTable(w, res.Summaries)
+	if err := report.PrintFailures(w, out, f.failures); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: list the failures: %v\n", err)
+	}
 	printRescore(w, cmd.ErrOrStderr(), from, out, res)
 	printCache(w, res.VerdictCache)
 	fmt.Fprintf(w, "\nresults: %s\nreport:  %s\ncompare: wasmeval report %s --compare %s\n", out, htmlPath, out, from)
