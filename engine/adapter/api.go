@@ -126,7 +126,7 @@ func (a *API) Run(ctx context.Context, sess runtime.Session, c *cases.Case) (res
 		if down := a.Server.Down(); down != "" {
 			return fail("%s %s: %v; %s", req.Method, req.URL(), err, down)
 		}
-		return fail("%s %s: %v", req.Method, req.URL(), err)
+		return fail("the server did not answer %s %s: %v%s", req.Method, req.URL(), err, a.Server.LogsNote())
 	}
 	body, dropped, err := readCapped(resp.Body, a.OutputCap)
 	resp.Body.Close()

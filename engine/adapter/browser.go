@@ -172,12 +172,20 @@ func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) 
 			if ctx.Err() != nil {
 				return out, ctx.Err()
 			}
+			// A step that failed because the server went away is no
+			// answer of the app's: the case is the server's error.
+			if strings.Contains(err.Error(), "net::ERR_") {
+				b.Server.awaitExit(exitGrace)
+			}
+			if down := b.Server.Down(); down != "" {
+				b.screenshotOnFailure(run)
+				out.Artifacts = append(out.Artifacts, run.artifacts...)
+				return fail("step %d (%s): %v; %s", i+1, describeStep(st), err, down)
+			}
 			out.StatusCode = 1
 			out.TimedOut = errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errStepTimeout)
 			out.Error = fmt.Sprintf("step %d (%s): %v", i+1, describeStep(st), err)
-			if b.Config.Screenshots != problem.ScreenshotsNever {
-				run.screenshot("failure")
-			}
+			b.screenshotOnFailure(run)
 			break
 		}
 	}
@@ -192,6 +200,14 @@ func (b *Browser) Run(ctx context.Context, sess runtime.Session, c *cases.Case) 
 	out.Output = string(data)
 	out.Elapsed = time.Since(started).Seconds()
 	return out, nil
+}
+
+// screenshotOnFailure keeps a screenshot of a failed case unless the
+// problem asked for none.
+func (b *Browser) screenshotOnFailure(run *stepRunner) {
+	if b.Config.Screenshots != problem.ScreenshotsNever {
+		run.screenshot("failure")
+	}
 }
 
 // newTab opens a tab in a fresh browser context (no cookies, storage or

@@ -101,7 +101,7 @@ func (s *Server) Start(ctx context.Context, sess runtime.Session) error {
 	for attempt := 1; ; attempt++ {
 		portTaken, err := s.start(ctx, sess)
 		if err != nil {
-			s.down = err.Error()
+			s.down = s.report("the server never answered", err)
 		}
 		if !portTaken || attempt == portAttempts || ctx.Err() != nil {
 			return ctx.Err()
@@ -236,8 +236,8 @@ func (s *Server) waitHealthy(ctx context.Context, argv []string, started time.Ti
 	if last == nil {
 		last = errors.New("no time was left to poll")
 	}
-	return fmt.Errorf("server %q did not answer GET %s within %s (%d polls %s apart; last error: %v)%s",
-		strings.Join(argv, " "), h.Path, h.StartupTimeout, polls, h.Delay, last, s.tail())
+	return fmt.Errorf("server %q did not answer GET %s within %s (%d polls %s apart; last error: %v)",
+		strings.Join(argv, " "), h.Path, h.StartupTimeout, polls, h.Delay, last)
 }
 
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -250,7 +250,7 @@ func (s *Server) Down() string {
 	if s.proc != nil {
 		select {
 		case <-s.proc.Exited():
-			s.down = s.exitedError("during the group").Error()
+			s.down = s.report("the server stopped answering", s.exitedError("during the group"))
 		default:
 		}
 	}
@@ -268,14 +268,30 @@ func (s *Server) awaitExit(d time.Duration) {
 	}
 }
 
-// exitedError describes a server that exited, with its log tail.
+// report says once, plainly, why the cases of the group cannot reach the
+// server: what happened (err), where the server's logs are, and the end
+// of its output.
+func (s *Server) report(what string, err error) string {
+	return what + ": " + err.Error() + s.LogsNote() + s.tail()
+}
+
+// LogsNote names the server's log files for a message ("" when none are
+// kept).
+func (s *Server) LogsNote() string {
+	if len(s.logs) == 0 {
+		return ""
+	}
+	return "; server logs: " + strings.Join(s.logs, ", ")
+}
+
+// exitedError describes a server that exited.
 func (s *Server) exitedError(when string) error {
 	st := s.proc.State()
 	how := fmt.Sprintf("exit status %d", st.ExitCode)
 	if st.Signal != "" {
 		how = "signal: " + st.Signal
 	}
-	return fmt.Errorf("server exited %s (%s)%s", when, how, s.tail())
+	return fmt.Errorf("server exited %s (%s)", when, how)
 }
 
 // tail quotes the end of the server's output for error messages.

@@ -642,6 +642,12 @@ func (r *groupRescorer) add(ctx context.Context, it rescoreItem) error {
 		// never ran it, and there is nothing to verify. Its record stays.
 		it.done = it.was
 	}
+	if it.done == nil && it.was.Result.AdapterError {
+		// The adapter failed there (the server never answered…): there
+		// is no answer to verify, as in a run (see unanswered), and
+		// verdicts an older run recorded on it are dropped.
+		it.done = r.rescored(it.was, caseVerdict{})
+	}
 	if it.done == nil && !sameInputs(caseInfo(it.c), it.was.Case) {
 		r.inputsDiffer++
 	}

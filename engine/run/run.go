@@ -520,9 +520,12 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 		return nil, verify.Actual{}, err
 	}
 	actual := actualOf(out)
-	// An agent that gave no result has not answered: there is nothing to
-	// judge, and a verdict on the sandbox it left half-done would only
-	// mislead (the case is its error either way).
+	// A case whose adapter failed (its server never answered, its command
+	// could not start) and an agent that gave no result have not
+	// answered: there is nothing to judge, and verdicts on what is not an
+	// answer (status -1, an empty body) would only mislead, and score
+	// partial credit where an expected value happened to be empty. The
+	// case is an error either way, its error says why.
 	var v caseVerdict
 	if !unanswered(c, out) {
 		v = r.plugins.verifyCase(ctx, j.group, c, actual, r.verifyEnv(&out.Elapsed), sess.Workdir())
@@ -533,10 +536,13 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	return r.newRecord(c, idx, started, out, v), actual, nil
 }
 
-// unanswered says whether c is an agent case whose agent gave no result
-// (it crashed, timed out, printed something else, its setup failed).
+// unanswered says whether the case has no answer to judge: the adapter
+// failed (the server never answered or went down, the submission could
+// not be started, an input file could not be written…), or it is an agent
+// case whose agent gave no result (it crashed, timed out, printed
+// something else, its setup failed).
 func unanswered(c *cases.Case, out result.Execution) bool {
-	return c.Task != nil && !out.Agent && (out.AdapterError || out.TimedOut)
+	return out.AdapterError || (c.Task != nil && !out.Agent && out.TimedOut)
 }
 
 // verifyEnv is what the built-in checks of the group's cases get.
