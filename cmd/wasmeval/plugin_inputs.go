@@ -20,7 +20,7 @@ import (
 
 // inputExports are the exports an input file's name can start with, the
 // longest first so verify_batch.json is a batch call, not a verify one.
-var inputExports = []string{"verify_batch", "evaluate_batch", "test_batch", "load_cases", "describe", "evaluate", "verify", "setup", "test"}
+var inputExports = []string{"verify_batch", "evaluate_batch", "test_batch", "load_cases", "describe", "evaluate", "verify", "setup", "mock", "test"}
 
 // exportOf infers the export an input file is for from its name: the
 // export its name starts with, followed by the end, '_', '-' or '.'
@@ -51,7 +51,7 @@ checked against the old one.
 The export called is --export, else the one the file's name starts with,
 followed by the end, '_', '-' or '.': verify.json and verify_wrong.json
 call verify, evaluate-long.json evaluate, load_cases.json load_cases,
-test_unicode.json test (also describe, setup and the _batch forms).
+test_unicode.json test (also describe, setup, mock and the _batch forms).
 
 Each input is listed with ok or DIFF per plugin, and a unified diff of
 each difference (indented JSON, expected or first plugin first). The exit

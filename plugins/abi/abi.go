@@ -22,6 +22,7 @@ const (
 	KindEvaluator = "evaluator"
 	KindTest      = "test"
 	KindSetup     = "setup"
+	KindMock      = "mock"
 )
 
 // Exports maps a kind to its export.
@@ -31,6 +32,7 @@ var Exports = map[string]string{
 	KindEvaluator: "evaluate",
 	KindTest:      "test",
 	KindSetup:     "setup",
+	KindMock:      "mock",
 }
 
 // DescribeExport is the export every plugin provides.

@@ -17,6 +17,7 @@ const (
 	FaultFailed        = "reported failure"
 	FaultOversized     = "returned an oversized verdict"
 	FaultSetupActions  = "returned invalid setup actions"
+	FaultMockResponse  = "returned an invalid mock response"
 	FaultImport        = "imports what wasmeval does not provide"
 )
 

@@ -104,6 +104,7 @@ var envelopeSchemas = map[string][2]string{
 	"evaluate":         {"evaluate_input", "evaluate_output"},
 	"test":             {"test_input", "test_output"},
 	"setup":            {"setup_input", "setup_output"},
+	"mock":             {"mock_input", "mock_output"},
 	"verify_batch":     {"batch_input", "batch_output"},
 	"evaluate_batch":   {"batch_input", "batch_output"},
 	"test_batch":       {"batch_input", "batch_output"},

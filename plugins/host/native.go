@@ -133,7 +133,7 @@ func (p *Plugin) newNativeInstance(ctx context.Context, mc wazero.ModuleConfig) 
 }
 
 // kindExports are the exports of the plugin kinds, in describe's order.
-var kindExports = []string{"verify", "load_cases", "evaluate", "test", "setup"}
+var kindExports = []string{"verify", "load_cases", "evaluate", "test", "setup", "mock"}
 
 // call runs one export: the input into the guest, the export, the output
 // back. err is what wazero reported (a trap, the module closed at its

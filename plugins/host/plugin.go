@@ -147,7 +147,7 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		compiled.Close(ctx)
 		return nil, p.instantiateError(label, "", err)
 	}
-	for _, name := range []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test", "setup",
+	for _, name := range []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test", "setup", "mock",
 		"verify" + abi.BatchSuffix, "evaluate" + abi.BatchSuffix, "test" + abi.BatchSuffix} {
 		if inst.hasExport(name) {
 			p.exports = append(p.exports, name)

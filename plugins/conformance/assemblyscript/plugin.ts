@@ -8,7 +8,7 @@ import {
   parseJSONL, jsonlError, parse, parseString, parseError, parseNumber, findAnswer, answerText, brief, clip, quote, typeName,
   num, str, flag, get, numberValue, fail, serveDescribe, serveVerify, serveLoad, serveEvaluate, serveTest,
   serveVerifyBatch, serveEvaluateBatch, serveTestBatch, SetupInput, SetupOutput, SetupFunction, serveSetup, addSetupFunctions,
-  writeFile, writeBytes, runCommand,
+  writeFile, writeBytes, runCommand, MockInput, MockOutput, serveMock, jsonResponse, bytesResponse, stringLists, requestBody,
 } from "../../../sdk/assemblyscript/assembly/index";
 
 // The native transport's exports (the SDK chooses the transport at build
@@ -16,7 +16,7 @@ import {
 export { wasmeval_input, wasmeval_output } from "../../../sdk/assemblyscript/assembly/index";
 
 export function describe(): i32 {
-  const d = new Describe("conformance", "1.0.0", ["verifier", "loader", "evaluator", "test", "setup"]);
+  const d = new Describe("conformance", "1.0.0", ["verifier", "loader", "evaluator", "test", "setup", "mock"]);
   d.functions = ["echo", "json_equal", "sum", "text_equal"];
   d.configSchema = Value.newObject().set("type", Value.str("object"));
   d.description = "Reference plugin of the SDK conformance suite — ünïcödé ✓";
@@ -33,6 +33,48 @@ export function verify_batch(): i32 { return serveVerifyBatch(verifyCase); }
 export function evaluate_batch(): i32 { return serveEvaluateBatch(evalFn); }
 export function test_batch(): i32 { return serveTestBatch(judge); }
 export function setup(): i32 { return serveSetup(SETUP); }
+export function mock(): i32 { return serveMock(answerMock); }
+
+// Mock "echo" answers with what it received and counts its calls in the
+// state, "bytes" answers with the request's body and two bytes that are
+// not UTF-8, "refuse" cannot answer; any other name is unknown.
+function answerMock(input: MockInput): MockOutput | null {
+  const f = str(input.config, "fail");
+  if (f.length > 0) return fail<MockOutput>(f);
+  const r = input.request;
+  const out = new MockOutput();
+  if (input.mock == "echo") {
+    let calls: i64 = 0;
+    if (input.state.kind == Kind.Object) calls = <i64>num(input.state.obj, "calls");
+    const body = Value.newObject()
+      .set("method", Value.str(r.method))
+      .set("path", Value.str(r.path))
+      .set("query", stringLists(r.query))
+      .set("headers", stringLists(r.headers))
+      .set("body", Value.str(r.body))
+      .set("body_base64", Value.str(r.bodyBase64))
+      .set("call", Value.int(input.call))
+      .set("state", input.state);
+    const resp = jsonResponse(200, body);
+    if (resp === null) return fail<MockOutput>("the echo is not JSON");
+    resp.headers.set("x-call", input.call.toString());
+    resp.delayMs = <i32>num(input.config, "delay_ms");
+    out.response = resp;
+    out.state = Value.newObject().set("calls", Value.int(calls + 1));
+  } else if (input.mock == "bytes") {
+    const got = requestBody(r);
+    if (got === null) return fail<MockOutput>("request.body_base64 is not base64");
+    const body = new Uint8Array(got.length + 2);
+    body.set(got!);
+    body[got.length] = 0xff;
+    out.response = bytesResponse(201, "application/octet-stream", body);
+  } else if (input.mock == "refuse") {
+    out.error = "cannot answer " + quote(r.method + " " + r.path);
+  } else {
+    out.error = "unknown mock " + quote(input.mock);
+  }
+  return out;
+}
 
 const SETUP = new Map<string, SetupFunction>();
 SETUP.set("write_and_run", writeAndRun);

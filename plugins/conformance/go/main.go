@@ -32,8 +32,9 @@ func init() {
 	testfunction.Serve(judge)
 }
 
-// kinds are the kinds the plugin declares (setup.go adds setup).
-var kinds = []string{abi.KindVerifier, abi.KindLoader, abi.KindEvaluator, abi.KindTest}
+// kinds are the kinds the plugin declares (setup.go and mock.go serve the
+// last two).
+var kinds = []string{abi.KindVerifier, abi.KindLoader, abi.KindEvaluator, abi.KindTest, abi.KindSetup, abi.KindMock}
 
 //go:wasmexport describe
 func describe() int32 {

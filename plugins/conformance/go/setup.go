@@ -5,7 +5,6 @@ package main
 import (
 	"strings"
 
-	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/sdk/go/wasmeval"
 	"github.com/wasmeval/wasmeval/sdk/go/wasmeval/setup"
 )
@@ -13,7 +12,6 @@ import (
 // The reference plugin is also a setup plugin, held to the setup vectors
 // (vectors/setup) like the Rust and AssemblyScript ones.
 func init() {
-	kinds = append(kinds, abi.KindSetup)
 	setup.Serve(map[string]func(*wasmeval.SetupInput) (*wasmeval.SetupOutput, error){
 		"write_and_run": writeAndRun,
 		"refuse":        refuseSetup,

@@ -5,7 +5,7 @@
 use wasmeval::*;
 
 fn info() -> Describe {
-    let mut d = Describe::new("conformance", "1.0.0", &["verifier", "loader", "evaluator", "test", "setup"]);
+    let mut d = Describe::new("conformance", "1.0.0", &["verifier", "loader", "evaluator", "test", "setup", "mock"]);
     d.functions = vec!["echo".into(), "json_equal".into(), "sum".into(), "text_equal".into()];
     d.config_schema = object(vec![("type", "object".into())]);
     d.description = "Reference plugin of the SDK conformance suite — ünïcödé ✓".into();
@@ -18,6 +18,44 @@ loader!(load);
 evaluator!(eval);
 test_function!(judge);
 setup!(SETUP);
+mock!(answer_mock);
+
+/// Mock "echo" answers with what it received and counts its calls in the
+/// state, "bytes" answers with the request's body and two bytes that are
+/// not UTF-8, "refuse" cannot answer; any other name is unknown.
+fn answer_mock(input: MockInput) -> Result<MockOutput, String> {
+    common(&input.config)?;
+    let r = &input.request;
+    match input.mock.as_str() {
+        "echo" => {
+            let calls = match &input.state {
+                Value::Object(st) => num(st, "calls") as i64,
+                _ => 0,
+            };
+            let body = object(vec![
+                ("method", r.method.as_str().into()),
+                ("path", r.path.as_str().into()),
+                ("query", string_lists(&r.query)),
+                ("headers", string_lists(&r.headers)),
+                ("body", r.body.as_str().into()),
+                ("body_base64", r.body_base64.as_str().into()),
+                ("call", Value::int(input.call)),
+                ("state", input.state.clone()),
+            ]);
+            let mut resp = json_response(200, &body)?;
+            resp.headers.insert("x-call".into(), input.call.to_string());
+            resp.delay_ms = num(&input.config, "delay_ms") as i64;
+            Ok(MockOutput { response: resp, state: object(vec![("calls", Value::int(calls + 1))]), ..Default::default() })
+        }
+        "bytes" => {
+            let mut body = r.body_bytes()?;
+            body.extend_from_slice(&[0xff, 0x00]);
+            Ok(MockOutput { response: bytes_response(201, "application/octet-stream", &body), ..Default::default() })
+        }
+        "refuse" => Ok(MockOutput { error: format!("cannot answer {}", quote(&format!("{} {}", r.method, r.path))), ..Default::default() }),
+        _ => Ok(MockOutput { error: format!("unknown mock {}", quote(&input.mock)), ..Default::default() }),
+    }
+}
 
 const SETUP: &[(&str, SetupFunction)] = &[("write_and_run", write_and_run), ("refuse", refuse_setup)];
 

@@ -23,7 +23,7 @@ import { SetupFunction, dispatchSetup, useSetupFunctions } from "./setup";
 import {
   Describe, VerifyInput, VerifyOutput, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput,
   TestInput, TestOutput, SetupInput, SetupOutput, decodeVerifyInput, decodeLoadInput, decodeEvaluateInput, decodeTestInput,
-  decodeSetupInput, decodeError,
+  decodeSetupInput, MockInput, MockOutput, decodeMockInput, decodeError,
   typeName, verifyInputAt, evaluateInputAt, testInputAt,
 } from "./models";
 
@@ -335,4 +335,11 @@ export function serveTestBatch(f: (input: TestInput) => TestOutput | null): i32 
 export function serveSetup(fns: Map<string, SetupFunction>): i32 {
   useSetupFunctions(fns);
   return serve<SetupInput, SetupOutput>(decodeSetupInput(input()), dispatchSetup);
+}
+
+/** Serves mock with f: the response of a mock service to one request
+ * (mock has no batch form: each call gets the state the one before it
+ * left). */
+export function serveMock(f: (input: MockInput) => MockOutput | null): i32 {
+  return serve<MockInput, MockOutput>(decodeMockInput(input()), f);
 }

@@ -7,8 +7,8 @@ export {
 export {
   ABI_VERSION, TRANSPORT, Obj, Describe, InputFile, Case, Actual, VerifyInput, DiffEntry, Diff, Attribute, VerifyOutput,
   GroupInfo, Outcome, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput, ToolCall, ToolResult, Message, Answer, Usage, AgentRun, TestInput,
-  TestOutput, SetupTask, SetupInput, SetupWrite, SetupRun, SetupAction, SetupOutput, typeName, decodeError, decodeVerifyInput,
-  decodeLoadInput, decodeEvaluateInput, decodeTestInput, decodeSetupInput, num, str,
+  TestOutput, SetupTask, SetupInput, SetupWrite, SetupRun, SetupAction, SetupOutput, MockRequest, MockInput, MockResponse, MockOutput, typeName, decodeError, decodeVerifyInput,
+  decodeLoadInput, decodeEvaluateInput, decodeTestInput, decodeSetupInput, decodeMockInput, num, str,
   flag, get,
 } from "./models";
 export * from "./compare";
@@ -16,5 +16,6 @@ export * from "./text";
 export * from "./answer";
 export * from "./entry";
 export * from "./setup";
+export * from "./mock";
 export { log, readAsset, wasmeval_input, wasmeval_output } from "./host";
 import "./abort/abort";

@@ -762,6 +762,86 @@ export class SetupOutput {
   writeTo(w: ByteWriter): bool { return w.value(this.toValue()); }
 }
 
+/** An HTTP request as a mock received it. Header names are lowercase; a
+ * header or query parameter given more than once has each value, in
+ * order. The body is `body` when it is UTF-8 text, else `bodyBase64`. */
+export class MockRequest {
+  method: string = "";
+  path: string = "";
+  query: Map<string, Array<string>> = new Map<string, Array<string>>();
+  headers: Map<string, Array<string>> = new Map<string, Array<string>>();
+  body: string = "";
+  bodyBase64: string = "";
+}
+
+/** The input of `mock`: one HTTP request a submission sent to a mock
+ * service, with the state the mock's previous answer in the same group
+ * left. A mock keeps no state of its own between calls: what it must
+ * remember goes out in MockOutput.state and comes back in the next call's
+ * state. */
+export class MockInput {
+  abiVersion: i64 = 0;
+  get config(): Obj {
+    let x = this._config;
+    if (x === null) { x = objOf(this._configV); this._config = x; }
+    return x;
+  }
+  set config(x: Obj) { this._config = x; }
+  private _config: Obj | null = null;
+  _configV: Value | null = null;
+  /** The mock service's name in the problem. */
+  mock: string = "";
+  request: MockRequest = new MockRequest();
+  /** How many requests this mock answered before in the group. */
+  call: i64 = 0;
+  /** What the mock's previous answer in the group left (null at first). */
+  state: Value = Value.null();
+}
+
+/** The HTTP response a mock sends: its body is `body` (text) or, when set,
+ * `bodyBase64` (any bytes); `delayMs` holds it back that long. */
+export class MockResponse {
+  status: i32 = 0;
+  headers: Map<string, string> = new Map<string, string>();
+  body: string = "";
+  bodyBase64: string = "";
+  delayMs: i32 = 0;
+}
+
+/** The output of `mock`: the response, and the state the next call of
+ * this mock in the group gets (null for none). `error`, when set, says the
+ * mock cannot answer this request: the case is an error, and the output
+ * holds nothing else. */
+export class MockOutput {
+  response: MockResponse = new MockResponse();
+  state: Value = Value.null();
+  error: string = "";
+
+  toValue(): Value {
+    const m = newObj();
+    if (this.error.length > 0) {
+      m.set("error", Value.str(this.error));
+      return Value.object(m);
+    }
+    const r = this.response;
+    const rm = newObj();
+    rm.set("status", Value.int(r.status));
+    const hm = newObj();
+    const keys = r.headers.keys();
+    for (let i = 0; i < keys.length; i++) hm.set(keys[i], Value.str(r.headers.get(keys[i])));
+    rm.set("headers", Value.object(hm));
+    if (r.bodyBase64.length > 0) rm.set("body_base64", Value.str(r.bodyBase64));
+    else rm.set("body", Value.str(r.body));
+    if (r.delayMs != 0) rm.set("delay_ms", Value.int(r.delayMs));
+    m.set("response", Value.object(rm));
+    if (!this.state.isNull()) m.set("state", this.state);
+    return Value.object(m);
+  }
+
+  /** Writes the canonical JSON of toValue(). */
+  writeTo(w: ByteWriter): bool { return w.value(this.toValue()); }
+}
+
 function putStr(m: Obj, k: string, v: string): void {
   if (v.length > 0) m.set(k, Value.str(v));
 }
@@ -799,6 +879,8 @@ const GROUP_KEYS = new KeySet(["checkpoint", "group", "group_type", "case_group"
 const OUTCOME_KEYS = new KeySet(["case", "actual"]);
 const EVALUATE_KEYS = new KeySet(["abi_version", "config", "function", "arguments", "expected", "case", "actual"]);
 const TEST_KEYS = new KeySet(["abi_version", "config", "result"]);
+const MOCK_KEYS = new KeySet(["abi_version", "config", "mock", "request", "call", "state"]);
+const REQUEST_KEYS = new KeySet(["method", "path", "query", "headers", "body", "body_base64"]);
 const SETUP_KEYS = new KeySet(["abi_version", "config", "function", "arguments", "task"]);
 const TASK_KEYS = new KeySet(["id", "instruction", "files"]);
 const RESULT_KEYS = new KeySet(["task_result", "status", "instruction", "iterations", "sandbox", "execution_trace",
@@ -1223,6 +1305,68 @@ export function setupInputAt(doc: Doc, i: i32): SetupInput | null {
   }
   d.done(f);
   return finish(d) ? r : null;
+}
+
+/** Decodes a mock input envelope. */
+export function decodeMockInput(data: Uint8Array): MockInput | null {
+  const d = parseInput(data);
+  return d === null ? null : mockInputAt(d, 0);
+}
+
+/** Decodes the mock input envelope at node i, its fields in the order
+ * every SDK visits them, so the first shape error is the same. */
+export function mockInputAt(doc: Doc, i: i32): MockInput | null {
+  const d = decoder.start(doc);
+  const f = d.fields(d.top(i), MOCK_KEYS);
+  const r = new MockInput();
+  r.abiVersion = d.integer("$", ".abi_version", d.slot(f, 0));
+  r._configV = d.map("$", ".config", d.slot(f, 1));
+  r.mock = d.str("$", ".mock", d.slot(f, 2));
+  const q = d.obj("$", ".request", d.slot(f, 3));
+  if (q >= 0) {
+    const qf = d.fields(q, REQUEST_KEYS);
+    r.request.method = d.str("$.request", ".method", d.slot(qf, 0));
+    r.request.path = d.str("$.request", ".path", d.slot(qf, 1));
+    r.request.query = strsMapAt(d, "$.request.query", d.slot(qf, 2));
+    r.request.headers = strsMapAt(d, "$.request.headers", d.slot(qf, 3));
+    r.request.body = d.str("$.request", ".body", d.slot(qf, 4));
+    r.request.bodyBase64 = d.str("$.request", ".body_base64", d.slot(qf, 5));
+    d.done(qf);
+  }
+  r.call = d.integer("$", ".call", d.slot(f, 4));
+  r.state = valueAt(doc, d.slot(f, 5));
+  d.done(f);
+  return finish(d) ? r : null;
+}
+
+/** An object whose values are lists of strings (node i), its keys in
+ * order so the first error is the same every time. */
+function strsMapAt(d: Decoder, path: string, i: i32): Map<string, Array<string>> {
+  const out = new Map<string, Array<string>>();
+  const o = d.obj(path, "", i);
+  if (o < 0) return out;
+  const m = Value.at(d.d, o).obj;
+  const keys = sortedKeysOf(m);
+  for (let k = 0; k < keys.length; k++) {
+    const v = m.get(keys[k]);
+    const list = new Array<string>();
+    const p = childPath(path, keys[k]);
+    if (v.kind == Kind.Array) {
+      const a = v.arr;
+      for (let j = 0; j < a.length; j++) {
+        if (a[j].kind == Kind.String) list.push(a[j].s);
+        else if (a[j].kind == Kind.Null) list.push("");
+        else {
+          if (d.err.length == 0) d.err = p + "[" + j.toString() + "] is " + typeName(a[j]) + ", expected a string";
+          list.push("");
+        }
+      }
+    } else if (v.kind != Kind.Null && d.err.length == 0) {
+      d.err = p + " is " + typeName(v) + ", expected an array";
+    }
+    out.set(keys[k], list);
+  }
+  return out;
 }
 
 /** Decodes message k of a run's conversation (node c), its fields in the

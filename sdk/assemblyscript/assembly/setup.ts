@@ -56,7 +56,7 @@ const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 
 /** The standard base64 encoding (RFC 4648, with padding), as the host
  * decodes content_base64. */
-function base64(data: Uint8Array): string {
+export function base64(data: Uint8Array): string {
   const parts = new Array<string>();
   for (let i = 0; i < data.length; i += 3) {
     const left = data.length - i;

@@ -556,7 +556,8 @@ var escapeSame = [256]bool{'"': true, '\\': true, '/': true}
 
 // EncodeJSON writes v canonically. Besides the shared model it accepts the
 // Go types plugins naturally build: float64 and the integer types, []string,
-// map[string]string and []map[string]any, and the ABI envelopes.
+// map[string]string, map[string][]string (a mock request's query and
+// headers) and []map[string]any, and the ABI envelopes.
 func EncodeJSON(v any) ([]byte, error) { return AppendJSON(nil, v) }
 
 // AppendJSON appends v, written as EncodeJSON writes it, to dst.
@@ -648,6 +649,15 @@ func (e *encoder) value(v any) error {
 	case map[string]string:
 		m := make(map[string]any, len(t))
 		for k, x := range t {
+			m[k] = x
+		}
+		return e.value(m)
+	case map[string][]string:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			if x == nil {
+				x = []string{}
+			}
 			m[k] = x
 		}
 		return e.value(m)

@@ -8,7 +8,8 @@
 //! with a macro, which for verify, evaluate and test also exports the
 //! batch form that answers many calls at once (docs/plugin-abi.md,
 //! "Batches"); a setup plugin serves its setup functions by name with
-//! `setup!` (see the setup module):
+//! `setup!` (see the setup module), a mock plugin its upstream with `mock!`
+//! (see the mock module):
 //!
 //! ```ignore
 //! use wasmeval::*;
@@ -30,6 +31,7 @@ mod canonical;
 mod compare;
 mod entry;
 mod json;
+mod mock;
 mod models;
 mod panic;
 mod setup;
@@ -48,6 +50,7 @@ pub use canonical::{parse_canonical, Canonical};
 pub use compare::*;
 pub use entry::*;
 pub use json::*;
+pub use mock::*;
 pub use models::*;
 pub use setup::*;
 pub use text::*;

@@ -367,6 +367,88 @@ impl ToValue for SetupOutput {
     }
 }
 
+/// The input of `mock`: one HTTP request a submission sent to a mock
+/// service, with the state the mock's previous answer in the same group
+/// left. A mock keeps no state of its own between calls (instances are
+/// pooled, and the same calls must give the same answers in every run):
+/// what it must remember goes out in `MockOutput::state` and comes back in
+/// the next call's `state`.
+#[derive(Clone, Debug, Default)]
+pub struct MockInput {
+    pub abi_version: i64,
+    pub config: Map,
+    /// The mock service's name in the problem (a plugin may serve several).
+    pub mock: String,
+    pub request: MockRequest,
+    /// How many requests this mock answered before in the group.
+    pub call: i64,
+    /// What the mock's previous answer in the group left (null at first).
+    pub state: Value,
+}
+
+/// An HTTP request as the mock received it. Header names are lowercase; a
+/// header or query parameter given more than once has each value, in
+/// order. The body is `body` when it is UTF-8 text, else `body_base64`.
+#[derive(Clone, Debug, Default)]
+pub struct MockRequest {
+    pub method: String,
+    pub path: String,
+    pub query: BTreeMap<String, Vec<String>>,
+    pub headers: BTreeMap<String, Vec<String>>,
+    pub body: String,
+    pub body_base64: String,
+}
+
+/// The output of `mock`: the response, and the state the next call of this
+/// mock in the group gets (null for none). `error`, when set, says the
+/// mock cannot answer this request: the case is an error, and the output
+/// holds nothing else.
+#[derive(Clone, Debug, Default)]
+pub struct MockOutput {
+    pub response: MockResponse,
+    pub state: Value,
+    pub error: String,
+}
+
+/// The HTTP response a mock sends: its body is `body` (text) or, when set,
+/// `body_base64` (any bytes); `delay_ms` holds it back that long.
+#[derive(Clone, Debug, Default)]
+pub struct MockResponse {
+    pub status: i64,
+    pub headers: BTreeMap<String, String>,
+    pub body: String,
+    pub body_base64: String,
+    pub delay_ms: i64,
+}
+
+impl ToValue for MockOutput {
+    fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        if !self.error.is_empty() {
+            m.insert("error".into(), self.error.as_str().into());
+            return Value::Object(m);
+        }
+        let r = &self.response;
+        let mut rm = Map::new();
+        rm.insert("status".into(), Value::int(r.status));
+        let headers = r.headers.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+        rm.insert("headers".into(), Value::Object(headers));
+        if r.body_base64.is_empty() {
+            rm.insert("body".into(), r.body.as_str().into());
+        } else {
+            rm.insert("body_base64".into(), r.body_base64.as_str().into());
+        }
+        if r.delay_ms != 0 {
+            rm.insert("delay_ms".into(), Value::int(r.delay_ms));
+        }
+        m.insert("response".into(), Value::Object(rm));
+        if !self.state.is_null() {
+            m.insert("state".into(), self.state.clone());
+        }
+        Value::Object(m)
+    }
+}
+
 /// The JSON type of a value with its article, as messages name it.
 pub fn type_name(v: &Value) -> &'static str {
     match v {
@@ -492,6 +574,17 @@ impl Decoder {
         let mut out = Vec::with_capacity(a.len());
         for (i, x) in a.into_iter().enumerate() {
             out.push(self.string(&Path::Index(path, i), x));
+        }
+        out
+    }
+    /// An object whose values are lists of strings, its keys in order.
+    fn strs_map(&mut self, path: &Path, v: Value) -> BTreeMap<String, Vec<String>> {
+        let mut out = BTreeMap::new();
+        if let Some(m) = self.obj(path, v) {
+            for (k, x) in m {
+                let list = self.strs(&Path::Key(path, &k), x);
+                out.insert(k, list);
+            }
         }
         out
     }
@@ -692,6 +785,41 @@ impl SetupInput {
                 files: d.strs(&tp.field("files"), take(&mut t, "files")),
             };
         }
+        d.done(in_)
+    }
+}
+
+impl MockInput {
+    /// Decodes a mock input envelope.
+    pub fn decode(data: &[u8]) -> Result<MockInput, String> {
+        MockInput::decode_value(parsed(data)?)
+    }
+
+    /// Decodes a parsed mock input envelope, its fields in the order every
+    /// SDK visits them, so the first shape error is the same.
+    pub(crate) fn decode_value(v: Value) -> Result<MockInput, String> {
+        let mut d = Decoder { err: None };
+        let mut m = d.top(v);
+        let mut in_ = MockInput {
+            abi_version: d.integer(&ROOT.field("abi_version"), &take(&mut m, "abi_version")),
+            config: d.map(&ROOT.field("config"), take(&mut m, "config")),
+            mock: d.string(&ROOT.field("mock"), take(&mut m, "mock")),
+            ..Default::default()
+        };
+        let rp = ROOT.field("request");
+        if let Some(r) = d.obj(&rp, take(&mut m, "request")) {
+            let mut r = Some(r);
+            in_.request = MockRequest {
+                method: d.string(&rp.field("method"), take(&mut r, "method")),
+                path: d.string(&rp.field("path"), take(&mut r, "path")),
+                query: d.strs_map(&rp.field("query"), take(&mut r, "query")),
+                headers: d.strs_map(&rp.field("headers"), take(&mut r, "headers")),
+                body: d.string(&rp.field("body"), take(&mut r, "body")),
+                body_base64: d.string(&rp.field("body_base64"), take(&mut r, "body_base64")),
+            };
+        }
+        in_.call = d.integer(&ROOT.field("call"), &take(&mut m, "call"));
+        in_.state = take(&mut m, "state");
         d.done(in_)
     }
 }

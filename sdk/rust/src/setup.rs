@@ -41,7 +41,7 @@ pub fn run_command(command: &[&str]) -> SetupAction {
 
 /// The standard base64 encoding (RFC 4648, with padding), as the host
 /// decodes `content_base64`.
-fn base64(data: &[u8]) -> String {
+pub(crate) fn base64(data: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity((data.len() + 2) / 3 * 4);
     for chunk in data.chunks(3) {

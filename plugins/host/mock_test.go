@@ -1,0 +1,110 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
+)
+
+var (
+	mockOnce   sync.Once
+	mockPlugin string
+	mockErr    error
+)
+
+// mockModule builds testdata/mock (a mock plugin that misbehaves on
+// request) beside the other test plugins, once per test binary.
+func mockModule(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Dir(plugins(t)["misbehave"])
+	mockOnce.Do(func() {
+		mockPlugin = filepath.Join(dir, "mock.wasm")
+		mockErr = pluginbuild.Build("./testdata/mock", mockPlugin)
+	})
+	if mockErr != nil {
+		t.Fatal(mockErr)
+	}
+	return mockPlugin
+}
+
+func mockCall(mode string, state any) abi.MockInput {
+	return abi.MockInput{Config: map[string]any{"mode": mode}, Mock: "payments",
+		Request: abi.MockRequest{Method: "POST", Path: "/charges", Headers: map[string][]string{"content-type": {"text/plain"}}, Body: "12.50"},
+		State:   state}
+}
+
+// A mock's answer comes back as a response and a state, which the next
+// call gets; an error it reports is its answer, not a fault.
+func TestMock(t *testing.T) {
+	p, err := newHost(t, Options{}).Load(context.Background(), mockModule(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.HasKind(abi.KindMock) {
+		t.Fatalf("kinds %v", p.Describe().Kinds)
+	}
+	ctx := context.Background()
+	first, err := p.Mock(ctx, mockCall("", nil), CallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Response.Status != 201 || first.Response.Headers["content-type"] != "application/json" ||
+		first.Response.Body != `{"amount":"12.50","charge":1,"path":"/charges"}` {
+		t.Fatalf("first answer %+v", first.Response)
+	}
+	// The state goes back in as the host got it: the second charge is
+	// refused.
+	second, err := p.Mock(ctx, mockCall("", first.State), CallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Response.Status != 409 {
+		t.Fatalf("second answer %+v (state %v)", second.Response, first.State)
+	}
+	if b, _ := json.Marshal(second.State); string(b) != `{"charges":2}` {
+		t.Fatalf("second state %s", b)
+	}
+	refused, err := p.Mock(ctx, mockCall("error", nil), CallOptions{})
+	if err != nil || refused.Error != "no such account" {
+		t.Fatalf("error answer %+v, %v", refused, err)
+	}
+}
+
+// A response outside the limits is a fault of the plugin naming what is
+// wrong (the schema's word where the schema says it), and the next call is
+// answered as before. (Both body and body_base64 cannot be tested here:
+// the SDK writes only one.)
+func TestMockLimits(t *testing.T) {
+	p, err := newHost(t, Options{}).Load(context.Background(), mockModule(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for mode, want := range map[string]struct{ fault, detail string }{
+		"status":       {FaultEnvelope, "at '/response/status': minimum: got 42, want 100"},
+		"delay":        {FaultEnvelope, "at '/response/delay_ms': maximum"},
+		"header_name":  {FaultMockResponse, `response.headers name "bad name" is not an HTTP header name`},
+		"header_value": {FaultMockResponse, `response.headers["x-note"] holds a line break`},
+		"bad_base64":   {FaultMockResponse, "response.body_base64 is not base64"},
+		"big_body":     {FaultMockResponse, "response body of 16 MiB, more than the 16 MiB accepted"},
+		"big_state":    {FaultMockResponse, "state of 1 MiB, more than the 1 MiB accepted"},
+		"headers":      {FaultMockResponse, "response.headers has 258 headers, at most 256"},
+	} {
+		t.Run(mode, func(t *testing.T) {
+			_, err := p.Mock(context.Background(), mockCall(mode, nil), CallOptions{})
+			var fault *Error
+			if !errors.As(err, &fault) || fault.Fault != want.fault || fault.Export != "mock" || !strings.Contains(fault.Detail, want.detail) {
+				t.Fatalf("got %v, want a %q fault saying %q", err, want.fault, want.detail)
+			}
+			if _, err := p.Mock(context.Background(), mockCall("", nil), CallOptions{}); err != nil {
+				t.Fatalf("the next call: %v", err)
+			}
+		})
+	}
+}
