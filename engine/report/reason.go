@@ -15,8 +15,8 @@ import (
 // so no report shows a bare "timed out" while the journal holds why.
 
 // RunProblem is what went wrong while the case ran, before any verdict:
-// the adapter's error, a timeout, a memory kill, a failed step, each with
-// the execution's message; "" when the submission ran and answered.
+// the adapter's error, a timeout, a memory kill, a crash (a signal), a
+// failed step, each with the execution's message; "" when the submission ran and answered.
 // Plugin faults and wrong attributes are not included (see FailureText
 // and Reason).
 func RunProblem(r *result.CaseRecord) string {
@@ -33,6 +33,9 @@ func RunProblem(r *result.CaseRecord) string {
 		head = "timed out"
 	case x.OOMKilled:
 		head = "killed at its memory limit"
+	case x.Signal != "":
+		// A crash: the signal says more than the exit status it makes.
+		head = "killed by a signal (" + x.Signal + ")"
 	}
 	switch {
 	case head == "":
@@ -74,7 +77,7 @@ func Reason(r *result.CaseRecord, limit int) string {
 	var s string
 	x := r.Result
 	switch {
-	case RunProblem(r) != "" && (x.AdapterError || x.TimedOut || x.OOMKilled || x.PluginError == ""):
+	case RunProblem(r) != "" && (x.AdapterError || x.TimedOut || x.OOMKilled || x.Signal != "" || x.PluginError == ""):
 		s = RunProblem(r)
 	case x.PluginError != "":
 		s = "plugin error: " + x.PluginError

@@ -78,6 +78,8 @@ func TestReasonSaysWhyInOneLine(t *testing.T) {
 		{"bare timeout", result.CaseRecord{Result: result.Execution{TimedOut: true}, Attributes: attr(false, nil)}, "timed out"},
 		{"crash", result.CaseRecord{Case: &result.CaseInfo{}, Result: result.Execution{AdapterError: true, Error: reporttest.ServerDown}},
 			"could not run (an error of the harness, not judged): server exited with status 1 before the case …"},
+		{"crash", result.CaseRecord{Result: result.Execution{StatusCode: 139, Signal: "segmentation fault"}, Attributes: attr(false, nil)},
+			"killed by a signal (segmentation fault)"},
 		{"oom", result.CaseRecord{Result: result.Execution{OOMKilled: true}, Attributes: attr(false, nil)}, "killed at its memory limit"},
 		{"failed step", result.CaseRecord{Result: result.Execution{StatusCode: 1, Error: "step 2 (click css=\"#add\"): no such element"}, Attributes: attr(false, nil)},
 			"step 2 (click css=\"#add\"): no such element"},
