@@ -37,6 +37,8 @@ func (f *envFlags) register(fl *pflag.FlagSet) {
 type environment struct {
 	rt      runtime.Runtime
 	command string // the spec's command template ("" keeps the problem's)
+	// commandFrom says where command was written, for messages.
+	commandFrom string
 	// images maps the image references the runtime uses to their
 	// digests, for the run's manifest.
 	images map[string]string
@@ -94,11 +96,12 @@ func (f *envFlags) open(ctx context.Context, p *problem.Problem, workDir, outDir
 		}
 		env.rt, env.close = rt, func() { rt.Close() }
 		env.images = rt.Images()
+		env.warning = rt.Note() // set when cases cannot run through the in-container executor
 	default:
 		return nil, usageErr(fmt.Errorf("--runtime: expected local or docker, got %q", kind))
 	}
 	if spec != nil {
-		env.command = spec.Command
+		env.command, env.commandFrom = spec.Command, file+": command"
 		env.rt = setup.Wrap(env.rt, spec.Env, spec.Setup, filepath.Join(outDir, "setup"))
 	}
 	return env, nil

@@ -186,9 +186,14 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		return err
 	}
 	defer env.close()
-	command := f.command
+	command, from := f.command, "--command"
 	if command == "" {
-		command = env.command
+		command, from = env.command, env.commandFrom
+	}
+	// A placeholder the submission does not get ({port} for {{port}})
+	// is refused before anything runs, naming where it was written.
+	if err := run.CheckCommand(p, command, from); err != nil {
+		return usageErr(err)
 	}
 	// Recorded results are what is evaluated (the manifest digests them,
 	// so a resume refuses results changed since), but nothing runs: each

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wasmeval/wasmeval/engine/envspec"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/run"
 )
 
@@ -37,6 +39,9 @@ after resolving symlinks, unless it lies under a directory given with
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
 			p := src.problem
+			if err := checkEnvironmentCommand(p, mountRoots); err != nil {
+				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
+			}
 			groups, err := run.ValidateGroups(run.WithWarnings(cmd.Context(), printWarning(cmd.ErrOrStderr())), p, src.loader, plugins)
 			if err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
@@ -56,4 +61,18 @@ after resolving symlinks, unless it lies under a directory given with
 	rf.register(cmd.Flags())
 	cmd.Flags().StringArrayVar(&mountRoots, "mount-root", nil, "host directory outside the problem that its paths may name (repeatable)")
 	return cmd
+}
+
+// checkEnvironmentCommand checks the command template of the environment
+// spec the problem names, as a run would before it starts: its
+// placeholders must be ones the submission gets.
+func checkEnvironmentCommand(p *problem.Problem, mountRoots []string) error {
+	if p.Environment == "" {
+		return nil
+	}
+	spec, err := envspec.Load(p.Environment, append([]string{p.Dir}, mountRoots...)...)
+	if err != nil {
+		return err
+	}
+	return run.CheckCommand(p, spec.Command, p.Environment+": command")
 }

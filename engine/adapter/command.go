@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/placeholder"
 )
 
 // EntryCommand resolves how a submission is started: the command template
@@ -43,11 +44,11 @@ func EntryCommand(submission, entryFile, template string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("command template %q is empty", template)
 	}
-	if strings.Contains(template, "{entry_file}") && entry == "" {
-		return nil, fmt.Errorf("command template %q uses {entry_file} but the problem sets no entry_file", template)
+	if strings.Contains(template, placeholder.EntryFile) && entry == "" {
+		return nil, fmt.Errorf("command template %q uses %s but the problem sets no entry_file", template, placeholder.EntryFile)
 	}
 	for i, a := range argv {
-		argv[i] = strings.ReplaceAll(a, "{entry_file}", entry)
+		argv[i] = placeholder.Expand(a, map[string]string{placeholder.EntryFile: entry})
 	}
 	return argv, nil
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmeval/wasmeval/engine/placeholder"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
@@ -131,17 +132,17 @@ func (s *Server) start(ctx context.Context, sess runtime.Session) (portTaken boo
 		return false, fmt.Errorf("no address for the server: %v", err)
 	}
 	s.endpoint = ep
-	subst := strings.NewReplacer("{{host}}", ep.Host, "{{port}}", strconv.Itoa(ep.Port))
+	values := map[string]string{placeholder.Host: ep.Host, placeholder.Port: strconv.Itoa(ep.Port)}
 	var argv []string
 	for _, a := range append(append([]string{}, s.Command...), s.Config.Arguments...) {
-		argv = append(argv, subst.Replace(a))
+		argv = append(argv, placeholder.Expand(a, values))
 	}
 	env := map[string]string{}
 	for k, v := range s.Env {
-		env[k] = subst.Replace(v)
+		env[k] = placeholder.Expand(v, values)
 	}
 	for k, v := range s.Config.Env {
-		env[k] = subst.Replace(v)
+		env[k] = placeholder.Expand(v, values)
 	}
 	env["HOST"], env["PORT"] = ep.Host, strconv.Itoa(ep.Port)
 	env = ProcessEnv(sess.Workdir(), env)

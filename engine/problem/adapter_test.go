@@ -172,3 +172,20 @@ func TestDocumentedStartupTimeoutIsTheDefault(t *testing.T) {
 		t.Errorf("docs/adapters.md says startup_timeout %s, default %s; the default is %s", m[1], m[2], DefaultStartupTimeout)
 	}
 }
+
+// A server's environment values take {{host}} and {{port}}; a misspelt
+// {port} there is refused, while other single-brace text (a log format)
+// is the value as written.
+func TestServerEnvPlaceholders(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": "name: p\nentry_file: app.py\nadapter:\n  type: api\n  env: {LOG: '{asctime} {message}', URL: 'http://{host}:{{port}}/', OK: '{{host}}'}\ncheckpoints:\n  c1: {groups: {g: {type: Core}}}\n", "c1/x": "",
+	})
+	_, err := Load(dir, testOpts)
+	if err == nil {
+		t.Fatal("loaded; want {host} in adapter.env.URL refused")
+	}
+	want := filepath.Join(dir, "config.yaml") + ":5: adapter.env.URL: unknown placeholder {host} (known here: {{host}}, {{port}}; did you mean {{host}}?)"
+	if err.Error() != want {
+		t.Errorf("got  %s\nwant %s", err, want)
+	}
+}

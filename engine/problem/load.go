@@ -177,6 +177,8 @@ func (l *loader) load(path string) *Problem {
 		}
 	}
 
+	l.checkPlaceholders(file, root, raw.Adapter.node, p)
+
 	p.StaticAssets = l.staticAssets(file, raw.StaticAssets)
 
 	base := scope{env: raw.Env, checks: raw.Checks, timeout: DefaultTimeout}

@@ -17,6 +17,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/adapter"
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/placeholder"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/report"
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -286,6 +287,23 @@ func CheckSubmission(p *problem.Problem, submission, command string, checkpoints
 	return err
 }
 
+// CheckCommand refuses a command template given apart from the problem
+// (--command, an environment spec's command) that holds a placeholder the
+// problem's submission does not get, such as {port} for {{port}} or
+// {{port}} for a submission that is no server. from says where the
+// template was written, for the message. Results recorded earlier run no
+// command, and an empty template is the problem's own, checked when it
+// was loaded.
+func CheckCommand(p *problem.Problem, command, from string) error {
+	if command == "" || Recorded(p) {
+		return nil
+	}
+	if err := placeholder.Check(command, placeholder.Command(p.Adapter.Server != nil)); err != nil {
+		return fmt.Errorf("%s: %w", from, err)
+	}
+	return nil
+}
+
 // planJobs selects the checkpoints and makes one job per group and epoch,
 // with the command that starts the checkpoint's submission. A group's
 // epochs are separate jobs: each runs the group's cases in a fresh
@@ -293,6 +311,9 @@ func CheckSubmission(p *problem.Problem, submission, command string, checkpoints
 func planJobs(p *problem.Problem, submission, command string, names []string, epochs int) ([]*problem.Checkpoint, []*groupJob, error) {
 	cps, err := SelectCheckpoints(p, names)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := CheckCommand(p, command, fmt.Sprintf("command template %q", command)); err != nil {
 		return nil, nil, err
 	}
 	template := command

@@ -43,10 +43,12 @@ func Apply(p *problem.Problem, a *Agent, results, file string, errs *diag.List) 
 		return
 	}
 	p.EntryFile, p.Command = a.EntryFile, a.Command
+	noLine := func(string) int { return 0 }
 	if a.Endpoint == "" {
 		if len(a.Arguments) > 0 || a.HealthCheck != nil {
 			errs.Add(file, "agent", 0, "arguments and health_check configure an agent served over HTTP; set agent.endpoint (the path requests are POSTed to), or drop them for an agent run as a command")
 		}
+		problem.CheckPlaceholders(file, "agent.", a.Command, nil, errs, noLine)
 		return
 	}
 	if !strings.HasPrefix(a.Endpoint, "/") {
@@ -70,6 +72,7 @@ func Apply(p *problem.Problem, a *Agent, results, file string, errs *diag.List) 
 		}
 	}
 	p.Adapter.Server = s
+	problem.CheckPlaceholders(file, "agent.", a.Command, s, errs, noLine)
 }
 
 // Seconds converts a number of seconds as written to a duration.
