@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -59,7 +60,7 @@ func (s *Store) loadPacks() {
 	names := s.packNames()
 	left := int64(maxPacksRead)
 	for i := len(names) - 1; i >= 0 && left > 0; i-- {
-		data, ok := readCapped(filepath.Join(s.dir, packDir, names[i]), min(left, maxPackBytes))
+		data, ok := readPack(filepath.Join(s.dir, packDir, names[i]), min(left, maxPackBytes))
 		if !ok {
 			continue
 		}
@@ -72,6 +73,30 @@ func (s *Store) loadPacks() {
 	}
 	s.packed, s.replaced = packed, nil
 	s.mu.Unlock()
+}
+
+// readPack reads a pack of at most max bytes into a buffer of its size,
+// with one read: a pack is megabytes, and reading it through a growing
+// buffer (io.ReadAll) cost a warm run as much again in copies and zeroed
+// memory as the read itself. A pack whose size changed under the read (it
+// cannot: packs are renamed into place whole) is read as far as it went,
+// and parsePack stops at the first record that does not parse.
+func readPack(path string, max int64) ([]byte, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, false
+	}
+	data := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, data)
+	if err != nil && err != io.ErrUnexpectedEOF {
+		return nil, false
+	}
+	return data[:n], true
 }
 
 // packedEntry is the packs' entry for key.
