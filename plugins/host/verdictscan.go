@@ -296,9 +296,7 @@ func (sc *verdictScanner) str() (string, bool) {
 	if !strings.Contains(v, `\`) {
 		return v[1 : len(v)-1], true // JSONValueEnd checked its UTF-8
 	}
-	decoded, err := jsonvalue.Parse(v)
-	str, ok := decoded.(string)
-	return str, ok && err == nil
+	return unquoteLit(v)
 }
 
 // value gives a verdict value as the full path's decoding would, except
@@ -314,6 +312,8 @@ func (sc *verdictScanner) value(v string) any {
 		if !strings.Contains(v, `\`) {
 			return sc.keep(v[1 : len(v)-1]) // JSONValueEnd checked its UTF-8
 		}
+		decoded, _ := unquoteLit(v)
+		return decoded
 	case 't':
 		return true
 	case 'f':
@@ -323,8 +323,6 @@ func (sc *verdictScanner) value(v string) any {
 	default:
 		return json.Number(sc.keep(v))
 	}
-	decoded, _ := jsonvalue.Parse(v)
-	return decoded
 }
 
 // object consumes an object, calling member for each key with the scanner
