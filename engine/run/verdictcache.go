@@ -36,7 +36,7 @@ func (c *verdictCache) Lookup(key string, use func(host.CachedCall) bool) bool {
 		for i, r := range e.Reads {
 			reads[i] = host.AssetRead{Path: r.Path, SHA256: r.SHA256, Refused: r.Refused}
 		}
-		return use(host.CachedCall{Output: e.Output, Reads: reads})
+		return use(host.CachedCall{Output: e.Output, Reads: reads, Validated: e.Validated})
 	})
 	if ok {
 		c.hits.Add(1)
@@ -53,7 +53,7 @@ func (c *verdictCache) Store(key string, call host.CachedCall) {
 	for i, r := range call.Reads {
 		reads[i] = callcache.Read{Path: r.Path, SHA256: r.SHA256, Refused: r.Refused}
 	}
-	_ = c.store.Put(key, callcache.Entry{Output: call.Output, Reads: reads})
+	_ = c.store.Put(key, callcache.Entry{Output: call.Output, Reads: reads, Validated: call.Validated})
 }
 
 // flush packs the entries the run wrote or found only in their own files,

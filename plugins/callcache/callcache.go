@@ -16,8 +16,8 @@ package callcache
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,30 +35,27 @@ const EnvDir = "WASMEVAL_VERDICT_CACHE"
 // read: it is a miss.
 const MaxEntryBytes = 64<<20 + 4<<20
 
-// magic starts every entry; its number changes when the format does.
-const magic = "wasmeval-call-cache 1\n"
+// magic starts every entry; its number changes when the format does (an
+// entry of another format is a miss, and the call that follows replaces
+// it).
+const magic = "wasmeval-call-cache 2\n"
 
 // Read is one file a call read through read_asset: its path as the plugin
-// gave it and the sha256 of the bytes it got, or Refused when the read
-// was refused (a missing file, an escape, a file over the cap).
+// gave it and the sha256 of the bytes it got (in hex), or Refused when the
+// read was refused (a missing file, an escape, a file over the cap).
 type Read struct {
-	Path    string `json:"path"`
-	SHA256  string `json:"sha256,omitempty"`
-	Refused bool   `json:"refused,omitempty"`
+	Path    string
+	SHA256  string
+	Refused bool
 }
 
-// Entry is what the store keeps of a call: its output and what it read.
+// Entry is what the store keeps of a call: its output, what it read, and
+// which version of the caller's checks the output passed before it was
+// kept (the caller's own numbering, kept for it; 0 says none).
 type Entry struct {
-	Output []byte
-	Reads  []Read
-}
-
-// header is an entry's second line.
-type header struct {
-	Key          string `json:"key"`
-	Reads        []Read `json:"reads,omitempty"`
-	OutputBytes  int    `json:"output_bytes"`
-	OutputSHA256 string `json:"output_sha256"`
+	Output    []byte
+	Reads     []Read
+	Validated uint32
 }
 
 // Store is a cache directory. It is safe for concurrent use, also by
@@ -188,45 +185,115 @@ func readCapped(path string, max int64) ([]byte, bool) {
 // readBuffers hold the first read of an entry.
 var readBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-// decode checks an entry's bytes against key.
+// An entry's bytes, after magic, are a fixed header and the reads, then
+// the output (all integers little-endian):
+//
+//	key           64 bytes, the key in hex
+//	output sha256 32 bytes
+//	validated     4 bytes (Entry.Validated)
+//	reads         4 bytes, their count, then each: a byte (0 refused, 1
+//	              read), the path's length (4 bytes) and the path, and for
+//	              a read, the sha256 of what it got (32 bytes)
+//	output length 4 bytes
+//	output        the rest, exactly that long
+//
+// A binary header, not the JSON line of the first format: decoding JSON
+// was half of what a lookup cost (docs/benchmarks.md, "Verdict cache").
+const fixedHeader = 64 + sha256.Size + 4 + 4
+
+// decode checks an entry's bytes against key: anything but a whole entry
+// of key, its output's sha256 matching, is a miss. The entry's output and
+// paths are parts of data (which the store never changes).
 func decode(key string, data []byte) (Entry, bool) {
 	rest, ok := bytes.CutPrefix(data, []byte(magic))
-	if !ok {
+	if !ok || len(rest) < fixedHeader || string(rest[:64]) != key {
 		return Entry{}, false
 	}
-	line, out, ok := bytes.Cut(rest, []byte{'\n'})
-	if !ok {
-		return Entry{}, false
+	sum := rest[64 : 64+sha256.Size]
+	e := Entry{Validated: binary.LittleEndian.Uint32(rest[96:])}
+	n := binary.LittleEndian.Uint32(rest[100:])
+	rest = rest[fixedHeader:]
+	if uint64(n) > uint64(len(rest))/5 {
+		return Entry{}, false // more reads than could fit
 	}
-	var h header
-	if json.Unmarshal(line, &h) != nil || h.Key != key || h.OutputBytes != len(out) {
-		return Entry{}, false
+	if n > 0 {
+		e.Reads = make([]Read, n)
 	}
-	sum := sha256.Sum256(out)
-	if hex.EncodeToString(sum[:]) != h.OutputSHA256 {
-		return Entry{}, false
-	}
-	for _, r := range h.Reads {
-		if r.Refused == (r.SHA256 != "") {
+	for i := range e.Reads {
+		if len(rest) < 5 || rest[0] > 1 {
 			return Entry{}, false
 		}
+		refused := rest[0] == 0
+		l := binary.LittleEndian.Uint32(rest[1:])
+		rest = rest[5:]
+		if uint64(l) > uint64(len(rest)) {
+			return Entry{}, false
+		}
+		e.Reads[i] = Read{Path: string(rest[:l]), Refused: refused}
+		rest = rest[l:]
+		if !refused {
+			if len(rest) < sha256.Size {
+				return Entry{}, false
+			}
+			e.Reads[i].SHA256 = hex.EncodeToString(rest[:sha256.Size])
+			rest = rest[sha256.Size:]
+		}
 	}
-	return Entry{Output: out, Reads: h.Reads}, true
+	if len(rest) < 4 || uint64(binary.LittleEndian.Uint32(rest)) != uint64(len(rest)-4) {
+		return Entry{}, false
+	}
+	e.Output = rest[4:]
+	if got := sha256.Sum256(e.Output); !bytes.Equal(got[:], sum) {
+		return Entry{}, false
+	}
+	return e, true
 }
 
 // encode writes an entry's bytes.
 func encode(key string, e Entry) ([]byte, error) {
-	sum := sha256.Sum256(e.Output)
-	line, err := json.Marshal(header{Key: key, Reads: e.Reads, OutputBytes: len(e.Output), OutputSHA256: hex.EncodeToString(sum[:])})
-	if err != nil {
-		return nil, err
+	if !validKey(key) {
+		return nil, fmt.Errorf("key %q is not a sha256 in hex", key)
 	}
-	buf := make([]byte, 0, len(magic)+len(line)+1+len(e.Output))
+	size := len(magic) + fixedHeader + 4 + len(e.Output)
+	for _, r := range e.Reads {
+		size += 5 + len(r.Path) + sha256.Size
+	}
+	if size > MaxEntryBytes {
+		return nil, errTooLarge
+	}
+	buf := make([]byte, 0, size)
 	buf = append(buf, magic...)
-	buf = append(buf, line...)
-	buf = append(buf, '\n')
+	buf = append(buf, key...)
+	sum := sha256.Sum256(e.Output)
+	buf = append(buf, sum[:]...)
+	buf = binary.LittleEndian.AppendUint32(buf, e.Validated)
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(e.Reads)))
+	for _, r := range e.Reads {
+		if r.Refused {
+			if r.SHA256 != "" {
+				return nil, fmt.Errorf("read of %q is both refused and has a sha256", r.Path)
+			}
+			buf = append(buf, 0)
+		} else {
+			buf = append(buf, 1)
+		}
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(len(r.Path)))
+		buf = append(buf, r.Path...)
+		if !r.Refused {
+			d, err := hex.DecodeString(r.SHA256)
+			if err != nil || len(d) != sha256.Size {
+				return nil, fmt.Errorf("read of %q: sha256 %q is not a sha256 in hex", r.Path, r.SHA256)
+			}
+			buf = append(buf, d...)
+		}
+	}
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(e.Output)))
 	return append(buf, e.Output...), nil
 }
+
+// errTooLarge is an entry over MaxEntryBytes: not worth writing, as it
+// would not be read back.
+var errTooLarge = errors.New("entry too large")
 
 // Put stores e under key, replacing what was there. The entry appears
 // whole or not at all: it is written to a temporary file in the same
@@ -236,11 +303,11 @@ func (s *Store) Put(key string, e Entry) error {
 		return fmt.Errorf("verdict cache: key %q is not a sha256 in hex", key)
 	}
 	data, err := encode(key, e)
+	if errors.Is(err, errTooLarge) {
+		return nil // too large to be read back: not worth writing
+	}
 	if err != nil {
 		return fmt.Errorf("verdict cache: %w", err)
-	}
-	if len(data) > MaxEntryBytes {
-		return nil // too large to be read back: not worth writing
 	}
 	shard := filepath.Join(s.dir, key[:2])
 	if _, ok := s.shards.Load(shard); !ok {

@@ -78,7 +78,17 @@ func TestCorruptEntriesMiss(t *testing.T) {
 		t.Fatal(err)
 	}
 	otherBytes, _ := os.ReadFile(s.path(other))
-	whole, _ := encode(k, good)
+	whole, err := encode(k, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readsAt := len(magic) + 64 + 32 + 4 // the reads' count
+	readAt := readsAt + 4               // the first read's kind
+	withByte := func(data []byte, at int, b byte) []byte {
+		data = bytes.Clone(data)
+		data[at] = b
+		return data
+	}
 	cases := map[string][]byte{
 		"empty":               {},
 		"garbage":             []byte("\x00\x01 not an entry at all"),
@@ -88,9 +98,14 @@ func TestCorruptEntriesMiss(t *testing.T) {
 		"output changed":      bytes.Replace(whole, []byte("true"), []byte("fals"), 1),
 		"output grew":         append(bytes.Clone(whole), ' '),
 		"another key's entry": otherBytes,
-		"future format":       bytes.Replace(whole, []byte("cache 1"), []byte("cache 2"), 1),
-		"read both ways":      bytes.Replace(whole, []byte(`"sha256":`), []byte(`"refused":true,"sha256":`), 1),
-		"header not JSON":     append([]byte(magic), []byte("{key: 1\n{}")...),
+		"future format":       bytes.Replace(whole, []byte("cache 2"), []byte("cache 3"), 1),
+		"first format":        append([]byte("wasmeval-call-cache 1\n{\"key\":\""+k+"\"}\n"), good.Output...),
+		"unknown read kind":   withByte(whole, readAt, 2),
+		"read path too long":  withByte(whole, readAt+4, 0x7f),
+		"too many reads":      withByte(whole, readsAt+3, 0x7f),
+		"output length wrong": withByte(whole, len(whole)-len(good.Output)-4, byte(len(good.Output)+1)),
+		"output sha256 wrong": withByte(whole, len(magic)+64, whole[len(magic)+64]^1),
+		"key changed":         withByte(whole, len(magic), 'G'),
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -228,5 +243,24 @@ func TestLargeEntry(t *testing.T) {
 	got, ok := s.Get(key("large"))
 	if !ok || !reflect.DeepEqual(got, want) {
 		t.Fatalf("large entry: ok %v, %d bytes of output", ok, len(got.Output))
+	}
+}
+
+// TestEntryFields: every field of an entry comes back as it was put, and
+// a read's sha256 that is not one is refused when put.
+func TestEntryFields(t *testing.T) {
+	s := open(t)
+	want := Entry{Output: []byte(`{"attributes":[]}`), Validated: 7,
+		Reads: []Read{{Path: "a/b.txt", SHA256: key("a")}, {Path: "../escape", Refused: true}, {Path: "", SHA256: key("empty")}}}
+	if err := s.Put(key("k"), want); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := s.Get(key("k")); !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v, %v; want %+v", got, ok, want)
+	}
+	for _, bad := range []Read{{Path: "a", SHA256: "abc"}, {Path: "a", SHA256: key("a"), Refused: true}, {Path: "a"}} {
+		if err := s.Put(key("bad"), Entry{Output: []byte("{}"), Reads: []Read{bad}}); err == nil {
+			t.Errorf("Put with read %+v accepted", bad)
+		}
 	}
 }

@@ -38,6 +38,10 @@ type CallCache interface {
 type CachedCall struct {
 	Output []byte
 	Reads  []AssetRead
+	// Validated is the version of the host's output checks the output
+	// passed when it was kept (outputValidation); an entry of another
+	// version is checked again in full.
+	Validated uint32
 }
 
 // AssetRead is one read_asset of a call: the path the plugin gave, and
