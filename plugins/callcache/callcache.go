@@ -8,7 +8,7 @@
 // Every entry is one file, <dir>/<key[:2]>/<key>, written to a temporary
 // file and renamed into place, so a reader sees a whole entry or none and
 // two processes can share a directory. An entry names its own key and
-// carries the sha256 of its output: a truncated file, garbage or a valid
+// carries a checksum of the rest: a truncated file, garbage or a valid
 // entry copied under another key is a miss, never a wrong answer, and the
 // call that follows the miss replaces it.
 package callcache
@@ -20,6 +20,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -189,7 +190,7 @@ var readBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return 
 // the output (all integers little-endian):
 //
 //	key           64 bytes, the key in hex
-//	output sha256 32 bytes
+//	checksum      4 bytes, CRC-32C of everything after it
 //	validated     4 bytes (Entry.Validated)
 //	reads         4 bytes, their count, then each: a byte (0 refused, 1
 //	              read), the path's length (4 bytes) and the path, and for
@@ -199,19 +200,30 @@ var readBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return 
 //
 // A binary header, not the JSON line of the first format: decoding JSON
 // was half of what a lookup cost (docs/benchmarks.md, "Verdict cache").
-const fixedHeader = 64 + sha256.Size + 4 + 4
+// And a CRC-32C, not the output's sha256 of the first format, which cost
+// a hit about a microsecond: the checksum is there to tell a damaged entry
+// (a disk error, a pack garbled past its framing) from a whole one, which
+// a CRC does, in hardware; it was never a defence against someone who
+// writes entries, who could have written the sha256 too. The key, which
+// names what a call was, stays a sha256 (the host's).
+const fixedHeader = 64 + 4 + 4 + 4
+
+// castagnoli is the CRC-32C table (SSE 4.2 and ARMv8 compute it).
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // decode checks an entry's bytes against key: anything but a whole entry
-// of key, its output's sha256 matching, is a miss. The entry's output and
+// of key, its checksum matching, is a miss. The entry's output and
 // paths are parts of data (which the store never changes).
 func decode(key string, data []byte) (Entry, bool) {
 	rest, ok := bytes.CutPrefix(data, []byte(magic))
 	if !ok || len(rest) < fixedHeader || string(rest[:64]) != key {
 		return Entry{}, false
 	}
-	sum := rest[64 : 64+sha256.Size]
-	e := Entry{Validated: binary.LittleEndian.Uint32(rest[96:])}
-	n := binary.LittleEndian.Uint32(rest[100:])
+	if crc32.Checksum(rest[68:], castagnoli) != binary.LittleEndian.Uint32(rest[64:]) {
+		return Entry{}, false
+	}
+	e := Entry{Validated: binary.LittleEndian.Uint32(rest[68:])}
+	n := binary.LittleEndian.Uint32(rest[72:])
 	rest = rest[fixedHeader:]
 	if uint64(n) > uint64(len(rest))/5 {
 		return Entry{}, false // more reads than could fit
@@ -243,9 +255,6 @@ func decode(key string, data []byte) (Entry, bool) {
 		return Entry{}, false
 	}
 	e.Output = rest[4:]
-	if got := sha256.Sum256(e.Output); !bytes.Equal(got[:], sum) {
-		return Entry{}, false
-	}
 	return e, true
 }
 
@@ -264,8 +273,7 @@ func encode(key string, e Entry) ([]byte, error) {
 	buf := make([]byte, 0, size)
 	buf = append(buf, magic...)
 	buf = append(buf, key...)
-	sum := sha256.Sum256(e.Output)
-	buf = append(buf, sum[:]...)
+	buf = append(buf, 0, 0, 0, 0) // the checksum, below
 	buf = binary.LittleEndian.AppendUint32(buf, e.Validated)
 	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(e.Reads)))
 	for _, r := range e.Reads {
@@ -288,7 +296,10 @@ func encode(key string, e Entry) ([]byte, error) {
 		}
 	}
 	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(e.Output)))
-	return append(buf, e.Output...), nil
+	buf = append(buf, e.Output...)
+	at := len(magic) + 64
+	binary.LittleEndian.PutUint32(buf[at:], crc32.Checksum(buf[at+4:], castagnoli))
+	return buf, nil
 }
 
 // errTooLarge is an entry over MaxEntryBytes: not worth writing, as it

@@ -82,8 +82,8 @@ func TestCorruptEntriesMiss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readsAt := len(magic) + 64 + 32 + 4 // the reads' count
-	readAt := readsAt + 4               // the first read's kind
+	readsAt := len(magic) + 64 + 4 + 4 // the reads' count
+	readAt := readsAt + 4              // the first read's kind
 	withByte := func(data []byte, at int, b byte) []byte {
 		data = bytes.Clone(data)
 		data[at] = b
@@ -104,7 +104,8 @@ func TestCorruptEntriesMiss(t *testing.T) {
 		"read path too long":  withByte(whole, readAt+4, 0x7f),
 		"too many reads":      withByte(whole, readsAt+3, 0x7f),
 		"output length wrong": withByte(whole, len(whole)-len(good.Output)-4, byte(len(good.Output)+1)),
-		"output sha256 wrong": withByte(whole, len(magic)+64, whole[len(magic)+64]^1),
+		"checksum wrong":      withByte(whole, len(magic)+64, whole[len(magic)+64]^1),
+		"validated changed":   withByte(whole, len(magic)+68, whole[len(magic)+68]^1),
 		"key changed":         withByte(whole, len(magic), 'G'),
 	}
 	for name, data := range cases {
