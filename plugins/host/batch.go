@@ -146,7 +146,7 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 			if rec != nil {
 				// The batch's reads, all of them: which call read what is
 				// not known, and more reads only make an entry stricter.
-				opts.Cache.Store(keys[i], CachedCall{Output: []byte(out), Reads: rec.noted()})
+				opts.Cache.Store(keys[i], CachedCall{Output: []byte(out), Reads: rec.noted(), Validated: outputValidation})
 			}
 			return nil
 		},

@@ -58,6 +58,17 @@ type AssetRead struct {
 // functions, how an envelope is encoded), which could change an answer.
 const callCacheVersion = 1
 
+// outputValidation is the version of the checks the host holds a
+// plugin's output to before a call is answered with it: the output
+// envelope's ABI schema, the verdict scanner (verdictscan.go) and a kind's
+// limits (checkVerdict). Every entry records the version its output
+// passed (CachedCall.Validated). Bump it whenever any of those checks
+// changes. Today every hit is checked in full whatever its version (for a
+// verdict, checking is decoding: the scanner does both in one pass, so
+// there is nothing to skip; plugins/callcache/RATIONALE.md), so the
+// version tells a later host which entries its checks have not seen.
+const outputValidation = 1
+
 // cacheable says whether calls of export may be answered from the cache:
 // the judging calls (verify, evaluate, test). Loaders are not: a stateful
 // one is called again with the history, and loading is not what a rescore

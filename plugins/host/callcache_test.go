@@ -362,3 +362,41 @@ func TestCacheManyCallsWithoutBatches(t *testing.T) {
 		t.Fatalf("hits %d misses %d stores %d, want 30 40 40", hits, misses, stores)
 	}
 }
+
+// TestCacheChecksEntriesOfAnyVersion: an entry records the version of the
+// checks its output passed, and a hit is checked again whatever its
+// version: an entry of another version whose output the checks refuse
+// (a verdict that judges nothing) is a miss, and the call replaces it.
+func TestCacheChecksEntriesOfAnyVersion(t *testing.T) {
+	h := newHost(t, Options{})
+	p := load(t, h, "misbehave")
+	cache := newMemCache()
+	opts := CallOptions{Cache: cache}
+	in := verifyCall("", nil)
+	want, err := verifyWith(p, in, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache.mu.Lock()
+	for k, e := range cache.entries {
+		if e.Validated != outputValidation {
+			t.Errorf("entry kept with version %d, want %d", e.Validated, outputValidation)
+		}
+		cache.entries[k] = CachedCall{Output: []byte(`{"attributes":[]}`), Validated: outputValidation + 1}
+	}
+	cache.mu.Unlock()
+	got, err := verifyWith(p, in, opts)
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%v, %v; want %v", got, err, want)
+	}
+	if hits, misses, stores := cache.counts(); hits != 0 || misses != 2 || stores != 2 {
+		t.Fatalf("hits %d misses %d stores %d, want 0 2 2", hits, misses, stores)
+	}
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	for _, e := range cache.entries {
+		if e.Validated != outputValidation || string(e.Output) == `{"attributes":[]}` {
+			t.Errorf("entry not replaced: %q, version %d", e.Output, e.Validated)
+		}
+	}
+}

@@ -65,7 +65,7 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 		return err
 	}
 	if rec != nil {
-		opts.Cache.Store(key, CachedCall{Output: raw, Reads: rec.noted()})
+		opts.Cache.Store(key, CachedCall{Output: raw, Reads: rec.noted(), Validated: outputValidation})
 	}
 	return nil
 }
