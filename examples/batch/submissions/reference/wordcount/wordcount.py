@@ -1,0 +1,3 @@
+import sys
+
+print(len(sys.stdin.read().split()))
