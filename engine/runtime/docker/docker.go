@@ -55,6 +55,10 @@ type Options struct {
 	// Client talks to the engine; nil connects from the environment
 	// (DOCKER_HOST etc.) with API version negotiation.
 	Client *client.Client
+	// ExecPerCase runs every case through an exec into the group's
+	// container instead of the container's executor (also set by
+	// WASMEVAL_DOCKER_CASES=exec).
+	ExecPerCase bool
 }
 
 // Runtime is the Docker runtime for one run.
@@ -69,6 +73,10 @@ type Runtime struct {
 	// imagePath is the image's own PATH, used when the request's PATH is
 	// the engine host's (which means nothing in the container).
 	imagePath string
+	// exe is how this binary serves as each container's executor; nil
+	// when cases run through an exec each, and note then says why.
+	exe  *executorBin
+	note string
 }
 
 // New connects to the engine and checks, before any case runs, that it
@@ -114,8 +122,28 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if r.helper, err = FindBusybox(); err != nil {
 		return fail(err)
 	}
+	switch {
+	case opts.ExecPerCase || os.Getenv(ExecPerCaseEnv) == "exec":
+	default:
+		v, err := r.cli.ServerVersion(ctx)
+		if err != nil {
+			return fail(fmt.Errorf("docker engine at %s: version: %w", r.cli.DaemonHost(), err))
+		}
+		if r.exe, err = findExecutor(v.Arch); err != nil {
+			r.note = "docker runtime: every case runs through an exec into its container (about 50 ms each): " + err.Error()
+		}
+	}
 	return r, nil
 }
+
+// Note is what a user should know about how this runtime runs cases: set
+// when the in-container executor cannot be used, and cases run through an
+// exec each instead.
+func (r *Runtime) Note() string { return r.note }
+
+// UsesExecutor reports whether cases run through each container's
+// executor (else through an exec each).
+func (r *Runtime) UsesExecutor() bool { return r.exe != nil }
 
 // Name implements runtime.Runtime.
 func (r *Runtime) Name() string { return "docker" }

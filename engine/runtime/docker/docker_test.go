@@ -31,6 +31,12 @@ func newRuntime(t *testing.T, spec *envspec.Spec) *docker.Runtime {
 		rt.Close()
 		assertNoContainers(t, rt.RunID())
 	})
+	// The tests run on the executor unless told to run on the exec path;
+	// a test binary that cannot serve as executor is a failure, not a
+	// silent fallback.
+	if want := os.Getenv(docker.ExecPerCaseEnv) != "exec"; rt.UsesExecutor() != want {
+		t.Fatalf("cases run by the executor: %v, want %v (%s)", rt.UsesExecutor(), want, rt.Note())
+	}
 	return rt
 }
 

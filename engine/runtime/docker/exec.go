@@ -58,8 +58,9 @@ func wrapperArgs(name, startMark string, env map[string]string, argv []string) [
 	return append([]string{helperPath, "sh", "-c", wrapper, name, startMark, killer, unsetList(env)}, argv...)
 }
 
-// Exec runs one command in the group's container through an exec, with
-// exactly the given environment (host-specific values translated). When
+// Exec runs one command in the group's container, with exactly the given
+// environment (host-specific values translated): through the container's
+// executor where there is one (executor.go), else through an exec. When
 // it is over, nothing it started runs any more (see settle).
 func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.ExecResult, error) {
 	var res runtime.ExecResult
@@ -68,6 +69,9 @@ func (s *session) Exec(ctx context.Context, req runtime.ExecRequest) (runtime.Ex
 	}
 	if err := s.brokenErr(); err != nil {
 		return res, err
+	}
+	if x := s.executorConn(); x != nil {
+		return s.runByExecutor(ctx, req, x)
 	}
 	outCap := req.OutputCap
 	if outCap <= 0 {

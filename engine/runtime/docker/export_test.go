@@ -1,6 +1,11 @@
 package docker
 
-import "github.com/wasmeval/wasmeval/engine/runtime"
+import (
+	"fmt"
+	"os"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
+)
 
 // HostCounted reports whether the session counts its container's tasks
 // from the host (the fast way to settle a case).
@@ -16,13 +21,34 @@ func CountFromInside(s runtime.Session) {
 	ss.mu.Unlock()
 }
 
-// Tasks is how many tasks the session's container holds, counted from the
-// host; ok is false when the host's count is not visible.
+// Tasks is how many tasks the session's container holds besides its own
+// (init and the main process, or the executor's threads), counted from
+// the host; ok is false when the host's count is not visible.
 func Tasks(s runtime.Session) (n int, ok bool) {
-	c := s.(*session).counter()
+	ss := s.(*session)
+	c := ss.counter()
 	if c == nil {
 		return 0, false
 	}
-	n, err := c.read()
-	return n, err == nil
+	ss.mu.Lock()
+	pid := ss.execPID
+	ss.mu.Unlock()
+	if pid == 0 {
+		n, err := c.read()
+		return n - baseTasks, err == nil
+	}
+	tids, err := c.tasks()
+	if err != nil {
+		return 0, false
+	}
+	for _, tid := range tids {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d", pid, tid)); err != nil {
+			n++
+		}
+	}
+	return n, true
 }
+
+// ByExecutor reports whether the session runs its cases through its
+// container's executor.
+func ByExecutor(s runtime.Session) bool { return s.(*session).executorConn() != nil }

@@ -154,7 +154,14 @@ func TestCaseEndingItsContainerIsAnAnswer(t *testing.T) {
 	rt := newRuntime(t, pythonSpec(t, nil))
 	s := openSession(t, rt, map[string]string{"given.txt": "given\n"}, nil)
 	old := runningContainer(t, rt)
+	// On the executor, the container's main process is its PID 1, which
+	// only the stop signals end from inside.
 	argv := []string{"python3", "-c", `import os, signal, time
+os.kill(1, signal.SIGTERM)
+time.sleep(600)
+`}
+	if !docker.ByExecutor(s) {
+		argv = []string{"python3", "-c", `import os, signal, time
 for p in os.listdir("/proc"):
     try:
         if p.isdigit() and b"2147483647" in open("/proc/%s/cmdline" % p, "rb").read():
@@ -163,6 +170,7 @@ for p in os.listdir("/proc"):
         pass
 time.sleep(600)
 `}
+	}
 	res, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: argv, Env: env(s), Timeout: caseLimit})
 	if err != nil {
 		t.Fatalf("an error: %v", err)
@@ -217,11 +225,12 @@ func TestCaseKillingItselfIsAnAnswer(t *testing.T) {
 	rt := newRuntime(t, pythonSpec(t, nil))
 	s := openSession(t, rt, map[string]string{"given.txt": "given\n"}, nil)
 	old := runningContainer(t, rt)
-	for _, argv := range [][]string{
-		{"sh", "-c", "kill -9 $$"},
-		// The wrapper, the case's root, killed by the case.
-		{"sh", "-c", "kill -9 $PPID; sleep 600"},
-	} {
+	parent := []string{"sh", "-c", "kill -9 $PPID; sleep 600"} // the wrapper, the case's root
+	if docker.ByExecutor(s) {
+		// The executor, PID 1, which SIGKILL from inside does not reach.
+		parent = []string{"sh", "-c", "kill -9 $PPID; kill -9 $$"}
+	}
+	for _, argv := range [][]string{{"sh", "-c", "kill -9 $$"}, parent} {
 		res, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: argv, Env: env(s), Timeout: caseLimit})
 		if err != nil || res.ExitCode != 137 || res.Signal != "killed" || res.OOMKilled || res.TimedOut {
 			t.Errorf("%q: %+v %v", argv[2], res, err)

@@ -147,3 +147,25 @@ func unescapeMount(s string) string {
 	}
 	return b.String()
 }
+
+// tasks lists the IDs (in the engine's PID namespace) of the tasks the
+// cgroup holds: its tasks file (cgroup v1) or cgroup.threads (v2), beside
+// pids.current.
+func (c *taskCounter) tasks() ([]int, error) {
+	dir := filepath.Dir(c.file)
+	b, err := os.ReadFile(filepath.Join(dir, "tasks"))
+	if err != nil {
+		if b, err = os.ReadFile(filepath.Join(dir, "cgroup.threads")); err != nil {
+			return nil, err
+		}
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

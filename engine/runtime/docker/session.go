@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/docker/docker/client"
 
 	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/runtime/docker/executor"
 	"github.com/wasmeval/wasmeval/engine/workspace"
 )
 
@@ -45,6 +47,10 @@ type session struct {
 	procs       []*process
 	fwds        []*forwarder
 	closed      bool
+	// exe is the current container's executor, and execPID its host PID
+	// (the container's init); nil and 0 on the exec path.
+	exe     *executor.Conn
+	execPID int
 }
 
 // Open copies the submission into a fresh host workspace and starts the
@@ -120,13 +126,25 @@ func (s *session) create(ctx context.Context) error {
 	for k, v := range spec.Env {
 		env = append(env, k+"="+v)
 	}
-	init := true
+	// tini as PID 1 reaps orphans, so processes killed at a timeout do
+	// not linger as zombies counting against the pids limit; the
+	// executor, where there is one, is PID 1 and does that itself.
+	init := s.rt.exe == nil
+	entry := []string{helperPath, "sleep", "2147483647"}
+	var ctl *net.UnixListener
+	if s.rt.exe != nil {
+		var err error
+		if ctl, err = s.controlListener(); err != nil {
+			return err
+		}
+		defer ctl.Close()
+		mounts = append(mounts, s.executorMounts()...)
+		entry = append(append([]string{}, s.rt.exe.entry...), controlDir+"/"+controlSock)
+	}
 	pids := spec.Pids
 	hc := &container.HostConfig{
 		Mounts:      mounts,
 		NetworkMode: container.NetworkMode(spec.Network),
-		// tini as PID 1 reaps orphans, so processes killed at a timeout do
-		// not linger as zombies counting against the pids limit.
 		Init:        &init,
 		SecurityOpt: []string{"no-new-privileges"},
 		Resources: container.Resources{
@@ -141,7 +159,7 @@ func (s *session) create(ctx context.Context) error {
 	name := fmt.Sprintf("wasmeval-%s-%s-%s", s.rt.runID, trimLabel(label), newID())
 	resp, err := s.cli.ContainerCreate(ctx, &container.Config{
 		Image:      spec.Image,
-		Entrypoint: []string{helperPath, "sleep", "2147483647"},
+		Entrypoint: entry,
 		Cmd:        nil,
 		WorkingDir: spec.Workdir,
 		User:       spec.User,
@@ -159,6 +177,12 @@ func (s *session) create(ctx context.Context) error {
 	if err := s.cli.ContainerStart(ctx, resp.ID, container.StartOptions{}); err != nil {
 		return fmt.Errorf("start container from %s: %w", spec.Image, err)
 	}
+	var x *executor.Conn
+	if ctl != nil {
+		if x, err = s.acceptExecutor(ctx, ctl, resp.ID); err != nil {
+			return err
+		}
+	}
 	in, err := s.cli.ContainerInspect(ctx, resp.ID)
 	if err != nil {
 		return fmt.Errorf("inspect container: %w", err)
@@ -174,8 +198,12 @@ func (s *session) create(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	s.count = count
+	s.exe, s.execPID = x, 0
 	if in.State != nil {
 		s.startedAt = in.State.StartedAt
+		if x != nil {
+			s.execPID = in.State.Pid
+		}
 	}
 	s.mu.Unlock()
 	return nil
@@ -185,6 +213,12 @@ func (s *session) create(ctx context.Context) error {
 // everything running in the old one dies with it.
 func (s *session) recycle(ctx context.Context) error {
 	s.oom.close()
+	s.mu.Lock()
+	if s.exe != nil {
+		s.exe.Close()
+		s.exe, s.execPID = nil, 0
+	}
+	s.mu.Unlock()
 	// Someone else may be removing it already (the daemon then refuses a
 	// second removal until the first is done).
 	for {
@@ -255,6 +289,9 @@ func (s *session) Close() error {
 	}
 	for _, p := range procs {
 		<-p.exited // the container is gone, so are its processes
+	}
+	if x := s.executorConn(); x != nil {
+		x.Close()
 	}
 	s.oom.close()
 	if rmErr := workspace.RemoveAll(s.dir); rmErr != nil && err == nil {

@@ -3,6 +3,7 @@ package docker
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"time"
 )
@@ -117,13 +118,42 @@ const sweepTries = 20
 // the container; anything else takes a sweep.
 func (s *session) settle() {
 	if s.quiet() {
-		if c := s.counter(); c != nil {
-			if n, err := c.read(); err == nil && n <= baseTasks {
-				return
-			}
+		if clean, ok := s.hostClean(); ok && clean {
+			return
 		}
 	}
 	s.sweep(nil)
+}
+
+// hostClean reports, from the host's view of the container's pids cgroup,
+// whether nothing but the container itself runs in it: init and its main
+// process, or the executor's own threads. ok is false when the host's
+// cgroups are not visible.
+func (s *session) hostClean() (clean, ok bool) {
+	c := s.counter()
+	if c == nil {
+		return false, false
+	}
+	s.mu.Lock()
+	pid := s.execPID
+	s.mu.Unlock()
+	if pid > 0 {
+		tids, err := c.tasks()
+		if err != nil {
+			return false, false
+		}
+		for _, tid := range tids {
+			if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d", pid, tid)); err != nil {
+				return false, true
+			}
+		}
+		return true, true
+	}
+	n, err := c.read()
+	if err != nil {
+		return false, false
+	}
+	return n <= baseTasks, true
 }
 
 // sweep kills the trees of roots (container PIDs of exec roots) and every
@@ -143,7 +173,7 @@ func (s *session) sweep(roots []int) {
 	for try := 0; try < sweepTries && ctx.Err() == nil; try++ {
 		quiet := s.quiet()
 		argv := []string{"sh", "-c", sweepScript, "wasmeval-kill"}
-		if quiet {
+		if quiet && s.executorConn() == nil {
 			argv = append(argv, "-c", strconv.Itoa(baseTasks+1)) // the killer is the one more
 		}
 		for _, r := range roots {
@@ -151,11 +181,10 @@ func (s *session) sweep(roots []int) {
 		}
 		res, err := s.helperExec(ctx, argv, "0")
 		if err == nil && res.ExitCode == 0 {
-			c := s.counter()
-			if !quiet || c == nil {
+			if !quiet {
 				return
 			}
-			if n, err := c.read(); err == nil && n <= baseTasks {
+			if clean, ok := s.hostClean(); !ok || clean {
 				return
 			}
 		}

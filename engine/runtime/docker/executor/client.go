@@ -23,7 +23,11 @@ type Conn struct {
 // LostError says the executor's stream ended or broke: the executor died
 // (with its container, since it is the container's PID 1), or stopped
 // answering. What became of the container is the caller's to find out.
-type LostError struct{ Err error }
+type LostError struct {
+	Err error
+	// BeforeStart says the executor was gone before the case was sent.
+	BeforeStart bool
+}
 
 func (e *LostError) Error() string { return "the in-container executor was lost: " + e.Err.Error() }
 func (e *LostError) Unwrap() error { return e.Err }
@@ -97,19 +101,28 @@ func (x *Conn) sendJSON(v any) error {
 func (x *Conn) Run(ctx context.Context, req Request, stdin []byte, stdout, stderr io.Writer, backstop time.Duration) (Reply, error) {
 	req.Op = "run"
 	req.Stdin = len(stdin) > 0
+	// An executor that died since the last case has closed its end:
+	// the stream reads EOF at once, and the case never started.
+	x.c.SetReadDeadline(time.Now())
+	_, err := x.r.Peek(1)
+	x.c.SetReadDeadline(time.Time{})
+	var ne net.Error
+	if err != nil && !(errors.As(err, &ne) && ne.Timeout()) {
+		return Reply{}, &LostError{Err: err, BeforeStart: true}
+	}
 	if err := x.sendJSON(req); err != nil {
-		return Reply{}, &LostError{fmt.Errorf("send the case: %w", err)}
+		return Reply{}, &LostError{Err: fmt.Errorf("send the case: %w", err), BeforeStart: true}
 	}
 	for len(stdin) > 0 {
 		n := min(len(stdin), chunkSize)
 		if err := x.send(kindStdin, stdin[:n]); err != nil {
-			return Reply{}, &LostError{fmt.Errorf("send stdin: %w", err)}
+			return Reply{}, &LostError{Err: fmt.Errorf("send stdin: %w", err)}
 		}
 		stdin = stdin[n:]
 	}
 	if req.Stdin {
 		if err := x.send(kindEOF, nil); err != nil {
-			return Reply{}, &LostError{fmt.Errorf("send stdin: %w", err)}
+			return Reply{}, &LostError{Err: fmt.Errorf("send stdin: %w", err)}
 		}
 	}
 	over := make(chan struct{})
@@ -132,7 +145,7 @@ func (x *Conn) Run(ctx context.Context, req Request, stdin []byte, stdout, stder
 			if errors.As(err, &ne) && ne.Timeout() {
 				err = fmt.Errorf("no answer %v after the case's timeout", backstop)
 			}
-			return Reply{}, &LostError{err}
+			return Reply{}, &LostError{Err: err}
 		}
 		switch kind {
 		case kindStdout:
@@ -142,14 +155,14 @@ func (x *Conn) Run(ctx context.Context, req Request, stdin []byte, stdout, stder
 		case kindJSON:
 			var rep Reply
 			if err := json.Unmarshal(payload, &rep); err != nil {
-				return rep, &LostError{fmt.Errorf("executor protocol: decode reply: %w", err)}
+				return rep, &LostError{Err: fmt.Errorf("executor protocol: decode reply: %w", err)}
 			}
 			if rep.Op == "exited" || rep.Op == "error" {
 				return rep, nil
 			}
-			return rep, &LostError{fmt.Errorf("executor protocol: unexpected %q reply during a case", rep.Op)}
+			return rep, &LostError{Err: fmt.Errorf("executor protocol: unexpected %q reply during a case", rep.Op)}
 		default:
-			return Reply{}, &LostError{fmt.Errorf("executor protocol: unexpected %q frame", kind)}
+			return Reply{}, &LostError{Err: fmt.Errorf("executor protocol: unexpected %q frame", kind)}
 		}
 	}
 }
@@ -158,13 +171,13 @@ func (x *Conn) Run(ctx context.Context, req Request, stdin []byte, stdout, stder
 // d for its reply.
 func (x *Conn) Call(req Request, d time.Duration) (Reply, error) {
 	if err := x.sendJSON(req); err != nil {
-		return Reply{}, &LostError{err}
+		return Reply{}, &LostError{Err: err}
 	}
 	x.c.SetReadDeadline(time.Now().Add(d))
 	defer x.c.SetReadDeadline(time.Time{})
 	rep, err := x.reply()
 	if err != nil {
-		return rep, &LostError{err}
+		return rep, &LostError{Err: err}
 	}
 	return rep, nil
 }

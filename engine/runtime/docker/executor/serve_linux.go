@@ -46,16 +46,26 @@ func Main(sock string) int {
 	// As its PID namespace's init the kernel already drops, from inside,
 	// every signal it has no handler for, SIGKILL and SIGSTOP included.
 	// Go installs handlers for all of them, so all are caught here and
-	// dropped (caught, not ignored: an ignored signal would stay ignored
-	// in the cases, a caught one is reset by exec). SIGCHLD wakes the
-	// reaper for orphans the container's other processes leave.
+	// dropped but the stop signals (caught, not ignored: an ignored signal
+	// would stay ignored in the cases, a caught one is reset by exec).
+	// SIGCHLD wakes the reaper for orphans the container's other
+	// processes leave.
 	sigs := make(chan os.Signal, 64)
 	signal.Notify(sigs)
 	r := theReaper()
 	go func() {
 		for s := range sigs {
-			if s == syscall.SIGCHLD {
+			switch s {
+			case syscall.SIGCHLD:
 				r.wake()
+			case syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT:
+				// What docker stop sends (and restart): the container
+				// stops as any main process would have it stop, with
+				// everything in it. From inside, only a case allowed to
+				// signal PID 1 can send them, and ending its own
+				// container is then the case's doing (the engine tells
+				// the two apart by the daemon's events).
+				os.Exit(128 + int(s.(syscall.Signal)))
 			}
 		}
 	}()
