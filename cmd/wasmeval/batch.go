@@ -261,5 +261,11 @@ func classifyPair(err error, log io.Writer) batch.PairRun {
 	return batch.PairRun{Refused: err.Error()}
 }
 
-// writeBatchReports writes what is derived from the pairs' run directories.
-func writeBatchReports(dir string, bf *batch.File) error { return nil }
+// writeBatchReports writes what is derived from the pairs' run
+// directories: results.parquet, the table of every case.
+func writeBatchReports(dir string, bf *batch.File) error {
+	if _, err := batch.WriteResults(dir, bf.Pairs); err != nil {
+		return fmt.Errorf("batch: %w", err)
+	}
+	return nil
+}

@@ -36,6 +36,8 @@ type Writer struct {
 	w          *pq.GenericWriter[Row]
 	path, tmp  string
 	runID, sub string
+	// problem, when set, replaces the problem column (SetRun).
+	problem    string
 	rows       int64
 	groupRows  int
 	groupBytes int
@@ -74,11 +76,22 @@ func Create(path, runID, submission string) (*Writer, error) {
 	return &Writer{f: f, buf: buf, w: w, path: path, tmp: f.Name(), runID: runID, sub: submission}, nil
 }
 
+// SetRun makes the rows added from now on carry this run id, submission
+// and, when problem is not empty, problem (else the record's own): one file
+// can then hold the cases of many runs, as a batch's table does, through
+// the same schema and streaming as a run's.
+func (w *Writer) SetRun(runID, submission, problem string) {
+	w.runID, w.sub, w.problem = runID, submission, problem
+}
+
 // Add appends one case.
 func (w *Writer) Add(r *result.CaseRecord) error {
 	row, err := FromRecord(w.runID, w.sub, r)
 	if err != nil {
 		return fmt.Errorf("parquet row of %s: %w", r.Key(), err)
+	}
+	if w.problem != "" {
+		row.Problem = w.problem
 	}
 	w.batch = append(w.batch, row)
 	w.groupBytes += rowBytes(&row)
