@@ -86,6 +86,9 @@ type Options struct {
 	// that writes more of the directory than the run does (the manifest);
 	// nil: Run takes it itself for as long as it runs.
 	Lock *journal.Lock
+	// Executor runs the group jobs; nil: this process does, Jobs groups
+	// at a time.
+	Executor Executor
 }
 
 // Outcome is what a run produced.
@@ -102,6 +105,9 @@ type Outcome struct {
 	// VerdictCache counts the plugin calls answered from the verdict
 	// cache and those made; nil when the run had no cache.
 	VerdictCache *CacheCounts
+	// ExecutorError is why the executor stopped before every job was
+	// done (the run is then Interrupted); nil otherwise.
+	ExecutorError error
 }
 
 // decide sets Passed and Verdict from the summaries.
@@ -197,7 +203,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		}
 	}
 	var mu sync.Mutex // guards builder and the first journal error
-	var journalErr error
+	var journalErr, execErr error
 	record := func(rec *result.CaseRecord, retried bool) error {
 		if err := jw.Append(rec); err != nil {
 			mu.Lock()
@@ -229,34 +235,19 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		opts.Progress.GroupError(j.cp.Name, GroupLabel(j.group.Name, j.epoch), msg)
 	}
 
-	// Groups are independent (own workspace, own case stream), so running
-	// them concurrently cannot change any case's outcome.
-	work := make(chan *groupJob)
-	var wg sync.WaitGroup
-	for w := 0; w < opts.Jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range work {
-				r := &groupRunner{opts: &opts, job: j, record: record, plugins: plugins}
-				if err := r.run(ctx); err != nil && ctx.Err() == nil {
-					groupErr(j, err.Error())
-				}
-			}
-		}()
+	exec := opts.Executor
+	if exec == nil {
+		exec = &localExecutor{opts: &opts, plugins: plugins}
 	}
-feed:
-	for _, j := range jobs {
-		select {
-		case work <- j:
-		case <-ctx.Done():
-			break feed
-		}
+	sink := newRunSink(&opts, plugins, record, groupErr)
+	if err := exec.Execute(ctx, publicJobs(jobs), sink); err != nil && ctx.Err() == nil {
+		// The executor itself failed (its queue went away): what it
+		// delivered is kept, and the run ends as an interrupted one.
+		stop(err)
+		execErr = err
 	}
-	close(work)
-	wg.Wait()
 
-	interrupted := parent.Err() != nil
+	interrupted := parent.Err() != nil || execErr != nil
 	if interrupted || journalErr != nil {
 		for _, cp := range cps {
 			builder.Incomplete(cp.Name)
@@ -273,7 +264,7 @@ feed:
 	if err := report.Write(opts.OutDir, sums); err != nil {
 		return nil, err
 	}
-	out := &Outcome{Summaries: sums, Interrupted: interrupted, JournalPath: jpath, VerdictCache: plugins.cache.counts()}
+	out := &Outcome{Summaries: sums, Interrupted: interrupted, JournalPath: jpath, VerdictCache: plugins.cache.counts(), ExecutorError: execErr}
 	out.decide()
 	return out, nil
 }
