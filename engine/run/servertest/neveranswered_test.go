@@ -128,3 +128,73 @@ func evaluateAll(t *testing.T, problemDir, submission string) (string, *run.Outc
 	}
 	return out, res, recs
 }
+
+// crashingPage serves a page at / and exits when /crash is asked for.
+const crashingPage = `import os, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        if self.path == "/crash":
+            print("boom: crashing on /crash", file=sys.stderr, flush=True)
+            os._exit(3)
+        b = b"<h1>Hello</h1>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+HTTPServer(("127.0.0.1", int(os.environ["PORT"])), H).serve_forever()
+`
+
+// A browser step that fails because the app's server exited is the
+// server's error, not the app's answer, and so is every later case of the
+// group: each an error saying the server stopped answering, not judged.
+// A step that fails while the server is up still fails its case.
+func TestBrowserCaseWhoseServerExitedIsAnError(t *testing.T) {
+	requireChromium(t)
+	dir, sub := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(sub, "app.py"), []byte(crashingPage), 0o644)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(`name: pages
+entry_file: app.py
+adapter: {type: browser, step_timeout: 2}
+timeout: 20
+checkpoints:
+  c1:
+    groups:
+      g: {type: Core}
+`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(`wrong:
+  order: 1
+  steps: [{goto: /}, {capture: {css: h1, as: h}}]
+  expected: {output: {h: Goodbye}}
+crash:
+  order: 2
+  steps: [{goto: /crash}, {capture: {css: h1, as: h}}]
+  expected: {output: {}}
+after:
+  order: 3
+  steps: [{goto: /}]
+  expected: {output: {}}
+`), 0o644)
+	_, _, recs := evaluateAll(t, dir, sub)
+	if r := recs["c1/g/wrong"]; r == nil || result.OutcomeOf(r) != result.OutcomeFailed || len(r.Attributes) == 0 {
+		t.Errorf("wrong: want a judged failure, got %+v", r)
+	}
+	for _, id := range []string{"crash", "after"} {
+		r := recs["c1/g/"+id]
+		if r == nil {
+			t.Fatalf("%s: not recorded", id)
+		}
+		if result.OutcomeOf(r) != result.OutcomeError || !r.Result.AdapterError || len(r.Attributes) != 0 || r.Score != 0 {
+			t.Errorf("%s: outcome %s, adapter_error %v, attributes %+v, score %v; want an error, not judged", id, result.OutcomeOf(r), r.Result.AdapterError, r.Attributes, r.Score)
+		}
+		for _, want := range []string{"the server stopped answering: server exited during the group (exit status 3)", "server logs: artifacts/c1/g/server.stdout.log", "boom: crashing on /crash"} {
+			if !strings.Contains(r.Result.Error, want) {
+				t.Errorf("%s: error %q does not say %q", id, r.Result.Error, want)
+			}
+		}
+	}
+}
