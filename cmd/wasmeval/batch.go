@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -262,10 +263,70 @@ func classifyPair(err error, log io.Writer) batch.PairRun {
 }
 
 // writeBatchReports writes what is derived from the pairs' run
-// directories: results.parquet, the table of every case.
+// directories: results.parquet, the table of every case, and
+// leaderboard.html.
 func writeBatchReports(dir string, bf *batch.File) error {
 	if _, err := batch.WriteResults(dir, bf.Pairs); err != nil {
 		return fmt.Errorf("batch: %w", err)
 	}
+	if err := batch.WriteLeaderboard(dir, bf); err != nil {
+		return fmt.Errorf("batch: %w", err)
+	}
 	return nil
+}
+
+// isBatchDir reports whether dir holds a batch (batch.json).
+func isBatchDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, batch.FileName))
+	return err == nil
+}
+
+// runBatchReport is `wasmeval report BATCH_DIR`: the leaderboard as text,
+// batch.json's content as json, or the HTML page; with --compare
+// OTHER_BATCH, the pairs whose results changed (exit 1 when one
+// regressed).
+func runBatchReport(cmd *cobra.Command, dir string, f reportFlags) error {
+	bf, err := batch.ReadFile(dir)
+	if err != nil {
+		return usageErr(fmt.Errorf("report: %w", err))
+	}
+	w := cmd.OutOrStdout()
+	if f.compare != "" {
+		base, err := batch.ReadFile(f.compare)
+		if err != nil {
+			return usageErr(fmt.Errorf("report --compare: %w", err))
+		}
+		changes := batch.Compare(bf, base)
+		switch f.format {
+		case "text":
+			batch.PrintCompare(w, dir, f.compare, changes)
+		case "json":
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			if changes == nil {
+				changes = []batch.PairChange{}
+			}
+			if err := enc.Encode(map[string]any{"batch": dir, "baseline": f.compare, "changes": changes}); err != nil {
+				return err
+			}
+		default:
+			return usageErr(fmt.Errorf("report: --compare of two batches prints text or json, not %s", f.format))
+		}
+		if n := batch.Regressions(changes); n > 0 {
+			return &exitError{code: exitFail, err: fmt.Errorf("%d pair(s) regressed", n)}
+		}
+		return nil
+	}
+	switch f.format {
+	case "text":
+		batch.PrintLeaderboard(w, &bf.Plan, bf.Pairs, bf.Totals)
+		return nil
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(bf)
+	case "html":
+		return batch.RenderLeaderboard(w, bf)
+	}
+	return usageErr(fmt.Errorf("report: a batch directory is reported as text, json or html, not %s", f.format))
 }

@@ -72,6 +72,9 @@ Exit status: 0, or 1 when --compare finds regressions, 2 on bad input.`,
 }
 
 func runReport(cmd *cobra.Command, dir string, f reportFlags) error {
+	if isBatchDir(dir) {
+		return runBatchReport(cmd, dir, f)
+	}
 	switch f.format {
 	case "text", "json", "markdown", "junit", "html", "eval-results":
 	default:
