@@ -1,0 +1,241 @@
+package distribute
+
+import (
+	"archive/tar"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Limits of what a worker unpacks: an artifact is someone else's bytes,
+// and a tar can claim anything.
+var (
+	// MaxArtifactBytes bounds an artifact as fetched (the tar).
+	MaxArtifactBytes int64 = 4 << 30
+	// MaxArtifactFiles bounds the entries of one artifact.
+	MaxArtifactFiles = 200_000
+)
+
+// ArtifactBucket is the object store artifacts travel through, named by
+// their sha256.
+const ArtifactBucket = "wasmeval-artifacts"
+
+// DigestError says a fetched artifact is not the one the job named: the
+// worker refuses it rather than run something else.
+type DigestError struct {
+	Want, Got string
+}
+
+func (e *DigestError) Error() string {
+	return fmt.Sprintf("artifact digest mismatch: the job names sha256:%s, the object store gave sha256:%s", e.Want, e.Got)
+}
+
+// pack writes dir as a tar to w: regular files and directories only, in
+// lexical order, without times or owners, so the same tree always gives
+// the same bytes (and digest). A symlink or another special file is
+// refused, naming it: a worker could not recreate it faithfully.
+func pack(dir string, w io.Writer) error {
+	tw := tar.NewWriter(w)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		name := filepath.ToSlash(rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case info.IsDir():
+			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: name + "/", Mode: 0o755})
+		case info.Mode().IsRegular():
+			mode := int64(0o644)
+			if info.Mode()&0o111 != 0 {
+				mode = 0o755
+			}
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: mode, Size: info.Size()}); err != nil {
+				return err
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if n, err := io.Copy(tw, f); err != nil || n != info.Size() {
+				return fmt.Errorf("%s: changed while it was packed: %v", p, err)
+			}
+			return nil
+		default:
+			return fmt.Errorf("%s: a distributed run ships regular files and directories only, this is %s", p, info.Mode().Type())
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// Publish packs dir and stores it in the object store under its sha256
+// (unless an artifact of that digest is there already), and returns the
+// digest, hex.
+func Publish(ctx context.Context, store jetstream.ObjectStore, dir string) (string, error) {
+	tmp, err := os.CreateTemp("", "wasmeval-artifact-*.tar")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	h := sha256.New()
+	if err := pack(dir, io.MultiWriter(tmp, h)); err != nil {
+		return "", fmt.Errorf("pack %s: %w", dir, err)
+	}
+	digest := hex.EncodeToString(h.Sum(nil))
+	if _, err := store.GetInfo(ctx, digest); err == nil {
+		return digest, nil
+	} else if !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return "", fmt.Errorf("object store: %w", err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	if _, err := store.Put(ctx, jetstream.ObjectMeta{Name: digest, Description: dir}, tmp); err != nil {
+		return "", fmt.Errorf("store %s: %w", dir, err)
+	}
+	return digest, nil
+}
+
+// Fetch makes the artifact of digest (hex) a directory under cacheDir
+// and returns its path: fetched, its digest checked, then unpacked. A
+// directory already there was checked when it was made.
+func Fetch(ctx context.Context, store jetstream.ObjectStore, digest, cacheDir string) (string, error) {
+	if len(digest) != 64 || strings.Trim(digest, "0123456789abcdef") != "" {
+		return "", fmt.Errorf("artifact digest %q: want 64 lowercase hex digits", digest)
+	}
+	final := filepath.Join(cacheDir, digest)
+	if st, err := os.Stat(final); err == nil && st.IsDir() {
+		return final, nil
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", err
+	}
+	obj, err := store.Get(ctx, digest)
+	if err != nil {
+		return "", fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
+	}
+	defer obj.Close()
+	tmp, err := os.CreateTemp(cacheDir, "fetch-*.tar")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(obj, MaxArtifactBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
+	}
+	if n > MaxArtifactBytes {
+		return "", fmt.Errorf("artifact sha256:%s: larger than %d bytes", digest, MaxArtifactBytes)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
+		return "", &DigestError{Want: digest, Got: got}
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(cacheDir, "unpack-*")
+	if err != nil {
+		return "", err
+	}
+	if err := unpack(tmp, dir); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("artifact sha256:%s: %w", digest, err)
+	}
+	if err := os.Rename(dir, final); err != nil {
+		os.RemoveAll(dir)
+		if st, serr := os.Stat(final); serr == nil && st.IsDir() {
+			return final, nil // another job unpacked it first
+		}
+		return "", err
+	}
+	return final, nil
+}
+
+// unpack extracts the tar in r into dir through an os.Root, so no entry
+// lands outside dir whatever its name: names must be relative, clean and
+// without "..", only regular files and directories are made (links and
+// devices are refused), and the total stays under MaxArtifactBytes.
+func unpack(r io.Reader, dir string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	tr := tar.NewReader(r)
+	var total int64
+	for files := 0; ; files++ {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read tar: %w", err)
+		}
+		if files >= MaxArtifactFiles {
+			return fmt.Errorf("more than %d entries", MaxArtifactFiles)
+		}
+		name := strings.TrimSuffix(hdr.Name, "/")
+		if name == "" || path.IsAbs(name) || path.Clean(name) != name || name == ".." || strings.HasPrefix(name, "../") || strings.Contains(name, "\\") {
+			return fmt.Errorf("entry %q: want a clean relative name inside the artifact", hdr.Name)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			if err := root.MkdirAll(name, 0o755); err != nil {
+				return fmt.Errorf("entry %q: %w", hdr.Name, err)
+			}
+		case tar.TypeReg:
+			if hdr.Size < 0 || total+hdr.Size > MaxArtifactBytes {
+				return fmt.Errorf("entry %q: the artifact unpacks to more than %d bytes", hdr.Name, MaxArtifactBytes)
+			}
+			total += hdr.Size
+			if d := path.Dir(name); d != "." {
+				if err := root.MkdirAll(d, 0o755); err != nil {
+					return fmt.Errorf("entry %q: %w", hdr.Name, err)
+				}
+			}
+			mode := os.FileMode(0o644)
+			if hdr.Mode&0o111 != 0 {
+				mode = 0o755
+			}
+			// O_EXCL: an entry twice, or over a directory, is refused
+			// rather than replaced.
+			f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+			if err != nil {
+				return fmt.Errorf("entry %q: %w", hdr.Name, err)
+			}
+			_, err = io.Copy(f, io.LimitReader(tr, hdr.Size))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fmt.Errorf("entry %q: %w", hdr.Name, err)
+			}
+		default:
+			return fmt.Errorf("entry %q: only regular files and directories are unpacked (type %q)", hdr.Name, hdr.Typeflag)
+		}
+	}
+}

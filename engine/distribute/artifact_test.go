@@ -1,0 +1,119 @@
+package distribute
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+func tarOf(t *testing.T, entries ...*tar.Header) *bytes.Buffer {
+	t.Helper()
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for _, h := range entries {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag == tar.TypeReg {
+			tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
+		}
+	}
+	tw.Close()
+	return &b
+}
+
+func TestUnpackRefusesEntriesThatLeaveOrLink(t *testing.T) {
+	for name, h := range map[string]*tar.Header{
+		"dotdot":   {Typeflag: tar.TypeReg, Name: "../evil", Size: 1},
+		"absolute": {Typeflag: tar.TypeReg, Name: "/etc/evil", Size: 1},
+		"unclean":  {Typeflag: tar.TypeReg, Name: "a/../../evil", Size: 1},
+		"symlink":  {Typeflag: tar.TypeSymlink, Name: "link", Linkname: "/etc"},
+		"hardlink": {Typeflag: tar.TypeLink, Name: "link", Linkname: "../x"},
+		"device":   {Typeflag: tar.TypeChar, Name: "dev"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			err := unpack(tarOf(t, h), dir)
+			if err == nil || !strings.Contains(err.Error(), "entry") {
+				t.Fatalf("unpack %q: err %v, want a refusal naming the entry", h.Name, err)
+			}
+			if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "evil")); err == nil {
+				t.Fatal("an entry escaped the directory")
+			}
+		})
+	}
+	t.Run("twice", func(t *testing.T) {
+		h := &tar.Header{Typeflag: tar.TypeReg, Name: "a", Size: 1}
+		if err := unpack(tarOf(t, h, h), t.TempDir()); err == nil {
+			t.Fatal("an entry given twice was accepted")
+		}
+	})
+	t.Run("too large", func(t *testing.T) {
+		old := MaxArtifactBytes
+		MaxArtifactBytes = 10
+		defer func() { MaxArtifactBytes = old }()
+		if err := unpack(tarOf(t, &tar.Header{Typeflag: tar.TypeReg, Name: "a", Size: 11}), t.TempDir()); err == nil || !strings.Contains(err.Error(), "more than 10 bytes") {
+			t.Fatalf("err %v, want the size cap", err)
+		}
+	})
+}
+
+func TestPackRefusesSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	err := pack(dir, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "link: a distributed run ships regular files and directories only") {
+		t.Fatalf("err %v, want the symlink named", err)
+	}
+}
+
+// An object whose bytes are not the digest it is stored under is refused.
+func TestFetchRefusesDigestMismatch(t *testing.T) {
+	e := embedded(t)
+	ctx := context.Background()
+	nc, js, err := Connect(ctx, e.URL(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	store, err := ensureStreams(ctx, js, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "config.yaml"), []byte("name: x\n"), 0o644)
+	digest, err := Publish(ctx, store, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Fetch(ctx, store, digest, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(got, "config.yaml")); string(b) != "name: x\n" {
+		t.Fatalf("fetched config.yaml: %q", b)
+	}
+	forged := strings.Repeat("ab", 32)
+	if _, err := store.PutBytes(ctx, forged, tarOf(t, &tar.Header{Typeflag: tar.TypeReg, Name: "a", Size: 1}).Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	_, err = Fetch(ctx, store, forged, cache)
+	var de *DigestError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "artifact digest mismatch: the job names sha256:"+forged) {
+		t.Fatalf("err %v, want a digest mismatch", err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, forged)); err == nil {
+		t.Fatal("the mismatching artifact was unpacked into the cache")
+	}
+	_ = jetstream.ErrObjectNotFound
+}

@@ -1,0 +1,288 @@
+package distribute
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/wasmeval/wasmeval/engine/run"
+)
+
+// Coordinator is a run.Executor that hands a run's group jobs to workers
+// through JetStream and delivers the records they send back to the run,
+// which alone writes the journal.
+type Coordinator struct {
+	Conn *nats.Conn
+	JS   jetstream.JetStream
+	// Config must be the workers' too (see Config).
+	Config Config
+	RunID  string
+	// Version and ABI are this wasmeval's version and plugin ABI
+	// version: a worker whose differ refuses the jobs.
+	Version string
+	ABI     int
+	// ProblemDir and Submission are published as artifacts.
+	ProblemDir, Submission string
+	// Needs is what the run's groups need of a worker.
+	Needs    Capability
+	Settings Settings
+	// Log hears of refused jobs and of groups given up (one line each);
+	// nil: nothing is said.
+	Log io.Writer
+
+	mu      sync.Mutex
+	workers map[string][]string
+}
+
+// Workers lists, by job (checkpoint/group/epoch), the workers that sent
+// its records, in the order they first did.
+func (c *Coordinator) Workers() map[string][]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string][]string, len(c.workers))
+	for k, v := range c.workers {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+func (c *Coordinator) ranOn(job, worker string) {
+	if worker == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.workers == nil {
+		c.workers = map[string][]string{}
+	}
+	if !slices.Contains(c.workers[job], worker) {
+		c.workers[job] = append(c.workers[job], worker)
+	}
+}
+
+func (c *Coordinator) logf(format string, args ...any) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, format+"\n", args...)
+	}
+}
+
+// Execute publishes the artifacts and one work message per job, then
+// delivers results until every job is done or ctx ends. Interrupted, it
+// leaves the jobs queued and the records in the results stream: a
+// resumed run reads the run's results from their start again (what the
+// journal holds already is dropped), so nothing sent meanwhile is lost.
+func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink run.Sink) error {
+	if err := c.Needs.check(); err != nil {
+		return err
+	}
+	if !validToken(c.RunID) {
+		return fmt.Errorf("run id %q cannot name a subject", c.RunID)
+	}
+	store, err := ensureStreams(ctx, c.JS, c.Config)
+	if err != nil {
+		return err
+	}
+	if _, err := ensureWorkConsumer(ctx, c.JS, c.Needs, c.Config); err != nil {
+		return err
+	}
+	problemDigest, err := Publish(ctx, store, c.ProblemDir)
+	if err != nil {
+		return fmt.Errorf("publish the problem: %w", err)
+	}
+	subDigest, err := Publish(ctx, store, c.Submission)
+	if err != nil {
+		return fmt.Errorf("publish the submission: %w", err)
+	}
+
+	pending := make(map[string]*run.GroupJob, len(jobs))
+	for _, j := range jobs {
+		pending[jobKey(j.Checkpoint, j.Group, j.Epoch)] = j
+	}
+	// Results are read in order from the run's first one: an ordered
+	// consumer is recreated where it stopped when the server restarts.
+	cons, err := c.JS.OrderedConsumer(ctx, ResultsStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{resultsSubject(c.RunID)}, DeliverPolicy: jetstream.DeliverAllPolicy})
+	if err != nil {
+		return fmt.Errorf("results of run %s: %w", c.RunID, err)
+	}
+	msgs, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("results of run %s: %w", c.RunID, err)
+	}
+	defer msgs.Stop()
+	results := make(chan *Result)
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			m, err := msgs.Next()
+			if err != nil {
+				readErr <- err
+				return
+			}
+			var r Result
+			if err := json.Unmarshal(m.Data(), &r); err != nil {
+				c.logf("warning: a result message of run %s is not one: %v", c.RunID, err)
+				continue
+			}
+			select {
+			case results <- &r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+
+	// A job whose deliveries ran out is announced by the server.
+	exhausted := make(chan exhaustedJob, 16)
+	sub, err := c.Conn.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+WorkStream+".*", func(m *nats.Msg) {
+		c.onMaxDeliveries(ctx, m, exhausted)
+	})
+	if err != nil {
+		return fmt.Errorf("subscribe to max-deliveries advisories: %w", err)
+	}
+	defer sub.Unsubscribe()
+
+	for _, j := range jobs {
+		job := &Job{RunID: c.RunID, Checkpoint: j.Checkpoint, Group: j.Group, Epoch: j.Epoch, Version: c.Version, ABI: c.ABI,
+			Problem: problemDigest, Submission: subDigest, Needs: c.Needs, Settings: c.Settings}
+		if err := c.publishJob(ctx, job); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+
+	for len(pending) > 0 {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-readErr:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("results of run %s: %w", c.RunID, err)
+		case e := <-exhausted:
+			j := pending[e.key]
+			if j == nil {
+				continue
+			}
+			reason := fmt.Sprintf("its work message was delivered %d times and no worker finished it (workers lost, or the group outlasts their heartbeats)", e.deliveries)
+			c.logf("group %s of run %s given up: %s", e.key, c.RunID, reason)
+			if err := sink.Abandon(ctx, j, reason); err != nil {
+				return nil // the journal failed: the run stops and says why
+			}
+			sink.Done(j)
+			delete(pending, e.key)
+		case r := <-results:
+			j := pending[r.Job]
+			if j == nil {
+				continue // done already, or not a job of this run's selection
+			}
+			switch r.Kind {
+			case KindRecord:
+				if r.Record == nil {
+					continue
+				}
+				c.ranOn(r.Job, r.Worker)
+				if err := sink.Record(j, r.Record, r.Retried); err != nil {
+					return nil // the journal failed: the run stops and says why
+				}
+			case KindError:
+				sink.GroupError(j, r.Message)
+			case KindDone:
+				c.ranOn(r.Job, r.Worker)
+				sink.Done(j)
+				delete(pending, r.Job)
+			case KindRefused:
+				c.logf("worker %s refused group %s of run %s: %s", r.Worker, r.Job, c.RunID, r.Message)
+				if err := sink.Abandon(ctx, j, "worker "+r.Worker+" refused it: "+r.Message); err != nil {
+					return nil
+				}
+				sink.Done(j)
+				delete(pending, r.Job)
+			}
+		}
+	}
+	// Every record is in the journal: the run's results need not stay.
+	if st, err := c.JS.Stream(ctx, ResultsStream); err == nil {
+		_ = st.Purge(ctx, jetstream.WithPurgeSubject(resultsSubject(c.RunID)))
+	}
+	return nil
+}
+
+// publishJob publishes job until the server stores it (or says it has it
+// already), through a server restart.
+func (c *Coordinator) publishJob(ctx context.Context, job *Job) error {
+	data, err := json.Marshal(job)
+	if err != nil {
+		return err
+	}
+	return retry(ctx, func() error {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		_, err := c.JS.Publish(pctx, job.Needs.subject(), data, jetstream.WithMsgID(job.msgID()))
+		return err
+	})
+}
+
+type exhaustedJob struct {
+	key        string
+	deliveries uint64
+}
+
+// onMaxDeliveries reads the job an advisory names; one of this run is
+// given up, and its message removed from the work stream.
+func (c *Coordinator) onMaxDeliveries(ctx context.Context, m *nats.Msg, out chan<- exhaustedJob) {
+	var adv struct {
+		Stream     string `json:"stream"`
+		StreamSeq  uint64 `json:"stream_seq"`
+		Deliveries uint64 `json:"deliveries"`
+	}
+	if json.Unmarshal(m.Data, &adv) != nil || adv.Stream != WorkStream {
+		return
+	}
+	st, err := c.JS.Stream(ctx, WorkStream)
+	if err != nil {
+		return
+	}
+	raw, err := st.GetMsg(ctx, adv.StreamSeq)
+	if err != nil {
+		return
+	}
+	job, err := decodeJob(raw.Data)
+	if err != nil || job.RunID != c.RunID {
+		return
+	}
+	_ = st.DeleteMsg(ctx, adv.StreamSeq)
+	select {
+	case out <- exhaustedJob{key: job.Key(), deliveries: adv.Deliveries}:
+	case <-ctx.Done():
+	}
+}
+
+// retry calls f until it succeeds or ctx ends, waiting a little longer
+// each time (at most 2 s): a server restarting is waited for.
+func retry(ctx context.Context, f func() error) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := f()
+		if err == nil || errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 2*time.Second)
+	}
+}

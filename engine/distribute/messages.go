@@ -1,0 +1,138 @@
+// Package distribute spreads one run's group jobs over worker processes
+// through NATS JetStream: a work-queue stream holds one message per job,
+// an object store the problem and the submission by sha256, and a
+// results stream each case record as it finishes. The coordinator (a
+// run.Executor) is the only writer of the run's journal; see
+// RATIONALE.md for the choices.
+package distribute
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// Names of the streams, the consumers and the subjects.
+const (
+	WorkStream    = "WASMEVAL_WORK"
+	ResultsStream = "WASMEVAL_RESULTS"
+	workPrefix    = "wasmeval.work"
+	resultsPrefix = "wasmeval.results"
+)
+
+// Capability is what a worker offers and a job needs: the runtime
+// (local, docker) and the machine's architecture.
+type Capability struct {
+	Runtime string `json:"runtime"`
+	Arch    string `json:"arch"`
+}
+
+// HostCapability is this machine's with runtime rt.
+func HostCapability(rt string) Capability { return Capability{Runtime: rt, Arch: runtime.GOARCH} }
+
+// subject is where jobs needing c are published.
+func (c Capability) subject() string { return workPrefix + "." + c.Runtime + "." + c.Arch }
+
+// consumer is the durable consumer every worker with c binds.
+func (c Capability) consumer() string { return "work-" + c.Runtime + "-" + c.Arch }
+
+func (c Capability) String() string { return c.Runtime + "/" + c.Arch }
+
+// validToken says whether s can be one token of a subject or part of a
+// consumer's name.
+func validToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func (c Capability) check() error {
+	if !validToken(c.Runtime) || !validToken(c.Arch) {
+		return fmt.Errorf("capability %q: runtime and architecture must be letters, digits, - or _", c.String())
+	}
+	return nil
+}
+
+// Job is one work message: one group's epoch of one run, with what a
+// worker needs to run it faithfully.
+type Job struct {
+	RunID      string `json:"run_id"`
+	Checkpoint string `json:"checkpoint"`
+	Group      string `json:"group"`
+	Epoch      int    `json:"epoch,omitempty"`
+	// Version and ABI are the coordinator's wasmeval version and plugin
+	// ABI version: a worker whose differ refuses the job.
+	Version string `json:"version"`
+	ABI     int    `json:"abi"`
+	// Problem and Submission are sha256 digests (hex) of the artifacts
+	// in the object store.
+	Problem    string     `json:"problem"`
+	Submission string     `json:"submission"`
+	Needs      Capability `json:"needs"`
+	// Settings are the run's flags that change how a group runs.
+	Settings Settings `json:"settings"`
+}
+
+// Settings are the run's flags a worker applies to every group of it.
+type Settings struct {
+	Command      string  `json:"command,omitempty"`
+	RetryErrors  int     `json:"retry_errors,omitempty"`
+	RetryBackoff float64 `json:"retry_backoff_s,omitempty"`
+	Browser      string  `json:"browser,omitempty"`
+	NoCache      bool    `json:"no_cache,omitempty"`
+}
+
+// Key names the job among its run's: checkpoint, group and epoch.
+func (j *Job) Key() string { return jobKey(j.Checkpoint, j.Group, j.Epoch) }
+
+func jobKey(checkpoint, group string, epoch int) string {
+	return fmt.Sprintf("%s/%s/%d", checkpoint, group, epoch)
+}
+
+// msgID is the job's Nats-Msg-Id: publishing it again (a coordinator that
+// restarted) is dropped by the stream as a duplicate.
+func (j *Job) msgID() string { return "wasmeval-job:" + j.RunID + ":" + j.Key() }
+
+// Kinds of result messages.
+const (
+	KindRecord  = "record"  // a case's record
+	KindDone    = "done"    // the job's last message
+	KindError   = "error"   // the group stopped early (then done)
+	KindRefused = "refused" // the worker cannot run the job faithfully; it is terminated
+)
+
+// Result is one result message, on resultsPrefix.<run id>.
+type Result struct {
+	Kind   string `json:"kind"`
+	Job    string `json:"job"` // Job.Key
+	Worker string `json:"worker"`
+	// Delivery is which delivery of the work message this is from.
+	Delivery uint64             `json:"delivery"`
+	Record   *result.CaseRecord `json:"record,omitempty"`
+	Retried  bool               `json:"retried,omitempty"`
+	Message  string             `json:"message,omitempty"`
+}
+
+func resultsSubject(runID string) string { return resultsPrefix + "." + runID }
+
+func decodeJob(data []byte) (*Job, error) {
+	var j Job
+	if err := json.Unmarshal(data, &j); err != nil {
+		return nil, fmt.Errorf("work message: %w", err)
+	}
+	switch {
+	case !validToken(j.RunID):
+		return nil, fmt.Errorf("work message: run_id %q: want letters, digits, - or _", j.RunID)
+	case j.Checkpoint == "" || j.Group == "" || j.Epoch < 0:
+		return nil, fmt.Errorf("work message: checkpoint, group and epoch (>= 0) are required")
+	}
+	return &j, nil
+}
