@@ -154,6 +154,9 @@ func newEnvCheckCmd() *cobra.Command {
 			if c.Helper != "" {
 				fmt.Fprintf(w, "helper:  %s (static busybox)\n", c.Helper)
 			}
+			if c.Executor != "" {
+				fmt.Fprintf(w, "cases:   %s\n", c.Executor)
+			}
 			if err != nil {
 				return &exitError{code: exitFail, err: err}
 			}

@@ -135,7 +135,8 @@ func TestBadEnvironmentFailsBeforeAnyCase(t *testing.T) {
 func TestEnvCheck(t *testing.T) {
 	image := dockertest.Image(t, "busybox")
 	res := wasmeval(t, "env", "check", "--env", writeSpec(t, "image: "+image+"\n"))
-	if res.code != 0 || !strings.Contains(res.stdout, "version:") || !strings.Contains(res.stdout, image+" (present)") {
+	if res.code != 0 || !strings.Contains(res.stdout, "version:") || !strings.Contains(res.stdout, image+" (present)") ||
+		!strings.Contains(res.stdout, "cases:   this binary, as each container's PID 1") {
 		t.Errorf("check: %d\n%s%s", res.code, res.stdout, res.stderr)
 	}
 	res = wasmeval(t, "env", "check", "--env", writeSpec(t, "image: wasmeval/none:0\n"))

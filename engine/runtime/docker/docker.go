@@ -1,13 +1,16 @@
 // Package docker runs submissions in containers through the Docker Engine
 // API. Each group gets one long-lived container with its workspace
 // bind-mounted read-write and the problem's static assets read-only under
-// /static/<name>; every case is an exec into that warm container, which
-// costs a fraction of starting a container per case.
+// /static/<name>. The container's PID 1 is the executor (package
+// executor: this binary, re-executed), which runs every case on request
+// over a socket at a few milliseconds each; where it cannot be used,
+// every case is an exec into the warm container instead (see
+// RATIONALE.md).
 //
-// The workspace, the static assets and a static busybox (the runtime's
-// in-container helper: the case wrapper, the process-tree killer and the
-// port forwarder) are bind mounts, so the engine must run on the Docker
-// host itself.
+// The workspace, the static assets, the executor and a static busybox
+// (the in-container helper: the exec path's case wrapper, the
+// process-tree killer and the port forwarder) are bind mounts, so the
+// engine must run on the Docker host itself.
 package docker
 
 import (

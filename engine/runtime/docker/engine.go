@@ -40,6 +40,9 @@ type Check struct {
 	Image         string
 	ImageFound    bool
 	Helper        string
+	// Executor says how cases run: through each container's executor, or
+	// through an exec each and why.
+	Executor string
 }
 
 // RunCheck performs the checks behind `wasmeval env check`. The error
@@ -62,6 +65,14 @@ func RunCheck(ctx context.Context, cli *client.Client, image string) (Check, err
 	}
 	if c.Helper, err = FindBusybox(); err != nil {
 		return c, err
+	}
+	c.Executor = "this binary, as each container's PID 1"
+	if os.Getenv(ExecPerCaseEnv) == "exec" {
+		c.Executor = "none: every case runs through an exec (" + ExecPerCaseEnv + "=exec)"
+	} else if v, err := cli.ServerVersion(ctx); err == nil {
+		if _, err := findExecutor(v.Arch); err != nil {
+			c.Executor = "none: every case runs through an exec: " + err.Error()
+		}
 	}
 	return c, nil
 }
