@@ -83,7 +83,7 @@ Exit codes: 0 pass, 1 fail, 2 usage or configuration error, 130 interrupted.`,
 		SilenceErrors: true,
 		Version:       version,
 	}
-	root.AddCommand(newRunCmd(), newRescoreCmd(), newValidateCmd(), newPluginCmd(), newReportCmd(), newEnvCmd(), newBatchCmd())
+	root.AddCommand(newRunCmd(), newRescoreCmd(), newValidateCmd(), newPluginCmd(), newReportCmd(), newEnvCmd(), newBatchCmd(), newWorkerCmd())
 	return root
 }
 

@@ -46,6 +46,7 @@ type runFlags struct {
 	env         envFlags
 	// previous is the manifest of the run being resumed.
 	previous *manifest.Manifest
+	queue    queueFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -98,6 +99,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	f.refs.register(fl)
 	f.cache.register(fl)
 	f.env.register(fl)
+	f.queue.register(fl)
 	return cmd
 }
 
@@ -259,6 +261,16 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		}
 	}
 
+	var executor run.Executor
+	var queue *distributed
+	if f.queue.on() {
+		if queue, err = f.queue.coordinator(ctx, f, problemPath, submission, env.rt.Name(), man.RunID, out, cmd.ErrOrStderr()); err != nil {
+			failRun(man, out)
+			return err
+		}
+		defer queue.close()
+		executor = queue.coord
+	}
 	prog := newProgress(f.progress, cmd.ErrOrStderr())
 	res, err := run.Run(ctx, run.Options{
 		Problem: p, Submission: submission, Checkpoints: f.checkpoints, OutDir: out,
@@ -274,8 +286,10 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		Resume:       finished,
 		Lock:         lock,
 		Browser:      f.browser,
+		Executor:     executor,
 	})
 	prog.Stop()
+	queue.record(man)
 	if err != nil {
 		failRun(man, out)
 		var je *run.JournalError
@@ -287,6 +301,9 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	htmlPath, err := finishRun(man, out, res)
 	if err != nil {
 		return err
+	}
+	if res.ExecutorError != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "wasmeval: run: the queue failed: %v\ncontinue the run with: wasmeval run --resume %s\n", res.ExecutorError, out)
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintln(w)

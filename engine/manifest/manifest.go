@@ -66,6 +66,9 @@ type Manifest struct {
 	// verdict cache and those made; absent when the run had no cache
 	// (--no-cache).
 	VerdictCache *VerdictCache `json:"verdict_cache,omitempty"`
+	// Workers lists, for a distributed run (run --queue, --workers), the
+	// workers that sent each group's records, by checkpoint/group/epoch.
+	Workers map[string][]string `json:"workers,omitempty"`
 }
 
 // VerdictCache counts plugin calls (verifiers, evaluator and test

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/manifest"
+	"github.com/wasmeval/wasmeval/plugins/abi"
+)
+
+// queueFlags make `run` the coordinator of a distributed run: its groups
+// go to workers through a NATS JetStream server (--queue), or to local
+// worker processes through an embedded one (--workers).
+type queueFlags struct {
+	url        string
+	workers    int
+	maxDeliver int
+	ackWait    time.Duration
+}
+
+func (q *queueFlags) register(fl *pflag.FlagSet) {
+	fl.StringVar(&q.url, "queue", "", "coordinate a distributed run: hand the groups to `wasmeval worker` processes through the NATS JetStream server at nats://HOST:PORT")
+	fl.IntVar(&q.workers, "workers", 0, "run the groups in N local worker processes, through an embedded NATS server (one machine, a crash of one worker loses nothing)")
+	fl.IntVar(&q.maxDeliver, "max-deliver", distribute.DefaultConfig.MaxDeliver, "with --queue or --workers: how many times a group is handed out before its cases are recorded as errors of the harness")
+	fl.DurationVar(&q.ackWait, "ack-wait", distribute.DefaultConfig.AckWait, "with --queue or --workers: how long a worker may go silent before its group is handed to another")
+}
+
+func (q *queueFlags) on() bool { return q.url != "" || q.workers > 0 }
+
+func (q *queueFlags) config(slots int) distribute.Config {
+	return distribute.Config{AckWait: q.ackWait, MaxDeliver: q.maxDeliver, MaxAckPending: slots}
+}
+
+// distributed is a coordinator and what it started.
+type distributed struct {
+	coord *distribute.Coordinator
+	close func()
+}
+
+// coordinator connects to the queue (starting the embedded server and the
+// worker processes for --workers) and makes the run's executor.
+func (q *queueFlags) coordinator(ctx context.Context, f runFlags, problemPath, submission, runtimeName, runID, outDir string, log io.Writer) (*distributed, error) {
+	if q.url != "" && q.workers > 0 {
+		return nil, usageErr(errors.New("run: give --queue (workers elsewhere) or --workers (local ones), not both"))
+	}
+	if q.workers < 0 || q.maxDeliver < 1 || q.ackWait < time.Second {
+		return nil, usageErr(fmt.Errorf("run: --workers must be positive, --max-deliver at least 1 and --ack-wait at least 1s"))
+	}
+	if f.results != "" {
+		return nil, usageErr(errors.New("run: --results is scored in this process; --queue and --workers run submissions"))
+	}
+	d := &distributed{close: func() {}}
+	url := q.url
+	maxPending := 0
+	if q.workers > 0 {
+		store, err := os.MkdirTemp("", "wasmeval-nats-")
+		if err != nil {
+			return nil, err
+		}
+		srv, err := distribute.StartEmbedded(store)
+		if err != nil {
+			os.RemoveAll(store)
+			return nil, err
+		}
+		url = srv.URL()
+		maxPending = q.workers
+		stopWorkers, err := startWorkers(q.workers, url, runtimeName, filepath.Join(outDir, "workers.log"), f)
+		if err != nil {
+			srv.Stop()
+			os.RemoveAll(store)
+			return nil, err
+		}
+		d.close = func() {
+			stopWorkers()
+			srv.Stop()
+			os.RemoveAll(store)
+		}
+	}
+	nc, js, err := distribute.Connect(ctx, url, "wasmeval coordinator "+runID)
+	if err != nil {
+		d.close()
+		return nil, usageErr(fmt.Errorf("run: %w", err))
+	}
+	closeRest := d.close
+	d.close = func() { nc.Close(); closeRest() }
+	problemDir, err := filepath.Abs(problemPath)
+	if st, serr := os.Stat(problemDir); err != nil || serr != nil || !st.IsDir() {
+		d.close()
+		return nil, usageErr(fmt.Errorf("run: --queue and --workers ship a problem directory; %s is not one", problemPath))
+	}
+	d.coord = &distribute.Coordinator{Conn: nc, JS: js, Config: q.config(maxPending), RunID: runID, Version: version, ABI: abi.Version,
+		ProblemDir: problemDir, Submission: submission, Needs: distribute.HostCapability(runtimeName), Log: log,
+		Settings: distribute.Settings{Command: f.command, RetryErrors: f.retryErrors, RetryBackoff: f.retryWait.Seconds(), Browser: f.browser, NoCache: f.cache.off}}
+	return d, nil
+}
+
+// record lists in the manifest the workers that ran each group.
+func (d *distributed) record(m *manifest.Manifest) {
+	if d == nil {
+		return
+	}
+	m.Workers = d.coord.Workers()
+}
+
+// startWorkers starts n `wasmeval worker` processes of this binary on
+// url, their output appended to logPath, and returns what stops them.
+func startWorkers(n int, url, runtimeName, logPath string, f runFlags) (func(), error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("--workers: find this program: %w", err)
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("--workers: %w", err)
+	}
+	var cmds []*exec.Cmd
+	stop := func() {
+		for _, c := range cmds {
+			_ = c.Process.Signal(syscall.SIGTERM)
+		}
+		for _, c := range cmds {
+			_ = c.Wait()
+		}
+		logf.Close()
+	}
+	for i := 1; i <= n; i++ {
+		args := []string{"worker", "--queue", url, "--slots", "1", "--runtime", runtimeName, "--name", "local-" + strconv.Itoa(i)}
+		for _, dir := range f.plugins.dirs {
+			args = append(args, "--plugin-dir", dir)
+		}
+		c := exec.Command(self, args...)
+		c.Stdout, c.Stderr = logf, logf
+		if err := c.Start(); err != nil {
+			stop()
+			return nil, fmt.Errorf("--workers: start worker %d: %w", i, err)
+		}
+		cmds = append(cmds, c)
+	}
+	return stop, nil
+}
