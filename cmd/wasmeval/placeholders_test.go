@@ -86,7 +86,8 @@ func TestPlaceholderMistakesAreRefusedInEveryFormat(t *testing.T) {
 			{"python3 {entry_file} --host {host}", "{host}"},
 			{"python3 {{entry_file}}", "{{entry_file}}"},
 			{"python3 {entry_file} {{bogus}}", "{{bogus}}"},
-			{"python3 {entry_file} {bogus}", "{bogus}"},
+			{"python3 {entry-file}", "{entry-file}"},
+			{`sh -c "awk '{print}' {entry_file}"`, ""}, // single braces of the command's own
 		} {
 			path, file, key := f.write(t, tc.tmpl)
 			_, err := loadSource(path, opts)

@@ -83,51 +83,77 @@ func isName(s string) bool {
 
 // Check returns an error for the first placeholder in text that known
 // does not hold, naming it and the known ones, and the known placeholder
-// it misspells when it is one with the other braces ({port} for
-// {{port}}).
+// it most likely means. A word in double braces is always a placeholder
+// ({{bogus}} is refused). A word in single braces is one only when it
+// names or nearly names one of wasmeval's placeholders — {port} for {{port}},
+// {entry-file} or {entryfile} for {entry_file} — since single braces are
+// common in the commands themselves (awk '{print}', jq '{name}', a
+// Python f-string), which must pass unchanged.
 func Check(text string, known []string) error {
-	for _, p := range Find(text) {
-		if !slices.Contains(known, p) {
-			return unknown(p, known)
-		}
-	}
-	return nil
-}
-
-// CheckEnv is Check for an environment variable's value, where text in
-// single braces is common ({asctime} in a log format): there only the
-// double-brace spelling is a placeholder, and a single-brace one is
-// refused only when it misspells a known placeholder ({port}).
-func CheckEnv(text string, known []string) error {
 	for _, p := range Find(text) {
 		if slices.Contains(known, p) {
 			continue
 		}
-		if strings.HasPrefix(p, "{{") || respelled(p, known) != "" {
+		if strings.HasPrefix(p, "{{") || meant(p, all) != "" {
 			return unknown(p, known)
 		}
 	}
 	return nil
 }
 
+// all are every placeholder wasmeval has: a single-brace word near one of
+// them is a mistake wherever it is written ({port} in a command that gets
+// no port), even where the field knows another.
+var all = []string{EntryFile, Host, Port}
+
+// CheckEnv is Check for an environment variable's value ({asctime} in a
+// log format passes, {port} does not).
+func CheckEnv(text string, known []string) error { return Check(text, known) }
+
 func unknown(p string, known []string) error {
 	hint := ""
-	if r := respelled(p, known); r != "" {
+	if r := meant(p, known); r != "" {
 		hint = fmt.Sprintf("; did you mean %s?", r)
 	}
 	return fmt.Errorf("unknown placeholder %s (known here: %s%s)", p, strings.Join(known, ", "), hint)
 }
 
-// respelled is the known placeholder p names with the other braces, "" if
-// none.
-func respelled(p string, known []string) string {
-	name := strings.Trim(p, "{}")
+// meant is the known placeholder p most likely means — the same name in
+// the other braces, or a name at most two edits away ('-' for '_' costs
+// nothing) — or "" if none.
+func meant(p string, known []string) string {
+	name := strings.ReplaceAll(strings.Trim(p, "{}"), "-", "_")
+	best, bestDist := "", 3
 	for _, k := range known {
-		if strings.Trim(k, "{}") == name && k != p {
-			return k
+		if k == p {
+			continue
+		}
+		if d := editDistance(name, strings.Trim(k, "{}")); d < bestDist {
+			best, bestDist = k, d
 		}
 	}
-	return ""
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Expand replaces every placeholder of values (keyed by the placeholder

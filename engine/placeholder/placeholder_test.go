@@ -35,7 +35,12 @@ func TestCheck(t *testing.T) {
 		{"python3 {{entry_file}}", Command(false), "unknown placeholder {{entry_file}} (known here: {entry_file}; did you mean {entry_file}?)"},
 		{"python3 {entry_file} --port {{port}}", Command(false), "unknown placeholder {{port}} (known here: {entry_file})"},
 		{"x {{bogus}}", Command(true), "unknown placeholder {{bogus}} (known here: {entry_file}, {{host}}, {{port}})"},
-		{"x {bogus}", Server, "unknown placeholder {bogus} (known here: {{host}}, {{port}})"},
+		{"x {bogus}", Server, ""}, // single braces: not a placeholder unless it nearly names one
+		{"python3 {entry-file}", Command(false), "unknown placeholder {entry-file} (known here: {entry_file}; did you mean {entry_file}?)"},
+		{"python3 {entryfile}", Command(false), "unknown placeholder {entryfile} (known here: {entry_file}; did you mean {entry_file}?)"},
+		{"app --port {prot}", Command(true), "unknown placeholder {prot} (known here: {entry_file}, {{host}}, {{port}}; did you mean {{port}}?)"},
+		{`sh -c "awk '{print}' in.txt | jq '{name}'"`, Command(true), ""},
+		{`python3 -c "x=1; print(f'{x}')" {entry_file}`, Command(false), ""},
 		{"sh -c 'app --port $PORT --host ${HOST}'", Command(false), ""},
 	} {
 		err := Check(tc.text, tc.known)
