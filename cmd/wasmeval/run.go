@@ -43,6 +43,7 @@ type runFlags struct {
 	history     string
 	noHistory   bool
 	failures    int
+	seed        seedFlag
 	env         envFlags
 	// previous is the manifest of the run being resumed.
 	previous *manifest.Manifest
@@ -95,6 +96,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringArrayVar(&f.tags, "tag", nil, "task specs: run only the tasks with this tag (repeatable)")
 	fl.StringArrayVar(&f.apps, "app", nil, "task specs: run only the tasks of this related app (repeatable)")
 	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
+	f.seed.register(fl)
 	f.plugins.register(fl)
 	f.refs.register(fl)
 	f.cache.register(fl)
@@ -165,6 +167,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}
 	p := src.problem
+	f.seed.apply(p)
 	// Bad case files and broken plugins are configuration errors: report
 	// them all before any case runs rather than failing half-way through.
 	if err := run.Validate(run.WithWarnings(ctx, printWarning(cmd.ErrOrStderr())), p, src.loader, plugins); err != nil {

@@ -73,6 +73,9 @@ func resumeDefaults(cmd *cobra.Command, args []string, f *runFlags) (string, err
 	if !fl.Changed("command") {
 		f.command = m.Flags.Command
 	}
+	if !fl.Changed("seed") && m.Flags.Seed != nil {
+		f.seed.set(*m.Flags.Seed)
+	}
 	if !fl.Changed("tag") && !fl.Changed("app") {
 		f.tags, f.apps = m.Flags.Tags, m.Flags.Apps
 	}
@@ -101,7 +104,7 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 // time, and is refused when what its results depend on has changed.
 func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string, warn io.Writer) (*manifest.Manifest, *run.Finished, error) {
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
-		Flags: manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, Command: f.command, Results: f.results, Tags: f.tags, Apps: f.apps,
+		Flags: manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, Command: f.command, Results: f.results, Tags: f.tags, Apps: f.apps, Seed: f.seed.value(),
 			Epochs: epochsFlag(f.epochs), Reducer: reducerFlag(f.epochs, f.reducer)},
 		RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
 	if err != nil {

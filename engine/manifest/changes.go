@@ -44,6 +44,10 @@ func Changes(old, cur *Manifest) []string {
 	if old.Flags.Reducer != cur.Flags.Reducer && max(cur.Flags.Epochs, 1) > 1 {
 		out = append(out, fmt.Sprintf("--epoch-reducer changed (was %s, now %s)", old.Flags.Reducer, cur.Flags.Reducer))
 	}
+	// The seed is part of every case's environment.
+	if seedString(old.Flags.Seed) != seedString(cur.Flags.Seed) {
+		out = append(out, fmt.Sprintf("--seed changed (was %s, now %s)", seedString(old.Flags.Seed), seedString(cur.Flags.Seed)))
+	}
 	if old.Runtime.Name != cur.Runtime.Name {
 		out = append(out, fmt.Sprintf("runtime changed (was %s, now %s)", old.Runtime.Name, cur.Runtime.Name))
 	}
@@ -61,4 +65,11 @@ func short(d string) string {
 		return "none"
 	}
 	return d
+}
+
+func seedString(s *int64) string {
+	if s == nil {
+		return "none"
+	}
+	return fmt.Sprint(*s)
 }

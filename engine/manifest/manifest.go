@@ -146,6 +146,9 @@ type Flags struct {
 	// Tags and Apps are the task-spec filters (--tag, --app).
 	Tags []string `json:"tags,omitempty"`
 	Apps []string `json:"apps,omitempty"`
+	// Seed is --seed, given to submissions as $WASMEVAL_SEED (absent
+	// without one).
+	Seed *int64 `json:"seed,omitempty"`
 }
 
 // Host describes the machine.
