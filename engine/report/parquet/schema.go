@@ -34,14 +34,17 @@ type Row struct {
 	// Epoch and Attempt say which pass over the cases and which try of
 	// the case within it the row is (1 and 1 without --epochs and
 	// retries).
-	Epoch        int32   `parquet:"epoch"`
-	Attempt      int32   `parquet:"attempt"`
-	StatusCode   int32   `parquet:"status_code"`
-	TimedOut     bool    `parquet:"timed_out"`
-	AdapterError bool    `parquet:"adapter_error"`
-	Signal       *string `parquet:"signal,optional,dict"`
-	Error        *string `parquet:"error,optional"`
-	PluginError  *string `parquet:"plugin_error,optional"`
+	Epoch        int32 `parquet:"epoch"`
+	Attempt      int32 `parquet:"attempt"`
+	StatusCode   int32 `parquet:"status_code"`
+	TimedOut     bool  `parquet:"timed_out"`
+	AdapterError bool  `parquet:"adapter_error"`
+	// ServerStartup is, for a case of a server's group, how long the
+	// server took to answer its health check (null otherwise).
+	ServerStartup *float64 `parquet:"server_startup_s,optional"`
+	Signal        *string  `parquet:"signal,optional,dict"`
+	Error         *string  `parquet:"error,optional"`
+	PluginError   *string  `parquet:"plugin_error,optional"`
 	// Case is the CaseInfo as JSON text.
 	Case *string `parquet:"case,optional"`
 	// Instruction is what an agent case asked; Category and Tags classify
@@ -83,6 +86,10 @@ func FromRecord(runID, submission string, r *result.CaseRecord) (Row, error) {
 		Attributes: make([]Attribute, 0, len(r.Attributes)),
 	}
 	row.ErrorKind = optional(string(result.ErrorKindOf(r)))
+	if r.Result.ServerStartup > 0 {
+		s := r.Result.ServerStartup
+		row.ServerStartup = &s
+	}
 	if r.Case != nil {
 		c, err := json.Marshal(r.Case)
 		if err != nil {

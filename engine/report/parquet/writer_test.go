@@ -38,6 +38,7 @@ func sampleRecords(n int) []*result.CaseRecord {
 		}
 		if i%7 == 0 {
 			r.Result.TimedOut, r.Result.Signal = true, "killed"
+			r.Result.ServerStartup = 1.25
 		}
 		status := verify.AttributeResult{Attribute: "status_code", Actual: i % 2, Expected: i % 2, IsCorrect: true, Weight: 0.25, Check: "exact"}
 		output := verify.AttributeResult{Attribute: "output", Actual: fmt.Sprintf("out %d\n", i), Expected: fmt.Sprintf("out %d\n", i),
@@ -96,7 +97,7 @@ func TestParquetReadByDuckDB(t *testing.T) {
 	file := "'" + out + "'"
 	res := duckQuery(t, map[string]string{
 		"count":      "SELECT count(*) AS n, sum(CASE WHEN passed THEN 1 ELSE 0 END) AS passed FROM read_parquet(" + file + ")",
-		"case7":      "SELECT run_id, submission, problem, problem_version, checkpoint, version, \"group\", type, id, case_index, original_checkpoint, original_group, CAST(timestamp AS VARCHAR) AS ts, duration, score, passed, status_code, timed_out, signal, json_extract_string(\"case\", '$.arguments[1]') AS arg FROM read_parquet(" + file + ") WHERE id = 'case_0007'",
+		"case7":      "SELECT run_id, submission, problem, problem_version, checkpoint, version, \"group\", type, id, case_index, original_checkpoint, original_group, CAST(timestamp AS VARCHAR) AS ts, duration, score, passed, status_code, timed_out, signal, server_startup_s, json_extract_string(\"case\", '$.arguments[1]') AS arg FROM read_parquet(" + file + ") WHERE id = 'case_0007'",
 		"case10":     "SELECT original_checkpoint, original_group, passed, score FROM read_parquet(" + file + ") WHERE id = 'case_0010'",
 		"attrs":      "SELECT a.attribute, a.check, a.actual, a.expected, a.diff, a.is_correct, a.weight FROM (SELECT unnest(attributes) AS a FROM read_parquet(" + file + ") WHERE id = 'case_0003') ORDER BY a.attribute",
 		"codec":      "SELECT DISTINCT compression FROM parquet_metadata(" + file + ")",
@@ -147,7 +148,7 @@ func TestParquetReadByDuckDB(t *testing.T) {
 		"checkpoint": r.Checkpoint, "version": float64(r.Version), "group": r.Group, "type": string(r.GroupType),
 		"id": "case_0007", "case_index": 7.0, "original_checkpoint": nil, "original_group": nil,
 		"ts": "2026-03-01 12:00:07+00", "duration": 0.07, "score": 1.0, "passed": true, "status_code": 1.0,
-		"timed_out": true, "signal": "killed", "arg": "7",
+		"timed_out": true, "signal": "killed", "server_startup_s": 1.25, "arg": "7",
 	}
 	for k, v := range want {
 		got := c7[0][k]
