@@ -27,6 +27,7 @@ type batchFlags struct {
 	policy        string
 	errorPolicy   string
 	progressEvery time.Duration
+	seed          int64
 }
 
 func newBatchCmd() *cobra.Command {
@@ -61,6 +62,7 @@ refused, 2 on bad input, 130 when interrupted.`,
 	fl.IntVarP(&f.jobs, "jobs", "j", 1, "groups to run concurrently in total, across pairs and within them")
 	fl.StringVar(&f.policy, "pass-policy", string(result.DefaultPolicy), "pass policy of every pair (see run --help)")
 	fl.StringVar(&f.errorPolicy, "error-policy", string(result.DefaultErrorPolicy), errorPolicyUsage)
+	fl.Int64Var(&f.seed, "seed", 0, "seed given to every pair (run --seed): submissions see it as $"+seedEnv+"; recorded in batch.json and each pair's manifest")
 	fl.DurationVar(&f.progressEvery, "progress-every", 5*time.Second, "print the batch's progress this often (0: only when a pair ends)")
 	return cmd
 }
@@ -94,6 +96,9 @@ func runBatch(cmd *cobra.Command, args []string, f batchFlags) error {
 		if cmd.Flags().Changed("jobs") {
 			bf.Jobs = f.jobs
 		}
+		if cmd.Flags().Changed("seed") && (bf.Seed == nil || *bf.Seed != f.seed) {
+			return usageErr(fmt.Errorf("batch --resume %s: --seed %d is not the batch's seed; results of two seeds are not comparable", dir, f.seed))
+		}
 	} else {
 		if f.out == "" {
 			return usageErr(errors.New("batch: --out BATCH_DIR is required (or --resume BATCH_DIR)"))
@@ -104,6 +109,10 @@ func runBatch(cmd *cobra.Command, args []string, f batchFlags) error {
 		}
 		dir = f.out
 		bf = &batch.File{Plan: *plan, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, StartedAt: time.Now().UTC()}
+		if cmd.Flags().Changed("seed") {
+			seed := f.seed
+			bf.Seed = &seed
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create batch directory: %w", err)
@@ -231,6 +240,9 @@ func runPair(ctx context.Context, batchDir string, bf *batch.File, k batch.PairK
 	} else {
 		args = append(args, k.ProblemDir, "--submission", k.SubmissionDir, "--out", runDir,
 			"--pass-policy", bf.PassPolicy, "--error-policy", bf.ErrorPolicy)
+		if bf.Seed != nil {
+			args = append(args, "--seed", strconv.FormatInt(*bf.Seed, 10))
+		}
 	}
 	fmt.Fprintf(logf, "$ wasmeval run %q\n", args)
 	run := newRunCmd()

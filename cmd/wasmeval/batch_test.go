@@ -274,3 +274,44 @@ func countLines(path string) int {
 	}
 	return strings.Count(string(data), "\n")
 }
+
+// --seed reaches every submission as $WASMEVAL_SEED and is recorded in
+// batch.json and in each pair's manifest; run --seed alone does the same.
+func TestBatchSeedReachesSubmissions(t *testing.T) {
+	root := writeTree(t, map[string]string{
+		"problems/seeded/config.yaml": "name: seeded\nversion: 1\nentry_file: seed\ncommand: python3 {entry_file}\nadapter: {type: cli}\ntimeout: 30\n" +
+			"checkpoints:\n  c1:\n    groups:\n      g1: {type: Core}\n",
+		"problems/seeded/c1/g1.yaml": "says_seed:\n  arguments: []\n  expected: {output: \"41\\n\"}\n",
+		"subs/a/seeded/seed.py":      "import os\nprint(os.environ.get('WASMEVAL_SEED', 'none'))\n",
+		"subs/b/seeded/seed.py":      "import os\nprint(os.environ.get('WASMEVAL_SEED', 'none'))\n",
+	})
+	out := filepath.Join(t.TempDir(), "batch")
+	r := wasmeval(t, "batch", filepath.Join(root, "problems", "seeded"), "--submissions", filepath.Join(root, "subs"), "--out", out, "--seed", "41")
+	if r.code != 0 {
+		t.Fatalf("batch: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	f := readBatch(t, out)
+	if f.Seed == nil || *f.Seed != 41 {
+		t.Errorf("batch.json seed %v, want 41", f.Seed)
+	}
+	for _, p := range f.Pairs {
+		if p.Passed != 1 {
+			t.Errorf("%s: the submission did not print the seed: %+v", p.Dir, p.Counts)
+		}
+		m, err := manifest.Read(filepath.Join(out, p.Dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Flags.Seed == nil || *m.Flags.Seed != 41 {
+			t.Errorf("%s: manifest seed %v, want 41", p.Dir, m.Flags.Seed)
+		}
+	}
+	if r := wasmeval(t, "batch", "--resume", out, "--seed", "5"); r.code != exitUsage || !strings.Contains(r.stderr, "seed") {
+		t.Errorf("resume with another seed: exit %d\n%s", r.code, r.stderr)
+	}
+	// Without a seed the variable is not set: the case fails.
+	run := wasmeval(t, "run", filepath.Join(root, "problems", "seeded"), "--submission", filepath.Join(root, "subs", "a", "seeded"), "--out", filepath.Join(t.TempDir(), "run"))
+	if run.code != exitFail {
+		t.Errorf("run without --seed: exit %d, want %d (no $WASMEVAL_SEED)\n%s", run.code, exitFail, run.stdout)
+	}
+}
