@@ -1,0 +1,330 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/result"
+)
+
+// natsServerBin is Debian's nats-server (apt-get install nats-server).
+const natsServerBin = "/usr/sbin/nats-server"
+
+// natsServer is a real nats-server process with JetStream on, on
+// loopback, keeping its streams in dir.
+type natsServer struct {
+	t    *testing.T
+	port int
+	dir  string
+	cmd  *exec.Cmd
+	log  *os.File
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func startNATS(t *testing.T) *natsServer {
+	t.Helper()
+	if _, err := os.Stat(natsServerBin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing (apt-get install nats-server): %v", natsServerBin, err)
+		}
+		t.Skipf("%s is missing (apt-get install nats-server)", natsServerBin)
+	}
+	s := &natsServer{t: t, port: freePort(t), dir: t.TempDir()}
+	log, err := os.Create(filepath.Join(t.TempDir(), "nats.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.log = log
+	s.start()
+	t.Cleanup(s.stop)
+	return s
+}
+
+func (s *natsServer) url() string { return "nats://127.0.0.1:" + strconv.Itoa(s.port) }
+
+func (s *natsServer) start() {
+	s.t.Helper()
+	s.cmd = exec.Command(natsServerBin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-sd", s.dir)
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	waitUntil(s.t, "nats-server answers", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		nc, _, err := distribute.Connect(ctx, s.url(), "probe")
+		if err != nil {
+			return false
+		}
+		nc.Close()
+		return true
+	})
+}
+
+func (s *natsServer) stop() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	_ = s.cmd.Wait()
+	s.cmd = nil
+}
+
+// waitUntil polls cond until it holds, failing the test after a generous
+// deadline: the machine is shared and slow, nothing here is timed.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for: %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// lockedBuffer is a process's output, read while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+type proc struct {
+	cmd  *exec.Cmd
+	out  *lockedBuffer
+	done chan struct{}
+	err  error
+}
+
+func startProc(t *testing.T, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(binary, args...), out: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// wait waits for the process to end and returns its exit code.
+func (p *proc) wait(t *testing.T, what string) int {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Minute):
+		t.Fatalf("%s did not end; its output:\n%s", what, p.out)
+	}
+	var ee *exec.ExitError
+	if errors.As(p.err, &ee) {
+		return ee.ExitCode()
+	}
+	return 0
+}
+
+// slowSubmission is the inventory example's reference submission made to
+// take half a second per case, so a group is still running when a test
+// kills what runs it.
+func slowSubmission(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("../../examples/inventory/submissions/reference/inventory.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	slow := strings.Replace(string(src), "import csv\n", "import csv\nimport time\ntime.sleep(0.5)\n", 1)
+	if err := os.WriteFile(filepath.Join(dir, "inventory.py"), []byte(slow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// journalCounts counts the records of each case in the run's journal
+// (none when it does not exist yet).
+func queueJournalCounts(t *testing.T, out string) (map[string]int, map[string]result.Outcome) {
+	t.Helper()
+	count := map[string]int{}
+	outcome := map[string]result.Outcome{}
+	err := journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
+		count[r.Key()]++
+		outcome[r.Key()] = result.OutcomeOf(r)
+		return nil
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return count, outcome
+}
+
+// journalLines counts the journal's complete lines, as it grows.
+func journalLines(out string) int {
+	f, err := os.Open(filepath.Join(out, journal.FileName))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	n := 0
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		n++
+	}
+	return n
+}
+
+// everyCaseOnce checks the run recorded each of the example's 20 cases
+// exactly once, and that each passed.
+func everyCaseOnce(t *testing.T, out string) {
+	t.Helper()
+	count, outcome := queueJournalCounts(t, out)
+	if len(count) != 20 {
+		t.Errorf("%s: %d cases in the journal, want the example's 20", out, len(count))
+	}
+	for k, n := range count {
+		if n != 1 {
+			t.Errorf("%s: %s has %d records, want exactly 1", out, k, n)
+		}
+		if outcome[k] != result.OutcomePassed {
+			t.Errorf("%s: %s %s, want passed", out, k, outcome[k])
+		}
+	}
+}
+
+// TestDistributedRunAgainstRealServer runs the inventory example through
+// a real nats-server with three worker processes: one is killed (-9) in
+// the middle of a group, then the coordinator is killed and resumed, then
+// the server is stopped for a few seconds and started again on the same
+// store. Each time every case is recorded exactly once.
+func TestDistributedRunAgainstRealServer(t *testing.T) {
+	srv := startNATS(t)
+	sub := slowSubmission(t)
+	cache := t.TempDir()
+	var workers []*proc
+	for i := 1; i <= 3; i++ {
+		workers = append(workers, startProc(t, "worker", "--queue", srv.url(), "--slots", "1", "--name", "w"+strconv.Itoa(i),
+			"--cache", filepath.Join(cache, strconv.Itoa(i))))
+	}
+	for i, w := range workers {
+		waitUntil(t, "worker "+strconv.Itoa(i+1)+" serves", func() bool { return strings.Contains(w.out.String(), "serving") })
+	}
+	runArgs := func(out string) []string {
+		return []string{"run", "../../examples/inventory", "--submission", sub, "--queue", srv.url(), "--ack-wait", "3s",
+			"--progress", "none", "--out", out, "--no-history"}
+	}
+
+	t.Run("a worker killed mid-group", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run")
+		coord := startProc(t, runArgs(out)...)
+		var victim *proc
+		waitUntil(t, "a worker takes a group", func() bool {
+			for _, w := range workers {
+				if strings.Contains(w.out.String(), "running group") {
+					victim = w
+					return true
+				}
+			}
+			return false
+		})
+		if err := victim.cmd.Process.Kill(); err != nil { // SIGKILL: no goodbye
+			t.Fatal(err)
+		}
+		victim.wait(t, "the killed worker")
+		midGroup := strings.Count(victim.out.String(), "running group") > strings.Count(victim.out.String(), "finished group")
+		if code := coord.wait(t, "the coordinator"); code != 0 {
+			t.Fatalf("run exited %d:\n%s", code, coord.out)
+		}
+		everyCaseOnce(t, out)
+		if midGroup {
+			// The group the killed worker held ran again elsewhere.
+			redelivered := false
+			for _, w := range workers {
+				if w != victim && strings.Contains(w.out.String(), "(delivery 2)") {
+					redelivered = true
+				}
+			}
+			if !redelivered {
+				t.Error("the killed worker's group was not delivered again to another worker")
+			}
+		} else {
+			t.Log("the worker finished its group before it was killed")
+		}
+	})
+
+	t.Run("the coordinator killed and resumed", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run")
+		coord := startProc(t, runArgs(out)...)
+		waitUntil(t, "three records are in", func() bool { return journalLines(out) >= 3 })
+		if err := coord.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		coord.wait(t, "the killed coordinator")
+		if n := journalLines(out); n >= 20 {
+			t.Logf("the run had finished (%d records) before the coordinator was killed", n)
+		}
+		again := startProc(t, "run", "--resume", out, "--queue", srv.url(), "--ack-wait", "3s", "--progress", "none", "--no-history")
+		if code := again.wait(t, "the resumed coordinator"); code != 0 {
+			t.Fatalf("run --resume exited %d:\n%s", code, again.out)
+		}
+		everyCaseOnce(t, out)
+	})
+
+	t.Run("the server stopped and started again", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "run")
+		coord := startProc(t, runArgs(out)...)
+		waitUntil(t, "two records are in", func() bool { return journalLines(out) >= 2 })
+		srv.stop()
+		time.Sleep(3 * time.Second) // the outage itself, not a wait for a condition
+		srv.start()
+		if code := coord.wait(t, "the coordinator"); code != 0 {
+			t.Fatalf("run exited %d:\n%s", code, coord.out)
+		}
+		everyCaseOnce(t, out)
+	})
+	if t.Failed() {
+		for i, w := range workers {
+			t.Logf("worker %d:\n%s", i+1, w.out)
+		}
+	}
+}
