@@ -328,3 +328,47 @@ func TestDistributedRunAgainstRealServer(t *testing.T) {
 		}
 	}
 }
+
+// A server that cannot be reached, or that refuses the credentials, is
+// one clear line and exit 2, for the coordinator and for a worker.
+func TestQueueBadServerIsOneLine(t *testing.T) {
+	if _, err := os.Stat(natsServerBin); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is missing (apt-get install nats-server): %v", natsServerBin, err)
+		}
+		t.Skipf("%s is missing (apt-get install nats-server)", natsServerBin)
+	}
+	port := freePort(t)
+	srv := exec.Command(natsServerBin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", t.TempDir(), "--user", "eval", "--pass", "s3cret")
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Process.Kill(); _ = srv.Wait() })
+	good := "nats://eval:s3cret@127.0.0.1:" + strconv.Itoa(port)
+	waitUntil(t, "nats-server answers", func() bool {
+		nc, _, err := distribute.Connect(context.Background(), good, "probe")
+		if err == nil {
+			nc.Close()
+		}
+		return err == nil
+	})
+	unreachable := "nats://127.0.0.1:" + strconv.Itoa(freePort(t))
+	for _, tc := range []struct{ url, want string }{
+		{unreachable, "cannot reach the NATS server at " + unreachable},
+		{"nats://eval:wrong@127.0.0.1:" + strconv.Itoa(port), "refused the credentials (authorization violation)"},
+		{"http://127.0.0.1:" + strconv.Itoa(port), "want nats://HOST:PORT"},
+	} {
+		for _, args := range [][]string{
+			{"worker", "--queue", tc.url},
+			{"run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/reference", "--queue", tc.url, "--out", filepath.Join(t.TempDir(), "run")},
+		} {
+			res := wasmeval(t, args...)
+			if res.code != exitUsage || !strings.Contains(res.stderr, tc.want) || strings.Count(strings.TrimSpace(res.stderr), "\n") != 0 {
+				t.Errorf("wasmeval %s: exit %d, stderr %q; want exit 2 and one line with %q", args[0], res.code, res.stderr, tc.want)
+			}
+			if strings.Contains(res.stderr, "s3cret") || strings.Contains(res.stderr, ":wrong@") {
+				t.Errorf("wasmeval %s: the password is shown: %q", args[0], res.stderr)
+			}
+		}
+	}
+}
