@@ -308,6 +308,12 @@ func TestDistributedRunAgainstRealServer(t *testing.T) {
 			t.Fatalf("run --resume exited %d:\n%s", code, again.out)
 		}
 		everyCaseOnce(t, out)
+		// Resumed once more, finished: nothing is handed out or waited for.
+		done := startProc(t, "run", "--resume", out, "--queue", srv.url(), "--ack-wait", "3s", "--progress", "none", "--no-history")
+		if code := done.wait(t, "the coordinator of a finished run"); code != 0 {
+			t.Fatalf("run --resume of a finished run exited %d:\n%s", code, done.out)
+		}
+		everyCaseOnce(t, out)
 	})
 
 	t.Run("the server stopped and started again", func(t *testing.T) {

@@ -212,10 +212,10 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 			}
 		}
 	}
-	// Every record is in the journal: the run's results need not stay.
-	if st, err := c.JS.Stream(ctx, ResultsStream); err == nil {
-		_ = st.Purge(ctx, jetstream.WithPurgeSubject(resultsSubject(c.RunID)))
-	}
+	// The run's results stay in the stream until they expire (MaxAge):
+	// a later --resume of this run publishes jobs the stream has seen
+	// (dropped as duplicates), and learns they are done from their done
+	// messages there.
 	return nil
 }
 

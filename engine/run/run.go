@@ -240,7 +240,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		exec = &localExecutor{opts: &opts, plugins: plugins}
 	}
 	sink := newRunSink(&opts, plugins, record, groupErr)
-	if err := exec.Execute(ctx, publicJobs(jobs), sink); err != nil && ctx.Err() == nil {
+	if err := exec.Execute(ctx, sink.unfinished(ctx, publicJobs(jobs)), sink); err != nil && ctx.Err() == nil {
 		// The executor itself failed (its queue went away): what it
 		// delivered is kept, and the run ends as an interrupted one.
 		stop(err)

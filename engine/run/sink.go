@@ -137,3 +137,36 @@ func (s *runSink) abandoned(j *groupJob, c *cases.Case, id string, idx int, reas
 	classification(p).Classify(rec)
 	return rec
 }
+
+// unfinished leaves out, for an executor other than this process's, the
+// jobs of a resumed run whose every case is in the journal: their records
+// may be gone from wherever the executor keeps them, and nothing would
+// ever say they are done. A job whose cases cannot be counted (its
+// loader does not say) is kept; the executor drops what it sends twice.
+func (s *runSink) unfinished(ctx context.Context, jobs []*GroupJob) []*GroupJob {
+	if s.opts.Resume == nil || s.opts.Executor == nil {
+		return jobs
+	}
+	var out []*GroupJob
+	for _, j := range jobs {
+		if !s.jobFinished(ctx, j) {
+			out = append(out, j)
+			continue
+		}
+		s.Done(j)
+	}
+	return out
+}
+
+func (s *runSink) jobFinished(ctx context.Context, j *GroupJob) bool {
+	loader, err := s.plugins.loaderFor(ctx, j.job.group, s.opts.Loader)
+	if err != nil {
+		return false
+	}
+	stream, err := loader.Open(ctx, GroupInput(s.opts.Problem, j.job.cp, j.job.group))
+	if err != nil {
+		return false
+	}
+	defer stream.Close()
+	return s.opts.Resume.groupDone(j.Checkpoint, j.Group, j.Epoch, stream.Len())
+}
