@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -10,6 +11,9 @@ import (
 
 // seedEnv is the environment variable that gives submissions --seed.
 const seedEnv = "WASMEVAL_SEED"
+
+// maxSeed bounds --seed (2^53).
+const maxSeed = 1 << 53
 
 // seedFlag is run's --seed: unset by default, so a run without one records
 // none and sets no variable.
@@ -31,6 +35,11 @@ func (s *seedFlag) Set(v string) error {
 	if err != nil {
 		return err
 	}
+	// Loader plugins get it as a JSON number, which every SDK reads
+	// exactly only within ±2^53.
+	if n > maxSeed || n < -maxSeed {
+		return fmt.Errorf("%d is out of range: a seed is an integer between -2^53 and 2^53", n)
+	}
 	s.set(n)
 	return nil
 }
@@ -41,12 +50,14 @@ func (s *seedFlag) set(n int64) { s.v = &n }
 
 func (s *seedFlag) value() *int64 { return s.v }
 
-// apply puts the seed into the environment of every group of p, which
-// every case inherits (a case that sets the variable itself keeps its own).
+// apply gives p the seed, for loader plugins, and puts it into the
+// environment of every group of p, which every case inherits (a case that
+// sets the variable itself keeps its own).
 func (s *seedFlag) apply(p *problem.Problem) {
 	if s.v == nil {
 		return
 	}
+	p.Seed = s.v
 	v := strconv.FormatInt(*s.v, 10)
 	for _, cp := range p.Checkpoints {
 		for _, g := range cp.Groups {

@@ -37,6 +37,9 @@ type GroupInput struct {
 	// Env is the resolved environment from problem/checkpoint (case env is
 	// merged over it).
 	Env map[string]string
+	// Seed is the run's --seed, for loaders that generate cases (nil
+	// without one).
+	Seed *int64
 	// Checks are the resolved checks for the group (case checks win).
 	Checks []problem.CheckSpec
 	// TrackedFiles are adapter-level tracked files every case gets in

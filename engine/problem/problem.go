@@ -17,6 +17,10 @@ import (
 
 // Problem is a fully resolved problem.
 type Problem struct {
+	// Seed is the run's --seed (nil without one): loader plugins get it
+	// in their input, and the CLI puts it in every group's environment.
+	Seed *int64
+
 	Name        string
 	Version     int
 	Description string

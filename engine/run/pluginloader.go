@@ -61,7 +61,7 @@ func (s *pluginStream) Next(ctx context.Context, history []cases.Outcome) (*case
 		if s.done {
 			return nil, io.EOF
 		}
-		in := abi.LoadInput{Config: s.l.ref.Config, Group: s.info}
+		in := abi.LoadInput{Config: s.l.ref.Config, Group: s.info, Seed: s.g.Seed}
 		for _, h := range history {
 			ac, err := plugincall.ABICase(h.Case)
 			if err != nil {

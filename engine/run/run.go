@@ -646,7 +646,7 @@ func GroupInput(p *problem.Problem, cp *problem.Checkpoint, g *problem.Group) ca
 		CaseOrder: g.CaseOrder, CaseDefaults: g.CaseDefaults, Timeout: g.Timeout,
 		Env: g.Env, Checks: g.Checks, TrackedFiles: p.Adapter.TrackedFiles,
 		ConfigFile: g.File, ConfigPath: g.Path, Files: p.Files,
-		ArgumentSplitting: p.ArgumentSplitting,
+		ArgumentSplitting: p.ArgumentSplitting, Seed: p.Seed,
 	}
 }
 

@@ -254,6 +254,9 @@ type LoadInput struct {
 	Group      GroupInfo      `json:"group"`
 	// History holds every case of the group run so far, in order.
 	History []Outcome `json:"history"`
+	// Seed is the run's --seed, for loaders that generate cases; absent
+	// when the run has none. Within ±2^53, so it is exact as a JSON number.
+	Seed *int64 `json:"seed,omitempty"`
 }
 
 // LoadOutput is the output of `load_cases`: the next cases, and whether the

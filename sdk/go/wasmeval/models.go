@@ -297,6 +297,10 @@ func loadInputOf(v any) (*LoadInput, error) {
 		hm := d.obj(p, h)
 		in.History = append(in.History, Outcome{Case: d.caseOf(p.with(".case"), hm["case"]), Actual: d.actualOf(p.with(".actual"), hm["actual"])})
 	}
+	if s, ok := m["seed"]; ok && s != nil {
+		n := int64(d.integer(root("$.seed"), s))
+		in.Seed = &n
+	}
 	return in, d.err
 }
 
