@@ -20,7 +20,6 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/plugins"
 	"github.com/wasmeval/wasmeval/sdk"
 )
@@ -58,8 +57,10 @@ var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
 // Check says what is wrong with o, in one line.
 func (o Options) Check() error {
-	if err := problem.CheckName(o.Name); err != nil {
-		return fmt.Errorf("plugin %v", err)
+	// The name becomes the project's directory: say so first when it
+	// could not be one (nameRE refuses it too, with the toolchains' rule).
+	if strings.ContainsAny(o.Name, `/\`) {
+		return fmt.Errorf("plugin name %q contains a path separator (/ or \\); it becomes the project's directory name", o.Name)
 	}
 	if !nameRE.MatchString(o.Name) || len(o.Name) > 64 {
 		return fmt.Errorf("plugin name %q: expected a lowercase letter then lowercase letters, digits, - or _ (at most 64), a name Go, Cargo and npm all take", o.Name)
