@@ -37,7 +37,9 @@ type Writer struct {
 	path, tmp  string
 	runID, sub string
 	// problem, when set, replaces the problem column (SetRun).
-	problem    string
+	problem string
+	// maxRows bounds a row group's rows (maxGroupRows unless SetGroupRows).
+	maxRows    int
 	rows       int64
 	groupRows  int
 	groupBytes int
@@ -73,7 +75,7 @@ func Create(path, runID, submission string) (*Writer, error) {
 		pq.SkipPageBounds("attributes", "list", "element", "expected"),
 		pq.SkipPageBounds("attributes", "list", "element", "diff"),
 	)
-	return &Writer{f: f, buf: buf, w: w, path: path, tmp: f.Name(), runID: runID, sub: submission}, nil
+	return &Writer{f: f, buf: buf, w: w, path: path, tmp: f.Name(), runID: runID, sub: submission, maxRows: maxGroupRows}, nil
 }
 
 // SetRun makes the rows added from now on carry this run id, submission
@@ -82,6 +84,17 @@ func Create(path, runID, submission string) (*Writer, error) {
 // the same schema and streaming as a run's.
 func (w *Writer) SetRun(runID, submission, problem string) {
 	w.runID, w.sub, w.problem = runID, submission, problem
+}
+
+// SetGroupRows bounds a row group at n rows instead of maxGroupRows (still
+// at most maxGroupBytes). The writer holds every row group's index and
+// metadata until Close — Parquet puts them at the end of the file — so a
+// file of millions of rows, such as a batch's table, wants fewer, larger
+// groups for its memory to stay flat.
+func (w *Writer) SetGroupRows(n int) {
+	if n > 0 {
+		w.maxRows = n
+	}
 }
 
 // Add appends one case.
@@ -100,7 +113,7 @@ func (w *Writer) Add(r *result.CaseRecord) error {
 			return err
 		}
 	}
-	if w.groupRows >= maxGroupRows || w.groupBytes >= maxGroupBytes {
+	if w.groupRows >= w.maxRows || w.groupBytes >= maxGroupBytes {
 		return w.flushGroup()
 	}
 	return nil
