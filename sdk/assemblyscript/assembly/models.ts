@@ -484,6 +484,10 @@ export class LoadInput {
   _configV: Value | null = null;
   group: GroupInfo = new GroupInfo();
   history: Array<Outcome> = [];
+  /** The run's --seed, for loaders that generate cases; hasSeed is false
+   * without one. */
+  seed: i64 = 0;
+  hasSeed: bool = false;
 }
 
 export class LoadOutput {
@@ -873,7 +877,7 @@ const CASE_KEYS = new KeySet(["id", "checkpoint", "group", "group_type", "argume
   "tracked_files", "expected", "timeout_s", "reset", "extra"]);
 const FILE_KEYS = new KeySet(["path", "content", "encoding"]);
 const ACTUAL_KEYS = new KeySet(["status_code", "output", "stderr", "files", "timed_out"]);
-const LOAD_KEYS = new KeySet(["abi_version", "config", "group", "history"]);
+const LOAD_KEYS = new KeySet(["abi_version", "config", "group", "history", "seed"]);
 const GROUP_KEYS = new KeySet(["checkpoint", "group", "group_type", "case_group", "case_order", "timeout_s",
   "origin_checkpoint", "origin_group", "dir"]);
 const OUTCOME_KEYS = new KeySet(["case", "actual"]);
@@ -1197,6 +1201,11 @@ export function loadInputAt(doc: Doc, i: i32): LoadInput | null {
     }
     r.history.push(o);
     h = doc.next(h);
+  }
+  const seed = d.slot(f, 4);
+  if (d.kind(seed) != Kind.Null) {
+    r.seed = d.integer("$", ".seed", seed);
+    r.hasSeed = true;
   }
   d.done(f);
   return finish(d) ? r : null;

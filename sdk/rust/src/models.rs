@@ -163,6 +163,8 @@ pub struct LoadInput {
     pub config: Map,
     pub group: GroupInfo,
     pub history: Vec<Outcome>,
+    /// The run's --seed, for loaders that generate cases (None without one).
+    pub seed: Option<i64>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -724,6 +726,10 @@ impl LoadInput {
             let case = d.case(&p.field("case"), take(&mut hm, "case"));
             let actual = d.actual(&p.field("actual"), take(&mut hm, "actual"));
             in_.history.push(Outcome { case, actual });
+        }
+        let seed = take(&mut m, "seed");
+        if !matches!(seed, Value::Null) {
+            in_.seed = Some(d.integer(&ROOT.field("seed"), &seed));
         }
         d.done(in_)
     }
