@@ -4,35 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
-	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
-var (
-	mockOnce   sync.Once
-	mockPlugin string
-	mockErr    error
-)
-
-// mockModule builds testdata/mock (a mock plugin that misbehaves on
-// request) beside the other test plugins, once per test binary.
-func mockModule(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Dir(plugins(t)["misbehave"])
-	mockOnce.Do(func() {
-		mockPlugin = filepath.Join(dir, "mock.wasm")
-		mockErr = pluginbuild.Build("./testdata/mock", mockPlugin)
-	})
-	if mockErr != nil {
-		t.Fatal(mockErr)
-	}
-	return mockPlugin
-}
+func mockModule(t testing.TB) string { return testdataModule(t, "mock") }
 
 func mockCall(mode string, state any) abi.MockInput {
 	return abi.MockInput{Config: map[string]any{"mode": mode}, Mock: "payments",

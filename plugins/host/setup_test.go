@@ -14,26 +14,34 @@ import (
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
 
-var (
-	setupOnce   sync.Once
-	setupPlugin string
-	setupErr    error
-)
+// testdataModules are the plugins of testdata/ built by testdataModule,
+// by name.
+var testdataModules sync.Map // name → *builtModule
 
-// setupModule builds testdata/setup (a setup plugin that misbehaves on
-// request) beside the other test plugins, once per test binary.
-func setupModule(t testing.TB) string {
+type builtModule struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// testdataModule builds testdata/NAME (a plugin of one kind that misbehaves
+// on request) beside the other test plugins, once per test binary.
+func testdataModule(t testing.TB, name string) string {
 	t.Helper()
 	dir := filepath.Dir(plugins(t)["misbehave"])
-	setupOnce.Do(func() {
-		setupPlugin = filepath.Join(dir, "setup.wasm")
-		setupErr = pluginbuild.Build("./testdata/setup", setupPlugin)
+	v, _ := testdataModules.LoadOrStore(name, &builtModule{})
+	m := v.(*builtModule)
+	m.once.Do(func() {
+		m.path = filepath.Join(dir, name+".wasm")
+		m.err = pluginbuild.Build("./testdata/"+name, m.path)
 	})
-	if setupErr != nil {
-		t.Fatal(setupErr)
+	if m.err != nil {
+		t.Fatal(m.err)
 	}
-	return setupPlugin
+	return m.path
 }
+
+func setupModule(t testing.TB) string { return testdataModule(t, "setup") }
 
 func loadSetup(t testing.TB, h *Host) *Plugin {
 	t.Helper()
