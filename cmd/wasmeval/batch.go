@@ -28,6 +28,11 @@ type batchFlags struct {
 	errorPolicy   string
 	progressEvery time.Duration
 	seed          int64
+	// queue and workers are passed to every pair's run (run --queue,
+	// --workers); not recorded in batch.json, since a queue URL may hold
+	// credentials: give them again to --resume.
+	queue   string
+	workers int
 }
 
 func newBatchCmd() *cobra.Command {
@@ -63,6 +68,8 @@ refused, 2 on bad input, 130 when interrupted.`,
 	fl.StringVar(&f.policy, "pass-policy", string(result.DefaultPolicy), "pass policy of every pair (see run --help)")
 	fl.StringVar(&f.errorPolicy, "error-policy", string(result.DefaultErrorPolicy), errorPolicyUsage)
 	fl.Int64Var(&f.seed, "seed", 0, "seed given to every pair (run --seed): submissions see it as $"+seedEnv+"; recorded in batch.json and each pair's manifest")
+	fl.StringVar(&f.queue, "queue", "", "run every pair distributed: its groups go to `wasmeval worker` processes through the NATS JetStream server at nats://HOST:PORT (run --queue; give it again to --resume)")
+	fl.IntVar(&f.workers, "workers", 0, "run every pair's groups in N local worker processes through an embedded NATS server (run --workers)")
 	fl.DurationVar(&f.progressEvery, "progress-every", 5*time.Second, "print the batch's progress this often (0: only when a pair ends)")
 	return cmd
 }
@@ -153,7 +160,7 @@ func runBatch(cmd *cobra.Command, args []string, f batchFlags) error {
 	st, runErr := batch.Run(ctx, &bf.Plan, batch.Options{
 		Dir: dir, Jobs: bf.Jobs, Progress: errw, ProgressEvery: f.progressEvery,
 		RunPair: func(ctx context.Context, k batch.PairKey, runDir string, resume bool, jobs int) (batch.PairRun, error) {
-			return runPair(ctx, dir, bf, k, runDir, resume, jobs)
+			return runPair(ctx, dir, bf, f, k, runDir, resume, jobs)
 		},
 		Changed: func() {
 			if err := update(); err != nil {
@@ -224,7 +231,7 @@ func batchPlan(args []string, f batchFlags) (*batch.Plan, error) {
 // runPair runs one pair through the same command as `wasmeval run` (flags
 // parsed the same way, the same run directory, manifest and reports), its
 // console output kept in BATCH_DIR/logs/<submission>/<problem>.log.
-func runPair(ctx context.Context, batchDir string, bf *batch.File, k batch.PairKey, runDir string, resume bool, jobs int) (batch.PairRun, error) {
+func runPair(ctx context.Context, batchDir string, bf *batch.File, f batchFlags, k batch.PairKey, runDir string, resume bool, jobs int) (batch.PairRun, error) {
 	logPath := filepath.Join(batchDir, "logs", k.Submission, k.Problem+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return batch.PairRun{}, err
@@ -244,7 +251,16 @@ func runPair(ctx context.Context, batchDir string, bf *batch.File, k batch.PairK
 			args = append(args, "--seed", strconv.FormatInt(*bf.Seed, 10))
 		}
 	}
-	fmt.Fprintf(logf, "$ wasmeval run %q\n", args)
+	logged := args
+	if f.queue != "" {
+		args = append(args, "--queue", f.queue)
+		logged = append(logged, "--queue", "(given)") // may hold credentials
+	}
+	if f.workers > 0 {
+		args = append(args, "--workers", strconv.Itoa(f.workers))
+		logged = append(logged, "--workers", strconv.Itoa(f.workers))
+	}
+	fmt.Fprintf(logf, "$ wasmeval run %q\n", logged)
 	run := newRunCmd()
 	run.SetArgs(args)
 	run.SetOut(logf)

@@ -315,3 +315,34 @@ func TestBatchSeedReachesSubmissions(t *testing.T) {
 		t.Errorf("run without --seed: exit %d, want %d (no $WASMEVAL_SEED)\n%s", run.code, exitFail, run.stdout)
 	}
 }
+
+// With --workers, every pair runs distributed (run --workers: an embedded
+// NATS server and a local worker process): the leaderboard is the same as
+// a batch run in process, and each pair's manifest names its workers.
+func TestBatchDistributedPairs(t *testing.T) {
+	root := t.TempDir()
+	local, dist := filepath.Join(root, "local"), filepath.Join(root, "dist")
+	for _, c := range []struct {
+		out   string
+		extra []string
+	}{{local, nil}, {dist, []string{"--workers", "1"}}} {
+		args := append([]string{"batch", batchExample + "/problems/*", "--submissions", batchExample + "/submissions", "--out", c.out, "--jobs", "2"}, c.extra...)
+		if r := wasmeval(t, args...); r.code != 0 {
+			t.Fatalf("batch %v: exit %d\n%s\n%s", c.extra, r.code, r.stdout, r.stderr)
+		}
+	}
+	a, b := readBatch(t, local), readBatch(t, dist)
+	for i := range a.Pairs {
+		pa, pb := a.Pairs[i], b.Pairs[i]
+		if pa.Verdict != pb.Verdict || pa.Counts != pb.Counts {
+			t.Errorf("%s: in process %s %+v, distributed %s %+v", pa.Dir, pa.Verdict, pa.Counts, pb.Verdict, pb.Counts)
+		}
+		data, err := os.ReadFile(filepath.Join(dist, pb.Dir, "manifest.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), `"workers"`) {
+			t.Errorf("%s: the manifest names no workers: the pair did not run distributed", pb.Dir)
+		}
+	}
+}
