@@ -346,3 +346,34 @@ func TestBatchDistributedPairs(t *testing.T) {
 		}
 	}
 }
+
+// A pair that run refuses (here a submission without its entry file) is
+// reported as refused with run's reason; the other pairs still run, and the
+// batch exits 1.
+func TestBatchRefusedPair(t *testing.T) {
+	subs := copyTree(t, batchExample+"/submissions")
+	if err := os.Remove(filepath.Join(subs, "broken", "add", "add.py")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(subs, "broken", "add", "notes.txt"), []byte("no program here"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "batch")
+	r := wasmeval(t, "batch", batchExample+"/problems/*", "--submissions", subs, "--out", out, "--jobs", "2")
+	if r.code != exitFail || !strings.Contains(r.stderr, "1 pair(s) refused") {
+		t.Fatalf("batch: exit %d, want %d\n%s\n%s", r.code, exitFail, r.stdout, r.stderr)
+	}
+	f := readBatch(t, out)
+	p := pairOf(t, f, "broken", "add")
+	if p.Status != batch.PairRefused || !strings.Contains(p.Error, "add") || p.Cases != 0 {
+		t.Errorf("broken/add: %+v; want refused with run's reason", p)
+	}
+	if !strings.Contains(r.stdout, "refused: broken/add: ") {
+		t.Errorf("the refusal is not printed:\n%s", r.stdout)
+	}
+	for _, q := range f.Pairs {
+		if q.Dir != p.Dir && q.Status != batch.PairComplete {
+			t.Errorf("%s: %s; the other pairs must still run", q.Dir, q.Status)
+		}
+	}
+}
