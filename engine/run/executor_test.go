@@ -97,3 +97,69 @@ func TestExecutorDuplicatesAndAbandonedGroups(t *testing.T) {
 		t.Errorf("%s: outcome %s, want passed (it ran)", k, outcome[k])
 	}
 }
+
+// onceExecutor runs every job once through Groups, as a worker does.
+type onceExecutor struct{ groups *Groups }
+
+func (e *onceExecutor) Execute(ctx context.Context, jobs []*GroupJob, sink Sink) error {
+	for _, j := range jobs {
+		if err := e.groups.Run(ctx, j.Checkpoint, j.Group, j.Epoch, func(rec *result.CaseRecord, retried bool) error {
+			return sink.Record(j, rec, retried)
+		}); err != nil {
+			sink.GroupError(j, err.Error())
+		}
+		sink.Done(j)
+	}
+	return nil
+}
+
+// A case retried by a resumed run (--retry-errors) on an executor that
+// has no journal gets the attempt number after the journal's, so its new
+// record is the one that counts.
+func TestExecutorAttemptsFollowTheJournal(t *testing.T) {
+	runtest.RequirePython(t)
+	p, err := LoadProblem(exampleDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := runtest.Host(t, host.Options{})
+	sub := filepath.Join(exampleDir, "submissions", "reference")
+	rt := local.New(local.Options{BaseDir: t.TempDir()})
+	out := t.TempDir()
+	jpath := filepath.Join(out, journal.FileName)
+	jw, err := journal.Create(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errored := &result.CaseRecord{Problem: p.Name, Checkpoint: "checkpoint_1", Group: "summary", GroupType: "Core", ID: "empty", Attempt: 1,
+		Case: &result.CaseInfo{Arguments: []string{}}, Result: result.Execution{StatusCode: -1, AdapterError: true, Error: "the machine went away"}}
+	result.Classification{}.Classify(errored)
+	if err := jw.Append(errored); err != nil {
+		t.Fatal(err)
+	}
+	jw.Close()
+	finished, err := LoadFinished(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := NewGroups(context.Background(), Options{Problem: p, Submission: sub, OutDir: t.TempDir(), Runtime: rt, Loader: BuiltinLoader, Plugins: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer groups.Close()
+	if _, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out, Runtime: rt, Loader: BuiltinLoader, Plugins: h,
+		Checkpoints: []string{"checkpoint_1"}, Resume: finished, RetryErrors: 1, Executor: &onceExecutor{groups: groups}}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadFinished(jpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := epochKey(errored.Key(), 0)
+	if got := again.attempts(key); got != 2 {
+		t.Errorf("attempts of %s: %d, want 2 (the journal's 1, then the retry)", key, got)
+	}
+	if fc := again.cases[key]; fc.outcome != result.OutcomePassed {
+		t.Errorf("%s counts as %s, want the retry's passed", key, fc.outcome)
+	}
+}

@@ -66,6 +66,12 @@ func (s *runSink) Record(j *GroupJob, rec *result.CaseRecord, retried bool) erro
 	if !s.claim(j, rec, retried) {
 		return nil
 	}
+	if s.opts.Executor != nil {
+		// Another process ran the case without the journal: its attempts
+		// count from 1, after the attempts the journal already holds
+		// (a resumed run with --retry-errors).
+		rec.Attempt = max(rec.Attempt, 1) + s.opts.Resume.attempts(epochKey(rec.Key(), rec.Epoch))
+	}
 	return s.keep(rec, retried)
 }
 
