@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmeval/wasmeval/engine/batch"
 	"github.com/wasmeval/wasmeval/engine/journal"
@@ -157,6 +158,7 @@ func runBatch(cmd *cobra.Command, args []string, f batchFlags) error {
 	}
 	ctx := cmd.Context()
 	errw := cmd.ErrOrStderr()
+	warmWazero()
 	st, runErr := batch.Run(ctx, &bf.Plan, batch.Options{
 		Dir: dir, Jobs: bf.Jobs, Progress: errw, ProgressEvery: f.progressEvery,
 		RunPair: func(ctx context.Context, k batch.PairKey, runDir string, resume bool, jobs int) (batch.PairRun, error) {
@@ -357,4 +359,20 @@ func runBatchReport(cmd *cobra.Command, dir string, f reportFlags) error {
 		return batch.RenderLeaderboard(w, bf)
 	}
 	return usageErr(fmt.Errorf("report: a batch directory is reported as text, json or html, not %s", f.format))
+}
+
+// warmWazero makes wazero look up its own version once, before pairs start
+// plugin hosts side by side: wazero caches it in a global without
+// synchronisation on the first compilation cache made, so two hosts made at
+// once race on it (seen with -race). A cache in a temporary directory is
+// the cheapest call that does it.
+func warmWazero() {
+	dir, err := os.MkdirTemp("", "wasmeval-warm-")
+	if err != nil {
+		return
+	}
+	defer os.RemoveAll(dir)
+	if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+		c.Close(context.Background())
+	}
 }
