@@ -139,7 +139,9 @@ func (s *runSink) abandoned(j *groupJob, c *cases.Case, id string, idx int, reas
 		rec.OriginalCheckpoint, rec.OriginalGroup = c.OriginalCheckpoint, c.OriginalGroup
 		rec.Case = caseInfo(c)
 	}
-	rec.Attempt = s.opts.Resume.attempts(epochKey(rec.Key(), rec.Epoch)) + 1
+	// Record numbers it after the journal's attempts, as any record
+	// that does not come from this process.
+	rec.Attempt = 1
 	classification(p).Classify(rec)
 	return rec
 }
