@@ -244,6 +244,15 @@ function load(input: LoadInput): LoadOutput | null {
   const f = str(input.config, "fail");
   if (f.length > 0) return fail<LoadOutput>(f);
   const out = new LoadOutput();
+  if (flag(input.config, "echo_seed")) {
+    // One case telling the run's seed ("none" without one).
+    const c = new Case();
+    c.id = "seed";
+    c.arguments = [input.hasSeed ? input.seed.toString() : "none"];
+    out.cases.push(c);
+    out.done = true;
+    return out;
+  }
   if (flag(input.config, "echo_group")) {
     // One case telling where the group's cases come from.
     const g = input.group;

@@ -184,6 +184,14 @@ func load(in *wasmeval.LoadInput) (*wasmeval.LoadOutput, error) {
 	if err := common(in.Config); err != nil {
 		return nil, err
 	}
+	if flag(in.Config, "echo_seed") {
+		// One case telling the run's seed ("none" without one).
+		seed := "none"
+		if in.Seed != nil {
+			seed = strconv.FormatInt(*in.Seed, 10)
+		}
+		return &wasmeval.LoadOutput{Cases: []wasmeval.Case{{ID: "seed", Arguments: []string{seed}}}, Done: true}, nil
+	}
 	if flag(in.Config, "echo_group") {
 		// One case telling where the group's cases come from.
 		g := in.Group

@@ -251,6 +251,12 @@ fn line_diff(want: &str, got: &str) -> Option<Diff> {
 
 fn load(input: LoadInput) -> Result<LoadOutput, String> {
     common(&input.config)?;
+    if flag(&input.config, "echo_seed") {
+        // One case telling the run's seed ("none" without one).
+        let seed = input.seed.map(|n| n.to_string()).unwrap_or_else(|| "none".to_string());
+        let c = Case { id: "seed".into(), arguments: vec![seed], ..Default::default() };
+        return Ok(LoadOutput { cases: vec![c], done: true, ..Default::default() });
+    }
     if flag(&input.config, "echo_group") {
         // One case telling where the group's cases come from.
         let g = input.group;
