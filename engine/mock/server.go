@@ -182,17 +182,9 @@ func readRequest(name string, hr *http.Request) (*request, Call, bool) {
 	return req, call, err == nil && len(body) > MaxRequestBody
 }
 
-// reply is a response to send.
-type reply struct {
-	Status  int
-	Headers map[string]string
-	Body    []byte
-	DelayMS int
-}
-
 // answer finds the response to req, one request of the service at a time,
 // and notes on call how it was found.
-func (r *running) answer(ctx context.Context, req *request, call *Call) reply {
+func (r *running) answer(ctx context.Context, req *request, call *Call) Response {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if h := r.svc.Handler; h != nil {
@@ -201,16 +193,16 @@ func (r *running) answer(ctx context.Context, req *request, call *Call) reply {
 		resp, state, err := h.Answer(ctx, r.svc.Name, abiRequest(req, call), n, r.state)
 		if err != nil {
 			call.Fault = err.Error()
-			return reply{Status: http.StatusInternalServerError, Headers: textPlain,
+			return Response{Status: http.StatusInternalServerError, Headers: textPlain,
 				Body: []byte(fmt.Sprintf("mock %s could not answer: %v\n", r.svc.Name, err))}
 		}
 		r.state = state
 		body, err := resp.BodyBytes()
 		if err != nil {
 			call.Fault = "response.body_base64: " + err.Error()
-			return reply{Status: http.StatusInternalServerError, Headers: textPlain, Body: []byte(call.Fault + "\n")}
+			return Response{Status: http.StatusInternalServerError, Headers: textPlain, Body: []byte(call.Fault + "\n")}
 		}
-		return reply{Status: resp.Status, Headers: resp.Headers, Body: body, DelayMS: resp.DelayMS}
+		return Response{Status: resp.Status, Headers: resp.Headers, Body: body, DelayMS: resp.DelayMS}
 	}
 	for i := range r.svc.Routes {
 		route := &r.svc.Routes[i]
@@ -221,10 +213,10 @@ func (r *running) answer(ctx context.Context, req *request, call *Call) reply {
 		r.counts[i]++
 		resp := route.Responses[min(n, len(route.Responses)-1)]
 		call.Route = i
-		return reply{Status: resp.Status, Headers: resp.Headers, Body: resp.Body, DelayMS: resp.DelayMS}
+		return resp
 	}
 	call.Unmatched = true
-	return reply{Status: http.StatusNotImplemented, Headers: textPlain,
+	return Response{Status: http.StatusNotImplemented, Headers: textPlain,
 		Body: []byte(fmt.Sprintf("no route of mock %s matches %s %s\n", r.svc.Name, req.method, req.path))}
 }
 
