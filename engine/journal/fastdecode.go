@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"encoding/json"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -774,6 +775,22 @@ func (d *fastDecoder) outcome(o *result.Execution) bool {
 		case "server_startup_s":
 			bit = 1 << 17
 			o.ServerStartup, ok = d.float()
+		case "mock_calls":
+			// Rare and nested: the span is scanned and decoded by
+			// encoding/json, whose result the fast path must equal.
+			bit = 1 << 18
+			d.space()
+			start := d.i
+			build := d.build
+			d.build = false
+			_, ok = d.value()
+			d.build = build
+			if ok && build {
+				ok = json.Unmarshal(d.b[start:d.i], &o.MockCalls) == nil
+			}
+		case "mock_calls_dropped":
+			bit = 1 << 19
+			o.MockCallsDropped, ok = d.int()
 		default:
 			return false
 		}

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"fmt"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 	"reflect"
 	"strings"
 	"testing"
@@ -26,7 +27,11 @@ func sampleRecords() []*result.CaseRecord {
 				OutputDropped: 1 << 40, StderrDropped: 3, Elapsed: 1e-9, TimedOut: true, Signal: "killed",
 				Files:   map[string]any{"out.json": map[string]any{"a": []any{1.5, "x", nil, true, map[string]any{}}, "b": []any{}}, "n": 1e300},
 				Headers: map[string]string{"content-type": "text/plain"}, Artifacts: []string{"artifacts/x.log"}, AdapterError: true,
-				Error: "could not start", PluginError: "verifier trapped", OOMKilled: true},
+				MockCalls: []abi.MockCall{{Mock: "payments", Method: "POST", Path: "/v1/charges", Query: map[string][]string{"a": {"1", "<&>"}},
+					Headers: map[string][]string{"content-type": {"application/json"}}, Body: `{"amount":1999}`, Status: 201, Route: 0},
+					{Mock: "rates", Method: "GET", Path: "/x", BodyBase64: "AAE=", Status: 501, Route: -1, Unmatched: true, Fault: "trap"}},
+				MockCallsDropped: 7,
+				Error:            "could not start", PluginError: "verifier trapped", OOMKilled: true},
 			Attributes: []verify.AttributeResult{
 				{Attribute: "output", Actual: big, Expected: "other\n", Check: "text", Weight: 2,
 					Diff: &verify.Diff{Summary: "line 1 differs", Unified: "--- a\n+++ b\n", Truncated: true,

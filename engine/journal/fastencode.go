@@ -167,6 +167,19 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 			return nil, err
 		}
 	}
+	if len(o.MockCalls) > 0 {
+		// Rare and nested: encoding/json writes it, as it would the
+		// whole record.
+		j, err := json.Marshal(o.MockCalls)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"mock_calls":`...), j...)
+	}
+	if o.MockCallsDropped != 0 {
+		b = append(b, `,"mock_calls_dropped":`...)
+		b = strconv.AppendInt(b, int64(o.MockCallsDropped), 10)
+	}
 	b = append(b, `,"adapter_error":`...)
 	b = strconv.AppendBool(b, o.AdapterError)
 	if o.Error != "" {

@@ -19,26 +19,7 @@ import (
 
 // Call is one request a mock service received, kept as evidence for the
 // case that was running: what the submission sent and what it got back.
-type Call struct {
-	Mock    string              `json:"mock"`
-	Method  string              `json:"method"`
-	Path    string              `json:"path"`
-	Query   map[string][]string `json:"query,omitempty"`
-	Headers map[string][]string `json:"headers,omitempty"`
-	// The body as text when it is UTF-8, else base64.
-	Body       string `json:"body,omitempty"`
-	BodyBase64 string `json:"body_base64,omitempty"`
-	// Status is what the submission got back.
-	Status int `json:"status"`
-	// Route is the index of the route that answered (-1: none, or a
-	// plugin answered).
-	Route int `json:"route"`
-	// Unmatched: no route matched, the request was answered 501.
-	Unmatched bool `json:"unmatched,omitempty"`
-	// Fault says why the mock could not answer (its plugin faulted): the
-	// case is an error, not a fail.
-	Fault string `json:"fault,omitempty"`
-}
+type Call = abi.MockCall
 
 // MaxCalls is how many calls a take keeps (the first ones); the rest are
 // counted, so a submission that floods a mock cannot grow the evidence

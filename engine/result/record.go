@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
 // CaseRecord is one finished case. It is self-contained: a reader needs
@@ -81,6 +82,11 @@ type Execution struct {
 	// start to its first answer to the health check; 0 when there is no
 	// server or it never answered.
 	ServerStartup float64 `json:"server_startup_s,omitempty"`
+	// MockCalls are the requests the group's mock services received
+	// during the case, in order: the first mock.MaxCalls of them, with
+	// MockCallsDropped counting the rest.
+	MockCalls        []abi.MockCall `json:"mock_calls,omitempty"`
+	MockCallsDropped int            `json:"mock_calls_dropped,omitempty"`
 	// AdapterError is set when the adapter itself failed (could not start
 	// the submission, could not write an input file…); Error says why.
 	AdapterError bool   `json:"adapter_error"`

@@ -150,6 +150,9 @@ type Actual struct {
 	// name (repeated headers joined with ", ").
 	Headers  map[string]string `json:"headers,omitempty"`
 	TimedOut bool              `json:"timed_out"`
+	// MockCalls are the requests the problem's mock services received
+	// during the case (see MockCall).
+	MockCalls []MockCall `json:"mock_calls,omitempty"`
 }
 
 // VerifyInput is the input of `verify`.

@@ -75,6 +75,31 @@ func (r *MockResponse) BodyBytes() ([]byte, error) {
 	return []byte(r.Body), nil
 }
 
+// MockCall is one request a mock service received in a case, kept as
+// evidence of what the submission sent and what it got back. A case's
+// calls reach checks as the attribute `mock_calls` and verifiers as
+// Actual.MockCalls, in the order the mocks received them.
+type MockCall struct {
+	Mock    string              `json:"mock"`
+	Method  string              `json:"method"`
+	Path    string              `json:"path"`
+	Query   map[string][]string `json:"query,omitempty"`
+	Headers map[string][]string `json:"headers,omitempty"`
+	// The body as text when it is UTF-8, else base64.
+	Body       string `json:"body,omitempty"`
+	BodyBase64 string `json:"body_base64,omitempty"`
+	// Status is what the submission got back.
+	Status int `json:"status"`
+	// Route is the index of the declarative route that answered (-1:
+	// none matched, or a plugin answered).
+	Route int `json:"route"`
+	// Unmatched: no route matched, and the request was answered 501.
+	Unmatched bool `json:"unmatched,omitempty"`
+	// Fault says why the mock could not answer (its plugin faulted): the
+	// case is an error, not a fail.
+	Fault string `json:"fault,omitempty"`
+}
+
 // Limits of a mock output, checked by the host: a response outside them
 // is a fault of the plugin.
 const (
