@@ -2,6 +2,7 @@ package abi
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
@@ -220,6 +221,14 @@ func (a Actual) appendJSON(b []byte, raw bool) (_ []byte, start, end int, err er
 	}
 	b = append(b, `,"timed_out":`...)
 	b = strconv.AppendBool(b, a.TimedOut)
+	if len(a.MockCalls) > 0 {
+		// Rare and nested: encoding/json writes it.
+		j, err := json.Marshal(a.MockCalls)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		b = append(append(b, `,"mock_calls":`...), j...)
+	}
 	return append(b, '}'), start, end, nil
 }
 

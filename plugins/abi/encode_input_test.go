@@ -20,7 +20,9 @@ func fullVerifyInput() VerifyInput {
 			Steps: []any{map[string]any{"goto": "/"}, "click"}},
 		Actual: Actual{StatusCode: 3, Output: `{"a":"<b>"}` + "\t\x01\u2029", Stderr: "err\xfe",
 			Files:   map[string]any{"b.bin": []byte{0, 1, 2}, "a.csv": "x,y\n", "n.bin": []byte(nil)},
-			Headers: map[string]string{"content-type": "application/json", "x-a": "&"}, TimedOut: true},
+			Headers: map[string]string{"content-type": "application/json", "x-a": "&"}, TimedOut: true,
+			MockCalls: []MockCall{{Mock: "pay", Method: "POST", Path: "/c<1>", Query: map[string][]string{"q": {"1", "&"}},
+				Headers: map[string][]string{"x": {"\u2028"}}, Body: `{"a":1}`, BodyBase64: "AA==", Status: 500, Route: 2, Unmatched: true, Fault: "trap <x>"}}},
 		Expected: map[string]any{"status_code": 3, "output": map[string]any{"a": "<b>"}, "big": 1e21, "small": 1e-7}}
 }
 
