@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/wasmeval/wasmeval/engine/pathpattern"
 	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
@@ -27,7 +28,7 @@ func (r *Route) matches(req *request) bool {
 	if r.Method != "" && !strings.EqualFold(r.Method, req.method) {
 		return false
 	}
-	if !pathMatches(r.Path, req.path) {
+	if !pathpattern.Match(r.Path, req.path) {
 		return false
 	}
 	for k, v := range r.Query {
@@ -61,32 +62,4 @@ func contains(list []string, v string) bool {
 		}
 	}
 	return false
-}
-
-// pathMatches matches a path against a pattern: segment by segment, where
-// "{name}" takes any one non-empty segment and a final "*" takes the rest
-// (at least one more segment).
-func pathMatches(pattern, path string) bool {
-	if pattern == path {
-		return true
-	}
-	ps, xs := strings.Split(pattern, "/"), strings.Split(path, "/")
-	for i, p := range ps {
-		if p == "*" && i == len(ps)-1 {
-			return len(xs) > i && xs[i] != ""
-		}
-		if i >= len(xs) {
-			return false
-		}
-		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") && len(p) > 2 {
-			if xs[i] == "" {
-				return false
-			}
-			continue
-		}
-		if p != xs[i] {
-			return false
-		}
-	}
-	return len(ps) == len(xs)
 }

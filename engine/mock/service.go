@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/wasmeval/wasmeval/engine/pathpattern"
 )
 
 // Service is one mock service of a group.
@@ -100,11 +102,8 @@ func (r *Route) check() error {
 	if r.Method != "" && !token(r.Method) {
 		return fmt.Errorf("method %q: expected an HTTP method such as GET or POST", r.Method)
 	}
-	if !strings.HasPrefix(r.Path, "/") {
-		return fmt.Errorf("path %q: expected a path starting with /", r.Path)
-	}
-	if strings.Contains(strings.TrimSuffix(r.Path, "/*"), "*") {
-		return fmt.Errorf("path %q: * is only taken as the last segment, /*", r.Path)
+	if err := pathpattern.Check(r.Path); err != nil {
+		return err
 	}
 	for name := range r.Headers {
 		if !token(name) {
