@@ -1,5 +1,7 @@
 package result
 
+import "github.com/wasmeval/wasmeval/plugins/abi"
+
 // Outcome is what a finished case counts as. It keeps the submission's
 // answers apart from the harness's failures: a wrong answer fails, while a
 // case the harness could not judge — the runtime or the adapter failed, a
@@ -42,6 +44,11 @@ const (
 	// ErrorTimeout: the submission timed out on a problem that counts
 	// timeouts as errors (timeout_outcome: error).
 	ErrorTimeout ErrorKind = "timeout"
+	// ErrorMock: a mock service of the group could not start, or a mock
+	// plugin faulted on a request of the case (a call with a Fault): the
+	// submission was not given the upstream the problem promised, so its
+	// answer says nothing about it.
+	ErrorMock ErrorKind = "mock"
 )
 
 // Classification says how a problem wants borderline executions counted.
@@ -59,6 +66,7 @@ type Classification struct {
 //
 //   - a case that could not be loaded is an error (load);
 //   - an adapter failure is an error (adapter);
+//   - a mock that faulted on one of the case's calls is an error (mock);
 //   - a plugin fault is an error (plugin), even when a built-in check
 //     failed too: a verdict half-made by a faulty plugin is not an answer;
 //   - a timeout fails (or is an error of kind timeout, when the problem
@@ -95,6 +103,8 @@ func (c Classification) harness(r *CaseRecord) (Outcome, ErrorKind) {
 		return OutcomeError, ErrorLoad
 	case x.AdapterError:
 		return OutcomeError, ErrorAdapter
+	case MockFault(x.MockCalls) != nil:
+		return OutcomeError, ErrorMock
 	case x.PluginError != "":
 		return OutcomeError, ErrorPlugin
 	case x.TimedOut && c.TimeoutIsError:
@@ -129,4 +139,15 @@ func ErrorKindOf(r *CaseRecord) ErrorKind {
 	}
 	_, kind := Classification{}.harness(r)
 	return kind
+}
+
+// MockFault is the first of calls on which a mock faulted (its plugin
+// could not answer), nil when none did.
+func MockFault(calls []abi.MockCall) *abi.MockCall {
+	for i := range calls {
+		if calls[i].Fault != "" {
+			return &calls[i]
+		}
+	}
+	return nil
 }

@@ -5,7 +5,21 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 )
+
+// mockCalls is one call of mock "m" per fault given ("" for a call
+// answered well).
+func mockCalls(faults ...string) []abi.MockCall {
+	var out []abi.MockCall
+	for _, f := range faults {
+		out = append(out, abi.MockCall{Mock: "m", Method: "GET", Path: "/", Status: 200, Fault: f})
+		if f != "" {
+			out[len(out)-1].Status = 500
+		}
+	}
+	return out
+}
 
 // Every path a finished case can take gets the outcome docs/running.md
 // lists for it.
@@ -31,6 +45,9 @@ func TestClassify(t *testing.T) {
 		{"case not loaded", CaseRecord{Result: Execution{AdapterError: true}}, Classification{}, OutcomeError, ErrorLoad},
 		{"plugin fault beside a wrong answer", CaseRecord{Case: info, Result: Execution{PluginError: "trap"}, Attributes: wrong}, Classification{}, OutcomeError, ErrorPlugin},
 		{"plugin fault before a timeout", CaseRecord{Case: info, Result: Execution{PluginError: "trap", TimedOut: true}}, Classification{}, OutcomeError, ErrorPlugin},
+		{"mock fault beside a right answer", CaseRecord{Case: info, Result: Execution{MockCalls: mockCalls("", "trap")}, Attributes: right}, Classification{}, OutcomeError, ErrorMock},
+		{"mock fault beside a plugin fault", CaseRecord{Case: info, Result: Execution{PluginError: "trap", MockCalls: mockCalls("trap")}}, Classification{}, OutcomeError, ErrorMock},
+		{"unmatched mock call", CaseRecord{Case: info, Result: Execution{MockCalls: []abi.MockCall{{Mock: "m", Status: 501, Route: -1, Unmatched: true}}}, Attributes: right}, Classification{}, OutcomePassed, ""},
 		{"unscored", CaseRecord{Case: info, Unscored: "no reference answer", Attributes: right}, Classification{}, OutcomeUnscored, ""},
 		{"timeout beats unscored", CaseRecord{Case: info, Unscored: "x", Result: Execution{TimedOut: true}}, Classification{}, OutcomeFailed, ""},
 	}
@@ -59,6 +76,7 @@ func TestOutcomeOfOldRecords(t *testing.T) {
 		{CaseRecord{Case: &CaseInfo{}, Result: Execution{PluginError: "trap"}}, OutcomeError},
 		{CaseRecord{Result: Execution{AdapterError: true}}, OutcomeError},
 		{CaseRecord{Outcome: OutcomeUnscored}, OutcomeUnscored},
+		{CaseRecord{Case: &CaseInfo{}, Attributes: right, Passed: true, Result: Execution{MockCalls: mockCalls("trap")}}, OutcomeError},
 	}
 	for i, tt := range tests {
 		if got := OutcomeOf(&tt.rec); got != tt.want {
