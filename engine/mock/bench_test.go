@@ -1,0 +1,240 @@
+package mock_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/engine/mock"
+	"github.com/wasmeval/wasmeval/engine/plugincall"
+	"github.com/wasmeval/wasmeval/plugins/host"
+	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
+)
+
+// TestMain lets this test binary serve as a plugin worker, so a mock
+// plugin can run with the "process" isolation wasmeval uses by default.
+func TestMain(m *testing.M) {
+	host.ServeWorker()
+	os.Exit(m.Run())
+}
+
+// benchReply is the fixed JSON every target answers.
+var benchReply = []byte(`{"id":"ch_1","object":"charge","status":"succeeded","amount":1250,"currency":"EUR"}`)
+
+// benchRequest is a ~1 KB JSON charge request, as a submission would send.
+func benchRequest() []byte {
+	var items []string
+	for i := 0; i < 8; i++ {
+		items = append(items, fmt.Sprintf(`{"sku":"SKU-%03d","name":"item %d","qty":%d,"unit_amount":%d}`, i, i, i%3+1, 150*(i+1)))
+	}
+	body := `{"amount":1250,"currency":"EUR","customer":{"id":"cus_1","email":"ada@example.com","name":"Ada Lovelace"},` +
+		`"description":"order 1042","metadata":{"order_id":"1042","channel":"web"},"capture":true,"items":[` +
+		strings.Join(items, ",") + `]}`
+	return []byte(body)
+}
+
+// benchRoutes is a route list of realistic size: nine routes that do not
+// match (other paths and methods, then the same path with bodies it does
+// not contain, so the body is parsed and compared), the matching one last.
+func benchRoutes() []mock.Route {
+	ok := []mock.Response{{Status: 201, Headers: map[string]string{"Content-Type": "application/json"}, Body: benchReply}}
+	other := []mock.Response{{Status: 400, Body: []byte(`{"error":"not this one"}`)}}
+	routes := []mock.Route{
+		{Method: "GET", Path: "/v1/charges/{id}", Responses: other},
+		{Method: "GET", Path: "/v1/customers/{id}", Responses: other},
+		{Method: "POST", Path: "/v1/refunds", Responses: other},
+		{Method: "POST", Path: "/v1/customers", Responses: other},
+		{Path: "/v1/webhooks/*", Responses: other},
+	}
+	for _, cur := range []string{"USD", "GBP", "JPY", "CHF"} {
+		routes = append(routes, mock.Route{Method: "POST", Path: "/v1/charges", Body: map[string]any{"currency": cur}, Responses: other})
+	}
+	return append(routes, mock.Route{Method: "POST", Path: "/v1/charges", Headers: map[string]string{"Content-Type": "application/json"},
+		Body:      map[string]any{"currency": "EUR", "customer": map[string]any{"id": "cus_1"}, "capture": true},
+		Responses: ok})
+}
+
+// target is one server the benchmark sends the request to.
+type target struct {
+	name   string
+	url    string
+	status []int // the statuses it may answer (a plugin's first charge differs)
+	reply  []byte
+	total  time.Duration
+	n      int
+}
+
+// BenchmarkMockRequest measures what a mock costs a submission per
+// request: in the same iterations, one client sends the same POST (a
+// ~1 KB JSON body) to a bare net/http server answering a fixed JSON
+// response, to a mock service whose 10th and last route gives that
+// response (method, path, a header and a JSON body subset), and to the
+// host tests' mock plugin, run with each plugin isolation. Every
+// iteration makes one request to each target, in a rotating order, so a
+// change in the machine's load falls on all of them alike. It reports
+// each target's µs/request and its difference to the bare server's
+// (extra-µs/req): the figure the 0.5 ms target is read from. Calls are
+// taken from the group every 50 requests, as the engine takes them after
+// each case, so every request's evidence is kept.
+//
+// keepalive reuses one connection per target; newconn dials for every
+// request, as a client without connection reuse does.
+func BenchmarkMockRequest(b *testing.B) {
+	reqBody := benchRequest()
+
+	bare := &http.Server{ReadHeaderTimeout: time.Minute, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		w.Write(benchReply)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	go bare.Serve(ln)
+	b.Cleanup(func() { bare.Close() })
+
+	services := []mock.Service{{Name: "routes", Routes: benchRoutes()}}
+	plugin := benchMockPlugin(b)
+	for _, iso := range []string{host.Process, host.InProcess} {
+		h, err := host.New(host.Options{Isolation: iso, CacheDir: filepath.Join(b.TempDir(), "cache")})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { h.Close() })
+		p, err := h.Load(context.Background(), plugin, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		services = append(services, mock.Service{Name: "plugin_" + iso, Handler: plugincall.MockHandler(p, map[string]any{}, nil)})
+	}
+	g, err := mock.Start(context.Background(), services, "127.0.0.1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { g.Close() })
+	urls := g.URLs()
+	// The host tests' mock plugin accepts the first charge (201) and
+	// refuses the later ones (409): both are its answers.
+	targets := func() []*target {
+		return []*target{
+			{name: "bare", url: "http://" + ln.Addr().String(), status: []int{201}, reply: benchReply},
+			{name: "routes", url: urls["routes"], status: []int{201}, reply: benchReply},
+			{name: "plugin", url: urls["plugin_"+host.Process], status: []int{201, 409}},
+			{name: "plugin-inprocess", url: urls["plugin_"+host.InProcess], status: []int{201, 409}},
+		}
+	}
+
+	// The route that answers is the last one, and no request went
+	// unmatched: the benchmark measures a match, not a 501.
+	check := func(b *testing.B) {
+		calls, dropped := g.TakeCalls()
+		if dropped != 0 {
+			b.Fatalf("%d calls dropped between takes", dropped)
+		}
+		for _, c := range calls {
+			if c.Fault != "" || c.Unmatched || (c.Mock == "routes" && c.Route != 9) {
+				b.Fatalf("call %+v: expected the last route or the plugin to answer", c)
+			}
+		}
+	}
+
+	for _, mode := range []struct {
+		name      string
+		keepAlive bool
+	}{{"keepalive", true}, {"newconn", false}} {
+		b.Run(mode.name, func(b *testing.B) {
+			tr := &http.Transport{DisableKeepAlives: !mode.keepAlive, MaxIdleConnsPerHost: 4}
+			defer tr.CloseIdleConnections()
+			client := &http.Client{Transport: tr, Timeout: 2 * time.Minute}
+			ts := targets()
+			for _, t := range ts { // warm: connections, plugin instances
+				send1(b, client, t, reqBody)
+			}
+			check(b)
+			for _, t := range ts {
+				t.total, t.n = 0, 0
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for j := range ts {
+					send1(b, client, ts[(i+j)%len(ts)], reqBody)
+				}
+				if i%50 == 49 {
+					b.StopTimer()
+					check(b)
+					b.StartTimer()
+				}
+			}
+			b.StopTimer()
+			check(b)
+			base := ts[0].perRequest()
+			for _, t := range ts {
+				b.ReportMetric(t.perRequest(), t.name+"-µs/req")
+				if t != ts[0] {
+					b.ReportMetric(t.perRequest()-base, t.name+"-extra-µs/req")
+				}
+			}
+		})
+	}
+}
+
+// send1 sends the request to t once, adds the time it took to t's, and
+// fails the benchmark on an answer t should not give.
+func send1(b *testing.B, client *http.Client, t *target, body []byte) {
+	req, err := http.NewRequest("POST", t.url+"/v1/charges", bytes.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	begin := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		b.Fatalf("%s: %v", t.name, err)
+	}
+	got, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	took := time.Since(begin)
+	if err != nil {
+		b.Fatalf("%s: reading the response: %v", t.name, err)
+	}
+	if !slices.Contains(t.status, resp.StatusCode) || (t.reply != nil && !bytes.Equal(got, t.reply)) {
+		b.Fatalf("%s answered %d %s, expected %v %s", t.name, resp.StatusCode, got, t.status, t.reply)
+	}
+	t.total += took
+	t.n++
+}
+
+func (t *target) perRequest() float64 {
+	if t.n == 0 {
+		return 0
+	}
+	return float64(t.total) / float64(time.Microsecond) / float64(t.n)
+}
+
+// benchMockPlugin builds the host tests' mock plugin
+// (plugins/host/testdata/mock) from source.
+func benchMockPlugin(b *testing.B) string {
+	root, err := pluginbuild.ModuleRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	wasm := filepath.Join(b.TempDir(), "mock.wasm")
+	if err := pluginbuild.Build(filepath.Join(root, "plugins", "host", "testdata", "mock"), wasm); err != nil {
+		if os.Getenv("CI") == "true" {
+			b.Fatal(err)
+		}
+		b.Skip(err)
+	}
+	return wasm
+}
