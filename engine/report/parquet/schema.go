@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"encoding/json"
+	"math"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -45,6 +46,18 @@ type Row struct {
 	Signal        *string  `parquet:"signal,optional,dict"`
 	Error         *string  `parquet:"error,optional"`
 	PluginError   *string  `parquet:"plugin_error,optional"`
+	// MockCalls are the requests the group's mock services received
+	// during the case, as JSON text (an array of abi.MockCall; null when
+	// none). MockCallCount counts every request received, the ones not
+	// kept (MockCallsDropped) included; MockCallsUnmatched and
+	// MockCallsFaulted count the kept calls no route matched and those a
+	// mock plugin faulted on — columns of their own, so a query can find
+	// such cases without parsing MockCalls.
+	MockCalls          *string `parquet:"mock_calls,optional"`
+	MockCallCount      int32   `parquet:"mock_call_count"`
+	MockCallsUnmatched int32   `parquet:"mock_calls_unmatched"`
+	MockCallsFaulted   int32   `parquet:"mock_calls_faulted"`
+	MockCallsDropped   int32   `parquet:"mock_calls_dropped"`
 	// Case is the CaseInfo as JSON text.
 	Case *string `parquet:"case,optional"`
 	// Instruction is what an agent case asked; Category and Tags classify
@@ -90,6 +103,23 @@ func FromRecord(runID, submission string, r *result.CaseRecord) (Row, error) {
 		s := r.Result.ServerStartup
 		row.ServerStartup = &s
 	}
+	if calls := r.Result.MockCalls; len(calls) > 0 {
+		c, err := jsonText(calls)
+		if err != nil {
+			return Row{}, err
+		}
+		row.MockCalls = &c
+		for i := range calls {
+			if calls[i].Unmatched {
+				row.MockCallsUnmatched++
+			}
+			if calls[i].Fault != "" {
+				row.MockCallsFaulted++
+			}
+		}
+	}
+	row.MockCallsDropped = int32(min(max(r.Result.MockCallsDropped, 0), math.MaxInt32-len(r.Result.MockCalls)))
+	row.MockCallCount = int32(len(r.Result.MockCalls)) + row.MockCallsDropped
 	if r.Case != nil {
 		c, err := json.Marshal(r.Case)
 		if err != nil {

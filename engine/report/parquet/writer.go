@@ -71,6 +71,7 @@ func Create(path, runID, submission string) (*Writer, error) {
 		pq.SkipPageBounds("instruction"),
 		pq.SkipPageBounds("error"),
 		pq.SkipPageBounds("plugin_error"),
+		pq.SkipPageBounds("mock_calls"),
 		pq.SkipPageBounds("attributes", "list", "element", "actual"),
 		pq.SkipPageBounds("attributes", "list", "element", "expected"),
 		pq.SkipPageBounds("attributes", "list", "element", "diff"),
@@ -188,7 +189,7 @@ func (w *Writer) Abort() {
 // rowBytes estimates what a row holds in the writer's buffers.
 func rowBytes(r *Row) int {
 	n := 128 + len(r.ID) + len(r.Group) + len(r.Checkpoint)
-	for _, s := range []*string{r.Case, r.Error, r.PluginError, r.Instruction} {
+	for _, s := range []*string{r.Case, r.Error, r.PluginError, r.Instruction, r.MockCalls} {
 		if s != nil {
 			n += len(*s)
 		}
