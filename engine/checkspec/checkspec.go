@@ -10,14 +10,15 @@ package checkspec
 // wins. See docs/checks.md for every kind and option.
 type CheckSpec struct {
 	// Kind selects the check: status, text, json, jsonl, regex, schema,
-	// file, evaluator, test, one of the assertions (equals, contains, icontains,
-	// contains-all, contains-any, starts-with, is-json), an assertion's
-	// negation (not-contains, …), latency, or one of the checks of an
-	// agent's result (tools, tool-output, flags, cost, tokens).
+	// file, evaluator, test, mock-calls, one of the assertions (equals,
+	// contains, icontains, contains-all, contains-any, starts-with,
+	// is-json), an assertion's negation (not-contains, …), latency, or one
+	// of the checks of an agent's result (tools, tool-output, flags, cost,
+	// tokens).
 	Kind string `yaml:"kind" json:"kind"`
 	// Attribute is the result attribute compared: status_code, output,
-	// stderr, files-<path>, headers-<name>, or for an agent case answer or
-	// final_reply. Each kind has a sensible default.
+	// stderr, files-<path>, headers-<name>, mock_calls, or for an agent
+	// case answer or final_reply. Each kind has a sensible default.
 	Attribute string `yaml:"attribute,omitempty" json:"attribute,omitempty"`
 	// Weight of the attribute in the case score (default 1).
 	Weight *float64 `yaml:"weight,omitempty" json:"weight,omitempty"`
@@ -86,12 +87,24 @@ type CheckSpec struct {
 	MaxInputTokens  *int64 `yaml:"max_input_tokens,omitempty" json:"max_input_tokens,omitempty"`
 	MaxOutputTokens *int64 `yaml:"max_output_tokens,omitempty" json:"max_output_tokens,omitempty"`
 
+	// mock-calls: the calls it selects — to the mock service Mock
+	// (required), with Method (any when empty) and a path matching Path
+	// (the mock routes' pattern: exact, "{x}" one segment, a trailing
+	// "/*" any path below) — then how many there must be (Count; at least
+	// one when absent) and the JSON subset every selected call's body must
+	// contain (Body, a mapping or a list).
+	Mock   string `yaml:"mock,omitempty" json:"mock,omitempty"`
+	Method string `yaml:"method,omitempty" json:"method,omitempty"`
+	Count  *int   `yaml:"count,omitempty" json:"count,omitempty"`
+	Body   any    `yaml:"body,omitempty" json:"body,omitempty"`
+
 	// schema: an inline JSON Schema or a file relative to the problem.
 	Schema     any    `yaml:"schema,omitempty" json:"schema,omitempty"`
 	SchemaFile string `yaml:"schema_file,omitempty" json:"schema_file,omitempty"`
 
 	// file: the tracked file to compare; the expected content comes from the
 	// case's expected files or from ExpectedFile (relative to the problem).
+	// mock-calls: the pattern the selected calls' paths match.
 	Path         string `yaml:"path,omitempty" json:"path,omitempty"`
 	ExpectedFile string `yaml:"expected_file,omitempty" json:"expected_file,omitempty"`
 
@@ -132,7 +145,7 @@ func (c CheckSpec) WeightOr(def float64) float64 {
 // kind of Negatable, are not listed).
 var Kinds = []string{"status", "text", "json", "jsonl", "regex", "schema", "file", "evaluator", "evaluators", "test",
 	"equals", "contains", "icontains", "contains-all", "contains-any", "starts-with", "is-json", "latency",
-	"tools", "tool-output", "flags", "cost", "tokens"}
+	"mock-calls", "tools", "tool-output", "flags", "cost", "tokens"}
 
 // AgentKinds lists the kinds that judge an agent's result (its tool
 // calls, reply and usage) rather than an attribute of the case's output.

@@ -487,7 +487,7 @@ func TestValidateAgentChecks(t *testing.T) {
 		{checkspec.CheckSpec{Kind: "latency", MaxSeconds: ptr(1), MaxUSD: ptr(1)}, "max_usd: not an option of the latency check"},
 
 		{checkspec.CheckSpec{Kind: "test", Attribute: "answer"}, "plugin: the test check needs"}, // and the attribute, below
-		{checkspec.CheckSpec{Kind: "contains", Attribute: "tools", Value: "a"}, `attribute: "tools" is not an attribute (expected status_code, output, stderr, files-<path>, headers-<name>, answer or final_reply)`},
+		{checkspec.CheckSpec{Kind: "contains", Attribute: "tools", Value: "a"}, `attribute: "tools" is not an attribute (expected status_code, output, stderr, files-<path>, headers-<name>, mock_calls, answer or final_reply)`},
 		{checkspec.CheckSpec{Kind: "contains-any", Values: []any{}}, "values: is empty; give at least one phrase"},
 		{checkspec.CheckSpec{Kind: "equals", Values: []any{}}, "values: not an option of the equals check"},
 	}

@@ -63,6 +63,8 @@ func Run(spec checkspec.CheckSpec, actual Actual, expected map[string]any, env E
 		fail(&res, "test checks run in the plugin host, not here")
 	case "latency":
 		checkLatency(&res, spec, env)
+	case "mock-calls":
+		checkMockCalls(&res, spec, actual)
 	case "tools":
 		checkTools(&res, spec, expected, env)
 	case "tool-output":
@@ -96,6 +98,8 @@ func AttributeOf(spec checkspec.CheckSpec) string {
 		return FileAttribute(spec.Path)
 	case "latency", "tools", "flags", "cost", "tokens":
 		return spec.Kind
+	case "mock-calls":
+		return AttrMockCalls
 	case "tool-output":
 		return "tool_output"
 	case "evaluators":
@@ -111,7 +115,8 @@ func FileAttribute(path string) string { return "files-" + path }
 func HeaderAttribute(name string) string { return "headers-" + strings.ToLower(name) }
 
 // ActualValue returns the actual value of an attribute (status_code,
-// output, stderr, files-<path>, headers-<name>) and whether it is there.
+// output, stderr, files-<path>, headers-<name>, mock_calls) and whether
+// it is there.
 // The agent attributes (answer, final_reply) need the agent's result:
 // see ActualValueIn.
 func ActualValue(a Actual, attr string) (any, bool) { return actualValue(a, Env{}, attr) }
@@ -132,6 +137,8 @@ func actualValue(a Actual, env Env, attr string) (any, bool) {
 		return a.Output, true
 	case "stderr":
 		return a.Stderr, true
+	case AttrMockCalls:
+		return MockCallsValue(a.MockCalls), true
 	}
 	if path, ok := strings.CutPrefix(attr, "files-"); ok {
 		v, ok := a.Files[path]
@@ -177,6 +184,9 @@ func asText(v any) (string, bool) {
 		return string(t), true
 	case nil:
 		return "", false
+	case []any, map[string]any:
+		// A structured attribute (mock_calls) is read as its JSON text.
+		return valueText(v), true
 	}
 	return fmt.Sprint(v), true
 }

@@ -33,10 +33,12 @@ func Validate(spec checkspec.CheckSpec) []string {
 	switch {
 	case spec.Kind == "latency" && spec.Attribute != "":
 		bad("attribute: the latency check judges the case's elapsed time, not an attribute")
+	case spec.Kind == "mock-calls" && spec.Attribute != "" && spec.Attribute != AttrMockCalls:
+		bad("attribute: the mock-calls check judges the case's mock_calls, not %q", spec.Attribute)
 	case slices.Contains(checkspec.AgentKinds, spec.Kind) && spec.Attribute != "":
 		bad("attribute: the %s check judges the agent's result as a whole, not an attribute", spec.Kind)
 	case spec.Attribute != "" && !validAttribute(spec.Attribute):
-		bad("attribute: %q is not an attribute (expected status_code, output, stderr, files-<path>, headers-<name>, answer or final_reply)", spec.Attribute)
+		bad("attribute: %q is not an attribute (expected status_code, output, stderr, files-<path>, headers-<name>, mock_calls, answer or final_reply)", spec.Attribute)
 	}
 	// Options that belong to another kind are almost always a typo for the
 	// kind the author meant, so they are errors rather than silently unused.
@@ -59,6 +61,7 @@ func Validate(spec checkspec.CheckSpec) []string {
 		"starts-with":  {"value", "ignore_whitespace", "ignore_case", "json_path", "expected_from"},
 		"is-json":      {},
 		"latency":      {"max_seconds"},
+		"mock-calls":   {"mock", "method", "path", "count", "body"},
 		"tools":        {"values", "match", "empty", "threshold", "expected_from"},
 		"tool-output":  {"value", "threshold", "expected_from"},
 		"flags":        {"value", "phrases", "expected_from"},
@@ -94,6 +97,8 @@ func Validate(spec checkspec.CheckSpec) []string {
 		errs = append(errs, validateAgentCheck(spec)...)
 	}
 	switch spec.Kind {
+	case "mock-calls":
+		errs = append(errs, validateMockCalls(spec)...)
 	case "latency":
 		switch {
 		case spec.MaxSeconds == nil:
@@ -307,7 +312,7 @@ func validateAgentCheck(spec checkspec.CheckSpec) []string {
 
 func validAttribute(a string) bool {
 	switch a {
-	case "status_code", "output", "stderr", AttrAnswer, AttrFinalReply:
+	case "status_code", "output", "stderr", AttrMockCalls, AttrAnswer, AttrFinalReply:
 		return true
 	}
 	if h, ok := strings.CutPrefix(a, "headers-"); ok {
@@ -338,6 +343,10 @@ func setOptions(s checkspec.CheckSpec) []string {
 	add(s.Schema != nil, "schema")
 	add(s.SchemaFile != "", "schema_file")
 	add(s.Path != "", "path")
+	add(s.Mock != "", "mock")
+	add(s.Method != "", "method")
+	add(s.Count != nil, "count")
+	add(s.Body != nil, "body")
 	add(s.ExpectedFile != "", "expected_file")
 	add(s.Plugin != nil, "plugin")
 	add(s.Function != "", "function")

@@ -9,6 +9,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/verify"
 	_ "github.com/wasmeval/wasmeval/engine/verify/schemacheck"
+	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
 func TestSchemaCheck(t *testing.T) {
@@ -67,5 +68,25 @@ func TestValidateCompilesSchemas(t *testing.T) {
 	}
 	if msgs := verify.Validate(checkspec.CheckSpec{Kind: "schema", Schema: map[string]any{"type": "object"}}); len(msgs) != 0 {
 		t.Errorf("a valid schema: %v", msgs)
+	}
+}
+
+// A schema judges the mock_calls attribute as the list of calls, with
+// each JSON body decoded.
+func TestSchemaCheckMockCalls(t *testing.T) {
+	actual := verify.Actual{MockCalls: []abi.MockCall{
+		{Mock: "payments", Method: "POST", Path: "/v1/charges", Body: `{"amount":1999}`, Status: 201},
+		{Mock: "payments", Method: "POST", Path: "/v1/charges", Body: `{"amount":"1999"}`, Status: 201},
+	}}
+	schema := map[string]any{"type": "array", "items": map[string]any{
+		"required":   []any{"mock", "status", "body"},
+		"properties": map[string]any{"body": map[string]any{"properties": map[string]any{"amount": map[string]any{"type": "integer"}}}}}}
+	res := verify.Run(checkspec.CheckSpec{Kind: "schema", Attribute: "mock_calls", Schema: schema}, actual, nil, verify.Env{})
+	if res.IsCorrect || res.Diff == nil || !strings.Contains(res.Diff.Summary, "$[1].body.amount") {
+		t.Fatalf("correct %v, diff %+v: want the second call's amount named", res.IsCorrect, res.Diff)
+	}
+	actual.MockCalls = actual.MockCalls[:1]
+	if res := verify.Run(checkspec.CheckSpec{Kind: "schema", Attribute: "mock_calls", Schema: schema}, actual, nil, verify.Env{}); !res.IsCorrect {
+		t.Errorf("one call with an integer amount: %+v", res.Diff)
 	}
 }
