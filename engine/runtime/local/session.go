@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -24,7 +25,8 @@ type session struct {
 	paths      map[string]string // lookPath cache
 	started    int               // processes launched by Start
 	procs      []*process
-	memory     int64 // Options.MemoryBytes
+	upstreams  []net.Listener // opened by Upstream; closed by Close
+	memory     int64          // Options.MemoryBytes
 	// ns says processes run in namespaces; then static assets are seen
 	// read-only at staticPaths (bound from binds) and hide is covered.
 	ns          bool
@@ -198,6 +200,7 @@ func (s *session) program(path string, argv, env []string) programSpec {
 // workspace.
 func (s *session) Close() error {
 	s.stopAll()
+	s.closeUpstreams()
 	if s.cases != nil {
 		s.cases.close()
 		s.cases = nil
