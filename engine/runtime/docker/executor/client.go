@@ -185,3 +185,21 @@ func (x *Conn) Call(req Request, d time.Duration) (Reply, error) {
 // Close closes the connection; the executor then kills everything and
 // exits, which stops its container.
 func (x *Conn) Close() error { return x.c.Close() }
+
+// Forward asks the executor to listen on listen inside the container and
+// carry every connection to the Unix socket at to (a path inside the
+// container), waiting up to d for its answer. A refusal (the address is
+// taken) is an error without a *LostError in it.
+func (x *Conn) Forward(listen, to string, d time.Duration) error {
+	rep, err := x.Call(Request{Op: "forward", Listen: listen, To: to}, d)
+	if err != nil {
+		return err
+	}
+	if rep.Op != "forwarding" {
+		if rep.Error == "" {
+			rep.Error = fmt.Sprintf("unexpected %q reply", rep.Op)
+		}
+		return errors.New("docker executor: " + rep.Error)
+	}
+	return nil
+}

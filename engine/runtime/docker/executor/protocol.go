@@ -62,8 +62,12 @@ type Hello struct {
 type Request struct {
 	// Op is "run", "kill" (end the running case: its tree and everything
 	// it left), "sweep" (kill whatever the last case left; answered with
-	// "swept") or "empty" (remove the contents of Dir; answered with
-	// "emptied").
+	// "swept"), "empty" (remove the contents of Dir; answered with
+	// "emptied") or "forward" (listen on Listen and carry every
+	// connection to the Unix socket To; answered with "forwarding" once
+	// the listener is open, or "error"). A forward lasts as long as the
+	// executor; it is served by goroutines of the executor, never by a
+	// process, so no case's end touches it.
 	Op   string   `json:"op"`
 	Argv []string `json:"argv,omitempty"`
 	// Env is the complete environment, KEY=VALUE.
@@ -80,13 +84,18 @@ type Request struct {
 	// forwarders) may be running and must live on: leftovers are then
 	// found by a scan instead of one kill(-1).
 	SpareExecs bool `json:"spare_execs,omitempty"`
+	// Listen is the TCP address a forward listens on inside the
+	// container (127.0.0.1:PORT), and To the Unix socket, a path inside
+	// the container, each of its connections is carried to.
+	Listen string `json:"listen,omitempty"`
+	To     string `json:"to,omitempty"`
 }
 
 // Reply is what the executor answers.
 type Reply struct {
 	// Op is "ready" (after the handshake), "exited" (a run is over, and
 	// so is everything it started), "error" (a run could not start, or a
-	// request was refused), "swept" or "emptied".
+	// request was refused), "swept", "emptied" or "forwarding".
 	Op    string `json:"op"`
 	Error string `json:"error,omitempty"`
 	// Code is the exit status as a shell reports it (128+n for signal n).

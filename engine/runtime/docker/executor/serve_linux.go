@@ -119,6 +119,9 @@ type executor struct {
 
 	mu     sync.Mutex
 	active *run // the case running, if any
+
+	// fwd are the services of the engine's the container reaches.
+	fwd forwards
 }
 
 func (x *executor) send(kind byte, payload []byte) error {
@@ -156,6 +159,7 @@ func (x *executor) serve() error {
 	var cur *run // the last run started: stdin frames go to it
 	defer func() {
 		// The engine is gone: nothing may outlive it.
+		x.fwd.closeAll()
 		x.clean(false)
 	}()
 	for {
@@ -221,6 +225,15 @@ func (x *executor) serve() error {
 				rep.Error = err.Error()
 			}
 			x.reply(rep)
+		case "forward":
+			// Independent of cases: the engine sends it between them
+			// (a new container gets its group's forwards before its
+			// first case).
+			if err := x.fwd.open(req.Listen, req.To); err != nil {
+				x.reply(Reply{Op: "error", Error: err.Error()})
+				continue
+			}
+			x.reply(Reply{Op: "forwarding"})
 		default:
 			x.reply(Reply{Op: "error", Error: fmt.Sprintf("unknown request %q", req.Op)})
 		}
