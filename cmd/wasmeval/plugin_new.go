@@ -13,7 +13,7 @@ import (
 func newPluginNewCmd() *cobra.Command {
 	var o scaffold.Options
 	cmd := &cobra.Command{
-		Use:   "new NAME --lang go|rust|assemblyscript --kind verifier|loader|evaluator|test|setup",
+		Use:   "new NAME --lang go|rust|assemblyscript --kind verifier|loader|evaluator|test|setup|mock",
 		Short: "Create a standalone plugin project, with the SDK vendored, that builds with the language's own tools",
 		Long: `Create a plugin project in a new directory (--dir, default ./NAME), outside
 any clone of wasmeval: the plugin's source for the kind, the SDK vendored

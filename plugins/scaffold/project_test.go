@@ -100,7 +100,7 @@ func TestNewRefuses(t *testing.T) {
 		{[]string{"Bad Name", "--lang", "go", "--kind", "verifier"}, `plugin name "Bad Name": expected a lowercase letter`},
 		{[]string{"a/b", "--lang", "go", "--kind", "verifier"}, `plugin name "a/b" contains a path separator`},
 		{[]string{"ok", "--lang", "python", "--kind", "verifier"}, `--lang "python": expected one of go, rust, assemblyscript`},
-		{[]string{"ok", "--lang", "go", "--kind", "scorer"}, `--kind "scorer": expected one of verifier, loader, evaluator, test, setup`},
+		{[]string{"ok", "--lang", "go", "--kind", "scorer"}, `--kind "scorer": expected one of verifier, loader, evaluator, test, setup, mock`},
 		{[]string{"ok", "--lang", "go"}, `--kind "": expected one of`},
 		{[]string{"ok", "--lang", "go", "--kind", "verifier", "--dir", full}, full + ": the directory is not empty (1 entries)"},
 	} {

@@ -28,13 +28,13 @@ import (
 // lists them.
 var (
 	Languages = []string{"go", "rust", "assemblyscript"}
-	Kinds     = []string{"verifier", "loader", "evaluator", "test", "setup"}
+	Kinds     = []string{"verifier", "loader", "evaluator", "test", "setup", "mock"}
 )
 
 // Exports names the export each kind's sample input is for; the sample is
 // testdata/EXPORT.json, which `wasmeval plugin test` reads as a call of
 // that export.
-var Exports = map[string]string{"verifier": "verify", "loader": "load_cases", "evaluator": "evaluate", "test": "test", "setup": "setup"}
+var Exports = map[string]string{"verifier": "verify", "loader": "load_cases", "evaluator": "evaluate", "test": "test", "setup": "setup", "mock": "mock"}
 
 // ASCVersion is the AssemblyScript compiler the SDK is built and tested
 // with; a project pins the same.
