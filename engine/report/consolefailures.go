@@ -68,6 +68,9 @@ func ConsoleFailure(r *result.CaseRecord) string {
 		// The kind says it was the harness; the message says what broke.
 		why = string(result.ErrorKindOf(r)) + ": "
 		switch x := r.Result; {
+		case result.ErrorKindOf(r) == result.ErrorMock:
+			// "mock payments: …" names the part already.
+			why = MockProblem(r)
 		case x.PluginError != "":
 			why += x.PluginError
 		case x.TimedOut:

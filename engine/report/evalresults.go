@@ -259,6 +259,14 @@ func failureList(r *result.CaseRecord) []string {
 	if x.PluginError != "" {
 		out = append(out, "plugin error: "+x.PluginError)
 	}
+	if result.OutcomeOf(r) != result.OutcomePassed {
+		if m := MockProblem(r); m != "" && m != RunProblem(r) {
+			out = append(out, m)
+		}
+		if n := MockNote(r); n != "" {
+			out = append(out, n)
+		}
+	}
 	if r.Unscored != "" {
 		out = append(out, "unscored: "+r.Unscored)
 	}

@@ -22,13 +22,19 @@ func EachCase(dir string, fn func(*result.CaseRecord) error) error {
 
 // FailureText describes why a case failed in plain text: what went wrong
 // while it ran (RunProblem: a timeout or a failed step with its message,
-// a memory kill), a plugin's fault, then each incorrect attribute with its
-// diff (or expected and actual) — none for a case that could not run at
-// all.
+// a memory kill), a mock's fault, a plugin's fault, the mock calls that
+// went wrong (unmatched or faulted, MockText), then each incorrect
+// attribute with its diff (or expected and actual) — none for a case that
+// could not run at all.
 func FailureText(r *result.CaseRecord, limit int) string {
 	var b strings.Builder
 	o := r.Result
-	if p := RunProblem(r); p != "" {
+	mock := ""
+	if result.ErrorKindOf(r) == result.ErrorMock {
+		mock = MockProblem(r)
+		b.WriteString(mock + "\n")
+	}
+	if p := RunProblem(r); p != "" && p != mock {
 		b.WriteString(p)
 		if !strings.HasSuffix(p, "\n") {
 			b.WriteString("\n")
@@ -42,6 +48,7 @@ func FailureText(r *result.CaseRecord, limit int) string {
 	if o.PluginError != "" {
 		b.WriteString("plugin error: " + o.PluginError + "\n")
 	}
+	b.WriteString(MockText(r))
 	for _, a := range r.Attributes {
 		if a.IsCorrect {
 			continue

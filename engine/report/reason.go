@@ -65,10 +65,11 @@ func Status(r *result.CaseRecord) string {
 	return "fail"
 }
 
-// Reason says in one line why a case did not pass: the run's problem
+// Reason says in one line why a case did not pass: a mock's fault (an
+// error of kind mock: "mock payments: …"), else the run's problem
 // (RunProblem), else the plugin's fault, else why it is unscored, else its
 // first incorrect attribute with its diff's first line, and how many more
-// attributes are wrong. Cut at limit bytes (0: no limit). "" for a case
+// attributes are wrong; then its unmatched mock calls, if any (MockNote). Cut at limit bytes (0: no limit). "" for a case
 // that passed.
 func Reason(r *result.CaseRecord, limit int) string {
 	if result.OutcomeOf(r) == result.OutcomePassed {
@@ -77,6 +78,10 @@ func Reason(r *result.CaseRecord, limit int) string {
 	var s string
 	x := r.Result
 	switch {
+	case result.ErrorKindOf(r) == result.ErrorMock:
+		// The mock's fault is why: the submission was not given the
+		// upstream the problem promised.
+		return OneLine(MockProblem(r), limit)
 	case RunProblem(r) != "" && (x.AdapterError || x.TimedOut || x.OOMKilled || x.Signal != "" || x.PluginError == ""):
 		s = RunProblem(r)
 	case x.PluginError != "":
@@ -85,7 +90,7 @@ func Reason(r *result.CaseRecord, limit int) string {
 		s = "unscored: " + r.Unscored
 	}
 	if s != "" {
-		return OneLine(s, limit)
+		return withMockNote(r, s, limit)
 	}
 	var wrong []verify.AttributeResult
 	for _, a := range r.Attributes {
@@ -94,11 +99,21 @@ func Reason(r *result.CaseRecord, limit int) string {
 		}
 	}
 	if len(wrong) == 0 {
-		return OneLine(fmt.Sprintf("score %.2f", r.Score), limit)
+		return withMockNote(r, fmt.Sprintf("score %.2f", r.Score), limit)
 	}
 	s = AttributeName(wrong[0]) + ": " + firstDiffLine(wrong[0])
 	if len(wrong) > 1 {
 		s += fmt.Sprintf(" (and %d more incorrect)", len(wrong)-1)
+	}
+	return withMockNote(r, s, limit)
+}
+
+// withMockNote is the line s, then what went wrong with the case's mock
+// calls (MockNote) after a semicolon, cut at limit bytes: a request no
+// route matched often explains a wrong answer.
+func withMockNote(r *result.CaseRecord, s string, limit int) string {
+	if note := MockNote(r); note != "" {
+		s = OneLine(s, 0) + "; " + note
 	}
 	return OneLine(s, limit)
 }
