@@ -3,7 +3,7 @@
 // checkpoint, one testcase per case (classname problem.checkpoint.group,
 // then .category for a case with a category), failed
 // cases (wrong answers, timeouts) as failures with their attribute diffs,
-// cases that ended in an error of the harness (adapter, plugin, loading) as
+// cases that ended in an error of the harness (adapter, plugin, mock, loading) as
 // errors, and unscored cases as skipped.
 package junit
 
@@ -230,9 +230,12 @@ func caseOf(problemName string, r *result.CaseRecord, att *attachments) testcase
 	switch {
 	case o == result.OutcomeError:
 		why := r.Result.Error
-		if r.Result.PluginError != "" {
+		switch {
+		case result.ErrorKindOf(r) == result.ErrorMock:
+			why = report.MockProblem(r) // "mock payments: …"
+		case r.Result.PluginError != "":
 			why = r.Result.PluginError
-		} else if r.Result.TimedOut {
+		case r.Result.TimedOut:
 			why = report.RunProblem(r)
 		}
 		tc.Error = &message{Message: clean(report.OneLine(why, messageLimit)), Type: string(result.ErrorKindOf(r)) + "_error", Text: text}
@@ -245,6 +248,13 @@ func caseOf(problemName string, r *result.CaseRecord, att *attachments) testcase
 			msg += "; " + r.Result.Error
 		}
 		tc.Failure = &message{Message: clean(report.OneLine(msg, messageLimit)), Type: "incorrect", Text: text}
+	}
+	// A request no route of a mock matched often explains the answer:
+	// CI lists it beside the test's name (the text lists every one).
+	for _, m := range []*message{tc.Failure, tc.Error} {
+		if note := report.MockNote(r); m != nil && note != "" {
+			m.Message = clean(report.OneLine(m.Message+"; "+note, messageLimit))
+		}
 	}
 	out, errs := att.forCase(r)
 	tc.SystemOut = clean(report.Truncate(out, FailureTextLimit))

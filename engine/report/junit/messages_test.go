@@ -111,3 +111,31 @@ func TestJUnitServerStartupTime(t *testing.T) {
 		t.Errorf("start-up testcase %+v; %d tests, suite %d", c, doc.Tests, doc.Suites[0].Tests)
 	}
 }
+
+// A case that is an error because a mock faulted is an error of type
+// mock_error naming the mock and its fault; a failing case that sent a
+// request no route matched says so in its message, and its text lists
+// the calls that went wrong — escaped, as CI parses the XML.
+func TestJUnitMockCalls(t *testing.T) {
+	cases, doc := parseCases(t, reporttest.BrowserRun(t, nil, reporttest.MockCases))
+	if c := cases["rates"]; c.Error == nil || c.Error.Type != "mock_error" || c.Error.Message != "mock rates: "+reporttest.MockFault ||
+		!strings.Contains(c.Error.Text, "#1 rates GET /v1/rates?base=EUR → 500 (fault: "+reporttest.MockFault+")") {
+		t.Errorf("rates: %+v", c.Error)
+	}
+	if c := cases["refund"]; c.Failure == nil || c.Failure.Type != "incorrect" ||
+		c.Failure.Message != "score 0.00; incorrect: status_code (exact); unmatched mock call: payments DELETE /v1/charges/ch_1" ||
+		!strings.Contains(c.Failure.Text, "mock calls: 2 received, 1 unmatched\n  #2 payments DELETE /v1/charges/ch_1 → 501 (unmatched)") {
+		t.Errorf("refund: %+v", c.Failure)
+	}
+	if c := cases["flood"]; c.Failure == nil || !strings.Contains(c.Failure.Message, "; 60 unmatched mock calls, the first: payments GET /v1/charges/0") ||
+		!strings.Contains(c.Failure.Text, "… and 50 more") || len(c.Failure.Text) > 4<<10 {
+		t.Errorf("flood: %+v", c.Failure)
+	}
+	if c := cases["charged"]; c.Failure != nil || c.Error != nil || c.SystemOut != "" {
+		t.Errorf("a passing case with mock calls: %+v", c)
+	}
+	// The calls that went well are not listed: the document stays short.
+	if strings.Contains(doc, "amount") || strings.Contains(doc, "/v1/charges?") {
+		t.Errorf("the JUnit document carries a passing case's calls:\n%s", doc)
+	}
+}
