@@ -15,7 +15,8 @@ import (
 
 // hostileRun is the browser fixture plus failing cases whose records name
 // hostile artifacts: a path out of the run directory, a symlink to a file
-// outside, a file that is not an image, a huge image and a huge log.
+// outside, a file that is not an image, a huge image and a huge log — and
+// the mock fixture, whose calls carry markup in a header and a body.
 func hostileRun(t *testing.T) reporttest.Run {
 	t.Helper()
 	outside := filepath.Join(t.TempDir(), "secret.png")
@@ -26,6 +27,8 @@ func hostileRun(t *testing.T) reporttest.Run {
 			"../../etc/passwd", "../../etc/passwd.png", "/etc/passwd", "artifacts/checkpoint_1/evil/link.png", "artifacts/checkpoint_1/evil/text.png",
 			"artifacts/checkpoint_1/evil/huge.png", "artifacts/checkpoint_1/evil/huge.log", "artifacts/checkpoint_1/evil/passwd.log",
 			"../../etc/passwd.log"}}})
+		// Mock calls whose header and body hold markup.
+		reporttest.MockCases(add)
 	})
 	evil := filepath.Join(run.Dir, "artifacts/checkpoint_1/evil")
 	reporttest.WriteFile(t, run.Dir, "artifacts/checkpoint_1/evil/text.png", []byte("<script>window.__pwned = 9</script>"))
@@ -67,8 +70,11 @@ func TestHTMLContainsHostileArtifacts(t *testing.T) {
 	if strings.Contains(page, "<script>window.__pwned") || strings.Contains(page, "</pre><script>") {
 		t.Error("markup from an artifact is in the page unescaped")
 	}
-	if n := strings.Count(page, "&lt;/pre&gt;&lt;script&gt;window.__pwned = 1&lt;/script&gt;"); n != 2 {
-		t.Errorf("the hostile log lines are shown escaped %d times, want 2 (server.stderr.log and huge.log)", n)
+	if n := strings.Count(page, "&lt;/pre&gt;&lt;script&gt;window.__pwned = 1&lt;/script&gt;"); n != 4 {
+		t.Errorf("the hostile lines are shown escaped %d times, want 4 (server.stderr.log, huge.log and a mock call's header, twice)", n)
+	}
+	if n := strings.Count(page, "&lt;/pre&gt;&lt;script&gt;window.__pwned = 2&lt;/script&gt;"); n != 2 {
+		t.Errorf("the hostile mock call body is shown escaped %d times, want 2 (two cases sent it)", n)
 	}
 	for _, want := range []string{
 		`screenshot passwd.png: artifact not shown: &#34;../../etc/passwd.png&#34; is not a path under the run directory&#39;s artifacts/`,

@@ -93,6 +93,13 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 		return err
 	}
 	defer transcripts.Close()
+	// Cases' mock calls go to a third spool, after the server logs.
+	mocks, err := report.NewSpool()
+	if err != nil {
+		return err
+	}
+	defer mocks.Close()
+	mockCases, mocksShown := 0, 0
 	detailed, failed := 0, 0
 	agents, shown := 0, 0
 	arts := newArtifacts(dir, opts.ArtifactBase)
@@ -109,6 +116,17 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 				}
 			}
 		}
+		if rd.Mocks != nil {
+			mockCases++
+			if mocksShown < MaxMockCases {
+				mocksShown++
+				if err := mockCalls.Execute(mocks, mockCaseOf(r, rd.Key)); err != nil {
+					return err
+				}
+			} else {
+				rd.Mocks.Anchor = "" // not on the page: no link
+			}
+		}
 		if err := row.Execute(bw, rd); err != nil {
 			return err
 		}
@@ -122,6 +140,7 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 		detailed++
 		fd := failureOf(r)
 		fd.Shots, fd.Logs = arts.shots(r), logs
+		fd.Mocks = rd.Mocks
 		return failure.Execute(details, fd)
 	})
 	if err != nil {
@@ -142,6 +161,17 @@ func Write(w io.Writer, dir string, opts Options, sums []*report.CheckpointSumma
 			Groups     []*groupLogs
 			MoreGroups int
 		}{arts.order, arts.moreGroups}); err != nil {
+			return err
+		}
+	}
+	if mockCases > 0 {
+		if err := mockCallsHead.Execute(bw, nil); err != nil {
+			return err
+		}
+		if err := mocks.CopyTo(bw); err != nil {
+			return err
+		}
+		if err := mockCallsTail.Execute(bw, struct{ More int }{mockCases - mocksShown}); err != nil {
 			return err
 		}
 	}
@@ -179,6 +209,9 @@ type rowData struct {
 	Transcript string
 	// Reason is why the case did not pass, in one line.
 	Reason string
+	// Mocks sums up the case's mock calls (nil when it made none); its
+	// Anchor is "" when the page does not list them.
+	Mocks *mockSummary
 }
 
 // rowOf is a case's row: its class is its outcome ("failed error" for an
@@ -189,7 +222,7 @@ func rowOf(r *result.CaseRecord) rowData {
 	o := result.OutcomeOf(r)
 	key := report.EpochName(r.Key(), r.Epoch)
 	d := rowData{CaseRecord: r, Key: key, Type: string(r.GroupType), Anchor: anchor(key), Class: string(o), Status: report.Status(r),
-		Name: report.EpochName(r.ID, r.Epoch), Reason: report.Reason(r, reasonBytes)}
+		Name: report.EpochName(r.ID, r.Epoch), Reason: report.Reason(r, reasonBytes), Mocks: mockSummaryOf(r, key)}
 	if o == result.OutcomeError {
 		d.Class = "failed error"
 	}
@@ -234,6 +267,8 @@ type failureData struct {
 	// server logs ("" when none).
 	Shots []shotData
 	Logs  string
+	// Mocks sums up the case's mock calls, linking to them.
+	Mocks *mockSummary
 }
 
 func failureOf(r *result.CaseRecord) failureData {
@@ -241,6 +276,8 @@ func failureOf(r *result.CaseRecord) failureData {
 	fd := failureData{Key: key, Anchor: anchor(key), Score: r.Score}
 	var problem string
 	switch {
+	case result.ErrorKindOf(r) == result.ErrorMock:
+		problem = "error (mock, not judged): " + report.MockProblem(r)
 	case result.OutcomeOf(r) == result.OutcomeError && r.Result.PluginError != "":
 		problem = "error (plugin, not judged): " + r.Result.PluginError
 	case result.OutcomeOf(r) == result.OutcomeError && r.Result.TimedOut:

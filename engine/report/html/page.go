@@ -38,7 +38,11 @@ var head = template.Must(template.New("head").Funcs(funcs).Parse(`<!DOCTYPE html
 <table id="cases"><thead><tr><th>checkpoint</th><th>group</th><th>type</th><th>case</th><th>score</th><th>status</th><th>duration</th></tr></thead><tbody>
 `))
 
-var row = template.Must(template.New("row").Parse(`<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.Name}}{{if .Transcript}} <a class="transcript-link" href="#{{.Transcript}}">transcript</a>{{end}}</td><td>{{printf "%.2f" .Score}}</td><td class="status"{{if .Reason}} title="{{.Reason}}"{{end}}>{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
+// mockCount says how many calls a case's mocks received and how many
+// went wrong: "3 mock calls, 1 unmatched".
+const mockCount = `{{define "mockCount"}}{{.Received}} mock call{{if ne .Received 1}}s{{end}}{{if .Unmatched}}, {{.Unmatched}} unmatched{{end}}{{if .Faulted}}, {{.Faulted}} faulted{{end}}{{end}}`
+
+var row = template.Must(template.New("row").Parse(mockCount + `<tr class="{{.Class}}" data-key="{{.Key}}"><td>{{.Checkpoint}}</td><td>{{.Group}}</td><td>{{.Type}}</td><td>{{.Name}}{{if .Transcript}} <a class="transcript-link" href="#{{.Transcript}}">transcript</a>{{end}}{{with .Mocks}}{{if .Anchor}} <a class="mock-link{{if or .Unmatched .Faulted}} warn{{end}}" href="#{{.Anchor}}">{{template "mockCount" .}}</a>{{end}}{{end}}</td><td>{{printf "%.2f" .Score}}</td><td class="status"{{if .Reason}} title="{{.Reason}}"{{end}}>{{if eq .Status "pass" "unscored"}}{{.Status}}{{else}}<a href="#{{.Anchor}}">{{.Status}}</a>{{end}}{{if gt .Attempt 1}} (attempt {{.Attempt}}){{end}}</td><td>{{printf "%.3fs" .Duration}}</td></tr>
 `))
 
 var mid = template.Must(template.New("mid").Parse(`</tbody></table>
@@ -46,10 +50,11 @@ var mid = template.Must(template.New("mid").Parse(`</tbody></table>
 <div id="failures">
 `))
 
-var failure = template.Must(template.New("failure").Parse(`<details class="failure" id="{{.Anchor}}" data-key="{{.Key}}"><summary>{{.Key}} — score {{printf "%.2f" .Score}}{{if .Problem}} — <span class="problem">{{.Problem}}</span>{{end}}</summary>
+var failure = template.Must(template.New("failure").Parse(mockCount + `<details class="failure" id="{{.Anchor}}" data-key="{{.Key}}"><summary>{{.Key}} — score {{printf "%.2f" .Score}}{{if .Problem}} — <span class="problem">{{.Problem}}</span>{{end}}</summary>
 {{if .ProblemText}}<pre class="problem-text">{{.ProblemText}}</pre>
 {{end}}{{if .Shots}}<div class="shots">{{range .Shots}}{{if .Src}}<figure class="shot"><a class="shot" href="{{if .Link}}{{.Link}}{{else}}{{.Src}}{{end}}" data-name="{{.Name}}"><img class="thumb" src="{{.Src}}" alt="screenshot {{.Name}}"></a><figcaption>{{.Name}} · {{.Size}}{{if .Note}} · {{.Note}}{{end}}</figcaption></figure>{{else}}<p class="warn artifact-note">screenshot {{.Name}}: {{.Note}}</p>{{end}}{{end}}</div>
 {{end}}{{if .Logs}}<p class="logs-link"><a href="#{{.Logs}}">server logs</a></p>
+{{end}}{{with .Mocks}}<p class="mock-summary{{if or .Unmatched .Faulted}} warn{{end}}">{{if .Anchor}}<a href="#{{.Anchor}}">{{template "mockCount" .}}</a>{{else}}{{template "mockCount" .}} (not listed on this page){{end}}</p>
 {{end}}{{range .Attrs}}<div class="attr" data-attribute="{{.Name}}"><h4>{{.Name}}{{if .Summary}}: {{.Summary}}{{end}}</h4>
 {{if .Unified}}<pre class="diff">{{range .Lines}}<span class="{{.Class}}">{{.Text}}</span>
 {{end}}</pre>{{end}}{{if .Entries}}<table class="entries"><tr><th>where</th><th>what</th><th>expected</th><th>actual</th></tr>{{range .Entries}}<tr><td>{{.Path}}</td><td>{{.Op}}</td><td><code>{{.Expected}}</code></td><td><code>{{.Actual}}</code></td></tr>{{end}}</table>{{end}}
@@ -70,6 +75,24 @@ var serverLogs = template.Must(template.New("serverLogs").Parse(`<h2>Server logs
 {{if .Note}}<p class="warn artifact-note">{{.Note}}</p>{{else if .Text}}<pre class="log-tail">{{.Text}}</pre>{{else}}<p class="cut">(empty)</p>{{end}}</div>
 {{end}}{{if .More}}<p class="cut">{{.More}} more logs of this group not listed.</p>{{end}}</section>
 {{end}}</div>{{if .MoreGroups}}<p class="cut">{{.MoreGroups}} more groups' logs are not listed here; their records name them.</p>{{end}}
+`))
+
+var mockCallsHead = template.Must(template.New("mockCallsHead").Parse(`<h2>Mock calls</h2>
+<div id="mock-calls">
+`))
+
+var mockCallsTail = template.Must(template.New("mockCallsTail").Parse(`</div>{{if .More}}<p id="more-mock-cases">{{.More}} more cases' mock calls are not shown here; results.jsonl and results.parquet hold every case's calls.</p>{{end}}
+`))
+
+// mockCalls is one case's calls to its mock services. Every value is the
+// submission's request: the template escapes it, none of it goes in a
+// script or a URL.
+var mockCalls = template.Must(template.New("mockCalls").Parse(mockCount + `<details class="mock-calls" id="{{.Anchor}}" data-key="{{.Key}}"><summary>{{.Key}} — {{.Received}} call{{if ne .Received 1}}s{{end}}{{if .Unmatched}} · <span class="flag unmatched">{{.Unmatched}} unmatched</span>{{end}}{{if .Faulted}} · <span class="flag fault">{{.Faulted}} faulted</span>{{end}}</summary>
+<table class="calls"><thead><tr><th>#</th><th>mock</th><th>method</th><th>path</th><th>status</th><th></th><th>request</th></tr></thead><tbody>
+{{range .Calls}}<tr class="{{.Class}}" data-index="{{.N}}"><td>{{.N}}</td><td class="mock">{{.Mock}}</td><td class="method">{{.Method}}</td><td class="path"><code>{{.Path}}</code></td><td class="status">{{.Status}}</td><td class="flags">{{if .Unmatched}}<span class="flag unmatched" title="no route of the mock matches this request: it was answered 501">unmatched</span>{{end}}{{if .Fault}}<span class="flag fault">fault</span> <span class="fault-text">{{.Fault}}</span>{{end}}</td><td>{{if or .Headers .Body .OverTheLimit}}<details class="request"><summary>{{len .Headers}} header{{if ne (len .Headers) 1}}s{{end}}{{if .NoBody}}, no body{{else}}, body{{end}}</summary>{{if .Headers}}<pre class="headers">{{range .Headers}}{{.Name}}: {{.Value}}
+{{end}}</pre>{{end}}{{if .Body}}<p class="body-note">body ({{.BodyNote}})</p><pre class="body">{{.Body}}</pre>{{end}}{{if .OverTheLimit}}<p class="cut">the rest of this request is not shown: this case's calls are over the page's size limit</p>{{end}}</details>{{else}}<span class="cut">no headers, no body</span>{{end}}</td></tr>
+{{end}}</tbody></table>{{if .More}}<p class="cut more-calls">… and {{.More}} more call{{if ne .More 1}}s{{end}}{{if .Hidden}}: {{.Hidden}} not listed here (results.jsonl has them){{end}}{{if .Dropped}}{{if .Hidden}};{{else}}:{{end}} {{.Dropped}} received but not kept (a case keeps its first calls){{end}}</p>{{end}}
+</details>
 `))
 
 var transcriptsHead = template.Must(template.New("transcriptsHead").Parse(`<h2>Agent transcripts</h2>

@@ -15,6 +15,9 @@ const (
 	// FloodKept and FloodDropped are the "flood" case's kept calls and
 	// the ones only counted.
 	FloodKept, FloodDropped = 60, 940
+	// MockHostileBody is a charge's JSON body with markup in it, which
+	// must stay text.
+	MockHostileBody = `{"amount":1200,"note":"</pre><script>window.__pwned = 2</script>"}`
 	// MockBigBody is the size of the "charged" case's second request body.
 	MockBigBody = 100 << 10
 )
@@ -23,7 +26,8 @@ const (
 // (pass it to BrowserRun):
 //
 //   - charged (passed): a charge the payments mock's route answered, its
-//     body and a header hostile markup, then a refund with a large body;
+//     body (MockHostileBody) and a header (Hostile) with markup, then a
+//     refund with a large body;
 //   - refund (failed): a charge, then a DELETE no route matches (501);
 //   - rates (an error of kind mock): the rates plugin faulted;
 //   - flood (failed): FloodKept calls kept, FloodDropped more counted.
@@ -37,7 +41,7 @@ func MockCases(add func(*result.CaseRecord)) {
 	}
 	charge := abi.MockCall{Mock: "payments", Method: "POST", Path: "/v1/charges", Query: map[string][]string{"currency": {"EUR"}, "q": {"a&b"}},
 		Headers: map[string][]string{"content-type": {"application/json"}, "x-evil": {Hostile}},
-		Body:    `{"amount":1200,"note":"` + Hostile + `"}`, Status: 201, Route: 0}
+		Body:    MockHostileBody, Status: 201, Route: 0}
 	big := abi.MockCall{Mock: "payments", Method: "POST", Path: "/v1/refunds", Status: 201, Route: 1,
 		Body: fmt.Sprintf("%0*d", MockBigBody, 7)}
 	add(&result.CaseRecord{Group: "pay", ID: "charged", Attributes: right(),
