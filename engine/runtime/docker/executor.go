@@ -50,6 +50,11 @@ func (s *session) controlListener() (*net.UnixListener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen for the executor: %w", err)
 	}
+	// The name it was bound by means another directory, or nothing, once
+	// d is closed (another session may have its own control directory
+	// open under the same descriptor number): acceptExecutor removes the
+	// socket by its own path instead.
+	l.SetUnlinkOnClose(false)
 	// The container's user, whoever it is, must be able to connect.
 	if err := os.Chmod(filepath.Join(dir, controlSock), 0o666); err != nil {
 		l.Close()
@@ -69,13 +74,17 @@ func (s *session) executorMounts() []mount.Mount {
 // the only process in it before the handshake — and closes l, which
 // removes the socket: nothing started later in the container can connect.
 func (s *session) acceptExecutor(ctx context.Context, l *net.UnixListener, id string) (*executor.Conn, error) {
-	defer l.Close()
+	stop := func() {
+		l.Close()
+		os.Remove(filepath.Join(s.dir, "ctl", controlSock))
+	}
+	defer stop()
 	deadline := time.Now().Add(executorStartLimit)
 	for {
 		l.SetDeadline(time.Now().Add(250 * time.Millisecond))
 		c, err := l.Accept()
 		if err == nil {
-			l.Close()
+			stop()
 			x, err := executor.Handshake(c, deadline)
 			if err != nil {
 				c.Close()

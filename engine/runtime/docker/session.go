@@ -46,6 +46,7 @@ type session struct {
 	noHostCount bool
 	procs       []*process
 	fwds        []*forwarder
+	ups         []*upstream // services of the engine's the container reaches
 	closed      bool
 	// exe is the current container's executor, and execPID its host PID
 	// (the container's init); nil and 0 on the exec path.
@@ -137,7 +138,10 @@ func (s *session) create(ctx context.Context) error {
 		if ctl, err = s.controlListener(); err != nil {
 			return err
 		}
-		defer ctl.Close()
+		defer func() {
+			ctl.Close()
+			os.Remove(filepath.Join(s.dir, "ctl", controlSock))
+		}()
 		mounts = append(mounts, s.executorMounts()...)
 		entry = append(append([]string{}, s.rt.exe.entry...), controlDir+"/"+controlSock)
 	}
@@ -180,6 +184,12 @@ func (s *session) create(ctx context.Context) error {
 	var x *executor.Conn
 	if ctl != nil {
 		if x, err = s.acceptExecutor(ctx, ctl, resp.ID); err != nil {
+			return err
+		}
+		// A replaced container reaches the group's upstreams at the
+		// addresses the group was given, before anything runs in it.
+		if err := s.reforward(x); err != nil {
+			x.Close()
 			return err
 		}
 	}
@@ -276,6 +286,7 @@ func (s *session) Close() error {
 	for _, f := range fwds {
 		f.close()
 	}
+	s.closeUpstreams()
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 	defer cancel()
 	var err error
