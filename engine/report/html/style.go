@@ -33,7 +33,7 @@ details.transcript>summary{cursor:pointer;font-family:monospace}
 img.thumb{max-width:320px;max-height:200px;border:1px solid #ccc;cursor:zoom-in;display:block}
 #lightbox{position:fixed;inset:0;background:rgba(0,0,0,.85);overflow:auto;z-index:10;cursor:zoom-out}#lightbox img{display:block;margin:1em auto;max-width:none;background:#fff}
 details.mock-calls{border:1px solid #d0d7de;border-radius:4px;margin:.5em 0;padding:.3em .6em}details.mock-calls>summary{cursor:pointer;font-family:monospace}
-table.calls td{vertical-align:top}table.calls tr.unmatched{background:#fff3e0}table.calls tr.fault{background:#ffebee}
+table.calls td{vertical-align:top}table.calls pre{overflow-wrap:anywhere;max-height:20em}table.calls tr.unmatched{background:#fff3e0}table.calls tr.fault{background:#ffebee}
 .flag{font-size:.8em;font-weight:600;text-transform:uppercase;border-radius:3px;padding:0 .3em}.flag.unmatched{color:#fff;background:#e65100}.flag.fault{color:#fff;background:#c62828}
 details.request summary{cursor:pointer;color:#555}.body-note{margin:.3em 0 0;font-size:12px;color:#555}a.mock-link{font-size:12px}
 .warn{color:#e65100}pre.log-tail{max-height:24em}section.server-logs h3{font-family:monospace;font-size:1em}
