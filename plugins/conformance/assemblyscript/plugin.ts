@@ -147,7 +147,39 @@ function verifyCase(input: VerifyInput): VerifyOutput | null {
     out.attributes.push(a);
   }
   if (input.expected.has("output")) out.attributes.push(compareOutput(input.config, input.expected.get("output"), input.actual));
+  const mock = str(input.config, "count_mock_calls");
+  if (mock.length > 0) out.attributes.push(countMockCalls(input, mock));
   return out;
+}
+
+// countMockCalls judges how many calls the mock received against
+// expected.mock_calls; a wrong count lists every call the mock received
+// ("POST /v1/charges 201", with "unmatched" for a request no route took).
+function countMockCalls(input: VerifyInput, mock: string): Attribute {
+  const want = get(input.expected, "mock_calls");
+  const calls = new Array<string>();
+  for (let i = 0; i < input.actual.mockCalls.length; i++) {
+    const c = input.actual.mockCalls[i];
+    if (c.mock != mock) continue;
+    let s = c.method + " " + c.path + " " + c.status.toString();
+    if (c.unmatched) s += " unmatched";
+    calls.push(s);
+  }
+  const n = <i64>calls.length;
+  const a = new Attribute();
+  a.attribute = "mock_calls";
+  a.actual = Value.int(n);
+  a.expected = want;
+  a.weight = weight(input.config, "mock_calls");
+  a.isCorrect = want.kind == Kind.Number && want.asF64() == <f64>n;
+  if (!a.isCorrect) {
+    const d = new Diff();
+    d.summary = mock + ": " + n.toString() + " calls, expected " + brief(want);
+    if (n > 0) d.summary += " (" + calls.join(", ") + ")";
+    d.entries.push(new DiffEntry("count", "changed", want, Value.int(n)));
+    a.diff = d;
+  }
+  return a;
 }
 
 function options(cfg: Obj): JSONOptions {

@@ -102,7 +102,41 @@ func verifyCase(in *wasmeval.VerifyInput) (*wasmeval.VerifyOutput, error) {
 	if want, ok := in.Expected["output"]; ok {
 		out.Attributes = append(out.Attributes, compareOutput(in.Config, want, in.Actual.Output))
 	}
+	if mock := str(in.Config, "count_mock_calls"); mock != "" {
+		out.Attributes = append(out.Attributes, countMockCalls(in, mock))
+	}
 	return out, nil
+}
+
+// countMockCalls judges how many calls the mock received against
+// expected.mock_calls; a wrong count lists every call the mock received
+// ("POST /v1/charges 201", with "unmatched" for a request no route took).
+func countMockCalls(in *wasmeval.VerifyInput, mock string) wasmeval.Attribute {
+	want := in.Expected["mock_calls"]
+	var calls []string
+	for _, c := range in.Actual.MockCalls {
+		if c.Mock != mock {
+			continue
+		}
+		s := c.Method + " " + c.Path + " " + strconv.Itoa(c.Status)
+		if c.Unmatched {
+			s += " unmatched"
+		}
+		calls = append(calls, s)
+	}
+	n := len(calls)
+	a := wasmeval.Attribute{Attribute: "mock_calls", Actual: n, Expected: want, Weight: weight(in.Config, "mock_calls")}
+	w, isNum := want.(json.Number)
+	f, _ := strconv.ParseFloat(string(w), 64)
+	a.IsCorrect = isNum && f == float64(n)
+	if !a.IsCorrect {
+		summary := mock + ": " + strconv.Itoa(n) + " calls, expected " + wasmeval.Brief(want)
+		if n > 0 {
+			summary += " (" + strings.Join(calls, ", ") + ")"
+		}
+		a.Diff = &wasmeval.Diff{Summary: summary, Entries: []wasmeval.DiffEntry{{Path: "count", Op: "changed", Expected: want, Actual: n}}}
+	}
+	return a
 }
 
 func options(cfg map[string]any) wasmeval.JSONOptions {

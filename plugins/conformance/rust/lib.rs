@@ -158,7 +158,50 @@ fn verify_case(mut input: VerifyInput) -> Result<VerifyOutput, String> {
     if let Some(want) = input.expected.remove("output") {
         out.attributes.push(compare_output(&input.config, want, &input.actual.output));
     }
+    let mock = str_of(&input.config, "count_mock_calls");
+    if !mock.is_empty() {
+        out.attributes.push(count_mock_calls(&input, &mock));
+    }
     Ok(out)
+}
+
+/// Judges how many calls the mock received against expected.mock_calls; a
+/// wrong count lists every call the mock received ("POST /v1/charges 201",
+/// with "unmatched" for a request no route took).
+fn count_mock_calls(input: &VerifyInput, mock: &str) -> Attribute {
+    let want = input.expected.get("mock_calls").cloned().unwrap_or(Value::Null);
+    let mut calls = Vec::new();
+    for c in input.actual.mock_calls.iter().filter(|c| c.mock == mock) {
+        let mut s = format!("{} {} {}", c.method, c.path, c.status);
+        if c.unmatched {
+            s.push_str(" unmatched");
+        }
+        calls.push(s);
+    }
+    let n = calls.len() as i64;
+    let mut a = Attribute {
+        attribute: "mock_calls".into(),
+        actual: Value::int(n),
+        expected: want.clone(),
+        weight: weight(&input.config, "mock_calls"),
+        ..Default::default()
+    };
+    a.is_correct = match &want {
+        Value::Number(w) => w.parse::<f64>().unwrap_or(f64::NAN) == n as f64,
+        _ => false,
+    };
+    if !a.is_correct {
+        let mut summary = format!("{}: {} calls, expected {}", mock, n, brief(&want));
+        if n > 0 {
+            summary.push_str(&format!(" ({})", calls.join(", ")));
+        }
+        a.diff = Some(Diff {
+            summary,
+            entries: vec![DiffEntry { path: "count".into(), op: "changed".into(), expected: want, actual: Value::int(n) }],
+            ..Default::default()
+        });
+    }
+    a
 }
 
 fn options(cfg: &Map) -> JsonOptions {

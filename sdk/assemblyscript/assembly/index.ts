@@ -7,7 +7,7 @@ export {
 export {
   ABI_VERSION, TRANSPORT, Obj, Describe, InputFile, Case, Actual, VerifyInput, DiffEntry, Diff, Attribute, VerifyOutput,
   GroupInfo, Outcome, LoadInput, LoadOutput, EvaluateInput, EvaluateOutput, ToolCall, ToolResult, Message, Answer, Usage, AgentRun, TestInput,
-  TestOutput, SetupTask, SetupInput, SetupWrite, SetupRun, SetupAction, SetupOutput, MockRequest, MockInput, MockResponse, MockOutput, typeName, decodeError, decodeVerifyInput,
+  TestOutput, SetupTask, SetupInput, SetupWrite, SetupRun, SetupAction, SetupOutput, MockCall, MockRequest, MockInput, MockResponse, MockOutput, typeName, decodeError, decodeVerifyInput,
   decodeLoadInput, decodeEvaluateInput, decodeTestInput, decodeSetupInput, decodeMockInput, num, str,
   flag, get,
 } from "./models";

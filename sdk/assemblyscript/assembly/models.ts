@@ -210,6 +210,9 @@ export class Actual {
   private _files: Obj | null = null;
   _filesV: Value | null = null;
   timedOut: bool = false;
+  /** The requests the problem's mock services received during the case,
+   * in order (see MockCall). */
+  mockCalls: Array<MockCall> = [];
 
   /** The output as UTF-8 bytes: parse(actual.outputUTF8()) reads it as
    * JSON without making a string of it first. */
@@ -218,6 +221,28 @@ export class Actual {
     if (v !== null) return v.utf8();
     return Uint8Array.wrap(String.UTF8.encode(this.output));
   }
+}
+
+/** One request a mock service received in a case, kept as evidence of
+ * what the submission sent and what it got back. Header names are
+ * lowercase; the body is body when it is UTF-8 text, else bodyBase64. */
+export class MockCall {
+  mock: string = "";
+  method: string = "";
+  path: string = "";
+  query: Map<string, Array<string>> = new Map<string, Array<string>>();
+  headers: Map<string, Array<string>> = new Map<string, Array<string>>();
+  body: string = "";
+  bodyBase64: string = "";
+  /** What the submission got back. */
+  status: i64 = 0;
+  /** The index of the declarative route that answered (-1: none matched,
+   * or a plugin answered). */
+  route: i64 = 0;
+  /** No route matched, and the request was answered 501. */
+  unmatched: bool = false;
+  /** Why the mock could not answer (its plugin faulted). */
+  fault: string = "";
 }
 
 export class VerifyInput {
@@ -876,7 +901,9 @@ const VERIFY_KEYS = new KeySet(["abi_version", "config", "case", "actual", "expe
 const CASE_KEYS = new KeySet(["id", "checkpoint", "group", "group_type", "arguments", "stdin", "env", "input_files",
   "tracked_files", "expected", "timeout_s", "reset", "extra"]);
 const FILE_KEYS = new KeySet(["path", "content", "encoding"]);
-const ACTUAL_KEYS = new KeySet(["status_code", "output", "stderr", "files", "timed_out"]);
+const ACTUAL_KEYS = new KeySet(["status_code", "output", "stderr", "files", "timed_out", "mock_calls"]);
+const MOCK_CALL_KEYS = new KeySet(["mock", "method", "path", "query", "headers", "body", "body_base64", "status",
+  "route", "unmatched", "fault"]);
 const LOAD_KEYS = new KeySet(["abi_version", "config", "group", "history", "seed"]);
 const GROUP_KEYS = new KeySet(["checkpoint", "group", "group_type", "case_group", "case_order", "timeout_s",
   "origin_checkpoint", "origin_group", "dir"]);
@@ -1076,6 +1103,33 @@ class Decoder {
     a._stderrV = this.text(path, ".stderr", this.slot(f, 2));
     a._filesV = this.map(path, ".files", this.slot(f, 3));
     a.timedOut = this.bool(path, ".timed_out", this.slot(f, 4));
+    // The calls, each call's fields in the order every SDK visits them,
+    // so the first shape error is the same.
+    const calls = this.slot(f, 5);
+    const nc = this.arr(path, ".mock_calls", calls);
+    a.mockCalls = new Array<MockCall>();
+    for (let k = 0, ci = calls + 1; k < nc; k++) {
+      const cm = this.obj(path, ".mock_calls", ci, k);
+      const call = new MockCall();
+      if (cm >= 0) {
+        const cp = joinPath(path, ".mock_calls", k);
+        const g = this.fields(cm, MOCK_CALL_KEYS);
+        call.mock = this.str(cp, ".mock", this.slot(g, 0));
+        call.method = this.str(cp, ".method", this.slot(g, 1));
+        call.path = this.str(cp, ".path", this.slot(g, 2));
+        call.query = strsMapAt(this, cp + ".query", this.slot(g, 3));
+        call.headers = strsMapAt(this, cp + ".headers", this.slot(g, 4));
+        call.body = this.str(cp, ".body", this.slot(g, 5));
+        call.bodyBase64 = this.str(cp, ".body_base64", this.slot(g, 6));
+        call.status = this.integer(cp, ".status", this.slot(g, 7));
+        call.route = this.integer(cp, ".route", this.slot(g, 8));
+        call.unmatched = this.bool(cp, ".unmatched", this.slot(g, 9));
+        call.fault = this.str(cp, ".fault", this.slot(g, 10));
+        this.done(g);
+      }
+      a.mockCalls.push(call);
+      ci = this.d.next(ci);
+    }
     this.done(f);
   }
   actual(path: string, i: i32): Actual {

@@ -179,6 +179,19 @@ func (p *parser) fastActual(a *Actual) bool {
 		case "timed_out":
 			bit = 16
 			a.TimedOut, ok = p.fastBool()
+		case "mock_calls":
+			// Rare and small: parsed as a value and read as actualOf
+			// reads it.
+			bit = 32
+			var v any
+			var err error
+			if v, err = p.value(2); err == nil {
+				d := &decoder{}
+				a.MockCalls = d.mockCalls(at{}, v)
+				ok = d.err == nil
+			} else {
+				ok = false
+			}
 		default:
 			_, err := p.value(2)
 			ok = err == nil

@@ -39,6 +39,10 @@ func fastDecodeSeeds(tb testing.TB) []string {
 		`{"case":{"env":{"A":"1","B":null},"input_files":[{"path":"p","content":"c"}],"tracked_files":["t"],"expected":{"x":1},"extra":{},"timeout_s":2.5,"reset":true,"request":{"m":1}}}`,
 		`{"case":{"env":{"A":1}}}`, `{"case":{"input_files":[{}]}}`, `{"case":{"input_files":[3]}}`,
 		`{"actual":{"status_code":2,"output":"o","stderr":"e","files":{"f":"x"},"timed_out":true,"headers":{"a":"b"}}}`,
+		`{"actual":{"mock_calls":[{"mock":"payments","method":"POST","path":"/v1/charges","query":{"a":["1","2"]},"headers":{"h":[]},"body":"{\"amount\":1999}","status":201,"route":0},{"mock":"rates","body_base64":"/w==","route":-1,"unmatched":true,"fault":"f"}]}}`,
+		`{"actual":{"mock_calls":[]}}`, `{"actual":{"mock_calls":null}}`, `{"actual":{"mock_calls":[null,{}]}}`,
+		`{"actual":{"mock_calls":{}}}`, `{"actual":{"mock_calls":[{"status":"201"}]}}`, `{"actual":{"mock_calls":[{"query":{"a":"1"}}]}}`,
+		`{"actual":{"mock_calls":[{"route":1.5}]}}`, `{"actual":{"mock_calls":[3]}}`,
 		`{"actual":{"status_code":2.5}}`, `{"actual":{"timed_out":1}}`, `{"actual":{"files":[]}}`,
 		`{"expected":[],"config":{}}`, `{"expected":{"output":"x"},"unknown":[1,{"a":[]}]}`,
 		`{"c\u0061se":{"id":"x"}}`, `{"case":{"\u0069d":"x"}}`,
@@ -128,4 +132,36 @@ func FuzzFastVerifyInput(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkFastDecode)
+}
+
+// A verifier reads the calls a case's mocks received as Actual.MockCalls,
+// whichever path decodes the envelope; a call of the wrong shape is an
+// input error naming the field.
+func TestDecodeMockCalls(t *testing.T) {
+	s := `{"abi_version":1,"actual":{"status_code":0,"mock_calls":[` +
+		`{"mock":"payments","method":"POST","path":"/v1/charges","query":{"currency":["EUR"]},"headers":{"idempotency-key":["k1"]},"body":"{\"amount\":1999}","status":201,"route":0},` +
+		`{"mock":"payments","method":"GET","path":"/x","body_base64":"/w==","status":501,"route":-1,"unmatched":true}]}}`
+	want := []MockCall{
+		{Mock: "payments", Method: "POST", Path: "/v1/charges", Query: map[string][]string{"currency": {"EUR"}},
+			Headers: map[string][]string{"idempotency-key": {"k1"}}, Body: `{"amount":1999}`, Status: 201},
+		{Mock: "payments", Method: "GET", Path: "/x", BodyBase64: "/w==", Status: 501, Route: -1, Unmatched: true},
+	}
+	p := parser{data: []byte(s)}
+	fast, ok := p.fastVerifyInput()
+	if !ok {
+		t.Fatal("the fast path left the envelope to the general path")
+	}
+	general, err := DecodeVerifyInput([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]*VerifyInput{"fast": fast, "general": general} {
+		if !reflect.DeepEqual(in.Actual.MockCalls, want) {
+			t.Errorf("%s: %#v", name, in.Actual.MockCalls)
+		}
+	}
+	_, err = DecodeVerifyInput([]byte(`{"actual":{"mock_calls":[{"mock":"p"},{"status":"201"}]}}`))
+	if err == nil || err.Error() != "$.actual.mock_calls[1].status is a string, expected a number" {
+		t.Errorf("error %v", err)
+	}
 }

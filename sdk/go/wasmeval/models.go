@@ -16,6 +16,7 @@ type (
 	Case           = abi.Case
 	InputFile      = abi.InputFile
 	Actual         = abi.Actual
+	MockCall       = abi.MockCall
 	VerifyInput    = abi.VerifyInput
 	VerifyOutput   = abi.VerifyOutput
 	Attribute      = abi.Attribute
@@ -241,7 +242,30 @@ func (d *decoder) actualOf(path at, v any) Actual {
 	a.Stderr = d.str(path.with(".stderr"), m["stderr"])
 	a.Files = d.obj(path.with(".files"), m["files"])
 	a.TimedOut = d.boolean(path.with(".timed_out"), m["timed_out"])
+	a.MockCalls = d.mockCalls(path.with(".mock_calls"), m["mock_calls"])
 	return a
+}
+
+// mockCalls decodes the requests a case's mocks received, each call's
+// fields in the order every SDK visits them, so the first shape error is
+// the same.
+func (d *decoder) mockCalls(path at, v any) []MockCall {
+	var out []MockCall
+	for i, x := range d.arr(path, v) {
+		p := path.elem(i)
+		m := d.obj(p, x)
+		if m == nil {
+			out = append(out, MockCall{})
+			continue
+		}
+		out = append(out, MockCall{Mock: d.str(p.with(".mock"), m["mock"]), Method: d.str(p.with(".method"), m["method"]),
+			Path: d.str(p.with(".path"), m["path"]), Query: d.strsMap(p.with(".query"), m["query"]),
+			Headers: d.strsMap(p.with(".headers"), m["headers"]), Body: d.str(p.with(".body"), m["body"]),
+			BodyBase64: d.str(p.with(".body_base64"), m["body_base64"]), Status: d.integer(p.with(".status"), m["status"]),
+			Route: d.integer(p.with(".route"), m["route"]), Unmatched: d.boolean(p.with(".unmatched"), m["unmatched"]),
+			Fault: d.str(p.with(".fault"), m["fault"])})
+	}
+	return out
 }
 
 func (d *decoder) top(v any) map[string]any {

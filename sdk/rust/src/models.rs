@@ -73,6 +73,32 @@ pub struct Actual {
     pub stderr: String,
     pub files: Map,
     pub timed_out: bool,
+    /// The requests the problem's mock services received during the case,
+    /// in order (see `MockCall`).
+    pub mock_calls: Vec<MockCall>,
+}
+
+/// One request a mock service received in a case, kept as evidence of what
+/// the submission sent and what it got back. Header names are lowercase;
+/// the body is `body` when it is UTF-8 text, else `body_base64`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MockCall {
+    pub mock: String,
+    pub method: String,
+    pub path: String,
+    pub query: BTreeMap<String, Vec<String>>,
+    pub headers: BTreeMap<String, Vec<String>>,
+    pub body: String,
+    pub body_base64: String,
+    /// What the submission got back.
+    pub status: i64,
+    /// The index of the declarative route that answered (-1: none
+    /// matched, or a plugin answered).
+    pub route: i64,
+    /// No route matched, and the request was answered 501.
+    pub unmatched: bool,
+    /// Why the mock could not answer (its plugin faulted).
+    pub fault: String,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -642,7 +668,36 @@ impl Decoder {
         a.stderr = self.string(&path.field("stderr"), take(&mut m, "stderr"));
         a.files = self.map(&path.field("files"), take(&mut m, "files"));
         a.timed_out = self.boolean(&path.field("timed_out"), &take(&mut m, "timed_out"));
+        a.mock_calls = self.mock_calls(&path.field("mock_calls"), take(&mut m, "mock_calls"));
         a
+    }
+    /// The calls a case's mocks received, each call's fields in the order
+    /// every SDK visits them, so the first shape error is the same.
+    fn mock_calls(&mut self, path: &Path, v: Value) -> Vec<MockCall> {
+        let list = self.arr(path, v);
+        let mut out = Vec::with_capacity(list.len());
+        for (i, x) in list.into_iter().enumerate() {
+            let p = Path::Index(path, i);
+            let mut m = self.obj(&p, x);
+            if m.is_none() {
+                out.push(MockCall::default());
+                continue;
+            }
+            out.push(MockCall {
+                mock: self.string(&p.field("mock"), take(&mut m, "mock")),
+                method: self.string(&p.field("method"), take(&mut m, "method")),
+                path: self.string(&p.field("path"), take(&mut m, "path")),
+                query: self.strs_map(&p.field("query"), take(&mut m, "query")),
+                headers: self.strs_map(&p.field("headers"), take(&mut m, "headers")),
+                body: self.string(&p.field("body"), take(&mut m, "body")),
+                body_base64: self.string(&p.field("body_base64"), take(&mut m, "body_base64")),
+                status: self.integer(&p.field("status"), &take(&mut m, "status")),
+                route: self.integer(&p.field("route"), &take(&mut m, "route")),
+                unmatched: self.boolean(&p.field("unmatched"), &take(&mut m, "unmatched")),
+                fault: self.string(&p.field("fault"), take(&mut m, "fault")),
+            });
+        }
+        out
     }
     fn top(&mut self, v: Value) -> Option<Map> {
         match v {
