@@ -13,6 +13,7 @@ import (
 
 	"github.com/docker/docker/api/types/network"
 
+	"github.com/wasmeval/wasmeval/engine/envspec"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
@@ -287,5 +288,44 @@ func TestUpstreamNeedsTheExecutor(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "mocks on Docker need the in-container executor") || !strings.Contains(err.Error(), "payments") ||
 		!strings.Contains(err.Error(), docker.ExecPerCaseEnv) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// A container running as another user than root (the executor too)
+// binds the port and connects to the socket all the same.
+func TestUpstreamReachedAsAnotherUser(t *testing.T) {
+	rt := newRuntime(t, pythonSpec(t, func(s *envspec.Spec) { s.User = "65534:65534" }))
+	s := openSession(t, rt, map[string]string{"fetch.py": fetchPy}, nil)
+	l, addr, ok := upstream(t, rt, s, "payments")
+	if !ok {
+		return
+	}
+	serveUpstream(t, l, 3)
+	fetch(t, s, addr, 2, 3)
+}
+
+// The forward is no process: the container holds nothing but the
+// executor's threads after a case used it, and a case that kills every
+// process it may (as root in the container) leaves it working.
+func TestUpstreamIsNoProcess(t *testing.T) {
+	rt := newRuntime(t, pythonSpec(t, nil))
+	s := openSession(t, rt, map[string]string{"fetch.py": fetchPy}, nil)
+	l, addr, ok := upstream(t, rt, s, "payments")
+	if !ok {
+		return
+	}
+	serveUpstream(t, l, 2)
+	fetch(t, s, addr, 1, 2)
+	if n, ok := docker.Tasks(s); ok && n != 0 {
+		t.Errorf("%d tasks in the container besides the executor's", n)
+	}
+	before := runningContainer(t, rt)
+	res, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: []string{"sh", "-c", "kill -9 -1; kill -9 1; sleep 1"}, Env: env(s), Timeout: time.Minute})
+	if err != nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	fetch(t, s, addr, 2, 0)
+	if runningContainer(t, rt) != before {
+		t.Error("the container was replaced")
 	}
 }
