@@ -791,6 +791,9 @@ func (d *fastDecoder) outcome(o *result.Execution) bool {
 		case "mock_calls_dropped":
 			bit = 1 << 19
 			o.MockCallsDropped, ok = d.int()
+		case "mock_error":
+			bit = 1 << 20
+			o.MockError, ok = d.optStr()
 		default:
 			return false
 		}

@@ -30,8 +30,8 @@ func sampleRecords() []*result.CaseRecord {
 				MockCalls: []abi.MockCall{{Mock: "payments", Method: "POST", Path: "/v1/charges", Query: map[string][]string{"a": {"1", "<&>"}},
 					Headers: map[string][]string{"content-type": {"application/json"}}, Body: `{"amount":1999}`, Status: 201, Route: 0},
 					{Mock: "rates", Method: "GET", Path: "/x", BodyBase64: "AAE=", Status: 501, Route: -1, Unmatched: true, Fault: "trap"}},
-				MockCallsDropped: 7,
-				Error:            "could not start", PluginError: "verifier trapped", OOMKilled: true},
+				MockCallsDropped: 7, MockError: "mock \"rates\": cannot listen",
+				Error: "could not start", PluginError: "verifier trapped", OOMKilled: true},
 			Attributes: []verify.AttributeResult{
 				{Attribute: "output", Actual: big, Expected: "other\n", Check: "text", Weight: 2,
 					Diff: &verify.Diff{Summary: "line 1 differs", Unified: "--- a\n+++ b\n", Truncated: true,

@@ -180,6 +180,10 @@ func appendRecord(b []byte, s *storedRecord) ([]byte, error) {
 		b = append(b, `,"mock_calls_dropped":`...)
 		b = strconv.AppendInt(b, int64(o.MockCallsDropped), 10)
 	}
+	if o.MockError != "" {
+		b = append(b, `,"mock_error":`...)
+		b = appendString(b, o.MockError)
+	}
 	b = append(b, `,"adapter_error":`...)
 	b = strconv.AppendBool(b, o.AdapterError)
 	if o.Error != "" {

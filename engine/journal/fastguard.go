@@ -26,7 +26,7 @@ var fastCodec = sameFields(reflect.TypeFor[result.CaseRecord](),
 		`json:"command,omitempty"`, `json:"status_code"`, `json:"output"`, `json:"stderr"`, `json:"output_dropped,omitempty"`,
 		`json:"stderr_dropped,omitempty"`, `json:"elapsed_s"`, `json:"timed_out"`, `json:"signal,omitempty"`, `json:"files,omitempty"`,
 		`json:"headers,omitempty"`, `json:"artifacts,omitempty"`, `json:"server_startup_s,omitempty"`,
-		`json:"mock_calls,omitempty"`, `json:"mock_calls_dropped,omitempty"`, `json:"adapter_error"`, `json:"error,omitempty"`,
+		`json:"mock_calls,omitempty"`, `json:"mock_calls_dropped,omitempty"`, `json:"mock_error,omitempty"`, `json:"adapter_error"`, `json:"error,omitempty"`,
 		`json:"plugin_error,omitempty"`, `json:"oom_killed,omitempty"`, `json:"agent,omitempty"`) &&
 	sameFields(reflect.TypeFor[verify.AttributeResult](),
 		`json:"attribute"`, `json:"actual"`, `json:"expected"`, `json:"diff,omitempty"`, `json:"is_correct"`, `json:"weight"`,

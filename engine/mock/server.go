@@ -48,22 +48,42 @@ type running struct {
 	state  any        // what the plugin's last answer left
 }
 
-// Start checks services and starts each on its own port of host (an IP
-// address, "127.0.0.1" on the local runtime). They answer until Close;
-// ctx bounds the plugin calls they make.
+// Listen opens the listener a service is served on and says at which
+// host:port the submission reaches it (runtime.Upstreams.Upstream).
+type Listen func(ctx context.Context, service string) (net.Listener, string, error)
+
+// OnHost listens on a port of host (an IP address): where the submission
+// runs beside the engine, as on the local runtime's 127.0.0.1.
+func OnHost(host string) Listen {
+	return func(_ context.Context, service string) (net.Listener, string, error) {
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot listen on %s: %w", host, err)
+		}
+		return ln, ln.Addr().String(), nil
+	}
+}
+
+// Start checks services and starts each on its own port of host. They
+// answer until Close; ctx bounds the plugin calls they make.
 func Start(ctx context.Context, services []Service, host string) (*Group, error) {
+	return StartOn(ctx, services, OnHost(host))
+}
+
+// StartOn checks services and starts each on a listener of its own from
+// listen, reached at the address listen gives.
+func StartOn(ctx context.Context, services []Service, listen Listen) (*Group, error) {
 	if err := Check(services); err != nil {
 		return nil, err
 	}
 	g := &Group{ctx: ctx}
 	for _, s := range services {
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		ln, addr, err := listen(ctx, s.Name)
 		if err != nil {
 			g.Close()
-			return nil, fmt.Errorf("mock %q: cannot listen on %s: %w", s.Name, host, err)
+			return nil, fmt.Errorf("mock %q: %w", s.Name, err)
 		}
-		r := &running{svc: s, ln: ln, counts: make([]int, len(s.Routes)),
-			url: "http://" + ln.Addr().String()}
+		r := &running{svc: s, ln: ln, counts: make([]int, len(s.Routes)), url: "http://" + addr}
 		r.server = &http.Server{Handler: g.handler(r), ReadHeaderTimeout: time.Minute}
 		g.services = append(g.services, r)
 		g.wg.Add(1)

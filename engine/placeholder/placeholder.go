@@ -1,7 +1,9 @@
 // Package placeholder is the one place the placeholders of command
 // templates are defined, checked and expanded: {entry_file} in the command
-// that starts a submission, and {{host}} and {{port}} — where a server must
-// listen — in a server's command, arguments and environment.
+// that starts a submission, {{host}} and {{port}} — where a server must
+// listen — in a server's command, arguments and environment, and
+// {{mock.NAME}} — the base URL of one of the group's mock services —
+// wherever the submission's processes get arguments or environment.
 //
 // The two spellings differ for a reason: {entry_file} is SlopCodeBench's,
 // kept so its problems load unchanged, and {{host}}/{{port}} are wasmeval's.
@@ -37,6 +39,35 @@ func Command(server bool) []string {
 
 // Server lists the placeholders of a server's arguments and environment.
 var Server = []string{Host, Port}
+
+// MockPrefix starts the placeholder of a mock service's base URL,
+// {{mock.NAME}}: the URL (http://HOST:PORT) at which the submission's
+// processes reach the group's mock service NAME.
+const MockPrefix = "{{mock."
+
+// Mock is the placeholder of mock service name's base URL.
+func Mock(name string) string { return MockPrefix + name + "}}" }
+
+// Mocks are the placeholders of the named mock services.
+func Mocks(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = Mock(n)
+	}
+	return out
+}
+
+// MocksIn returns the names of the mock services text's placeholders
+// name ({{mock.payments}} gives payments), in order.
+func MocksIn(text string) []string {
+	var names []string
+	for _, p := range Find(text) {
+		if name, ok := strings.CutPrefix(p, MockPrefix); ok {
+			names = append(names, strings.TrimSuffix(name, "}}"))
+		}
+	}
+	return names
+}
 
 // Find returns the placeholders written in text, in order: {name} and
 // {{name}}, where name is a word of letters, digits, '_', '-', '.' or ':'

@@ -177,8 +177,6 @@ func (l *loader) load(path string) *Problem {
 		}
 	}
 
-	l.checkPlaceholders(file, root, raw.Adapter.node, p)
-
 	p.StaticAssets = l.staticAssets(file, raw.StaticAssets)
 
 	base := scope{env: raw.Env, checks: raw.Checks, timeout: DefaultTimeout}
@@ -193,6 +191,7 @@ func (l *loader) load(path string) *Problem {
 		p.TimeoutOutcome = TimeoutErrors
 	}
 	base.verifier = l.verifierRef(file, "", raw.Verifier, nil)
+	base.mocks = l.mocks(file, "", &raw.Mocks, nil)
 	raw.Checks.validate(file, l.opts.ValidateCheck, &l.errs)
 	l.checkRefs(file, &raw.Checks)
 
@@ -209,6 +208,8 @@ func (l *loader) load(path string) *Problem {
 		return p
 	}
 	p.Checkpoints = l.checkpoints(file, dir, &raw.Checkpoints, base)
+	// After the groups: a {{mock.NAME}} must name a mock of every group.
+	l.checkPlaceholders(file, root, raw.Adapter.node, p)
 	return p
 }
 
@@ -220,6 +221,7 @@ type scope struct {
 	loader    string
 	loaderRef *PluginRef
 	verifier  *PluginRef
+	mocks     []Mock
 }
 
 // verifierRef resolves a `verifier:` key: a plugin, or SlopCodeBench's
@@ -477,6 +479,7 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 
 	sc := scope{env: MergeEnv(base.env, raw.Env), timeout: base.timeout, checks: base.checks, loader: base.loader, loaderRef: base.loaderRef}
 	sc.verifier = l.verifierRef(file, path, raw.Verifier, base.verifier)
+	sc.mocks = l.mocks(file, path, &raw.Mocks, base.mocks)
 	if raw.Timeout != nil {
 		sc.timeout = l.seconds(file, diag.JoinPath(path, "timeout"), keyLine(node, "timeout"), *raw.Timeout)
 	}
@@ -536,6 +539,7 @@ func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name 
 		Name: name, Type: GroupType(rg.Type), CaseOrder: rg.CaseOrder, CaseDefaults: rg.CaseDefaults,
 		Isolated: true, Timeout: sc.timeout, Env: MergeEnv(sc.env, rg.Env), Loader: sc.loader, LoaderRef: sc.loaderRef,
 		Verifier: l.verifierRef(file, path, rg.Verifier, sc.verifier),
+		Mocks:    l.mocks(file, path, &rg.Mocks, sc.mocks),
 		CasesDir: cp.Dir, CaseGroup: name, File: file, Path: path,
 	}
 	if rg.Name != "" && rg.Name != name {

@@ -104,6 +104,9 @@ type Group struct {
 	// Verifier is a verifier plugin run on every case in addition to
 	// Checks (the most specific level that names one wins).
 	Verifier *PluginRef
+	// Mocks are the upstream services the group's submission calls,
+	// started for the group (see Mock).
+	Mocks []Mock
 
 	// For regression groups, where the cases come from.
 	OriginalCheckpoint string

@@ -49,6 +49,8 @@ type rawProblem struct {
 	// TimeoutOutcome is what a timeout of the submission counts as:
 	// failed (default) or error.
 	TimeoutOutcome string `yaml:"timeout_outcome"`
+	// Mocks are upstream services the submission calls (see mocks.go).
+	Mocks rawMocks `yaml:"mocks"`
 }
 
 // rawLoader is the mapping form of a loader or verifier reference.
@@ -229,6 +231,7 @@ type rawCheckpoint struct {
 	Loader           *rawLoader `yaml:"loader"`
 	Verifier         *rawLoader `yaml:"verifier"`
 	Checks           rawChecks  `yaml:"checks"`
+	Mocks            rawMocks   `yaml:"mocks"`
 }
 
 // rawGroups keeps file order.
@@ -271,6 +274,7 @@ type rawGroup struct {
 	Checks   rawChecks         `yaml:"checks"`
 	Loader   *rawLoader        `yaml:"loader"`
 	Verifier *rawLoader        `yaml:"verifier"`
+	Mocks    rawMocks          `yaml:"mocks"`
 	line     int
 }
 

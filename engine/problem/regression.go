@@ -99,7 +99,7 @@ func (l *loader) expandRegression(file, path string, r *rawRegression, cp *Check
 				CaseOrder: sg.CaseOrder, CaseDefaults: sg.CaseDefaults, Isolated: sg.Isolated,
 				Timeout: sg.Timeout, Env: MergeEnv(sc.env, nil), GroupFiles: sg.GroupFiles,
 				Checks: sg.Checks, Loader: sg.Loader, LoaderRef: sg.LoaderRef, Verifier: sg.Verifier,
-				OriginalCheckpoint: src.cp.Name, OriginalGroup: name,
+				Mocks: sg.Mocks, OriginalCheckpoint: src.cp.Name, OriginalGroup: name,
 				CasesDir: sg.CasesDir, CaseGroup: sg.CaseGroup, File: sg.File, Path: sg.Path,
 			})
 		}

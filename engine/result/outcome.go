@@ -66,7 +66,8 @@ type Classification struct {
 //
 //   - a case that could not be loaded is an error (load);
 //   - an adapter failure is an error (adapter);
-//   - a mock that faulted on one of the case's calls is an error (mock);
+//   - a mock that could not start, or faulted on one of the case's calls,
+//     is an error (mock);
 //   - a plugin fault is an error (plugin), even when a built-in check
 //     failed too: a verdict half-made by a faulty plugin is not an answer;
 //   - a timeout fails (or is an error of kind timeout, when the problem
@@ -101,6 +102,8 @@ func (c Classification) harness(r *CaseRecord) (Outcome, ErrorKind) {
 	switch {
 	case x.AdapterError && r.Case == nil:
 		return OutcomeError, ErrorLoad
+	case x.MockError != "":
+		return OutcomeError, ErrorMock
 	case x.AdapterError:
 		return OutcomeError, ErrorAdapter
 	case MockFault(x.MockCalls) != nil:

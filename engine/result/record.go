@@ -87,6 +87,9 @@ type Execution struct {
 	// MockCallsDropped counting the rest.
 	MockCalls        []abi.MockCall `json:"mock_calls,omitempty"`
 	MockCallsDropped int            `json:"mock_calls_dropped,omitempty"`
+	// MockError says why the group's mock services could not start: the
+	// case did not run, and is an error of the mock.
+	MockError string `json:"mock_error,omitempty"`
 	// AdapterError is set when the adapter itself failed (could not start
 	// the submission, could not write an input file…); Error says why.
 	AdapterError bool   `json:"adapter_error"`

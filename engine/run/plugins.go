@@ -127,6 +127,11 @@ func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 			if g.LoaderRef != nil {
 				bind(g.File, at("loader"), g.LoaderRef, abi.KindLoader, "")
 			}
+			for _, m := range g.Mocks {
+				if m.Plugin != nil {
+					bind(m.File, diag.JoinPath(m.Key, "plugin"), m.Plugin, abi.KindMock, "")
+				}
+			}
 			for i, c := range g.Checks {
 				if c.Plugin != nil {
 					kind := abi.KindEvaluator

@@ -17,6 +17,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/adapter"
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/mock"
 	"github.com/wasmeval/wasmeval/engine/placeholder"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/report"
@@ -289,7 +290,7 @@ func CheckCommand(p *problem.Problem, command, from string) error {
 	if command == "" || Recorded(p) {
 		return nil
 	}
-	if err := placeholder.Check(command, placeholder.Command(p.Adapter.Server != nil)); err != nil {
+	if err := placeholder.Check(command, append(placeholder.Command(p.Adapter.Server != nil), placeholder.Mocks(p.MockNames())...)); err != nil {
 		return fmt.Errorf("%s: %w", from, err)
 	}
 	return nil
@@ -381,6 +382,8 @@ type groupRunner struct {
 	// stops the group.
 	record  func(rec *result.CaseRecord, retried bool) error
 	plugins *pluginSet
+	// mocks are the group's running mock services (nil: none).
+	mocks *mock.Group
 }
 
 func (r *groupRunner) run(ctx context.Context) error {
@@ -420,6 +423,18 @@ func (r *groupRunner) run(ctx context.Context) error {
 	if err := writeGroupFiles(sess.Workdir(), p, g.GroupFiles); err != nil {
 		return err
 	}
+	if !groupDone {
+		withMocks, mocks, err := r.startMocks(ctx, sess)
+		if err != nil {
+			// Every case is an error of the mock: the submission was not
+			// given the upstream the problem promised.
+			return r.mocksFailed(ctx, stream, err)
+		}
+		if mocks != nil {
+			defer mocks.Close()
+			sess, r.mocks = withMocks, mocks
+		}
+	}
 	ad := r.newAdapter()
 	// A server-backed adapter keeps one server for the whole group: its
 	// cases share the server's state, so the group is never isolated —
@@ -433,6 +448,9 @@ func (r *groupRunner) run(ctx context.Context) error {
 		if err := ga.Begin(ctx, sess); err != nil {
 			return fmt.Errorf("start the submission: %w", err)
 		}
+		// What the server asked of its mocks while it started belongs to
+		// no case.
+		takeMockCalls(r.mocks, &result.Execution{})
 	}
 
 	// Built-in loaders never look at history; keep it only for loaders
@@ -521,7 +539,7 @@ func (r *groupRunner) run(ctx context.Context) error {
 // adapter's outcome — the same whether the case just ran or is replayed
 // from the journal.
 func actualOf(o result.Execution) verify.Actual {
-	return verify.Actual{StatusCode: o.StatusCode, Output: o.Output, Stderr: o.Stderr, Files: o.Files, Headers: o.Headers, TimedOut: o.TimedOut}
+	return verify.Actual{StatusCode: o.StatusCode, Output: o.Output, Stderr: o.Stderr, Files: o.Files, Headers: o.Headers, TimedOut: o.TimedOut, MockCalls: o.MockCalls}
 }
 
 func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adapter.Adapter, c *cases.Case, idx int) (*result.CaseRecord, verify.Actual, error) {
@@ -531,6 +549,9 @@ func (r *groupRunner) runCase(ctx context.Context, sess runtime.Session, ad adap
 	if err != nil {
 		return nil, verify.Actual{}, err
 	}
+	// The calls since the last case's end: a request a submission sends
+	// late for one case counts with the next, never dropped.
+	takeMockCalls(r.mocks, &out)
 	actual := actualOf(out)
 	// A case whose adapter failed (its server never answered, its command
 	// could not start) and an agent that gave no result have not

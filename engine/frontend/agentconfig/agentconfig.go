@@ -48,7 +48,7 @@ func Apply(p *problem.Problem, a *Agent, results, file string, errs *diag.List) 
 		if len(a.Arguments) > 0 || a.HealthCheck != nil {
 			errs.Add(file, "agent", 0, "arguments and health_check configure an agent served over HTTP; set agent.endpoint (the path requests are POSTed to), or drop them for an agent run as a command")
 		}
-		problem.CheckPlaceholders(file, "agent.", a.Command, nil, errs, noLine)
+		problem.CheckPlaceholders(file, "agent.", a.Command, nil, nil, errs, noLine)
 		return
 	}
 	if !strings.HasPrefix(a.Endpoint, "/") {
@@ -72,7 +72,7 @@ func Apply(p *problem.Problem, a *Agent, results, file string, errs *diag.List) 
 		}
 	}
 	p.Adapter.Server = s
-	problem.CheckPlaceholders(file, "agent.", a.Command, s, errs, noLine)
+	problem.CheckPlaceholders(file, "agent.", a.Command, s, nil, errs, noLine)
 }
 
 // Seconds converts a number of seconds as written to a duration.
