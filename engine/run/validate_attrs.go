@@ -17,7 +17,8 @@ import (
 
 // producedBy lists the attributes each adapter produces, as a check names
 // them (see verify.AttributeOf); "files-…" and "headers-…" stand for
-// families.
+// families. Every adapter also produces mock_calls when the group
+// declares mocks (see mockNames).
 var producedBy = map[string][]string{
 	problem.AdapterCLI:     {"status_code", "output", "stderr", "files-<path>"},
 	problem.AdapterAPI:     {"status_code", "output", "headers-<name>", "files-<path>"},
@@ -49,7 +50,12 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 	}
 	archive := typ == problem.AdapterAPI && (p.Adapter.Response == problem.ResponseArchive ||
 		(c.Request != nil && c.Request.Response == problem.ResponseArchive))
-	produced := strings.Join(producedBy[typ], ", ")
+	mocks := mockNames(g)
+	attrs := producedBy[typ]
+	if len(mocks) > 0 {
+		attrs = append(slices.Clip(attrs), verify.AttrMockCalls)
+	}
+	produced := strings.Join(attrs, ", ")
 	reported := map[string]bool{}
 	for i, spec := range checks {
 		if spec.Kind == "evaluator" || spec.Kind == "evaluators" || spec.Kind == "latency" {
@@ -61,6 +67,18 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 			if typ != problem.AdapterAgent && !reported[spec.Kind] {
 				reported[spec.Kind] = true
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "case %s: the %s check judges an agent's result, which only the agent adapter produces (this problem's adapter is %s)", c.ID, spec.Kind, typ)
+			}
+			continue
+		}
+		if spec.Kind == "mock-calls" {
+			// It selects the calls of one mock, which the group must
+			// declare: a name it does not know selects nothing, ever.
+			if spec.Mock != "" && !slices.Contains(mocks, spec.Mock) {
+				declared := "it declares none"
+				if len(mocks) > 0 {
+					declared = "its mocks: " + strings.Join(mocks, ", ")
+				}
+				errs.Add(c.Source, diag.IndexPath("checks", i)+".mock", 0, "case %s: the mock-calls check selects the calls to mock %q, which the group does not declare (%s)", c.ID, spec.Mock, declared)
 			}
 			continue
 		}
@@ -77,6 +95,15 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 			} else if h, ok := strings.CutPrefix(attr, "headers-"); ok {
 				key = "expected.headers." + h
 			}
+		}
+		if attr == verify.AttrMockCalls {
+			// Every adapter gives a case its mock calls; without mocks
+			// they are always [], which no one means to check.
+			if len(mocks) == 0 {
+				reported[attr] = true
+				errs.Add(c.Source, key, 0, "case %s: the check of mock_calls reads the requests the group's mocks received, but the group declares no mocks (so mock_calls is always []); declare them under mocks:", c.ID)
+			}
+			continue
 		}
 		msg, fix := "", ""
 		switch {
@@ -139,4 +166,15 @@ func listOrNone(s []string) string {
 	s = append([]string{}, s...)
 	sort.Strings(s)
 	return strings.Join(s, ", ")
+}
+
+// mockNames lists the names of the mock services a group declares (its
+// own, its checkpoint's and its problem's, as loaded), sorted.
+func mockNames(g *problem.Group) []string {
+	names := make([]string, 0, len(g.Mocks))
+	for _, m := range g.Mocks {
+		names = append(names, m.Name)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -128,6 +128,48 @@ func TestValidateExpectedAgainstTheAdapter(t *testing.T) {
 	}
 }
 
+// Every adapter gives a case its mock calls when the group declares mocks:
+// a check of mock_calls without any, or a mock-calls check naming a mock
+// the group does not declare, would judge nothing real.
+func TestValidateMockCalls(t *testing.T) {
+	const mocks = "mocks:\n  payments:\n    routes: [{method: POST, path: /v1/charges, responses: [{status: 201}]}]\n"
+	check := "checks: [{kind: mock-calls, mock: payments, method: POST, path: /v1/charges, count: 1, body: {amount: 1999}}]"
+	for _, tc := range []struct {
+		name, adapter, mocks, cases string
+		want                        []string // empty: valid
+	}{
+		{"cli: mock-calls", "cli", mocks, "a: {" + check + "}\n", nil},
+		{"api: mock-calls", "api", mocks, "a: {request: {path: /}, " + check + "}\n", nil},
+		{"browser: json on mock_calls", "browser", mocks, "a: {steps: [{goto: /}], expected: {amount: 1999}, checks: [{kind: json, attribute: mock_calls, json_path: '$[0].body.amount', expected_from: expected.amount}]}\n", nil},
+		{"agent: expected mock_calls", "agent", mocks, "a: {instruction: x, expected: {mock_calls: []}}\n", nil},
+		{"api: an undeclared mock", "api", mocks, "a: {request: {path: /}, checks: [{kind: mock-calls, mock: refunds}]}\n",
+			[]string{`checks[0].mock: case a: the mock-calls check selects the calls to mock "refunds", which the group does not declare (its mocks: payments)`}},
+		{"cli: no mocks", "cli", "", "a: {" + check + "}\n",
+			[]string{`checks[0].mock: case a: the mock-calls check selects the calls to mock "payments", which the group does not declare (it declares none)`}},
+		{"cli: mock_calls expected without mocks", "cli", "", "a: {expected: {mock_calls: []}}\n",
+			[]string{"expected.mock_calls: case a: the check of mock_calls reads the requests the group's mocks received, but the group declares no mocks"}},
+		{"cli: a bad count", "cli", mocks, "a: {checks: [{kind: mock-calls, mock: payments, count: -1}]}\n", []string{"count: must not be negative, got -1"}},
+	} {
+		dir := problemTree(t, map[string]string{
+			"config.yaml": "name: p\nentry_file: app.py\nadapter: {type: " + tc.adapter + "}\n" + tc.mocks + "checkpoints:\n  c1: {groups: {g: {type: Core}}}\n",
+			"c1/g.yaml":   tc.cases,
+		})
+		_, err := validateDir(t, dir)
+		switch {
+		case len(tc.want) == 0 && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case len(tc.want) > 0 && err == nil:
+			t.Errorf("%s: validation passed", tc.name)
+		case len(tc.want) > 0:
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: %v\nwant %q", tc.name, err, w)
+				}
+			}
+		}
+	}
+}
+
 // Validation says which built-in loader read each group and how.
 func TestValidateSaysWhichLoaderReadEachGroup(t *testing.T) {
 	dir := problemTree(t, map[string]string{
