@@ -54,6 +54,8 @@ const mockShopPy = `import json, os, sys, urllib.request, urllib.error
 arg_url, what = sys.argv[1], sys.argv[2]
 env_url = os.environ["WASMEVAL_MOCK_PAYMENTS"]
 assert arg_url == env_url, (arg_url, env_url)
+if len(sys.argv) > 3:
+    assert sys.argv[3] == env_url, ("a case's argument", sys.argv[3], env_url)
 def call(method, path, body):
     req = urllib.request.Request(env_url + path, data=json.dumps(body).encode(), method=method,
                                  headers={"Content-Type": "application/json"})
@@ -75,7 +77,7 @@ func writeMockShop(t *testing.T, config string) (dir, sub string) {
 	dir, sub = t.TempDir(), t.TempDir()
 	files := map[string]string{
 		"config.yaml":             config,
-		"c1/g/one/case.yaml":      "arguments: [one]\n",
+		"c1/g/one/case.yaml":      "arguments: [one, \"{{mock.payments}}\"]\n",
 		"c1/g/two/case.yaml":      "arguments: [twice]\n",
 		"c1/g/declined/case.yaml": "arguments: [once]\n",
 		"c1/g/refund/case.yaml":   "arguments: [refund]\n",
