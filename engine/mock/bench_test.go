@@ -8,14 +8,19 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/mock"
 	"github.com/wasmeval/wasmeval/engine/plugincall"
+	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/runtime/docker"
+	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
 	"github.com/wasmeval/wasmeval/plugins/host"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
@@ -83,26 +88,25 @@ type target struct {
 // change in the machine's load falls on all of them alike. It reports
 // each target's µs/request and its difference to the bare server's
 // (extra-µs/req): the figure the 0.5 ms target is read from. Calls are
-// taken from the group every 50 requests, as the engine takes them after
-// each case, so every request's evidence is kept.
+// taken from the groups every benchRound iterations, as the engine takes
+// them after each case, so every request's evidence is kept.
+//
+// Where a Docker engine is usable, a client inside a Docker runtime's
+// container (testdata/benchclient) sends the same request, between the
+// rounds outside, to another bare server and another routes mock served
+// on the session's upstreams: docker-bare and docker-routes, what a
+// submission on Docker sees through the runtime's forwarding.
 //
 // keepalive reuses one connection per target; newconn dials for every
 // request, as a client without connection reuse does.
 func BenchmarkMockRequest(b *testing.B) {
 	reqBody := benchRequest()
 
-	bare := &http.Server{ReadHeaderTimeout: time.Minute, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(201)
-		w.Write(benchReply)
-	})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	go bare.Serve(ln)
-	b.Cleanup(func() { bare.Close() })
+	serveBare(b, ln)
 
 	services := []mock.Service{{Name: "routes", Routes: benchRoutes()}}
 	plugin := benchMockPlugin(b)
@@ -135,16 +139,23 @@ func BenchmarkMockRequest(b *testing.B) {
 		}
 	}
 
+	docker := startInContainer(b, reqBody)
+	groups := []*mock.Group{g}
+	if docker != nil {
+		groups = append(groups, docker.group)
+	}
 	// The route that answers is the last one, and no request went
 	// unmatched: the benchmark measures a match, not a 501.
 	check := func(b *testing.B) {
-		calls, dropped := g.TakeCalls()
-		if dropped != 0 {
-			b.Fatalf("%d calls dropped between takes", dropped)
-		}
-		for _, c := range calls {
-			if c.Fault != "" || c.Unmatched || (c.Mock == "routes" && c.Route != 9) {
-				b.Fatalf("call %+v: expected the last route or the plugin to answer", c)
+		for _, g := range groups {
+			calls, dropped := g.TakeCalls()
+			if dropped != 0 {
+				b.Fatalf("%d calls dropped between takes", dropped)
+			}
+			for _, c := range calls {
+				if c.Fault != "" || c.Unmatched || (c.Mock == "routes" && c.Route != 9) {
+					b.Fatalf("call %+v: expected the last route or the plugin to answer", c)
+				}
 			}
 		}
 	}
@@ -165,19 +176,29 @@ func BenchmarkMockRequest(b *testing.B) {
 			for _, t := range ts {
 				t.total, t.n = 0, 0
 			}
+			var inside []*target
+			if docker != nil {
+				inside = docker.targets()
+			}
 			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for j := range ts {
-					send1(b, client, ts[(i+j)%len(ts)], reqBody)
+			for done := 0; done < b.N; {
+				n := min(benchRound, b.N-done)
+				for i := done; i < done+n; i++ {
+					for j := range ts {
+						send1(b, client, ts[(i+j)%len(ts)], reqBody)
+					}
 				}
-				if i%50 == 49 {
-					b.StopTimer()
+				b.StopTimer()
+				check(b)
+				if docker != nil {
+					docker.send(b, n, mode.name, inside)
 					check(b)
-					b.StartTimer()
 				}
+				b.StartTimer()
+				done += n
 			}
 			b.StopTimer()
-			check(b)
+			ts = append(ts, inside...)
 			base := ts[0].perRequest()
 			for _, t := range ts {
 				b.ReportMetric(t.perRequest(), t.name+"-µs/req")
@@ -237,4 +258,119 @@ func benchMockPlugin(b *testing.B) string {
 		b.Skip(err)
 	}
 	return wasm
+}
+
+// benchRound is how many iterations run between two takes of the calls
+// (and, in the container, one run of the client).
+const benchRound = 50
+
+// serveBare serves the baseline on l: a net/http handler that reads the
+// request and answers the fixed response.
+func serveBare(b *testing.B, l net.Listener) {
+	bare := &http.Server{ReadHeaderTimeout: time.Minute, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		w.Write(benchReply)
+	})}
+	go bare.Serve(l)
+	b.Cleanup(func() { bare.Close() })
+}
+
+// inContainer is the benchmark's client inside a Docker runtime's
+// container, reaching the bare server and the routes mock through the
+// runtime's upstreams (the container has no other network).
+type inContainer struct {
+	session runtime.Session
+	group   *mock.Group
+	bare    string // base URLs inside the container
+	routes  string
+}
+
+// startInContainer opens a Docker runtime's session whose submission is
+// the client (built from testdata/benchclient for the daemon's Linux),
+// serves the bare server and the routes mock on upstreams of it, and
+// returns them; nil, with a line in the log, when there is no usable
+// Docker engine (a failure under CI=true, which has one).
+func startInContainer(b *testing.B, reqBody []byte) *inContainer {
+	cli, err := docker.Connect()
+	if err == nil {
+		_, err = docker.Ping(context.Background(), cli)
+	}
+	if err == nil {
+		_, err = docker.FindBusybox()
+	}
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			b.Fatalf("docker engine required under CI: %v", err)
+		}
+		b.Logf("no usable Docker engine, the in-container targets are left out: %v", err)
+		return nil
+	}
+	sub := b.TempDir()
+	build := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(sub, "benchclient"), "./testdata/benchclient")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("build the benchmark's client: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "request.json"), reqBody, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "reply.json"), benchReply, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	rt, err := docker.New(ctx, docker.Options{Spec: dockertest.Spec(b, dockertest.Image(b, "busybox")), BaseDir: b.TempDir(), Client: cli})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rt.Close() })
+	s, err := rt.Open(ctx, runtime.SessionSpec{Submission: sub, Label: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	up, ok := s.(runtime.Upstreams)
+	if !ok {
+		b.Fatal("the Docker runtime's session gives no upstreams")
+	}
+	l, bareAddr, err := up.Upstream(ctx, "bare")
+	if err != nil {
+		b.Fatal(err)
+	}
+	serveBare(b, l)
+	g, err := mock.StartOn(ctx, []mock.Service{{Name: "routes", Routes: benchRoutes()}}, up.Upstream)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { g.Close() })
+	return &inContainer{session: s, group: g, bare: "http://" + bareAddr, routes: g.URLs()["routes"]}
+}
+
+func (c *inContainer) targets() []*target {
+	return []*target{{name: "docker-bare", url: c.bare}, {name: "docker-routes", url: c.routes}}
+}
+
+// send runs the client in the container for n rounds (mode: keepalive or
+// newconn) and adds the time its requests took to ts (docker-bare,
+// docker-routes).
+func (c *inContainer) send(b *testing.B, n int, mode string, ts []*target) {
+	res, err := c.session.Exec(context.Background(), runtime.ExecRequest{
+		Argv: []string{"./benchclient", strconv.Itoa(n), mode, "request.json", "reply.json", ts[0].url, ts[1].url},
+		Env:  map[string]string{"PATH": "/bin:/usr/bin"}, Timeout: 10 * time.Minute})
+	if err != nil || res.ExitCode != 0 {
+		b.Fatalf("the client in the container: %+v %v\n%s", res, err, res.Stderr)
+	}
+	lines := strings.Fields(string(res.Stdout))
+	if len(lines) != len(ts) {
+		b.Fatalf("the client in the container printed %q, expected %d totals", res.Stdout, len(ts))
+	}
+	for i, line := range lines {
+		ns, err := strconv.ParseInt(line, 10, 64)
+		if err != nil {
+			b.Fatalf("the client in the container printed %q: %v", res.Stdout, err)
+		}
+		ts[i].total += time.Duration(ns)
+		ts[i].n += n
+	}
 }
