@@ -18,9 +18,10 @@ import (
 // whether no route matched or the mock faulted, both marked — with the
 // request's headers and body folded under it. Everything in a call is the
 // submission's text: the template escapes it, and it is bounded like a
-// transcript — a body shown up to maxMockBody, a case's calls up to
-// maxMockCaseBytes of text and maxMockCallsShown rows, the page's first
-// MaxMockCases cases; what is left out is said. The journal and
+// transcript — a body shown up to maxMockBody, a header or path up to
+// maxMockHeader, a case's calls up to maxMockCaseBytes of text and
+// maxMockCallsShown rows, the page's first MaxMockCases cases; what is
+// left out is said. The journal and
 // results.parquet have every call whole.
 
 // Limits of the mock calls section.
@@ -30,6 +31,9 @@ const (
 	maxMockBody       = maxTranscriptValue
 	maxMockHeader     = 1 << 10
 	maxMockCaseBytes  = 64 << 10
+	// maxMockHeaderLines caps a call's header lines: empty values cost
+	// the allowance nothing.
+	maxMockHeaderLines = 50
 )
 
 type mockCaseData struct {
@@ -52,6 +56,8 @@ type mockCallData struct {
 	Headers              []mockHeader
 	Body, BodyNote       string
 	NoBody, OverTheLimit bool
+	// MoreHeaders counts the header lines past maxMockHeaderLines.
+	MoreHeaders int
 }
 
 type mockHeader struct{ Name, Value string }
@@ -78,7 +84,7 @@ func mockCaseOf(r *result.CaseRecord, key string) mockCaseData {
 	md.Unmatched, md.Faulted = report.MockCounts(r)
 	b := &budget{left: maxMockCaseBytes}
 	for i := range x.MockCalls {
-		if i == maxMockCallsShown {
+		if i == maxMockCallsShown || b.spent() {
 			md.Hidden = len(x.MockCalls) - i
 			break
 		}
@@ -90,8 +96,11 @@ func mockCaseOf(r *result.CaseRecord, key string) mockCaseData {
 }
 
 func mockCallOf(c *abi.MockCall, n int, b *budget) mockCallData {
-	cd := mockCallData{N: n, Mock: printable(c.Mock), Method: printable(c.Method), Path: printable(report.MockPath(c)),
-		Status: c.Status, Unmatched: c.Unmatched, Fault: printable(report.Truncate(c.Fault, maxMockHeader)), Class: "call"}
+	cd := mockCallData{N: n, Mock: printable(report.Truncate(c.Mock, 100)), Method: printable(report.Truncate(c.Method, 100)),
+		Path: printable(report.Truncate(report.MockPath(c), maxMockHeader)), Status: c.Status, Unmatched: c.Unmatched,
+		Fault: printable(report.Truncate(c.Fault, maxMockHeader)), Class: "call"}
+	// The row's own text counts against the case's allowance too.
+	b.left -= len(cd.Mock) + len(cd.Method) + len(cd.Path) + len(cd.Fault)
 	if c.Unmatched {
 		cd.Class += " unmatched"
 	}
@@ -105,11 +114,16 @@ func mockCallOf(c *abi.MockCall, n int, b *budget) mockCallData {
 	sort.Strings(names)
 	for _, name := range names {
 		for _, v := range c.Headers[name] {
-			if b.spent() {
+			switch {
+			case len(cd.Headers) == maxMockHeaderLines:
+				cd.MoreHeaders++
+			case b.spent():
 				cd.OverTheLimit = true
-				break
+			default:
+				h := mockHeader{printable(report.Truncate(name, 200)), printable(report.Truncate(v, maxMockHeader))}
+				b.left -= len(h.Name) + len(h.Value)
+				cd.Headers = append(cd.Headers, h)
 			}
-			cd.Headers = append(cd.Headers, mockHeader{printable(report.Truncate(name, 200)), printable(b.take(report.Truncate(v, maxMockHeader)))})
 		}
 	}
 	body, note := mockBody(c)
@@ -121,7 +135,7 @@ func mockCallOf(c *abi.MockCall, n int, b *budget) mockCallData {
 	default:
 		shown := b.take(body) // cut at maxMockBody (the budget's value limit) or what is left
 		if len(shown) < len(body) {
-			note = strings.TrimPrefix(note+fmt.Sprintf("; its first %s shown", size(int64(maxMockBody))), "; ")
+			note = strings.TrimPrefix(note+fmt.Sprintf("; its first %s shown", size(int64(min(maxMockBody, len(shown))))), "; ")
 		}
 		cd.Body, cd.BodyNote = printable(shown), note
 	}

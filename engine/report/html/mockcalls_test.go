@@ -63,52 +63,70 @@ func TestHTMLMockCalls(t *testing.T) {
 }
 
 // What a page holds of calls is bounded: a body up to 4 KiB, a case's
-// calls up to 64 KiB of text and 100 rows, the first 500 cases with
-// calls; each cut says what it left out.
+// calls up to 64 KiB of text and 100 rows, a call's headers up to 50
+// lines, the first 500 cases with calls; each cut says what it left out.
 func TestHTMLMockCallsBounded(t *testing.T) {
 	body := strings.Repeat("x", 8<<10)
+	right := []verify.AttributeResult{{Attribute: "status_code", Weight: 1, IsCorrect: true, Expected: 200, Actual: 200}}
 	page := mockPage(t, func(add func(*result.CaseRecord)) {
-		var calls []abi.MockCall
-		for i := range 150 {
-			calls = append(calls, abi.MockCall{Mock: "payments", Method: "POST", Path: fmt.Sprintf("/big/%d", i), Body: body, Status: 200,
-				Headers: map[string][]string{"x-big": {strings.Repeat("h", 4<<10)}}})
+		var big, many []abi.MockCall
+		empty := map[string][]string{}
+		for i := range 60 {
+			empty[fmt.Sprintf("x-%02d", i)] = []string{""}
 		}
-		add(&result.CaseRecord{Group: "many", ID: "big", Result: result.Execution{MockCalls: calls},
-			Attributes: []verify.AttributeResult{{Attribute: "status_code", Weight: 1, IsCorrect: true, Expected: 200, Actual: 200}}})
+		for i := range 150 {
+			big = append(big, abi.MockCall{Mock: "payments", Method: "POST", Path: fmt.Sprintf("/big/%d", i), Body: body, Status: 200,
+				Headers: map[string][]string{"x-big": {strings.Repeat("h", 4<<10)}}})
+			many = append(many, abi.MockCall{Mock: "payments", Method: "GET", Path: fmt.Sprintf("/small/%d", i), Status: 200, Headers: empty})
+		}
+		add(&result.CaseRecord{Group: "many", ID: "big", Result: result.Execution{MockCalls: big}, Attributes: right})
+		add(&result.CaseRecord{Group: "many", ID: "many", Result: result.Execution{MockCalls: many}, Attributes: right})
 		for i := range MaxMockCases {
-			add(&result.CaseRecord{Group: "many", ID: fmt.Sprintf("c%03d", i), Result: result.Execution{MockCalls: calls[:1]},
-				Attributes: []verify.AttributeResult{{Attribute: "status_code", Weight: 1, IsCorrect: true, Expected: 200, Actual: 200}}})
+			add(&result.CaseRecord{Group: "many", ID: fmt.Sprintf("c%03d", i), Result: result.Execution{MockCalls: big[:1]}, Attributes: right})
 		}
 	})
-	i := strings.Index(page, `data-key="checkpoint_1/many/big"><summary>`)
-	j := strings.Index(page[i:], "</details>\n<details class=\"mock-calls\"")
-	if i < 0 || j < 0 {
-		t.Fatal("the big case's calls are not on the page")
+	section := func(id string) string {
+		i := strings.Index(page, `data-key="checkpoint_1/many/`+id+`"><summary>`)
+		if i < 0 {
+			t.Fatalf("%s's calls are not on the page", id)
+		}
+		j := strings.Index(page[i:], "</details>\n<details class=\"mock-calls\"")
+		return page[i : i+j]
 	}
-	big := page[i : i+j]
-	if n := strings.Count(big, `<tr class="call"`); n != maxMockCallsShown {
-		t.Errorf("%d calls listed, want %d", n, maxMockCallsShown)
-	}
-	if len(big) > maxMockCaseBytes+64<<10 {
-		t.Errorf("the case's calls take %d bytes of the page", len(big))
+	big := section("big")
+	shown := strings.Count(big, `<tr class="call"`)
+	if shown < 5 || shown > 20 || len(big) > maxMockCaseBytes+8<<10 {
+		t.Errorf("the big case: %d calls listed in %d bytes, want what 64 KiB holds", shown, len(big))
 	}
 	for _, want := range []string{
-		"… and 50 more calls: 50 not listed here (results.jsonl has them)",
-		"this case's calls are over the page's size limit",
+		fmt.Sprintf("… and %d more calls: %d not listed here (results.jsonl has them)", 150-shown, 150-shown),
 		"body (8 KB; its first 4 KB shown)",
 	} {
 		if !strings.Contains(big, want) {
 			t.Errorf("the big case's calls lack %q", want)
 		}
 	}
-	// 4 fixture cases, the big one and 500 more: the last 5 are counted.
+	many := section("many")
+	if n := strings.Count(many, `<tr class="call"`); n != maxMockCallsShown {
+		t.Errorf("%d calls listed, want %d", n, maxMockCallsShown)
+	}
+	for _, want := range []string{
+		"… and 50 more calls: 50 not listed here (results.jsonl has them)",
+		"<summary>50+ headers, no body</summary>",
+		"10 more header lines not shown",
+	} {
+		if !strings.Contains(many, want) {
+			t.Errorf("the many case's calls lack %q", want)
+		}
+	}
+	// 4 fixture cases, two large ones and 500 more: the last 6 are counted.
 	if n := strings.Count(page, `<details class="mock-calls"`); n != MaxMockCases {
 		t.Errorf("%d cases' calls on the page, want %d", n, MaxMockCases)
 	}
-	if !strings.Contains(page, `<p id="more-mock-cases">5 more cases' mock calls are not shown here;`) {
+	if !strings.Contains(page, `<p id="more-mock-cases">6 more cases' mock calls are not shown here;`) {
 		t.Error("the page does not say how many cases' calls it leaves out")
 	}
-	if strings.Contains(page, `href="#mk-case-checkpoint_1.2f.many.2f.c499"`) || !strings.Contains(page, `href="#mk-case-checkpoint_1.2f.many.2f.c494"`) {
+	if strings.Contains(page, `href="#mk-case-checkpoint_1.2f.many.2f.c499"`) || !strings.Contains(page, `href="#mk-case-checkpoint_1.2f.many.2f.c493"`) {
 		t.Error("a row links to calls the page does not list, or not to calls it lists")
 	}
 }
