@@ -93,9 +93,10 @@ type target struct {
 //
 // Where a Docker engine is usable, a client inside a Docker runtime's
 // container (testdata/benchclient) sends the same request, between the
-// rounds outside, to another bare server and another routes mock served
-// on the session's upstreams: docker-bare and docker-routes, what a
-// submission on Docker sees through the runtime's forwarding.
+// rounds outside, to another bare server, another routes mock and
+// another service of the plugin (in worker processes) served on the
+// session's upstreams: docker-bare, docker-routes and docker-plugin, what
+// a submission on Docker sees through the runtime's forwarding.
 //
 // keepalive reuses one connection per target; newconn dials for every
 // request, as a client without connection reuse does.
@@ -110,6 +111,7 @@ func BenchmarkMockRequest(b *testing.B) {
 
 	services := []mock.Service{{Name: "routes", Routes: benchRoutes()}}
 	plugin := benchMockPlugin(b)
+	var processPlugin mock.Handler
 	for _, iso := range []string{host.Process, host.InProcess} {
 		h, err := host.New(host.Options{Isolation: iso, CacheDir: filepath.Join(b.TempDir(), "cache")})
 		if err != nil {
@@ -120,7 +122,11 @@ func BenchmarkMockRequest(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		services = append(services, mock.Service{Name: "plugin_" + iso, Handler: plugincall.MockHandler(p, map[string]any{}, nil)})
+		handler := plugincall.MockHandler(p, map[string]any{}, nil)
+		if iso == host.Process {
+			processPlugin = handler
+		}
+		services = append(services, mock.Service{Name: "plugin_" + iso, Handler: handler})
 	}
 	g, err := mock.Start(context.Background(), services, "127.0.0.1")
 	if err != nil {
@@ -139,7 +145,7 @@ func BenchmarkMockRequest(b *testing.B) {
 		}
 	}
 
-	docker := startInContainer(b, reqBody)
+	docker := startInContainer(b, reqBody, processPlugin)
 	groups := []*mock.Group{g}
 	if docker != nil {
 		groups = append(groups, docker.group)
@@ -285,6 +291,7 @@ type inContainer struct {
 	group   *mock.Group
 	bare    string // base URLs inside the container
 	routes  string
+	plugin  string
 }
 
 // startInContainer opens a Docker runtime's session whose submission is
@@ -292,7 +299,7 @@ type inContainer struct {
 // serves the bare server and the routes mock on upstreams of it, and
 // returns them; nil, with a line in the log, when there is no usable
 // Docker engine (a failure under CI=true, which has one).
-func startInContainer(b *testing.B, reqBody []byte) *inContainer {
+func startInContainer(b *testing.B, reqBody []byte, plugin mock.Handler) *inContainer {
 	cli, err := docker.Connect()
 	if err == nil {
 		_, err = docker.Ping(context.Background(), cli)
@@ -339,24 +346,33 @@ func startInContainer(b *testing.B, reqBody []byte) *inContainer {
 		b.Fatal(err)
 	}
 	serveBare(b, l)
-	g, err := mock.StartOn(ctx, []mock.Service{{Name: "routes", Routes: benchRoutes()}}, up.Upstream)
+	g, err := mock.StartOn(ctx, []mock.Service{{Name: "routes", Routes: benchRoutes()}, {Name: "plugin", Handler: plugin}}, up.Upstream)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { g.Close() })
-	return &inContainer{session: s, group: g, bare: "http://" + bareAddr, routes: g.URLs()["routes"]}
+	urls := g.URLs()
+	return &inContainer{session: s, group: g, bare: "http://" + bareAddr, routes: urls["routes"], plugin: urls["plugin"]}
 }
 
 func (c *inContainer) targets() []*target {
-	return []*target{{name: "docker-bare", url: c.bare}, {name: "docker-routes", url: c.routes}}
+	return []*target{{name: "docker-bare", url: c.bare, reply: benchReply}, {name: "docker-routes", url: c.routes, reply: benchReply},
+		{name: "docker-plugin", url: c.plugin}}
 }
 
 // send runs the client in the container for n rounds (mode: keepalive or
-// newconn) and adds the time its requests took to ts (docker-bare,
-// docker-routes).
+// newconn) and adds the time its requests took to ts.
 func (c *inContainer) send(b *testing.B, n int, mode string, ts []*target) {
+	argv := []string{"./benchclient", strconv.Itoa(n), mode, "request.json"}
+	for _, t := range ts {
+		reply := "-" // the plugin's answers
+		if t.reply != nil {
+			reply = "reply.json"
+		}
+		argv = append(argv, t.url, reply)
+	}
 	res, err := c.session.Exec(context.Background(), runtime.ExecRequest{
-		Argv: []string{"./benchclient", strconv.Itoa(n), mode, "request.json", "reply.json", ts[0].url, ts[1].url},
+		Argv: argv,
 		Env:  map[string]string{"PATH": "/bin:/usr/bin"}, Timeout: 10 * time.Minute})
 	if err != nil || res.ExitCode != 0 {
 		b.Fatalf("the client in the container: %+v %v\n%s", res, err, res.Stderr)
