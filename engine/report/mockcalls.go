@@ -58,7 +58,8 @@ func MockPath(c *abi.MockCall) string {
 }
 
 // MockCallLine is one call in a line: "payments POST /v1/charges?x=1 →
-// 501 (unmatched)", with its fault when the mock faulted.
+// 501 (unmatched)", with its fault when the mock faulted; at most 300
+// bytes, whatever path the submission sent.
 func MockCallLine(c *abi.MockCall) string {
 	s := fmt.Sprintf("%s %s %s → %d", c.Mock, c.Method, MockPath(c), c.Status)
 	switch {
@@ -67,7 +68,7 @@ func MockCallLine(c *abi.MockCall) string {
 	case c.Unmatched:
 		s += " (unmatched)"
 	}
-	return OneLine(s, 0)
+	return OneLine(s, 300)
 }
 
 // MockNote is a short line about a case's unmatched calls — how many,
