@@ -32,10 +32,14 @@ func MockCounts(r *result.CaseRecord) (unmatched, faulted int) {
 	return unmatched, faulted
 }
 
-// MockProblem says why a case is an error of a mock: "mock NAME: FAULT"
-// for the first call a mock faulted on, else the execution's message (a
-// mock that could not start says so there). "" for other cases.
+// MockProblem says why a case is an error of a mock: why the group's
+// mocks could not start (Execution.MockError), else "mock NAME: FAULT"
+// for the first call a mock faulted on, else the execution's message.
+// "" for other cases.
 func MockProblem(r *result.CaseRecord) string {
+	if r.Result.MockError != "" {
+		return r.Result.MockError
+	}
 	if c := result.MockFault(r.Result.MockCalls); c != nil {
 		return "mock " + c.Mock + ": " + c.Fault
 	}

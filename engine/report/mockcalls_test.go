@@ -39,11 +39,15 @@ func TestMockCallsInReasonsAndConsole(t *testing.T) {
 		"charged": "",
 		"refund":  "status_code (exact): expected 200, got 502; unmatched mock call: payments DELETE /v1/charges/ch_1",
 		"rates":   "mock rates: " + reporttest.MockFault,
+		"nomock":  reporttest.MockStartError,
 		"flood":   "status_code (exact): expected 200, got 502; 60 unmatched mock calls, the first: payments GET /v1/charges/0",
 	} {
 		if got := report.Reason(recs[id], 0); got != want {
 			t.Errorf("%s: reason %q, want %q", id, got, want)
 		}
+	}
+	if got := report.Status(recs["nomock"]); got != "error: mock" {
+		t.Errorf("nomock: status %q", got)
 	}
 	if got := report.Status(recs["rates"]); got != "error: mock" {
 		t.Errorf("rates: status %q", got)
@@ -55,6 +59,7 @@ func TestMockCallsInReasonsAndConsole(t *testing.T) {
 	for _, want := range []string{
 		"\nFAILED  checkpoint_1/pay/refund - status_code (exact): expected 200, got 502; unmatched mock call: payments DELETE /v1/charges/ch_1\n",
 		"\nERROR   checkpoint_1/pay/rates - mock rates: " + reporttest.MockFault + "\n",
+		"\nERROR   checkpoint_1/pay/nomock - " + reporttest.MockStartError + "\n",
 	} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("failure list lacks %q:\n%s", want, buf.String())
@@ -99,6 +104,7 @@ func TestMockCallsInEvalResults(t *testing.T) {
 		"charged": "",
 		"refund":  "unmatched mock call: payments DELETE /v1/charges/ch_1 | status_code (exact): expected 200, got 502",
 		"rates":   "mock rates: " + reporttest.MockFault,
+		"nomock":  reporttest.MockStartError,
 	} {
 		if got[id] != want {
 			t.Errorf("%s: failures %q, want %q", id, got[id], want)

@@ -35,6 +35,7 @@ func TestHTMLMockCalls(t *testing.T) {
 		`refund <a class="mock-link warn" href="#mk-case-checkpoint_1.2f.pay.2f.refund">2 mock calls, 1 unmatched</a>`,
 		`charged <a class="mock-link" href="#mk-case-checkpoint_1.2f.pay.2f.charged">2 mock calls</a>`,
 		`<span class="problem">error (mock, not judged): mock rates: ` + reporttest.MockFault + `</span>`,
+		`<span class="problem">error (mock, not judged): ` + reporttest.MockStartError + `</span>`,
 		`<p class="mock-summary warn"><a href="#mk-case-checkpoint_1.2f.pay.2f.rates">2 mock calls, 1 faulted</a></p>`,
 		`title="status_code (exact): expected 200, got 502; unmatched mock call: payments DELETE /v1/charges/ch_1"`,
 		`<h2>Mock calls</h2>`,

@@ -122,6 +122,9 @@ func TestJUnitMockCalls(t *testing.T) {
 		!strings.Contains(c.Error.Text, "#1 rates GET /v1/rates?base=EUR → 500 (fault: "+reporttest.MockFault+")") {
 		t.Errorf("rates: %+v", c.Error)
 	}
+	if c := cases["nomock"]; c.Error == nil || c.Error.Type != "mock_error" || c.Error.Message != reporttest.MockStartError {
+		t.Errorf("nomock: %+v", c.Error)
+	}
 	if c := cases["refund"]; c.Failure == nil || c.Failure.Type != "incorrect" ||
 		c.Failure.Message != "score 0.00; incorrect: status_code (exact); unmatched mock call: payments DELETE /v1/charges/ch_1" ||
 		!strings.Contains(c.Failure.Text, "mock calls: 2 received, 1 unmatched\n  #2 payments DELETE /v1/charges/ch_1 → 501 (unmatched)") {

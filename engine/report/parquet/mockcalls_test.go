@@ -17,7 +17,7 @@ import (
 // mockRecords are three cases of an API group: one that called no mock,
 // one that charged and then sent a request no route matches, and one
 // whose currency mock faulted after so many calls that some were not
-// kept.
+// kept — and one whose mocks could not start.
 func mockRecords() []*result.CaseRecord {
 	charge := abi.MockCall{Mock: "payments", Method: "POST", Path: "/v1/charges", Query: map[string][]string{"currency": {"EUR"}},
 		Headers: map[string][]string{"content-type": {"application/json"}, "idempotency-key": {"k1"}},
@@ -27,12 +27,15 @@ func mockRecords() []*result.CaseRecord {
 	fault := abi.MockCall{Mock: "rates", Method: "GET", Path: "/v1/rates", Status: 500, Route: -1, Fault: "plugin trapped: unreachable"}
 	right := []verify.AttributeResult{{Attribute: "status_code", Actual: 200, Expected: 200, IsCorrect: true, Weight: 1}}
 	var out []*result.CaseRecord
-	for i, calls := range [][]abi.MockCall{nil, {charge, unmatched}, {charge, binary, fault}} {
+	for i, calls := range [][]abi.MockCall{nil, {charge, unmatched}, {charge, binary, fault}, nil} {
 		r := &result.CaseRecord{Problem: "checkout", ProblemVersion: 1, Checkpoint: "checkpoint_1", Version: 1, Group: "api",
 			GroupType: problem.Core, ID: fmt.Sprintf("m%d", i), Index: i, StartedAt: time.Date(2026, 3, 1, 12, 0, i, 0, time.UTC),
 			Case: &result.CaseInfo{Arguments: []string{}}, Result: result.Execution{StatusCode: 200, MockCalls: calls}, Attributes: right}
 		if i == 2 {
 			r.Result.MockCallsDropped = 997
+		}
+		if i == 3 {
+			r.Result, r.Attributes = result.Execution{StatusCode: -1, MockError: "mock services could not start: no port"}, nil
 		}
 		r.Score, _ = result.Score(r.Attributes)
 		result.Classification{}.Classify(r)
@@ -52,7 +55,7 @@ func TestParquetMockCallsReadByDuckDB(t *testing.T) {
 	}
 	file := "read_parquet('" + out + "')"
 	res := duckQuery(t, map[string]string{
-		"counts": "SELECT id, outcome, coalesce(error_kind, '') AS kind, mock_calls IS NULL AS none, mock_call_count AS n, mock_calls_unmatched AS unmatched, " +
+		"counts": "SELECT id, outcome, coalesce(error_kind, '') AS kind, coalesce(mock_error, '') AS why, mock_calls IS NULL AS none, mock_call_count AS n, mock_calls_unmatched AS unmatched, " +
 			"mock_calls_faulted AS faulted, mock_calls_dropped AS dropped, coalesce(json_array_length(mock_calls), 0) AS kept FROM " + file + " ORDER BY id",
 		"calls": "SELECT id, mock_calls FROM " + file + " WHERE mock_calls IS NOT NULL ORDER BY id",
 		"fields": "SELECT json_extract_string(mock_calls, '$[0].query.currency[0]') AS currency, json_extract_string(mock_calls, '$[0].body') AS body, " +
@@ -66,12 +69,13 @@ FROM (SELECT id, unnest(from_json(mock_calls, '[{"mock":"VARCHAR","method":"VARC
 WHERE c.unmatched`,
 	})
 	want := []string{
-		"m0 passed  true 0 0 0 0 0",
-		"m1 passed  false 2 1 0 0 2",
-		"m2 error mock false 1000 0 1 997 3",
+		"m0 passed   true 0 0 0 0 0",
+		"m1 passed   false 2 1 0 0 2",
+		"m2 error mock  false 1000 0 1 997 3",
+		"m3 error mock mock services could not start: no port true 0 0 0 0 0",
 	}
 	for i, row := range res["counts"] {
-		got := fmt.Sprint(row["id"], " ", row["outcome"], " ", row["kind"], " ", row["none"], " ", num(row["n"]), " ", num(row["unmatched"]), " ",
+		got := fmt.Sprint(row["id"], " ", row["outcome"], " ", row["kind"], " ", row["why"], " ", row["none"], " ", num(row["n"]), " ", num(row["unmatched"]), " ",
 			num(row["faulted"]), " ", num(row["dropped"]), " ", num(row["kept"]))
 		if i >= len(want) || got != want[i] {
 			t.Errorf("row %d: %s", i, got)

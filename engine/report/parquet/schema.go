@@ -53,6 +53,8 @@ type Row struct {
 	// MockCallsFaulted count the kept calls no route matched and those a
 	// mock plugin faulted on — columns of their own, so a query can find
 	// such cases without parsing MockCalls.
+	// MockError is why the group's mock services could not start.
+	MockError          *string `parquet:"mock_error,optional"`
 	MockCalls          *string `parquet:"mock_calls,optional"`
 	MockCallCount      int32   `parquet:"mock_call_count"`
 	MockCallsUnmatched int32   `parquet:"mock_calls_unmatched"`
@@ -99,6 +101,7 @@ func FromRecord(runID, submission string, r *result.CaseRecord) (Row, error) {
 		Attributes: make([]Attribute, 0, len(r.Attributes)),
 	}
 	row.ErrorKind = optional(string(result.ErrorKindOf(r)))
+	row.MockError = optional(r.Result.MockError)
 	if r.Result.ServerStartup > 0 {
 		s := r.Result.ServerStartup
 		row.ServerStartup = &s

@@ -72,6 +72,7 @@ func Create(path, runID, submission string) (*Writer, error) {
 		pq.SkipPageBounds("error"),
 		pq.SkipPageBounds("plugin_error"),
 		pq.SkipPageBounds("mock_calls"),
+		pq.SkipPageBounds("mock_error"),
 		pq.SkipPageBounds("attributes", "list", "element", "actual"),
 		pq.SkipPageBounds("attributes", "list", "element", "expected"),
 		pq.SkipPageBounds("attributes", "list", "element", "diff"),
@@ -189,7 +190,7 @@ func (w *Writer) Abort() {
 // rowBytes estimates what a row holds in the writer's buffers.
 func rowBytes(r *Row) int {
 	n := 128 + len(r.ID) + len(r.Group) + len(r.Checkpoint)
-	for _, s := range []*string{r.Case, r.Error, r.PluginError, r.Instruction, r.MockCalls} {
+	for _, s := range []*string{r.Case, r.Error, r.PluginError, r.Instruction, r.MockCalls, r.MockError} {
 		if s != nil {
 			n += len(*s)
 		}

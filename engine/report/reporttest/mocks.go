@@ -12,6 +12,8 @@ import (
 const (
 	// MockFault is what the rates mock's plugin did on the "rates" case.
 	MockFault = "plugin trapped: unreachable"
+	// MockStartError is why the "nomock" case's mocks could not start.
+	MockStartError = `mock services could not start: mock "payments": cannot listen on 127.0.0.1: address in use`
 	// FloodKept and FloodDropped are the "flood" case's kept calls and
 	// the ones only counted.
 	FloodKept, FloodDropped = 60, 940
@@ -30,7 +32,8 @@ const (
 //     refund with a large body;
 //   - refund (failed): a charge, then a DELETE no route matches (501);
 //   - rates (an error of kind mock): the rates plugin faulted;
-//   - flood (failed): FloodKept calls kept, FloodDropped more counted.
+//   - flood (failed): FloodKept calls kept, FloodDropped more counted;
+//   - nomock (an error of kind mock): the mocks could not start.
 func MockCases(add func(*result.CaseRecord)) {
 	right := func() []verify.AttributeResult {
 		return []verify.AttributeResult{{Attribute: "status_code", Check: "exact", Weight: 1, IsCorrect: true, Expected: 200, Actual: 200}}
@@ -60,4 +63,5 @@ func MockCases(add func(*result.CaseRecord)) {
 	}
 	add(&result.CaseRecord{Group: "pay", ID: "flood", Attributes: wrong(),
 		Result: result.Execution{StatusCode: 502, MockCalls: flood, MockCallsDropped: FloodDropped}})
+	add(&result.CaseRecord{Group: "pay", ID: "nomock", Result: result.Execution{StatusCode: -1, MockError: MockStartError}})
 }
