@@ -102,6 +102,8 @@ type target struct {
 // request, as a client without connection reuse does.
 func BenchmarkMockRequest(b *testing.B) {
 	reqBody := benchRequest()
+	rustURLs := map[string]string{}
+	var rustGroups []*mock.Group
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -128,6 +130,24 @@ func BenchmarkMockRequest(b *testing.B) {
 		}
 		services = append(services, mock.Service{Name: "plugin_" + iso, Handler: handler})
 	}
+	// A Rust guest, which does far less per call than a Go one: the
+	// conformance plugin's "echo" mock answers with the request it got.
+	rustWasm := benchRustPlugin(b)
+	for _, iso := range []string{host.Process, host.InProcess} {
+		rust, err := benchHost(b, iso).Load(context.Background(), rustWasm, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The plugin answers by the service's name: each isolation gets
+		// a group of its own.
+		rg, err := mock.Start(context.Background(), []mock.Service{{Name: "echo", Handler: plugincall.MockHandler(rust, map[string]any{}, nil)}}, "127.0.0.1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { rg.Close() })
+		rustURLs[iso] = rg.URLs()["echo"]
+		rustGroups = append(rustGroups, rg)
+	}
 	g, err := mock.Start(context.Background(), services, "127.0.0.1")
 	if err != nil {
 		b.Fatal(err)
@@ -142,11 +162,13 @@ func BenchmarkMockRequest(b *testing.B) {
 			{name: "routes", url: urls["routes"], status: []int{201}, reply: benchReply},
 			{name: "plugin", url: urls["plugin_"+host.Process], status: []int{201, 409}},
 			{name: "plugin-inprocess", url: urls["plugin_"+host.InProcess], status: []int{201, 409}},
+			{name: "plugin-rust", url: rustURLs[host.Process], status: []int{200}},
+			{name: "plugin-rust-inprocess", url: rustURLs[host.InProcess], status: []int{200}},
 		}
 	}
 
 	docker := startInContainer(b, reqBody, processPlugin)
-	groups := []*mock.Group{g}
+	groups := append([]*mock.Group{g}, rustGroups...)
 	if docker != nil {
 		groups = append(groups, docker.group)
 	}
@@ -214,6 +236,29 @@ func BenchmarkMockRequest(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchHost is a plugin host with the isolation iso.
+func benchHost(b *testing.B, iso string) *host.Host {
+	h, err := host.New(host.Options{Isolation: iso, CacheDir: filepath.Join(b.TempDir(), "cache")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close() })
+	return h
+}
+
+// benchRustPlugin builds the Rust SDK's conformance plugin from source.
+func benchRustPlugin(b *testing.B) string {
+	root, err := pluginbuild.ModuleRoot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	wasm := filepath.Join(b.TempDir(), "conformance-rust.wasm")
+	if err := pluginbuild.BuildRust(filepath.Join(root, "plugins", "conformance", "rust", "lib.rs"), wasm); err != nil {
+		b.Fatal(err)
+	}
+	return wasm
 }
 
 // send1 sends the request to t once, adds the time it took to t's, and
