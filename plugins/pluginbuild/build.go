@@ -84,6 +84,7 @@ var Examples = []Example{
 	{Go, "./examples/inventory/plugins/ranking", "examples/inventory/plugins/inventory-ranking.wasm"},
 	{Go, "./examples/answers/plugins/answercheck", "examples/answers/plugins/answercheck.wasm"},
 	{Go, "./examples/notes/plugins/statsloader", "examples/notes/plugins/notes-statsloader.wasm"},
+	{Rust, "examples/checkout-api/plugins/rates/lib.rs", "examples/checkout-api/plugins/checkout-rates.wasm"},
 	{Go, "./examples/agent-tasks/plugins/answer", "examples/agent-tasks/plugins/agent-answer.wasm"},
 	{Rust, "examples/agent-tasks/plugins/sandboxfile/lib.rs", "examples/agent-tasks/plugins/agent-sandbox-file.wasm"},
 	{Rust, "examples/shared-verifier/team-a/stats-verifier/lib.rs", "examples/shared-verifier/team-a/stats-verifier.wasm"},
