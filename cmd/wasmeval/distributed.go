@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
 	"github.com/wasmeval/wasmeval/engine/manifest"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
@@ -50,7 +51,7 @@ type distributed struct {
 
 // coordinator connects to the queue (starting the embedded server and the
 // worker processes for --workers) and makes the run's executor.
-func (q *queueFlags) coordinator(ctx context.Context, f runFlags, problemPath, submission, runtimeName, runID, outDir string, log io.Writer) (*distributed, error) {
+func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Problem, problemPath, submission, runtimeName, runID, outDir string, log io.Writer) (*distributed, error) {
 	if q.url != "" && q.workers > 0 {
 		return nil, usageErr(errors.New("run: give --queue (workers elsewhere) or --workers (local ones), not both"))
 	}
@@ -99,9 +100,24 @@ func (q *queueFlags) coordinator(ctx context.Context, f runFlags, problemPath, s
 		d.close()
 		return nil, usageErr(fmt.Errorf("run: --queue and --workers ship a problem directory; %s is not one", problemPath))
 	}
+	// Everything a group needs travels with its job: the problem, the
+	// submission, the plugins found outside the problem, the environment
+	// spec and the seed, so a worker runs it as this machine would.
+	envSpec := f.env.env
+	if envSpec == "" {
+		envSpec = p.Environment
+	}
+	if envSpec != "" {
+		if envSpec, err = filepath.Abs(envSpec); err != nil {
+			d.close()
+			return nil, err
+		}
+	}
 	d.coord = &distribute.Coordinator{Conn: nc, JS: js, Config: q.config(maxPending), RunID: runID, Version: version, ABI: abi.Version,
-		ProblemDir: problemDir, Submission: submission, Needs: distribute.HostCapability(runtimeName), Log: log,
-		Settings: distribute.Settings{Command: f.command, RetryErrors: f.retryErrors, RetryBackoff: f.retryWait.Seconds(), Browser: f.browser, NoCache: f.cache.off}}
+		ProblemDir: problemDir, Submission: submission, Plugins: distribute.PluginsOutside(p), EnvSpec: envSpec,
+		Needs: distribute.HostCapability(runtimeName), Log: log,
+		Settings: distribute.Settings{Command: f.command, RetryErrors: f.retryErrors, RetryBackoff: f.retryWait.Seconds(), Browser: f.browser, NoCache: f.cache.off,
+			Seed: f.seed.value()}}
 	return d, nil
 }
 

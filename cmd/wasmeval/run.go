@@ -267,7 +267,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	var executor run.Executor
 	var queue *distributed
 	if f.queue.on() {
-		if queue, err = f.queue.coordinator(ctx, f, problemPath, submission, env.rt.Name(), man.RunID, out, cmd.ErrOrStderr()); err != nil {
+		if queue, err = f.queue.coordinator(ctx, f, p, problemPath, submission, env.rt.Name(), man.RunID, out, cmd.ErrOrStderr()); err != nil {
 			failRun(man, out)
 			return err
 		}

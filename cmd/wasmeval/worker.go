@@ -102,13 +102,25 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 		CacheDir: cache, Log: cmd.ErrOrStderr(),
 		// A job's problem is loaded and its runtime opened once per
 		// problem, submission and settings.
-		Prepare: func(ctx context.Context, job *distribute.Job, problemDir, submissionDir string) (distribute.GroupRunner, error) {
-			src, err := loadSource(problemDir, sourceOptions{pluginDirs: f.plugins.dirs, mountRoots: f.env.mountRoots,
+		Prepare: func(ctx context.Context, job *distribute.Job, a *distribute.Fetched) (distribute.GroupRunner, error) {
+			// The plugins the coordinator found outside the problem come
+			// first, so each binding resolves to the file it resolved to
+			// there; the worker's own directories are searched after.
+			dirs := f.plugins.dirs
+			if a.PluginDir != "" {
+				dirs = append([]string{a.PluginDir}, dirs...)
+			}
+			src, err := loadSource(a.ProblemDir, sourceOptions{pluginDirs: dirs, mountRoots: f.env.mountRoots, refs: a.Refs,
 				functions: functionsOf(ctx, plugins), setup: setupOf(ctx, plugins)})
 			if err != nil {
 				return nil, fmt.Errorf("the problem does not load on this worker: %w", err)
 			}
+			// As run --seed applies it: loader plugins and every case's
+			// environment see it.
+			seed := seedFlag{v: job.Settings.Seed}
+			seed.apply(src.problem)
 			env := f.env
+			env.env = a.EnvSpec
 			env.runtime = job.Needs.Runtime
 			scratch, err := os.MkdirTemp(work, "job-")
 			if err != nil {
@@ -127,7 +139,7 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 			}
 			cacheFlags := f.cacheF
 			cacheFlags.off = cacheFlags.off || job.Settings.NoCache
-			return run.NewGroups(ctx, run.Options{Problem: src.problem, Submission: submissionDir, OutDir: scratch,
+			return run.NewGroups(ctx, run.Options{Problem: src.problem, Submission: a.SubmissionDir, OutDir: scratch,
 				Command: command, Runtime: opened.rt, Loader: src.loader, Plugins: plugins, Browser: job.Settings.Browser,
 				RetryErrors: job.Settings.RetryErrors, RetryBackoff: time.Duration(job.Settings.RetryBackoff * float64(time.Second)),
 				VerdictCache: cacheFlags.open(cmd.ErrOrStderr())})

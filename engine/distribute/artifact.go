@@ -122,7 +122,7 @@ func Publish(ctx context.Context, store jetstream.ObjectStore, dir string) (stri
 // and returns its path: fetched, its digest checked, then unpacked. A
 // directory already there was checked when it was made.
 func Fetch(ctx context.Context, store jetstream.ObjectStore, digest, cacheDir string) (string, error) {
-	if len(digest) != 64 || strings.Trim(digest, "0123456789abcdef") != "" {
+	if !isDigest(digest) {
 		return "", fmt.Errorf("artifact digest %q: want 64 lowercase hex digits", digest)
 	}
 	final := filepath.Join(cacheDir, digest)
@@ -238,4 +238,83 @@ func unpack(r io.Reader, dir string) error {
 			return fmt.Errorf("entry %q: only regular files and directories are unpacked (type %q)", hdr.Name, hdr.Typeflag)
 		}
 	}
+}
+
+// PublishFile stores the file at path in the object store under its
+// sha256, as it is (not packed), unless an object of that name is there
+// already, and returns the digest, hex. want, when not "", is the digest
+// the file must have (a plugin's pin): a file changed since it was
+// checked is refused rather than sent.
+func PublishFile(ctx context.Context, store jetstream.ObjectStore, path, want string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if int64(len(data)) > MaxArtifactBytes {
+		return "", fmt.Errorf("%s: larger than %d bytes", path, MaxArtifactBytes)
+	}
+	sum := sha256.Sum256(data)
+	digest := hex.EncodeToString(sum[:])
+	if want != "" && !strings.EqualFold(want, digest) {
+		return "", fmt.Errorf("%s: its sha256 is %s, not the pinned %s; it changed since the problem was loaded", path, digest, want)
+	}
+	if _, err := store.GetInfo(ctx, digest); err == nil {
+		return digest, nil
+	} else if !errors.Is(err, jetstream.ErrObjectNotFound) {
+		return "", fmt.Errorf("object store: %w", err)
+	}
+	if _, err := store.PutBytes(ctx, digest, data); err != nil {
+		return "", fmt.Errorf("store %s: %w", path, err)
+	}
+	return digest, nil
+}
+
+// FetchFile makes the object of digest (hex) the file cacheDir/<digest>
+// and returns its path: fetched, its digest checked, then renamed into
+// place, so a file there is one whose digest was checked.
+func FetchFile(ctx context.Context, store jetstream.ObjectStore, digest, cacheDir string) (string, error) {
+	if !isDigest(digest) {
+		return "", fmt.Errorf("artifact digest %q: want 64 lowercase hex digits", digest)
+	}
+	final := filepath.Join(cacheDir, digest)
+	if st, err := os.Stat(final); err == nil && st.Mode().IsRegular() {
+		return final, nil
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", err
+	}
+	obj, err := store.Get(ctx, digest)
+	if err != nil {
+		return "", fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
+	}
+	defer obj.Close()
+	tmp, err := os.CreateTemp(cacheDir, "fetch-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(obj, MaxArtifactBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
+	}
+	if n > MaxArtifactBytes {
+		return "", fmt.Errorf("artifact sha256:%s: larger than %d bytes", digest, MaxArtifactBytes)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
+		return "", &DigestError{Want: digest, Got: got}
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return "", err
+	}
+	return final, nil
+}
+
+// isDigest says whether s is a sha256 as 64 lowercase hex digits.
+func isDigest(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }

@@ -110,12 +110,12 @@ func BenchmarkDistributedSleep(b *testing.B) {
 	}
 	defer e.Stop()
 	prob, sub := sleepProblem(b, 20, 10)
-	prepare := func(ctx context.Context, job *Job, problemDir, submissionDir string) (GroupRunner, error) {
-		p, err := run.LoadProblem(problemDir)
+	prepare := func(ctx context.Context, job *Job, a *Fetched) (GroupRunner, error) {
+		p, err := run.LoadProblem(a.ProblemDir)
 		if err != nil {
 			return nil, err
 		}
-		return run.NewGroups(ctx, run.Options{Problem: p, Submission: submissionDir, OutDir: b.TempDir(),
+		return run.NewGroups(ctx, run.Options{Problem: p, Submission: a.SubmissionDir, OutDir: b.TempDir(),
 			Runtime: local.New(local.Options{BaseDir: b.TempDir()}), Loader: run.BuiltinLoader})
 	}
 	var base float64
@@ -168,7 +168,7 @@ func BenchmarkCoordinatorHeap(b *testing.B) {
 	prob, sub := sleepProblem(b, 100, 0)
 	for _, cases := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("cases=%d", cases), func(b *testing.B) {
-			stop := serveWorkers(b, url, 4, func(context.Context, *Job, string, string) (GroupRunner, error) {
+			stop := serveWorkers(b, url, 4, func(context.Context, *Job, *Fetched) (GroupRunner, error) {
 				return syntheticRunner{perGroup: cases / 100}, nil
 			})
 			defer stop()

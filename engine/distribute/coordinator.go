@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -31,6 +32,13 @@ type Coordinator struct {
 	ABI     int
 	// ProblemDir and Submission are published as artifacts.
 	ProblemDir, Submission string
+	// Plugins are the plugins the problem binds from outside ProblemDir
+	// (PluginsOutside), published by their sha256.
+	Plugins []PluginFile
+	// EnvSpec is the environment spec file the run uses ("" for none or
+	// the problem's own): named by its path when it lies in ProblemDir,
+	// else published by its sha256.
+	EnvSpec string
 	// Needs is what the run's groups need of a worker.
 	Needs    Capability
 	Settings Settings
@@ -101,6 +109,10 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	if err != nil {
 		return fmt.Errorf("publish the submission: %w", err)
 	}
+	plugins, env, err := c.publishExtras(ctx, store)
+	if err != nil {
+		return err
+	}
 
 	pending := make(map[string]*run.GroupJob, len(jobs))
 	for _, j := range jobs {
@@ -152,7 +164,7 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 
 	for _, j := range jobs {
 		job := &Job{RunID: c.RunID, Checkpoint: j.Checkpoint, Group: j.Group, Epoch: j.Epoch, Version: c.Version, ABI: c.ABI,
-			Problem: problemDigest, Submission: subDigest, Needs: c.Needs, Settings: c.Settings}
+			Problem: problemDigest, Submission: subDigest, Needs: c.Needs, Settings: c.Settings, Plugins: plugins, EnvSpec: env}
 		if err := c.publishJob(ctx, job); err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -217,6 +229,36 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	// (dropped as duplicates), and learns they are done from their done
 	// messages there.
 	return nil
+}
+
+// publishExtras publishes the plugins from outside the problem and the
+// environment spec, and says how jobs name them.
+func (c *Coordinator) publishExtras(ctx context.Context, store jetstream.ObjectStore) ([]PluginArtifact, *EnvSpecArtifact, error) {
+	var plugins []PluginArtifact
+	for _, p := range c.Plugins {
+		digest, err := PublishFile(ctx, store, p.Path, p.SHA256)
+		if err != nil {
+			return nil, nil, fmt.Errorf("publish plugin %s: %w", p.Name+p.Ref, err)
+		}
+		plugins = append(plugins, PluginArtifact{Name: p.Name, Ref: p.Ref, SHA256: digest})
+	}
+	if c.EnvSpec == "" {
+		return plugins, nil, nil
+	}
+	if insideDir(c.ProblemDir, c.EnvSpec) {
+		pd, _ := filepath.Abs(c.ProblemDir)
+		file, _ := filepath.Abs(c.EnvSpec)
+		rel, err := filepath.Rel(pd, file)
+		if err != nil {
+			return nil, nil, fmt.Errorf("environment spec %s: %w", c.EnvSpec, err)
+		}
+		return plugins, &EnvSpecArtifact{Path: filepath.ToSlash(rel)}, nil
+	}
+	digest, err := PublishFile(ctx, store, c.EnvSpec, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("publish the environment spec: %w", err)
+	}
+	return plugins, &EnvSpecArtifact{Name: filepath.Base(c.EnvSpec), SHA256: digest}, nil
 }
 
 // publishJob publishes job until the server stores it (or says it has it

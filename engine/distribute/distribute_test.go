@@ -62,12 +62,12 @@ func startWorker(t *testing.T, url, name, version string, h *host.Host, log *syn
 	}
 	w := &Worker{Conn: nc, JS: js, Name: name, Slots: 2, Capabilities: []Capability{HostCapability("local")},
 		Version: version, ABI: 1, CacheDir: t.TempDir(), Log: log,
-		Prepare: func(ctx context.Context, job *Job, problemDir, submissionDir string) (GroupRunner, error) {
-			p, err := run.LoadProblem(problemDir)
+		Prepare: func(ctx context.Context, job *Job, a *Fetched) (GroupRunner, error) {
+			p, err := run.LoadProblem(a.ProblemDir)
 			if err != nil {
 				return nil, err
 			}
-			return run.NewGroups(ctx, run.Options{Problem: p, Submission: submissionDir, OutDir: t.TempDir(),
+			return run.NewGroups(ctx, run.Options{Problem: p, Submission: a.SubmissionDir, OutDir: t.TempDir(),
 				Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: run.BuiltinLoader, Plugins: h, Command: job.Settings.Command})
 		}}
 	done := make(chan struct{})

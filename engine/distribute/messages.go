@@ -79,6 +79,32 @@ type Job struct {
 	Needs      Capability `json:"needs"`
 	// Settings are the run's flags that change how a group runs.
 	Settings Settings `json:"settings"`
+	// Plugins are the plugins the problem binds from outside its
+	// directory (by name from a plugin directory, or by reference
+	// through the lock file), each in the object store by its sha256.
+	Plugins []PluginArtifact `json:"plugins,omitempty"`
+	// EnvSpec is the environment spec the run uses; nil: the problem's
+	// own (which travels with it), or none.
+	EnvSpec *EnvSpecArtifact `json:"env_spec,omitempty"`
+}
+
+// PluginArtifact is a plugin a job needs that is not in the problem
+// directory: bound by Name (the worker finds <name>.wasm first in a
+// directory of the job's plugins) or by Ref (the worker resolves the
+// reference to the fetched file), with the sha256 the binding pins.
+type PluginArtifact struct {
+	Name   string `json:"name,omitempty"`
+	Ref    string `json:"ref,omitempty"`
+	SHA256 string `json:"sha256"`
+}
+
+// EnvSpecArtifact is the run's environment spec: a file of the problem
+// (Path, relative to it), or a file of its own in the object store
+// (Name, its base name, and SHA256).
+type EnvSpecArtifact struct {
+	Path   string `json:"path,omitempty"`
+	Name   string `json:"name,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Settings are the run's flags a worker applies to every group of it.
@@ -88,6 +114,9 @@ type Settings struct {
 	RetryBackoff float64 `json:"retry_backoff_s,omitempty"`
 	Browser      string  `json:"browser,omitempty"`
 	NoCache      bool    `json:"no_cache,omitempty"`
+	// Seed is run --seed (nil: none), given to loader plugins and to
+	// every case's environment as on one machine.
+	Seed *int64 `json:"seed,omitempty"`
 }
 
 // Key names the job among its run's: checkpoint, group and epoch.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -24,11 +23,13 @@ type GroupRunner interface {
 	Close()
 }
 
-// Prepare makes the runner of a job's problem (loaded from problemDir)
-// and submission, with the job's settings; an error means the worker
-// cannot run the job faithfully (the problem does not load here, the
-// runtime is missing) and the job is refused.
-type Prepare func(ctx context.Context, job *Job, problemDir, submissionDir string) (GroupRunner, error)
+// Prepare makes the runner of a job's problem (loaded from
+// a.ProblemDir, with a.PluginDir searched first for plugins bound by
+// name, a.Refs resolving those bound by reference, and a.EnvSpec as the
+// environment spec) and submission, with the job's settings; an error
+// means the worker cannot run the job faithfully (the problem does not
+// load here, the runtime is missing) and the job is refused.
+type Prepare func(ctx context.Context, job *Job, a *Fetched) (GroupRunner, error)
 
 // Worker pulls jobs for its capabilities and runs them, at most Slots at
 // once.
@@ -202,6 +203,10 @@ func (w *Worker) handle(ctx context.Context, store jetstream.ObjectStore, m jets
 			w.Version, w.ABI, job.Version, job.ABI))
 		return
 	}
+	if err := job.checkArtifacts(); err != nil {
+		refuse(err.Error())
+		return
+	}
 	runner, err := w.runner(ctx, store, job)
 	var de *DigestError
 	switch {
@@ -248,10 +253,11 @@ func (w *Worker) handle(ctx context.Context, store jetstream.ObjectStore, m jets
 var errPrepare = errors.New("cannot run it here")
 
 // runner is the job's prepared runner: the artifacts fetched once and
-// the problem loaded once per problem, submission and settings.
+// the problem loaded once per problem, submission, plugins, environment
+// spec and settings.
 func (w *Worker) runner(ctx context.Context, store jetstream.ObjectStore, job *Job) (GroupRunner, error) {
-	settings, _ := json.Marshal(job.Settings)
-	key := job.Problem + "/" + job.Submission + "/" + job.Needs.String() + "/" + string(settings)
+	what, _ := json.Marshal([]any{job.Problem, job.Submission, job.Needs, job.Settings, job.Plugins, job.EnvSpec})
+	key := string(what)
 	w.mu.Lock()
 	if w.prepared == nil {
 		w.prepared = map[string]*preparedRunner{}
@@ -263,17 +269,12 @@ func (w *Worker) runner(ctx context.Context, store jetstream.ObjectStore, job *J
 	}
 	w.mu.Unlock()
 	p.once.Do(func() {
-		problemDir, err := Fetch(ctx, store, job.Problem, filepath.Join(w.CacheDir, "artifacts"))
+		fetched, err := fetchArtifacts(ctx, store, job, w.CacheDir)
 		if err != nil {
-			p.err = fmt.Errorf("problem: %w", err)
+			p.err = err
 			return
 		}
-		subDir, err := Fetch(ctx, store, job.Submission, filepath.Join(w.CacheDir, "artifacts"))
-		if err != nil {
-			p.err = fmt.Errorf("submission: %w", err)
-			return
-		}
-		r, err := w.Prepare(ctx, job, problemDir, subDir)
+		r, err := w.Prepare(ctx, job, fetched)
 		if err != nil {
 			p.err = fmt.Errorf("%w: %v", errPrepare, err)
 			return
