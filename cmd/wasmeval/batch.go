@@ -17,6 +17,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/batch"
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run"
 )
 
 type batchFlags struct {
@@ -52,8 +53,9 @@ named by their directory. --submissions DIR holds DIR/<submission>/<problem>/;
 --inputs FILE is a YAML file naming problems and submissions instead. A
 submission without a directory for a problem is reported as missing there.
 
---jobs bounds concurrency in total: pairs run side by side, each with an
-equal share. --resume BATCH_DIR skips finished pairs and resumes interrupted
+--jobs bounds concurrency in total: up to that many pairs run side by side,
+and every pair's groups take their turn from one pool of --jobs slots, so a
+pair with many groups uses the slots the others leave idle. --resume BATCH_DIR skips finished pairs and resumes interrupted
 ones.
 
 Exit status: 0 when every pair ran (whatever its verdict), 1 when a pair was
@@ -159,10 +161,14 @@ func runBatch(cmd *cobra.Command, args []string, f batchFlags) error {
 	ctx := cmd.Context()
 	errw := cmd.ErrOrStderr()
 	warmWazero()
+	// One pool of --jobs group slots for every pair: a pair's groups and
+	// the other pairs' draw from it, so a pair with many groups uses the
+	// slots the others leave idle.
+	slots := run.NewSlots(bf.Jobs)
 	st, runErr := batch.Run(ctx, &bf.Plan, batch.Options{
 		Dir: dir, Jobs: bf.Jobs, Progress: errw, ProgressEvery: f.progressEvery,
 		RunPair: func(ctx context.Context, k batch.PairKey, runDir string, resume bool, jobs int) (batch.PairRun, error) {
-			return runPair(ctx, dir, bf, f, k, runDir, resume, jobs)
+			return runPair(ctx, dir, bf, f, k, runDir, resume, jobs, slots)
 		},
 		Changed: func() {
 			if err := update(); err != nil {
@@ -233,7 +239,7 @@ func batchPlan(args []string, f batchFlags) (*batch.Plan, error) {
 // runPair runs one pair through the same command as `wasmeval run` (flags
 // parsed the same way, the same run directory, manifest and reports), its
 // console output kept in BATCH_DIR/logs/<submission>/<problem>.log.
-func runPair(ctx context.Context, batchDir string, bf *batch.File, f batchFlags, k batch.PairKey, runDir string, resume bool, jobs int) (batch.PairRun, error) {
+func runPair(ctx context.Context, batchDir string, bf *batch.File, f batchFlags, k batch.PairKey, runDir string, resume bool, jobs int, slots *run.Slots) (batch.PairRun, error) {
 	logPath := filepath.Join(batchDir, "logs", k.Submission, k.Problem+".log")
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return batch.PairRun{}, err
@@ -263,12 +269,12 @@ func runPair(ctx context.Context, batchDir string, bf *batch.File, f batchFlags,
 		logged = append(logged, "--workers", strconv.Itoa(f.workers))
 	}
 	fmt.Fprintf(logf, "$ wasmeval run %q\n", logged)
-	run := newRunCmd()
-	run.SetArgs(args)
-	run.SetOut(logf)
-	run.SetErr(logf)
-	run.SilenceErrors, run.SilenceUsage = true, true
-	err = run.ExecuteContext(ctx)
+	rc := newRunCmdIn(slots)
+	rc.SetArgs(args)
+	rc.SetOut(logf)
+	rc.SetErr(logf)
+	rc.SilenceErrors, rc.SilenceUsage = true, true
+	err = rc.ExecuteContext(ctx)
 	return classifyPair(err, logf), nil
 }
 

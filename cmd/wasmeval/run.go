@@ -48,10 +48,18 @@ type runFlags struct {
 	// previous is the manifest of the run being resumed.
 	previous *manifest.Manifest
 	queue    queueFlags
+	// slots, when set, is the pool of group slots this run shares with the
+	// other runs of a batch (run.Options.Slots); not a flag.
+	slots *run.Slots
 }
 
-func newRunCmd() *cobra.Command {
-	var f runFlags
+func newRunCmd() *cobra.Command { return newRunCmdIn(nil) }
+
+// newRunCmdIn is `run` whose groups take their slots from slots, a pool
+// shared with other runs in this process (nil: none, --jobs alone bounds
+// the run).
+func newRunCmdIn(slots *run.Slots) *cobra.Command {
+	f := runFlags{slots: slots}
 	cmd := &cobra.Command{
 		Use:   "run PROBLEM --submission DIR",
 		Short: "Run every case of a problem against a submission",
@@ -290,6 +298,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		Lock:         lock,
 		Browser:      f.browser,
 		Executor:     executor,
+		Slots:        f.slots,
 	})
 	prog.Stop()
 	queue.record(man)

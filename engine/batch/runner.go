@@ -25,16 +25,19 @@ type PairRun struct {
 }
 
 // RunPairFunc runs one pair in its run directory dir: a fresh run, or with
-// resume the continuation of the run already there. jobs bounds the pair's
-// own concurrency. An error stops the batch.
+// resume the continuation of the run already there. jobs is the batch's
+// --jobs: the pair may run that many groups at once, and the function must
+// draw them from one pool of jobs slots shared by every pair (run.Slots),
+// so that the batch's groups together never exceed it. An error stops the
+// batch.
 type RunPairFunc func(ctx context.Context, k PairKey, dir string, resume bool, jobs int) (PairRun, error)
 
 // Options drive Run.
 type Options struct {
 	// Dir is the batch directory.
 	Dir string
-	// Jobs bounds concurrency in total: pairs run side by side, each with
-	// an equal share of Jobs (at least 1), so pairs × share ≤ Jobs.
+	// Jobs bounds concurrency in total: up to Jobs pairs run side by side,
+	// and their groups share Jobs slots (see RunPairFunc).
 	Jobs    int
 	RunPair RunPairFunc
 	// Progress, when set, receives a line each ProgressEvery (and when a
@@ -87,7 +90,7 @@ func Run(ctx context.Context, plan *Plan, o Options) (*State, error) {
 	if workers == 0 {
 		return st, nil
 	}
-	share := max(1, o.Jobs/workers)
+	jobs := max(o.Jobs, 1)
 	meter := &caseMeter{dir: o.Dir, start: time.Now(), total: all, done: all - len(todo), running: map[string]bool{}}
 	meter.baseline(todo)
 	var (
@@ -105,7 +108,7 @@ func Run(ctx context.Context, plan *Plan, o Options) (*State, error) {
 			for k := range queue {
 				dir := filepath.Join(o.Dir, k.RunDir())
 				meter.begin(k)
-				res, err := o.RunPair(ctx, k, dir, started(dir), share)
+				res, err := o.RunPair(ctx, k, dir, started(dir), jobs)
 				mu.Lock()
 				switch {
 				case err != nil:

@@ -31,8 +31,10 @@ func testPlan(subs, probs int) *Plan {
 	return p
 }
 
-// Run keeps pairs × each pair's share within --jobs, skips missing and
-// finished pairs, resumes pairs with a journal, and records refusals.
+// Run keeps the pairs running at once within --jobs and gives each the
+// whole --jobs (their groups share one pool of slots: the CLI's test
+// TestBatchJobsArePooled counts them), skips missing and finished pairs,
+// resumes pairs with a journal, and records refusals.
 func TestRunSchedulesPairs(t *testing.T) {
 	dir := t.TempDir()
 	plan := testPlan(3, 3) // 9 pairs, 1 missing
@@ -60,9 +62,12 @@ func TestRunSchedulesPairs(t *testing.T) {
 			defer running.Add(-1)
 			for {
 				p := peak.Load()
-				if n*int32(jobs) <= p || peak.CompareAndSwap(p, n*int32(jobs)) {
+				if n <= p || peak.CompareAndSwap(p, n) {
 					break
 				}
+			}
+			if jobs != 4 {
+				t.Errorf("pair %s/%s given --jobs %d, want the batch's 4 (slots are pooled)", k.Submission, k.Problem, jobs)
 			}
 			mu.Lock()
 			ran[k.Submission+"/"+k.Problem] = true
@@ -77,7 +82,7 @@ func TestRunSchedulesPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if peak.Load() > 4 {
-		t.Errorf("pairs × share reached %d, over --jobs 4", peak.Load())
+		t.Errorf("%d pairs ran at once, over --jobs 4", peak.Load())
 	}
 	if len(ran) != 7 || ran["s0/p0"] || ran["s1/p1"] {
 		t.Errorf("ran %v; want the 7 pairs neither missing nor finished", ran)

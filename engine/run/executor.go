@@ -59,9 +59,11 @@ type Executor interface {
 	Execute(ctx context.Context, jobs []*GroupJob, sink Sink) error
 }
 
-// localExecutor runs groups in this process, Jobs at a time. Groups are
-// independent (own workspace, own case stream), so running them
-// concurrently cannot change any case's outcome.
+// localExecutor runs groups in this process, Jobs at a time, each holding
+// one of Slots while it runs when the run shares a pool. Groups are
+// independent (own workspace, own case stream, nothing one group waits
+// for from another), so running them concurrently cannot change any
+// case's outcome, and a group holding a slot never waits for another's.
 type localExecutor struct {
 	opts    *Options
 	plugins *pluginSet
@@ -75,12 +77,20 @@ func (l *localExecutor) Execute(ctx context.Context, jobs []*GroupJob, sink Sink
 		go func() {
 			defer wg.Done()
 			for j := range work {
+				if slots := l.opts.Slots; slots != nil {
+					if slots.acquire(ctx) != nil {
+						continue // interrupted: the job stays unfinished
+					}
+				}
 				record := func(rec *result.CaseRecord, retried bool) error { return sink.Record(j, rec, retried) }
 				r := &groupRunner{opts: l.opts, job: j.job, record: record, plugins: l.plugins}
 				if err := r.run(ctx); err != nil && ctx.Err() == nil {
 					sink.GroupError(j, err.Error())
 				}
 				sink.Done(j)
+				if l.opts.Slots != nil {
+					l.opts.Slots.release()
+				}
 			}
 		}()
 	}

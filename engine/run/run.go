@@ -43,6 +43,10 @@ type Options struct {
 	OutDir string
 	// Jobs is how many groups run at once (default 1).
 	Jobs int
+	// Slots, when set, is a pool shared with other runs in this process
+	// (a batch's): each group takes a slot before it starts, so the runs
+	// together never run more groups than it has, whatever their Jobs.
+	Slots *Slots
 	// Policy decides whether a checkpoint passes.
 	Policy result.Policy
 	// ErrorPolicy says how errored cases count toward a checkpoint's
