@@ -42,6 +42,9 @@ func (l *loader) checkMockPlaceholders(file string, p *Problem, line func(key st
 	}
 	for _, f := range fields {
 		for _, name := range MocksIn(f.text) {
+			if !slices.Contains(p.MockNames(), name) {
+				continue // unknown everywhere: refused as an unknown placeholder
+			}
 			if cp, g := groupWithoutMock(p, name); g != nil {
 				l.errs.Add(file, f.key, line(f.lineKey),
 					"%s: group %s of checkpoint %s declares no mock %q (declared there: %s); declare it in the group, its checkpoint or the problem",

@@ -102,9 +102,14 @@ func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 	var errs diag.List
 	seen := map[*problem.Group]bool{}
 	checked := map[*problem.PluginRef]bool{}
+	failed := map[*problem.PluginRef]bool{}
 	bind := func(file, key string, ref *problem.PluginRef, kind, function string) {
+		if failed[ref] {
+			return // an inherited binding: reported once, where it is written
+		}
 		pl, err := s.get(ctx, ref, kind)
 		if err != nil {
+			failed[ref] = true
 			errs.Add(file, key, ref.At.Line, "%v", err)
 			return
 		}
