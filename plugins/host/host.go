@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	extism "github.com/extism/go-sdk"
@@ -85,7 +86,22 @@ type Host struct {
 	// so loading the same unchanged file again — validation, then the run —
 	// does not read and hash megabytes twice.
 	loaded map[string]loadedFile
+
+	// workersStarted counts the worker processes this host started;
+	// describeHits the plugins it loaded from the describe cache.
+	workersStarted atomic.Int64
+	describeHits   atomic.Int64
 }
+
+// WorkersStarted is how many worker processes the host has started
+// (Isolation "process"), for tests and inspection: a run whose every call
+// was answered from the verdict cache, with every plugin's describe
+// answer in the describe cache, starts none.
+func (h *Host) WorkersStarted() int64 { return h.workersStarted.Load() }
+
+// DescribeCacheHits is how many plugins the host loaded with a describe
+// answer from the describe cache, without starting a worker.
+func (h *Host) DescribeCacheHits() int64 { return h.describeHits.Load() }
 
 type loadedFile struct {
 	info os.FileInfo
@@ -174,7 +190,10 @@ func Digest(path string) (string, []byte, error) {
 // Load compiles (once per process) the plugin in file and checks it: its
 // digest must equal wantSHA256 when given, it must be a Wasm module, its
 // describe export must answer with an ABI version the host speaks, and it
-// must have the export of every kind it claims.
+// must have the export of every kind it claims. In worker processes the
+// describe answer may come from the describe cache (describecache.go),
+// checked the same way, and the first worker then starts at the first
+// call.
 func (h *Host) Load(ctx context.Context, file, wantSHA256 string) (*Plugin, error) {
 	info, statErr := os.Stat(file)
 	if statErr == nil {

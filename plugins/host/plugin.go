@@ -34,6 +34,9 @@ type Plugin struct {
 	data     []byte
 	describe abi.Describe
 	exports  []string
+	// describeRaw is the describe answer as the plugin gave it (what the
+	// describe cache keeps).
+	describeRaw []byte
 
 	// compiled is the module and pool its instances. In process the module
 	// is compiled with termination checks (a check at every loop header)
@@ -147,12 +150,7 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		compiled.Close(ctx)
 		return nil, p.instantiateError(label, "", err)
 	}
-	for _, name := range []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test", "setup", "mock",
-		"verify" + abi.BatchSuffix, "evaluate" + abi.BatchSuffix, "test" + abi.BatchSuffix} {
-		if inst.hasExport(name) {
-			p.exports = append(p.exports, name)
-		}
-	}
+	p.exports = exportsOf(inst.hasExport)
 	if !inst.hasExport(abi.DescribeExport) {
 		inst.close()
 		compiled.Close(ctx)
@@ -165,30 +163,59 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 		p.close()
 		return nil, err
 	}
-	_, schema := EnvelopeSchemas(abi.DescribeExport)
-	if err := checkEnvelope(label, abi.DescribeExport, schema, out, &p.describe); err != nil {
+	if err := p.acceptDescribe(label, out, p.native != nil, inst.hasExport); err != nil {
 		p.close()
 		return nil, err
 	}
+	// Kept as the plugin answered, for the describe cache (describecache.go).
+	p.describeRaw = bytes.Clone(out)
+	return p, nil
+}
+
+// exportNames are the exports a plugin is asked for, in the order
+// Exports lists them.
+var exportNames = []string{abi.DescribeExport, "verify", "load_cases", "evaluate", "test", "setup", "mock",
+	"verify" + abi.BatchSuffix, "evaluate" + abi.BatchSuffix, "test" + abi.BatchSuffix}
+
+// exportsOf lists the exportNames a module has.
+func exportsOf(has func(string) bool) []string {
+	var out []string
+	for _, name := range exportNames {
+		if has(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// acceptDescribe checks a describe answer, out, against the ABI and
+// against the module it describes (native: whether the module speaks the
+// native transport; has: whether it exports a function) and keeps it as
+// the plugin's describe. A fresh answer and one read from the describe
+// cache go through it alike, so an entry can claim nothing a plugin could
+// not.
+func (p *Plugin) acceptDescribe(label string, out []byte, native bool, has func(string) bool) error {
+	_, schema := EnvelopeSchemas(abi.DescribeExport)
+	p.describe = abi.Describe{}
+	if err := checkEnvelope(label, abi.DescribeExport, schema, out, &p.describe); err != nil {
+		return err
+	}
 	if !slices.Contains(abi.SupportedVersions, p.describe.ABIVersion) {
-		p.close()
-		return nil, &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultABI,
+		return &Error{Plugin: label, Export: abi.DescribeExport, Fault: FaultABI,
 			Detail: fmt.Sprintf("the plugin speaks ABI %d; this wasmeval speaks %s", p.describe.ABIVersion, versions())}
 	}
-	if native := p.native != nil; native != (p.describe.Transport == abi.TransportNative) {
-		p.close()
+	if native != (p.describe.Transport == abi.TransportNative) {
 		detail := fmt.Sprintf("describe says transport %q, but the module exports %s and %s and imports nothing from Extism, which makes it native",
 			p.describe.Transport, nativeInputExport, nativeOutputExport)
 		if !native {
 			detail = fmt.Sprintf("describe says transport native, but the module does not speak it (it needs exports %s and %s, and no imports from Extism)",
 				nativeInputExport, nativeOutputExport)
 		}
-		return nil, &Error{Plugin: p.Label(), Export: abi.DescribeExport, Fault: FaultEnvelope, Detail: detail}
+		return &Error{Plugin: p.Label(), Export: abi.DescribeExport, Fault: FaultEnvelope, Detail: detail}
 	}
 	for _, k := range p.describe.Kinds {
-		if exp := abi.Exports[k]; !inst.hasExport(exp) {
-			p.close()
-			return nil, &Error{Plugin: p.Label(), Export: exp, Fault: FaultMissingExport,
+		if exp := abi.Exports[k]; !has(exp) {
+			return &Error{Plugin: p.Label(), Export: exp, Fault: FaultMissingExport,
 				Detail: fmt.Sprintf("describe claims kind %s, which needs export %s", k, exp)}
 		}
 	}
@@ -196,17 +223,15 @@ func (h *Host) compile(ctx context.Context, file, digest string, data []byte, ch
 	// plugin is refused now, as for a lie about its transport.
 	for _, exp := range p.describe.Batch {
 		if !slices.ContainsFunc(p.describe.Kinds, func(k string) bool { return abi.Exports[k] == exp }) {
-			p.close()
-			return nil, &Error{Plugin: p.Label(), Export: exp + abi.BatchSuffix, Fault: FaultEnvelope,
+			return &Error{Plugin: p.Label(), Export: exp + abi.BatchSuffix, Fault: FaultEnvelope,
 				Detail: fmt.Sprintf("describe lists %s under batch, but the plugin serves no kind with export %s (its kinds: %v)", exp, exp, p.describe.Kinds)}
 		}
-		if !inst.hasExport(exp + abi.BatchSuffix) {
-			p.close()
-			return nil, &Error{Plugin: p.Label(), Export: exp + abi.BatchSuffix, Fault: FaultMissingExport,
+		if !has(exp + abi.BatchSuffix) {
+			return &Error{Plugin: p.Label(), Export: exp + abi.BatchSuffix, Fault: FaultMissingExport,
 				Detail: fmt.Sprintf("describe lists %s under batch, which needs export %s", exp, exp+abi.BatchSuffix)}
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // compileModule compiles the module, with termination checks or without.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	goruntime "runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -67,6 +68,9 @@ type hello struct {
 	Describe abi.Describe `json:"describe"`
 	Exports  []string     `json:"exports"`
 	Error    *wireError   `json:"error,omitempty"`
+	// raw is the describe answer as the plugin gave it, the frame's
+	// payload (for the describe cache).
+	raw []byte
 }
 
 // request starts a call in the worker. HasAssets says whether the call
@@ -178,9 +182,9 @@ func serveWorker(spec workerSpec, in io.Reader, out io.Writer) int {
 	if err != nil {
 		hi.Error = toWire(err)
 	} else {
-		hi.Describe, hi.Exports = p.describe, p.exports
+		hi.Describe, hi.Exports, hi.raw = p.describe, p.exports, p.describeRaw
 	}
-	if writeFrame(w, hi, nil) != nil || hi.Error != nil {
+	if writeFrame(w, hi, hi.raw) != nil || hi.Error != nil {
 		return 0
 	}
 	for {
@@ -346,6 +350,7 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 		sh.unmap()
 		return nil, hi, fmt.Errorf("start plugin worker: %w", err)
 	}
+	h.workersStarted.Add(1)
 	wk := &worker{cmd: cmd, in: bufio.NewWriterSize(stdin, 1<<16), out: bufio.NewReaderSize(stdout, 1<<16), done: make(chan struct{}), sh: sh}
 	go func() {
 		cmd.Wait()
@@ -365,7 +370,8 @@ func (p *Plugin) startWorker(ctx context.Context) (*worker, hello, error) {
 				return
 			}
 		}
-		_, err := readFrame(wk.out, &hi)
+		var err error
+		hi.raw, err = readFrame(wk.out, &hi)
 		got <- err
 	}()
 	select {
@@ -401,21 +407,63 @@ func (wk *worker) close() {
 	wk.sh.unmap()
 }
 
-// startRemote loads a plugin into a first worker process.
+// startRemote loads a plugin that runs in worker processes. Its describe
+// answer comes from the describe cache when the cache has it, checked as a
+// fresh answer is, and then no worker starts until a call needs one;
+// otherwise a first worker starts now and its answer is kept.
 func (h *Host) startRemote(ctx context.Context, file, digest string, data []byte) (*Plugin, error) {
 	p := &Plugin{host: h, file: file, digest: digest, size: len(data), data: data,
 		workers: make(chan *worker, 2*goruntime.GOMAXPROCS(0))}
 	if err := checkMagic(file, digest, data); err != nil {
 		return nil, err
 	}
+	key := h.describeKey(digest)
+	if raw := h.cachedDescribe(key); raw != nil && p.describeFromCache(raw) {
+		h.describeHits.Add(1)
+		return p, nil
+	}
 	wk, hi, err := p.startWorker(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p.describe, p.exports = hi.Describe, hi.Exports
+	p.describe, p.exports, p.describeRaw = hi.Describe, hi.Exports, hi.raw
 	p.created.Add(1)
 	p.workers <- wk
+	h.keepDescribe(key, hi.raw)
 	return p, nil
+}
+
+// describeFromCache takes a cached describe answer as the plugin's, if it
+// passes every check a worker holds a fresh answer to: the module's
+// imports, then the answer against the ABI and against the module's
+// exports and transport. An answer that does not is a miss.
+func (p *Plugin) describeFromCache(raw []byte) bool {
+	iface, err := readInterface(p.data)
+	if err != nil || iface.checkImports() != nil || !iface.exports[abi.DescribeExport] {
+		return false
+	}
+	has := func(name string) bool { return iface.exports[name] }
+	if p.acceptDescribe(fileLabel(p.file, p.digest), raw, iface.isNative(), has) != nil {
+		p.describe = abi.Describe{}
+		return false
+	}
+	p.exports, p.describeRaw = exportsOf(has), raw
+	return true
+}
+
+// sameDescribe checks that a worker started after the plugin was loaded
+// describes it as the plugin was loaded with: from the describe cache, an
+// entry that passed every check but is not this module's answer (written
+// by hand, or by another wasmeval) is found out here, at the first call,
+// and removed, so the next load asks the plugin.
+func (p *Plugin) sameDescribe(hi hello) error {
+	if bytes.Equal(hi.raw, p.describeRaw) && slices.Equal(hi.Exports, p.exports) {
+		return nil
+	}
+	p.host.forgetDescribe(p.host.describeKey(p.digest))
+	return &Error{Plugin: p.Label(), Export: abi.DescribeExport, Fault: FaultEnvelope,
+		Detail: fmt.Sprintf("the module's describe answer is not the one this plugin was loaded with from the describe cache (%s); the entry is removed, so the next run asks the plugin",
+			p.host.describeDir())}
 }
 
 // callWorker runs one call in a worker, killing it at the timeout.
@@ -424,11 +472,16 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 	select {
 	case wk = <-p.workers:
 	default:
+		var hi hello
 		var err error
-		if wk, _, err = p.startWorker(ctx); err != nil {
+		if wk, hi, err = p.startWorker(ctx); err != nil {
 			return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultTrap, Detail: err.Error()}
 		}
 		p.created.Add(1)
+		if err := p.sameDescribe(hi); err != nil {
+			p.discardWorker(wk)
+			return nil, err
+		}
 	}
 	// The call runs on this goroutine; a timer and the context kill the
 	// worker, which ends a blocked read or write, instead of a second
