@@ -185,7 +185,7 @@ func (l *loader) response(file, key string, line int, rr *rawResponse) (mock.Res
 	case rr.BodyFile != "":
 		at := diag.JoinPath(key, "body_file")
 		if _, err := l.resolve(rr.BodyFile, isFile); err != nil {
-			l.errs.Add(file, at, line, "%v (expected a file inside the problem directory)", err)
+			l.errs.Add(file, at, line, "%v", err)
 			return resp, false
 		}
 		if st, err := l.files.Stat(rr.BodyFile); err == nil && st.Size() > MaxMockBodyFile {
