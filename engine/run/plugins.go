@@ -31,8 +31,12 @@ type pluginSet struct {
 	// cache answers the calls made before (nil: none); see verdictcache.go.
 	cache *verdictCache
 	// verifying is the time spent in verifyCases, summed over the groups
-	// verified at once (what BenchmarkVerdictCache compares).
+	// verified at once (what BenchmarkVerdictCache compares); loading
+	// the time spent loading plugins (host.Load: with worker processes,
+	// starting the first worker, unless the plugin's describe answer was
+	// cached), which BenchmarkVerdictCache counts with it.
 	verifying atomic.Int64
+	loading   atomic.Int64
 
 	mu     sync.Mutex
 	byPath map[string]*host.Plugin
@@ -61,7 +65,10 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 	s.mu.Unlock()
 	if !ok {
 		var err error
-		if p, err = s.h.Load(ctx, path, ref.SHA256); err != nil {
+		start := time.Now()
+		p, err = s.h.Load(ctx, path, ref.SHA256)
+		s.loading.Add(int64(time.Since(start)))
+		if err != nil {
 			return nil, err
 		}
 		s.mu.Lock()

@@ -22,7 +22,9 @@ import (
 // mixed with another group's reading and journaling. It reports the
 // verification time of each per case and their ratio, for the minimal
 // verifier (Go, no batches: one call per case) and the Rust SDK's
-// conformance verifier (batches of 256).
+// conformance verifier (batches of 256). It also reports the time each
+// rescore spent loading its plugin (host.Load), and the ratio with it
+// counted on both sides; a warm rescore must start no plugin worker.
 // WASMEVAL_BENCH_CASES changes the case count.
 //
 //	go test -run '^$' -bench VerdictCache -benchtime 1x ./engine/run/
@@ -45,31 +47,42 @@ func BenchmarkVerdictCache(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var cold, warm time.Duration
+			hostCache := filepath.Join(os.TempDir(), "wasmeval-test-cache")
+			var cold, warm, coldLoad, warmLoad time.Duration
 			for i := 0; i < b.N; i++ {
 				store, err := callcache.Open(b.TempDir())
 				if err != nil {
 					b.Fatal(err)
 				}
-				c, counts := verifyTimeOfRescore(b, p, from, store)
-				if counts.Hits != 0 || counts.Misses != int64(n) {
-					b.Fatalf("cold: %+v, want %d misses", counts, n)
+				c := rescoreCached(b, p, from, store, hostCache)
+				if c.counts.Hits != 0 || c.counts.Misses != int64(n) {
+					b.Fatalf("cold: %+v, want %d misses", c.counts, n)
 				}
 				// The warm rescore opens the store again, as the
 				// next process would: it reads the cache from disk.
 				if store, err = callcache.Open(store.Dir()); err != nil {
 					b.Fatal(err)
 				}
-				w, counts := verifyTimeOfRescore(b, p, from, store)
-				if counts.Hits != int64(n) || counts.Misses != 0 {
-					b.Fatalf("warm: %+v, want %d hits", counts, n)
+				w := rescoreCached(b, p, from, store, hostCache)
+				if w.counts.Hits != int64(n) || w.counts.Misses != 0 {
+					b.Fatalf("warm: %+v, want %d hits", w.counts, n)
 				}
-				cold += c
-				warm += w
+				if w.workers != 0 {
+					b.Fatalf("warm: %d plugin workers started, want none", w.workers)
+				}
+				cold += c.verifying
+				warm += w.verifying
+				coldLoad += c.loading
+				warmLoad += w.loading
 			}
 			b.ReportMetric(float64(cold.Microseconds())/float64(b.N*n), "cold-µs/case")
 			b.ReportMetric(float64(warm.Microseconds())/float64(b.N*n), "warm-µs/case")
 			b.ReportMetric(float64(warm)/float64(cold), "warm/cold")
+			// Loading the plugin, which a warm rescore does too: with
+			// the describe cache it starts no worker.
+			b.ReportMetric(float64(coldLoad.Microseconds())/float64(b.N)/1000, "cold-load-ms")
+			b.ReportMetric(float64(warmLoad.Microseconds())/float64(b.N)/1000, "warm-load-ms")
+			b.ReportMetric(float64(warm+warmLoad)/float64(cold+coldLoad), "warm/cold-with-load")
 		})
 	}
 }
@@ -78,7 +91,25 @@ func BenchmarkVerdictCache(b *testing.B) {
 // store, and returns the time spent verifying and the cache's counts.
 func verifyTimeOfRescore(b testing.TB, p *problem.Problem, from string, store *callcache.Store) (time.Duration, CacheCounts) {
 	b.Helper()
-	h, err := host.New(host.Options{CacheDir: filepath.Join(os.TempDir(), "wasmeval-test-cache"), Isolation: host.Process})
+	r := rescoreCached(b, p, from, store, filepath.Join(os.TempDir(), "wasmeval-test-cache"))
+	return r.verifying, r.counts
+}
+
+// cachedRescore is what rescoreCached measured.
+type cachedRescore struct {
+	verifying time.Duration // in verifyCases
+	loading   time.Duration // loading the plugins (host.Load)
+	counts    CacheCounts
+	workers   int64 // plugin worker processes started
+	outcome   *RescoreOutcome
+}
+
+// rescoreCached rescores the run in from with the verdict cache in store
+// and a plugin host of its own (worker processes, the compilation and
+// describe caches in hostCache), as the CLI does.
+func rescoreCached(b testing.TB, p *problem.Problem, from string, store *callcache.Store, hostCache string) cachedRescore {
+	b.Helper()
+	h, err := host.New(host.Options{CacheDir: hostCache, Isolation: host.Process})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,5 +125,6 @@ func verifyTimeOfRescore(b testing.TB, p *problem.Problem, from string, store *c
 	if res.VerdictCache == nil {
 		b.Fatal("no verdict cache counts")
 	}
-	return time.Duration(rs.plugins.verifying.Load()), *res.VerdictCache
+	return cachedRescore{verifying: time.Duration(rs.plugins.verifying.Load()), loading: time.Duration(rs.plugins.loading.Load()),
+		counts: *res.VerdictCache, workers: h.WorkersStarted(), outcome: res}
 }

@@ -54,3 +54,59 @@ func TestVerdictCachePacksARun(t *testing.T) {
 		t.Fatalf("packs after the warm rescore: %v", packs)
 	}
 }
+
+// TestWarmRescoreStartsNoWorker: a rescore whose every call is answered
+// from the verdict cache, by a plugin host whose describe cache has the
+// verifier, starts no plugin worker process (counted by the host), and
+// gives the verdicts the cold rescore gave. A rescore that has to make
+// the calls, with the same describe cache, starts its worker at the
+// first call and gives them too.
+func TestWarmRescoreStartsNoWorker(t *testing.T) {
+	v := rescoreVerifiers[1]
+	if v.name != "minimal" {
+		t.Fatalf("rescoreVerifiers[1] is %s, want minimal", v.name)
+	}
+	const n = 200
+	prob, from := recordedRunVerified(t, n, 100, 40, 4, v.module(t), v.config)
+	p, err := LoadProblem(prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostCache, dir := t.TempDir(), t.TempDir()
+	store, err := callcache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := rescoreCached(t, p, from, store, hostCache)
+	if cold.counts.Misses != n || cold.counts.Hits != 0 || cold.workers == 0 {
+		t.Fatalf("cold: %+v, %d workers", cold.counts, cold.workers)
+	}
+	if store, err = callcache.Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	warm := rescoreCached(t, p, from, store, hostCache)
+	if warm.counts.Hits != n || warm.counts.Misses != 0 {
+		t.Fatalf("warm: %+v", warm.counts)
+	}
+	if warm.workers != 0 {
+		t.Fatalf("the warm rescore started %d plugin workers, want none", warm.workers)
+	}
+	// An empty verdict cache: every call is made, by a worker started
+	// at the first of them.
+	empty, err := callcache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := rescoreCached(t, p, from, empty, hostCache)
+	if made.counts.Misses != n || made.workers == 0 {
+		t.Fatalf("calls made after a cached describe: %+v, %d workers", made.counts, made.workers)
+	}
+	for _, r := range []cachedRescore{warm, made} {
+		if r.outcome.Rescored != cold.outcome.Rescored || r.outcome.VerdictsChanged != cold.outcome.VerdictsChanged ||
+			r.outcome.ScoresChanged != cold.outcome.ScoresChanged || r.outcome.VerdictsChanged != v.changed(n) {
+			t.Fatalf("rescored %d, verdicts changed %d, scores %d; cold: %d, %d, %d (want %d changed)",
+				r.outcome.Rescored, r.outcome.VerdictsChanged, r.outcome.ScoresChanged,
+				cold.outcome.Rescored, cold.outcome.VerdictsChanged, cold.outcome.ScoresChanged, v.changed(n))
+		}
+	}
+}
