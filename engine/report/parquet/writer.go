@@ -38,25 +38,66 @@ type Writer struct {
 	runID, sub string
 	// problem, when set, replaces the problem column (SetRun).
 	problem string
-	// maxRows bounds a row group's rows (maxGroupRows unless SetGroupRows).
+	// maxRows and maxBytes bound a row group (Layout).
 	maxRows    int
+	maxBytes   int
+	spool      *spoolPool
 	rows       int64
 	groupRows  int
 	groupBytes int
 	batch      []Row
 }
 
+// Layout sizes a file's row groups and pages. The zero Layout is a run's:
+// row groups of at most maxGroupRows rows and maxGroupBytes bytes, pages
+// of parquet-go's default size, held in memory until their group is
+// flushed.
+type Layout struct {
+	// GroupRows and GroupBytes bound a row group's rows and its rows'
+	// estimated bytes (maxGroupRows, maxGroupBytes when 0).
+	GroupRows, GroupBytes int
+	// PageBytes is the size at which a column's page is cut (parquet-go's
+	// 256 KiB when 0). Every column keeps a buffer of this size, and a
+	// dictionary column's holds its indexes until then.
+	PageBytes int
+	// Spool keeps the compressed pages of the row group being written in
+	// unlinked temporary files beside the output instead of memory.
+	Spool bool
+}
+
+// TableLayout is for a table of millions of rows, a batch's: the writer
+// keeps every row group's metadata and page index until Close (Parquet
+// puts them in the footer), so fewer, larger row groups keep memory flat
+// as rows grow; their pages wait on disk, and pages of 64 KiB keep the
+// columns' buffers small. BenchmarkResultsParquet in engine/batch
+// measures it.
+var TableLayout = Layout{GroupRows: 1 << 20, GroupBytes: 64 << 20, PageBytes: 64 << 10, Spool: true}
+
 // Create starts a Parquet file at path. It is written to a temporary file
 // and renamed into place by Close, so readers never see half a file; the
 // file has the run directory's mode (runfile.CreateTemp). runID and
 // submission fill the columns of the same name.
 func Create(path, runID, submission string) (*Writer, error) {
+	return CreateLayout(path, runID, submission, Layout{})
+}
+
+// CreateLayout is Create with row groups and pages sized by l.
+func CreateLayout(path, runID, submission string, l Layout) (*Writer, error) {
 	f, err := runfile.CreateTemp(filepath.Dir(path), ".results-*.parquet")
 	if err != nil {
 		return nil, fmt.Errorf("create parquet file: %w", err)
 	}
 	buf := bufio.NewWriterSize(f, 1<<20)
-	w := pq.NewGenericWriter[Row](buf,
+	var opts []pq.WriterOption
+	if l.PageBytes > 0 {
+		opts = append(opts, pq.PageBufferSize(l.PageBytes))
+	}
+	var spool *spoolPool
+	if l.Spool {
+		spool = &spoolPool{dir: filepath.Dir(path)}
+		opts = append(opts, pq.ColumnPageBuffers(spool))
+	}
+	w := pq.NewGenericWriter[Row](buf, append(opts,
 		pq.Compression(&zstdCodec{}),
 		pq.CreatedBy("wasmeval", "", ""),
 		pq.KeyValueMetadata("wasmeval.run_id", runID),
@@ -76,8 +117,16 @@ func Create(path, runID, submission string) (*Writer, error) {
 		pq.SkipPageBounds("attributes", "list", "element", "actual"),
 		pq.SkipPageBounds("attributes", "list", "element", "expected"),
 		pq.SkipPageBounds("attributes", "list", "element", "diff"),
-	)
-	return &Writer{f: f, buf: buf, w: w, path: path, tmp: f.Name(), runID: runID, sub: submission, maxRows: maxGroupRows}, nil
+	)...)
+	wr := &Writer{f: f, buf: buf, w: w, spool: spool, path: path, tmp: f.Name(), runID: runID, sub: submission,
+		maxRows: maxGroupRows, maxBytes: maxGroupBytes}
+	if l.GroupRows > 0 {
+		wr.maxRows = l.GroupRows
+	}
+	if l.GroupBytes > 0 {
+		wr.maxBytes = l.GroupBytes
+	}
+	return wr, nil
 }
 
 // SetRun makes the rows added from now on carry this run id, submission
@@ -86,17 +135,6 @@ func Create(path, runID, submission string) (*Writer, error) {
 // the same schema and streaming as a run's.
 func (w *Writer) SetRun(runID, submission, problem string) {
 	w.runID, w.sub, w.problem = runID, submission, problem
-}
-
-// SetGroupRows bounds a row group at n rows instead of maxGroupRows (still
-// at most maxGroupBytes). The writer holds every row group's index and
-// metadata until Close — Parquet puts them at the end of the file — so a
-// file of millions of rows, such as a batch's table, wants fewer, larger
-// groups for its memory to stay flat.
-func (w *Writer) SetGroupRows(n int) {
-	if n > 0 {
-		w.maxRows = n
-	}
 }
 
 // Add appends one case.
@@ -110,12 +148,12 @@ func (w *Writer) Add(r *result.CaseRecord) error {
 	}
 	w.batch = append(w.batch, row)
 	w.groupBytes += rowBytes(&row)
-	if len(w.batch) >= 256 || w.groupBytes >= maxGroupBytes {
+	if len(w.batch) >= 256 || w.groupBytes >= w.maxBytes {
 		if err := w.writeBatch(); err != nil {
 			return err
 		}
 	}
-	if w.groupRows >= w.maxRows || w.groupBytes >= maxGroupBytes {
+	if w.groupRows >= w.maxRows || w.groupBytes >= w.maxBytes {
 		return w.flushGroup()
 	}
 	return nil
@@ -168,6 +206,9 @@ func (w *Writer) Close() error {
 		err = cerr
 	}
 	w.f = nil
+	if w.spool != nil {
+		w.spool.close()
+	}
 	if err == nil {
 		err = os.Rename(w.tmp, w.path)
 	}
@@ -184,6 +225,9 @@ func (w *Writer) Abort() {
 		w.f.Close()
 		w.f = nil
 		os.Remove(w.tmp)
+	}
+	if w.spool != nil {
+		w.spool.close()
 	}
 }
 
