@@ -195,10 +195,32 @@ func Digest(path string) (string, []byte, error) {
 // checked the same way, and the first worker then starts at the first
 // call.
 func (h *Host) Load(ctx context.Context, file, wantSHA256 string) (*Plugin, error) {
+	return h.load(ctx, file, wantSHA256, h.opts.Isolation)
+}
+
+// LoadInProcess is Load for a plugin each of whose calls someone is
+// waiting on as it is made, one at a time — a mock answering a
+// submission's request — rather than calls the engine gathers into
+// batches: the plugin runs in this process, under wazero's termination
+// checks and the same limits, whatever the host's Isolation. A call then
+// costs no round trip to a worker process, whose two wake-ups dominate a
+// small call's latency on a busy machine (see RATIONALE.md, "Mock
+// plugins run in process").
+func (h *Host) LoadInProcess(ctx context.Context, file, wantSHA256 string) (*Plugin, error) {
+	return h.load(ctx, file, wantSHA256, InProcess)
+}
+
+func (h *Host) load(ctx context.Context, file, wantSHA256, isolation string) (*Plugin, error) {
+	// A plugin is loaded once per isolation: the file's last stat and the
+	// digest are remembered with it.
+	key := file
+	if isolation != h.opts.Isolation {
+		key = isolation + "\x00" + file
+	}
 	info, statErr := os.Stat(file)
 	if statErr == nil {
 		h.mu.Lock()
-		lf, ok := h.loaded[file]
+		lf, ok := h.loaded[key]
 		h.mu.Unlock()
 		if ok && os.SameFile(lf.info, info) && lf.info.Size() == info.Size() && lf.info.ModTime().Equal(info.ModTime()) &&
 			(wantSHA256 == "" || wantSHA256 == lf.p.digest) {
@@ -213,15 +235,19 @@ func (h *Host) Load(ctx context.Context, file, wantSHA256 string) (*Plugin, erro
 		return nil, &Error{Plugin: file, Fault: FaultDigest,
 			Detail: fmt.Sprintf("config pins sha256 %s but the file has %s; refusing to run it", wantSHA256, digest)}
 	}
+	entryKey := digest
+	if isolation != h.opts.Isolation {
+		entryKey = isolation + "\x00" + digest
+	}
 	h.mu.Lock()
-	e, ok := h.plugins[digest]
+	e, ok := h.plugins[entryKey]
 	if !ok {
 		e = &loadEntry{}
-		h.plugins[digest] = e
+		h.plugins[entryKey] = e
 	}
 	h.mu.Unlock()
 	e.once.Do(func() {
-		if h.opts.Isolation == Process {
+		if isolation == Process {
 			e.p, e.err = h.startRemote(ctx, file, digest, data)
 		} else {
 			e.p, e.err = h.compile(ctx, file, digest, data, true)
@@ -229,7 +255,7 @@ func (h *Host) Load(ctx context.Context, file, wantSHA256 string) (*Plugin, erro
 	})
 	if e.p != nil && statErr == nil {
 		h.mu.Lock()
-		h.loaded[file] = loadedFile{info: info, p: e.p}
+		h.loaded[key] = loadedFile{info: info, p: e.p}
 		h.mu.Unlock()
 	}
 	return e.p, e.err

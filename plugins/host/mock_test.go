@@ -86,3 +86,50 @@ func TestMockLimits(t *testing.T) {
 		})
 	}
 }
+
+// On a host whose plugins run in worker processes, a mock loaded with
+// LoadInProcess runs in this process — no worker starts for its calls —
+// with the same answers, and loading the same file the usual way still
+// gives a worker-backed plugin of its own.
+func TestMockLoadedInProcess(t *testing.T) {
+	h := newHost(t, Options{Isolation: Process})
+	ctx := context.Background()
+	p, err := h.LoadInProcess(ctx, mockModule(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.LoadInProcess(ctx, mockModule(t), "")
+	if err != nil || again != p {
+		t.Fatalf("loaded twice: %p then %p (%v)", p, again, err)
+	}
+	first, err := p.Mock(ctx, mockCall("", nil), CallOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := p.Mock(ctx, mockCall("", first.State), CallOptions{})
+	if err != nil || first.Response.Status != 201 || second.Response.Status != 409 {
+		t.Fatalf("answers %d then %d (%v)", first.Response.Status, second.Response.Status, err)
+	}
+	if n := h.WorkersStarted(); n != 0 {
+		t.Fatalf("%d worker processes started for an in-process mock", n)
+	}
+	if p.InstancesCreated() == 0 {
+		t.Fatal("no instance was created in this process")
+	}
+	if _, err := h.LoadInProcess(ctx, mockModule(t), strings.Repeat("0", 64)); err == nil || !strings.Contains(err.Error(), "refusing to run it") {
+		t.Fatalf("a wrong pin was not refused: %v", err)
+	}
+	remote, err := h.Load(ctx, mockModule(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if remote == p {
+		t.Fatal("Load returned the in-process plugin on a host of worker processes")
+	}
+	if _, err := remote.Mock(ctx, mockCall("", nil), CallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if h.WorkersStarted() == 0 {
+		t.Fatal("the worker-backed plugin's call started no worker")
+	}
+}
