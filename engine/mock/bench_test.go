@@ -74,6 +74,7 @@ type target struct {
 	url    string
 	status []int // the statuses it may answer (a plugin's first charge differs)
 	reply  []byte
+	echo   bool // in the container: the Rust echo mock (any 200)
 	total  time.Duration
 	n      int
 }
@@ -103,6 +104,7 @@ type target struct {
 func BenchmarkMockRequest(b *testing.B) {
 	reqBody := benchRequest()
 	rustURLs := map[string]string{}
+	var rustInProcess mock.Handler // how the engine runs a mock plugin
 	var rustGroups []*mock.Group
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -147,6 +149,9 @@ func BenchmarkMockRequest(b *testing.B) {
 		b.Cleanup(func() { rg.Close() })
 		rustURLs[iso] = rg.URLs()["echo"]
 		rustGroups = append(rustGroups, rg)
+		if iso == host.InProcess {
+			rustInProcess = plugincall.MockHandler(rust, map[string]any{}, nil)
+		}
 	}
 	g, err := mock.Start(context.Background(), services, "127.0.0.1")
 	if err != nil {
@@ -167,7 +172,7 @@ func BenchmarkMockRequest(b *testing.B) {
 		}
 	}
 
-	docker := startInContainer(b, reqBody, processPlugin)
+	docker := startInContainer(b, reqBody, processPlugin, rustInProcess)
 	groups := append([]*mock.Group{g}, rustGroups...)
 	if docker != nil {
 		groups = append(groups, docker.group)
@@ -337,6 +342,7 @@ type inContainer struct {
 	bare    string // base URLs inside the container
 	routes  string
 	plugin  string
+	rust    string
 }
 
 // startInContainer opens a Docker runtime's session whose submission is
@@ -344,7 +350,7 @@ type inContainer struct {
 // serves the bare server and the routes mock on upstreams of it, and
 // returns them; nil, with a line in the log, when there is no usable
 // Docker engine (a failure under CI=true, which has one).
-func startInContainer(b *testing.B, reqBody []byte, plugin mock.Handler) *inContainer {
+func startInContainer(b *testing.B, reqBody []byte, plugin, rust mock.Handler) *inContainer {
 	cli, err := docker.Connect()
 	if err == nil {
 		_, err = docker.Ping(context.Background(), cli)
@@ -391,18 +397,18 @@ func startInContainer(b *testing.B, reqBody []byte, plugin mock.Handler) *inCont
 		b.Fatal(err)
 	}
 	serveBare(b, l)
-	g, err := mock.StartOn(ctx, []mock.Service{{Name: "routes", Routes: benchRoutes()}, {Name: "plugin", Handler: plugin}}, up.Upstream)
+	g, err := mock.StartOn(ctx, []mock.Service{{Name: "routes", Routes: benchRoutes()}, {Name: "plugin", Handler: plugin}, {Name: "echo", Handler: rust}}, up.Upstream)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { g.Close() })
 	urls := g.URLs()
-	return &inContainer{session: s, group: g, bare: "http://" + bareAddr, routes: urls["routes"], plugin: urls["plugin"]}
+	return &inContainer{session: s, group: g, bare: "http://" + bareAddr, routes: urls["routes"], plugin: urls["plugin"], rust: urls["echo"]}
 }
 
 func (c *inContainer) targets() []*target {
 	return []*target{{name: "docker-bare", url: c.bare, reply: benchReply}, {name: "docker-routes", url: c.routes, reply: benchReply},
-		{name: "docker-plugin", url: c.plugin}}
+		{name: "docker-plugin", url: c.plugin}, {name: "docker-plugin-rust-inprocess", url: c.rust, echo: true}}
 }
 
 // send runs the client in the container for n rounds (mode: keepalive or
@@ -411,7 +417,10 @@ func (c *inContainer) send(b *testing.B, n int, mode string, ts []*target) {
 	argv := []string{"./benchclient", strconv.Itoa(n), mode, "request.json"}
 	for _, t := range ts {
 		reply := "-" // the plugin's answers
-		if t.reply != nil {
+		switch {
+		case t.echo:
+			reply = "echo"
+		case t.reply != nil:
 			reply = "reply.json"
 		}
 		argv = append(argv, t.url, reply)

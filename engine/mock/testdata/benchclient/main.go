@@ -5,11 +5,12 @@
 // in all (nanoseconds, one line each, in the order given). A first request
 // to each URL is sent before and not counted, so the first dial is not
 // counted as a request's. Each URL comes with the reply expected from it:
-// a file whose content comes with status 201, or "-" for the answers of
-// the host tests' mock plugin (201 for the first charge, 409 after). An
-// answer other than the expected one ends it with status 1 and says which.
+// a file whose content comes with status 201, "-" for the answers of the
+// host tests' mock plugin (201 for the first charge, 409 after), or
+// "echo" for the Rust conformance plugin's echo mock (200). An answer
+// other than the expected one ends it with status 1 and says which.
 //
-//	benchclient N keepalive|newconn REQUEST_FILE (URL REPLY_FILE|-)...
+//	benchclient N keepalive|newconn REQUEST_FILE (URL REPLY_FILE|-|echo)...
 package main
 
 import (
@@ -36,10 +37,13 @@ func main() {
 	}
 	var urls []string
 	var replies [][]byte // nil: the plugin's answers
+	echo := map[int]bool{}
 	for i := 4; i+1 < len(os.Args); i += 2 {
 		urls = append(urls, os.Args[i])
 		var reply []byte
-		if os.Args[i+1] != "-" {
+		if os.Args[i+1] == "echo" {
+			echo[len(replies)] = true
+		} else if os.Args[i+1] != "-" {
 			if reply, err = os.ReadFile(os.Args[i+1]); err != nil {
 				fail("%v", err)
 			}
@@ -64,7 +68,10 @@ func main() {
 		resp.Body.Close()
 		took := time.Since(begin)
 		ok := resp.StatusCode == 201 && bytes.Equal(got, reply)
-		if reply == nil {
+		switch {
+		case echo[k]:
+			ok = resp.StatusCode == 200
+		case reply == nil:
 			ok = resp.StatusCode == 201 || resp.StatusCode == 409
 		}
 		if err != nil || !ok {
