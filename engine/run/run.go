@@ -194,6 +194,16 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if opts.Epochs > 1 {
 		builder.SetEpochs(opts.Epochs, opts.Reducer)
 	}
+	if opts.Executor != nil {
+		// The coordinator of a distributed run is meant for runs too big
+		// for one machine: the summaries' per-case entries wait in a
+		// file, so what it holds does not grow with the cases. The sink
+		// gives the builder each case once, as spooling asks.
+		if err := builder.Spool(); err != nil {
+			return nil, err
+		}
+		defer builder.Close()
+	}
 	if opts.Resume != nil {
 		if opts.RetryErrors > 0 {
 			// Errored cases of the run so far run again, as new attempts.
@@ -244,7 +254,12 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if exec == nil {
 		exec = &localExecutor{opts: &opts, plugins: plugins}
 	}
-	sink := newRunSink(&opts, plugins, record, groupErr)
+	groupClosed := func(j *groupJob) {
+		mu.Lock()
+		builder.GroupDone(j.cp.Name, j.group.Name)
+		mu.Unlock()
+	}
+	sink := newRunSink(&opts, plugins, record, groupErr, groupClosed)
 	if err := exec.Execute(ctx, sink.unfinished(ctx, publicJobs(jobs)), sink); err != nil && ctx.Err() == nil {
 		// The executor itself failed (its queue went away): what it
 		// delivered is kept, and the run ends as an interrupted one.

@@ -21,8 +21,11 @@ type runSink struct {
 	opts *Options
 	// keep appends to the journal and counts into the summaries (Run's
 	// record func).
-	keep    func(rec *result.CaseRecord, retried bool) error
-	fail    func(j *groupJob, msg string)
+	keep func(rec *result.CaseRecord, retried bool) error
+	fail func(j *groupJob, msg string)
+	// closed hears that a job will send nothing more (the summaries
+	// write out what they hold of its group).
+	closed  func(j *groupJob)
 	plugins *pluginSet
 
 	mu       sync.Mutex
@@ -30,8 +33,8 @@ type runSink struct {
 	done     map[string]bool            // job keys
 }
 
-func newRunSink(opts *Options, plugins *pluginSet, keep func(*result.CaseRecord, bool) error, fail func(*groupJob, string)) *runSink {
-	return &runSink{opts: opts, keep: keep, fail: fail, plugins: plugins, inFlight: map[string]map[string]bool{}, done: map[string]bool{}}
+func newRunSink(opts *Options, plugins *pluginSet, keep func(*result.CaseRecord, bool) error, fail func(*groupJob, string), closed func(*groupJob)) *runSink {
+	return &runSink{opts: opts, keep: keep, fail: fail, closed: closed, plugins: plugins, inFlight: map[string]map[string]bool{}, done: map[string]bool{}}
 }
 
 // claim says whether rec is the first of its kind to keep: not of a job
@@ -79,9 +82,13 @@ func (s *runSink) GroupError(j *GroupJob, msg string) { s.fail(j.job, msg) }
 
 func (s *runSink) Done(j *GroupJob) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	delete(s.inFlight, j.Key())
+	first := !s.done[j.Key()]
 	s.done[j.Key()] = true
+	s.mu.Unlock()
+	if first && s.closed != nil {
+		s.closed(j.job)
+	}
 }
 
 // Abandon reads the job's cases from its loader (as the group would have)
