@@ -88,8 +88,8 @@ func Connect(ctx context.Context, addr, name string) (*nats.Conn, jetstream.JetS
 	return nc, js, nil
 }
 
-// ensureStreams creates (or updates) the work stream, the results stream
-// and the artifact store. Both are kept on disk: a server that restarts
+// ensureStreams creates (or updates) the work stream, the results stream,
+// the advisories stream and the artifact store. Both are kept on disk: a server that restarts
 // keeps the jobs and the records not yet journaled.
 func ensureStreams(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.ObjectStore, error) {
 	cfg = cfg.withDefaults()
@@ -104,6 +104,14 @@ func ensureStreams(ctx context.Context, js jetstream.JetStream, cfg Config) (jet
 		Storage: jetstream.FileStorage, Duplicates: cfg.Duplicates, MaxAge: 7 * 24 * time.Hour,
 	}); err != nil {
 		return nil, fmt.Errorf("results stream %s: %w", ResultsStream, err)
+	}
+	// Created before any job is: an advisory made while no stream
+	// captured it is lost.
+	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: AdvisoryStream, Subjects: []string{maxDeliveriesSubject}, Retention: jetstream.LimitsPolicy,
+		Storage: jetstream.FileStorage, MaxAge: 7 * 24 * time.Hour,
+	}); err != nil {
+		return nil, fmt.Errorf("advisories stream %s: %w", AdvisoryStream, err)
 	}
 	store, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: ArtifactBucket, Storage: jetstream.FileStorage})
 	if err != nil {

@@ -152,26 +152,32 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 		}
 	}()
 
-	// A job whose deliveries ran out is announced by the server.
-	exhausted := make(chan exhaustedJob, 16)
-	sub, err := c.Conn.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES."+WorkStream+".*", func(m *nats.Msg) {
-		c.onMaxDeliveries(ctx, m, exhausted)
-	})
-	if err != nil {
-		return fmt.Errorf("subscribe to max-deliveries advisories: %w", err)
-	}
-	defer sub.Unsubscribe()
-
+	// Published: the sequence each job's message has in the work stream
+	// (a duplicate's is the message published before, by this run's
+	// earlier coordinator).
+	published := make(map[string]uint64, len(jobs))
 	for _, j := range jobs {
 		job := &Job{RunID: c.RunID, Checkpoint: j.Checkpoint, Group: j.Group, Epoch: j.Epoch, Version: c.Version, ABI: c.ABI,
 			Problem: problemDigest, Submission: subDigest, Needs: c.Needs, Settings: c.Settings, Plugins: plugins, EnvSpec: env}
-		if err := c.publishJob(ctx, job); err != nil {
+		seq, err := c.publishJob(ctx, job)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
 			return err
 		}
+		published[job.Key()] = seq
 	}
+
+	// A job whose deliveries ran out is announced by the server, and the
+	// announcement kept in the advisories stream: read from its start, a
+	// coordinator learns of jobs given up while none was connected.
+	exhausted := make(chan exhaustedJob, 16)
+	stopAdvisories, err := c.readAdvisories(ctx, exhausted)
+	if err != nil {
+		return err
+	}
+	defer stopAdvisories()
 
 	for len(pending) > 0 {
 		select {
@@ -184,7 +190,9 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 			return fmt.Errorf("results of run %s: %w", c.RunID, err)
 		case e := <-exhausted:
 			j := pending[e.key]
-			if j == nil {
+			if j == nil || published[e.key] != e.seq {
+				// Not pending, or an older message of the job (one
+				// published again once the duplicate window had passed).
 				continue
 			}
 			reason := fmt.Sprintf("its work message was delivered %d times and no worker finished it (workers lost, or the group outlasts their heartbeats)", e.deliveries)
@@ -262,34 +270,65 @@ func (c *Coordinator) publishExtras(ctx context.Context, store jetstream.ObjectS
 }
 
 // publishJob publishes job until the server stores it (or says it has it
-// already), through a server restart.
-func (c *Coordinator) publishJob(ctx context.Context, job *Job) error {
+// already), through a server restart, and returns its sequence in the
+// work stream (for a duplicate, the message stored before).
+func (c *Coordinator) publishJob(ctx context.Context, job *Job) (uint64, error) {
 	data, err := json.Marshal(job)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return retry(ctx, func() error {
+	var seq uint64
+	err = retry(ctx, func() error {
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		_, err := c.JS.Publish(pctx, job.Needs.subject(), data, jetstream.WithMsgID(job.msgID()))
+		ack, err := c.JS.Publish(pctx, job.Needs.subject(), data, jetstream.WithMsgID(job.msgID()))
+		if err == nil {
+			seq = ack.Sequence
+		}
 		return err
 	})
+	return seq, err
 }
 
 type exhaustedJob struct {
 	key        string
+	seq        uint64
 	deliveries uint64
+}
+
+// readAdvisories delivers the jobs of this run the advisories stream says
+// were given up, from its first advisory on, until ctx ends or the
+// returned func is called.
+func (c *Coordinator) readAdvisories(ctx context.Context, out chan<- exhaustedJob) (func(), error) {
+	cons, err := c.JS.OrderedConsumer(ctx, AdvisoryStream, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverAllPolicy})
+	if err != nil {
+		return nil, fmt.Errorf("advisories stream %s: %w", AdvisoryStream, err)
+	}
+	msgs, err := cons.Messages()
+	if err != nil {
+		return nil, fmt.Errorf("advisories stream %s: %w", AdvisoryStream, err)
+	}
+	go func() {
+		for {
+			m, err := msgs.Next()
+			if err != nil {
+				return // stopped; a server away is reconnected by the consumer
+			}
+			c.onMaxDeliveries(ctx, m.Data(), out)
+		}
+	}()
+	return msgs.Stop, nil
 }
 
 // onMaxDeliveries reads the job an advisory names; one of this run is
 // given up, and its message removed from the work stream.
-func (c *Coordinator) onMaxDeliveries(ctx context.Context, m *nats.Msg, out chan<- exhaustedJob) {
+func (c *Coordinator) onMaxDeliveries(ctx context.Context, data []byte, out chan<- exhaustedJob) {
 	var adv struct {
 		Stream     string `json:"stream"`
 		StreamSeq  uint64 `json:"stream_seq"`
 		Deliveries uint64 `json:"deliveries"`
 	}
-	if json.Unmarshal(m.Data, &adv) != nil || adv.Stream != WorkStream {
+	if json.Unmarshal(data, &adv) != nil || adv.Stream != WorkStream {
 		return
 	}
 	st, err := c.JS.Stream(ctx, WorkStream)
@@ -298,7 +337,7 @@ func (c *Coordinator) onMaxDeliveries(ctx context.Context, m *nats.Msg, out chan
 	}
 	raw, err := st.GetMsg(ctx, adv.StreamSeq)
 	if err != nil {
-		return
+		return // handled and removed already, or never this run's
 	}
 	job, err := decodeJob(raw.Data)
 	if err != nil || job.RunID != c.RunID {
@@ -306,7 +345,7 @@ func (c *Coordinator) onMaxDeliveries(ctx context.Context, m *nats.Msg, out chan
 	}
 	_ = st.DeleteMsg(ctx, adv.StreamSeq)
 	select {
-	case out <- exhaustedJob{key: job.Key(), deliveries: adv.Deliveries}:
+	case out <- exhaustedJob{key: job.Key(), seq: adv.StreamSeq, deliveries: adv.Deliveries}:
 	case <-ctx.Done():
 	}
 }

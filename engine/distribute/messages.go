@@ -18,8 +18,13 @@ import (
 const (
 	WorkStream    = "WASMEVAL_WORK"
 	ResultsStream = "WASMEVAL_RESULTS"
-	workPrefix    = "wasmeval.work"
-	resultsPrefix = "wasmeval.results"
+	// AdvisoryStream keeps the server's announcements of work messages
+	// whose deliveries ran out, so a coordinator that was not connected
+	// when one was made still learns of it.
+	AdvisoryStream       = "WASMEVAL_ADVISORIES"
+	maxDeliveriesSubject = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES." + WorkStream + ".*"
+	workPrefix           = "wasmeval.work"
+	resultsPrefix        = "wasmeval.results"
 )
 
 // Capability is what a worker offers and a job needs: the runtime
