@@ -245,6 +245,11 @@ func TestDescribeCacheForgedEntryIsFoundAtTheFirstCall(t *testing.T) {
 	if _, err := os.Stat(entry); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the forged entry is still there: %v", err)
 	}
+	// Later calls get the same fault without starting a worker each.
+	started := h.WorkersStarted()
+	if _, err := verifyMode(p, "ok", nil); !errors.As(err, &pe) || pe.Fault != FaultEnvelope || h.WorkersStarted() != started {
+		t.Fatalf("the second call: %v, %d workers started (%d before)", err, h.WorkersStarted(), started)
+	}
 	h2 := newHost(t, Options{CacheDir: dir, Isolation: Process})
 	if p := load(t, h2, "minimal"); p.Describe().Name != "minimal" || h2.DescribeCacheHits() != 0 {
 		t.Fatalf("after: %+v, %d hits", p.Describe(), h2.DescribeCacheHits())

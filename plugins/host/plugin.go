@@ -56,6 +56,9 @@ type Plugin struct {
 	workers    chan *worker
 	moduleOnce sync.Once
 	module     *os.File
+	// misdescribed is the fault of a plugin whose first worker described
+	// it otherwise than the describe cache did (sameDescribe).
+	misdescribed atomic.Pointer[Error]
 
 	created   atomic.Int64 // instances created, for tests and inspection
 	discarded atomic.Int64

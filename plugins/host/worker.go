@@ -456,14 +456,18 @@ func (p *Plugin) describeFromCache(raw []byte) bool {
 // entry that passed every check but is not this module's answer (written
 // by hand, or by another wasmeval) is found out here, at the first call,
 // and removed, so the next load asks the plugin.
+// Every later call of the plugin gets the same fault at once, rather
+// than start a worker of its own to find out again.
 func (p *Plugin) sameDescribe(hi hello) error {
 	if bytes.Equal(hi.raw, p.describeRaw) && slices.Equal(hi.Exports, p.exports) {
 		return nil
 	}
 	p.host.forgetDescribe(p.host.describeKey(p.digest))
-	return &Error{Plugin: p.Label(), Export: abi.DescribeExport, Fault: FaultEnvelope,
+	e := &Error{Plugin: p.Label(), Export: abi.DescribeExport, Fault: FaultEnvelope,
 		Detail: fmt.Sprintf("the module's describe answer is not the one this plugin was loaded with from the describe cache (%s); the entry is removed, so the next run asks the plugin",
 			p.host.describeDir())}
+	p.misdescribed.CompareAndSwap(nil, e)
+	return e
 }
 
 // callWorker runs one call in a worker, killing it at the timeout.
@@ -472,6 +476,9 @@ func (p *Plugin) callWorker(ctx context.Context, export string, input []byte, op
 	select {
 	case wk = <-p.workers:
 	default:
+		if e := p.misdescribed.Load(); e != nil {
+			return nil, e
+		}
 		var hi hello
 		var err error
 		if wk, hi, err = p.startWorker(ctx); err != nil {
