@@ -308,16 +308,18 @@ func (c *Coordinator) readAdvisories(ctx context.Context, out chan<- exhaustedJo
 	if err != nil {
 		return nil, fmt.Errorf("advisories stream %s: %w", AdvisoryStream, err)
 	}
+	// Stopped, the reader must not wait on out, which nobody reads then.
+	actx, cancel := context.WithCancel(ctx)
 	go func() {
 		for {
 			m, err := msgs.Next()
 			if err != nil {
 				return // stopped; a server away is reconnected by the consumer
 			}
-			c.onMaxDeliveries(ctx, m.Data(), out)
+			c.onMaxDeliveries(actx, m.Data(), out)
 		}
 	}()
-	return msgs.Stop, nil
+	return func() { cancel(); msgs.Stop() }, nil
 }
 
 // onMaxDeliveries reads the job an advisory names; one of this run is
