@@ -132,31 +132,12 @@ func Fetch(ctx context.Context, store jetstream.ObjectStore, digest, cacheDir st
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", err
 	}
-	obj, err := store.Get(ctx, digest)
-	if err != nil {
-		return "", fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
-	}
-	defer obj.Close()
-	tmp, err := os.CreateTemp(cacheDir, "fetch-*.tar")
+	tmp, err := fetchChecked(ctx, store, digest, cacheDir)
 	if err != nil {
 		return "", err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(obj, MaxArtifactBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
-	}
-	if n > MaxArtifactBytes {
-		return "", fmt.Errorf("artifact sha256:%s: larger than %d bytes", digest, MaxArtifactBytes)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
-		return "", &DigestError{Want: digest, Got: got}
-	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return "", err
-	}
 	dir, err := os.MkdirTemp(cacheDir, "unpack-*")
 	if err != nil {
 		return "", err
@@ -283,28 +264,12 @@ func FetchFile(ctx context.Context, store jetstream.ObjectStore, digest, cacheDi
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
 		return "", err
 	}
-	obj, err := store.Get(ctx, digest)
-	if err != nil {
-		return "", fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
-	}
-	defer obj.Close()
-	tmp, err := os.CreateTemp(cacheDir, "fetch-*")
+	tmp, err := fetchChecked(ctx, store, digest, cacheDir)
 	if err != nil {
 		return "", err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(obj, MaxArtifactBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
-	}
-	if n > MaxArtifactBytes {
-		return "", fmt.Errorf("artifact sha256:%s: larger than %d bytes", digest, MaxArtifactBytes)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
-		return "", &DigestError{Want: digest, Got: got}
-	}
 	if err := tmp.Close(); err != nil {
 		return "", err
 	}
@@ -312,6 +277,42 @@ func FetchFile(ctx context.Context, store jetstream.ObjectStore, digest, cacheDi
 		return "", err
 	}
 	return final, nil
+}
+
+// fetchChecked copies the object of digest into a new file in dir,
+// hashing it on the way: the file it returns (at its start) holds exactly
+// the bytes whose sha256 is digest, at most MaxArtifactBytes of them. The
+// caller removes it.
+func fetchChecked(ctx context.Context, store jetstream.ObjectStore, digest, dir string) (*os.File, error) {
+	obj, err := store.Get(ctx, digest)
+	if err != nil {
+		return nil, fmt.Errorf("fetch artifact sha256:%s: %w", digest, err)
+	}
+	defer obj.Close()
+	tmp, err := os.CreateTemp(dir, "fetch-*")
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*os.File, error) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(obj, MaxArtifactBytes+1))
+	if err != nil {
+		return fail(fmt.Errorf("fetch artifact sha256:%s: %w", digest, err))
+	}
+	if n > MaxArtifactBytes {
+		return fail(fmt.Errorf("artifact sha256:%s: larger than %d bytes", digest, MaxArtifactBytes))
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
+		return fail(&DigestError{Want: digest, Got: got})
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return fail(err)
+	}
+	return tmp, nil
 }
 
 // isDigest says whether s is a sha256 as 64 lowercase hex digits.
