@@ -37,7 +37,7 @@ func PluginsOutside(p *problem.Problem) []PluginFile {
 	var out []PluginFile
 	seen := map[PluginFile]bool{}
 	add := func(ref *problem.PluginRef) {
-		if ref == nil || ref.Path == "" || (ref.Name == "" && ref.Ref == "") || insideDir(p.Dir, ref.Path) {
+		if ref.Path == "" || (ref.Name == "" && ref.Ref == "") || insideDir(p.Dir, ref.Path) {
 			return
 		}
 		f := PluginFile{Name: ref.Name, Ref: ref.Ref, SHA256: strings.ToLower(ref.SHA256), Path: ref.Path}
@@ -49,27 +49,7 @@ func PluginsOutside(p *problem.Problem) []PluginFile {
 			out = append(out, f)
 		}
 	}
-	addChecks := func(checks []problem.CheckSpec) {
-		for _, c := range checks {
-			add(c.Plugin)
-			for _, call := range c.Calls {
-				add(call.Plugin)
-			}
-		}
-	}
-	for _, cp := range p.Checkpoints {
-		for _, g := range cp.Groups {
-			add(g.Verifier)
-			add(g.LoaderRef)
-			addChecks(g.Checks)
-			for _, m := range g.Mocks {
-				add(m.Plugin)
-			}
-		}
-	}
-	for _, ref := range p.CasePlugins {
-		add(ref)
-	}
+	p.PluginRefs(add)
 	slices.SortFunc(out, func(a, b PluginFile) int {
 		return strings.Compare(a.Name+"\x00"+a.Ref+"\x00"+a.SHA256, b.Name+"\x00"+b.Ref+"\x00"+b.SHA256)
 	})

@@ -149,9 +149,6 @@ func ProblemDigest(p *problem.Problem) (string, error) {
 func PluginDigests(p *problem.Problem) map[string]string {
 	out := map[string]string{}
 	add := func(ref *problem.PluginRef) {
-		if ref == nil {
-			return
-		}
 		name := ref.Path
 		if rel, err := filepath.Rel(p.Dir, ref.Path); err == nil && !strings.HasPrefix(rel, "..") {
 			name = filepath.ToSlash(rel)
@@ -163,17 +160,6 @@ func PluginDigests(p *problem.Problem) map[string]string {
 		}
 		out[name] = strings.ToLower(ref.SHA256)
 	}
-	for _, c := range p.Checkpoints {
-		for _, g := range c.Groups {
-			add(g.Verifier)
-			add(g.LoaderRef)
-			for _, ch := range g.Checks {
-				add(ch.Plugin)
-			}
-		}
-	}
-	for _, ref := range p.CasePlugins {
-		add(ref)
-	}
+	p.PluginRefs(add)
 	return out
 }
