@@ -15,6 +15,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/wasmeval/wasmeval/engine/batch"
+	"github.com/wasmeval/wasmeval/engine/distribute"
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
@@ -34,6 +35,7 @@ type batchFlags struct {
 	// --workers); not recorded in batch.json, since a queue URL may hold
 	// credentials: give them again to --resume.
 	queue   string
+	creds   string
 	workers int
 }
 
@@ -72,6 +74,7 @@ refused, 2 on bad input, 130 when interrupted.`,
 	fl.StringVar(&f.errorPolicy, "error-policy", string(result.DefaultErrorPolicy), errorPolicyUsage)
 	fl.Int64Var(&f.seed, "seed", 0, "seed given to every pair (run --seed): submissions see it as $"+seedEnv+"; recorded in batch.json and each pair's manifest")
 	fl.StringVar(&f.queue, "queue", "", "run every pair distributed: its groups go to `wasmeval worker` processes through the NATS JetStream server at nats://HOST:PORT (run --queue; give it again to --resume)")
+	fl.StringVar(&f.creds, "queue-creds", "", "with --queue: authenticate with this NATS credentials `FILE` (run --queue-creds; give it again to --resume)")
 	fl.IntVar(&f.workers, "workers", 0, "run every pair's groups in N local worker processes through an embedded NATS server (run --workers)")
 	fl.DurationVar(&f.progressEvery, "progress-every", 5*time.Second, "print the batch's progress this often (0: only when a pair ends)")
 	return cmd
@@ -86,6 +89,18 @@ func runBatch(cmd *cobra.Command, args []string, f batchFlags) error {
 	}
 	if _, err := result.ParseErrorPolicy(f.errorPolicy); err != nil {
 		return usageErr(fmt.Errorf("batch: --error-policy: %w", err))
+	}
+	if f.creds != "" && f.queue == "" {
+		return usageErr(errors.New("batch: --queue-creds goes with --queue"))
+	}
+	if f.queue != "" {
+		// Every pair would fail alike on a server it cannot use: say so
+		// once, before the batch directory is made.
+		nc, _, err := distribute.Connect(cmd.Context(), f.queue, "wasmeval batch", distribute.WithCreds(f.creds))
+		if err != nil {
+			return usageErr(fmt.Errorf("batch: %w", err))
+		}
+		nc.Close()
 	}
 	var (
 		bf  *batch.File
@@ -263,6 +278,10 @@ func runPair(ctx context.Context, batchDir string, bf *batch.File, f batchFlags,
 	if f.queue != "" {
 		args = append(args, "--queue", f.queue)
 		logged = append(logged, "--queue", "(given)") // may hold credentials
+	}
+	if f.creds != "" {
+		args = append(args, "--queue-creds", f.creds)
+		logged = append(logged, "--queue-creds", f.creds)
 	}
 	if f.workers > 0 {
 		args = append(args, "--workers", strconv.Itoa(f.workers))

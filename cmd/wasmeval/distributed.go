@@ -25,13 +25,15 @@ import (
 // worker processes through an embedded one (--workers).
 type queueFlags struct {
 	url        string
+	creds      string
 	workers    int
 	maxDeliver int
 	ackWait    time.Duration
 }
 
 func (q *queueFlags) register(fl *pflag.FlagSet) {
-	fl.StringVar(&q.url, "queue", "", "coordinate a distributed run: hand the groups to `wasmeval worker` processes through the NATS JetStream server at nats://HOST:PORT")
+	fl.StringVar(&q.url, "queue", "", "coordinate a distributed run: hand the groups to `wasmeval worker` processes through the NATS JetStream server at nats://HOST:PORT (several, comma-separated, for a cluster; user:password@ or TOKEN@ when it asks)")
+	fl.StringVar(&q.creds, "queue-creds", "", "with --queue: authenticate with this NATS credentials `FILE` (a user JWT and its seed)")
 	fl.IntVar(&q.workers, "workers", 0, "run the groups in N local worker processes, through an embedded NATS server (one machine, a crash of one worker loses nothing)")
 	fl.IntVar(&q.maxDeliver, "max-deliver", distribute.DefaultConfig.MaxDeliver, "with --queue or --workers: how many times a group is handed out before its cases are recorded as errors of the harness")
 	fl.DurationVar(&q.ackWait, "ack-wait", distribute.DefaultConfig.AckWait, "with --queue or --workers: how long a worker may go silent before its group is handed to another")
@@ -54,6 +56,9 @@ type distributed struct {
 func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Problem, problemPath, submission, runtimeName, runID, outDir string, log io.Writer) (*distributed, error) {
 	if q.url != "" && q.workers > 0 {
 		return nil, usageErr(errors.New("run: give --queue (workers elsewhere) or --workers (local ones), not both"))
+	}
+	if q.creds != "" && q.url == "" {
+		return nil, usageErr(errors.New("run: --queue-creds goes with --queue (the server of --workers asks for none)"))
 	}
 	if q.workers < 0 || q.maxDeliver < 1 || q.ackWait < time.Second {
 		return nil, usageErr(fmt.Errorf("run: --workers must be positive, --max-deliver at least 1 and --ack-wait at least 1s"))
@@ -88,7 +93,7 @@ func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Pro
 			os.RemoveAll(store)
 		}
 	}
-	nc, js, err := distribute.Connect(ctx, url, "wasmeval coordinator "+runID)
+	nc, js, err := distribute.Connect(ctx, url, "wasmeval coordinator "+runID, distribute.WithCreds(q.creds))
 	if err != nil {
 		d.close()
 		return nil, usageErr(fmt.Errorf("run: %w", err))

@@ -18,6 +18,7 @@ import (
 
 type workerFlags struct {
 	queue    string
+	creds    string
 	slots    int
 	name     string
 	cache    string
@@ -41,7 +42,8 @@ ABI is refused, as is a problem or submission whose digest differs.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runWorker(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.queue, "queue", "", "the NATS JetStream server, nats://HOST:PORT (user:password@ when it asks)")
+	fl.StringVar(&f.queue, "queue", "", "the NATS JetStream server, nats://HOST:PORT (several, comma-separated, for a cluster; user:password@ or TOKEN@ when it asks)")
+	fl.StringVar(&f.creds, "queue-creds", "", "authenticate with this NATS credentials `FILE` (a user JWT and its seed)")
 	fl.IntVar(&f.slots, "slots", 1, "groups run at once")
 	host, _ := os.Hostname()
 	fl.StringVar(&f.name, "name", fmt.Sprintf("%s-%d", host, os.Getpid()), "the worker's name in run manifests")
@@ -76,7 +78,7 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 		cache = filepath.Join(dir, "wasmeval", "worker")
 	}
 	ctx := cmd.Context()
-	nc, js, err := distribute.Connect(ctx, f.queue, "wasmeval worker "+f.name)
+	nc, js, err := distribute.Connect(ctx, f.queue, "wasmeval worker "+f.name, distribute.WithCreds(f.creds))
 	if err != nil {
 		return usageErr(fmt.Errorf("worker: %w", err))
 	}
@@ -144,6 +146,6 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 				RetryErrors: job.Settings.RetryErrors, RetryBackoff: time.Duration(job.Settings.RetryBackoff * float64(time.Second)),
 				VerdictCache: cacheFlags.open(cmd.ErrOrStderr())})
 		}}
-	fmt.Fprintf(cmd.ErrOrStderr(), "worker %s: serving %v on %s with %d slot(s)\n", f.name, f.runtimes, f.queue, f.slots)
+	fmt.Fprintf(cmd.ErrOrStderr(), "worker %s: serving %v on %s with %d slot(s)\n", f.name, f.runtimes, distribute.Redacted(f.queue), f.slots)
 	return w.Serve(ctx)
 }

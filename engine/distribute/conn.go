@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
 	"time"
 
@@ -49,27 +50,67 @@ func (c Config) withDefaults() Config {
 	return d
 }
 
-// Connect connects to the NATS server at addr (nats://host:port, with
-// credentials in the URL when the server asks for them) and opens
-// JetStream. A server that cannot be reached, that refuses the
-// credentials or that has no JetStream is one line saying so. Once
-// connected the connection reconnects for as long as it lives: a server
-// that restarts does not end a run or a worker.
-func Connect(ctx context.Context, addr, name string) (*nats.Conn, jetstream.JetStream, error) {
-	u, err := url.Parse(addr)
-	if err != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
-		return nil, nil, fmt.Errorf("--queue %q: want nats://HOST:PORT", addr)
+// Option adds to how Connect connects.
+type Option func(*connectOptions)
+
+type connectOptions struct{ creds string }
+
+// WithCreds authenticates with a NATS credentials file (a user JWT and
+// its NKey seed, as `nsc` writes them). An empty path adds nothing.
+func WithCreds(path string) Option { return func(o *connectOptions) { o.creds = path } }
+
+// Connect connects to the NATS server at addr and opens JetStream. addr
+// is one server (nats://host:port) or a comma-separated list of the
+// servers of one cluster, tried until one answers, as nats.go's Connect
+// reads it. Credentials go in the URL (user:password@, or a token alone,
+// TOKEN@) or in a credentials file (WithCreds). A server that cannot be
+// reached, that refuses the credentials or that has no JetStream, and a
+// credentials file that cannot be read, are one line saying so. Once
+// connected the connection reconnects for as long as it lives, to any
+// server of the list or of the cluster: a server that restarts does not
+// end a run or a worker.
+func Connect(ctx context.Context, addr, name string, opts ...Option) (*nats.Conn, jetstream.JetStream, error) {
+	var o connectOptions
+	for _, opt := range opts {
+		opt(&o)
 	}
-	shown := u.Redacted()
-	nc, err := nats.Connect(addr, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(500*time.Millisecond),
-		nats.Timeout(5*time.Second), nats.RetryOnFailedConnect(false))
+	servers, shown, err := parseServers(addr)
+	if err != nil {
+		return nil, nil, err
+	}
+	natsOpts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(500 * time.Millisecond),
+		nats.Timeout(5 * time.Second), nats.RetryOnFailedConnect(false)}
+	if o.creds != "" {
+		// nats.go reads the file only when it connects, and says little
+		// about which file it was; read it here first to say so.
+		if _, err := os.ReadFile(o.creds); err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, nil, fmt.Errorf("--queue-creds %s: cannot read the credentials file: %v", o.creds, err)
+		}
+		natsOpts = append(natsOpts, nats.UserCredentials(o.creds))
+	}
+	nc, err := nats.Connect(strings.Join(servers, ","), natsOpts...)
 	switch {
 	case errors.Is(err, nats.ErrAuthorization) || (err != nil && strings.Contains(strings.ToLower(err.Error()), "authorization")):
-		return nil, nil, fmt.Errorf("NATS server %s refused the credentials (authorization violation): give user:password@ in the --queue URL", shown)
+		return nil, nil, fmt.Errorf("NATS server %s refused the credentials (authorization violation): give user:password@ or TOKEN@ in the --queue URL, or --queue-creds FILE", shown)
+	case err != nil && o.creds != "" && (strings.Contains(err.Error(), "jwt") || strings.Contains(err.Error(), "nkey") || strings.Contains(err.Error(), "seed")):
+		return nil, nil, fmt.Errorf("--queue-creds %s: not a usable NATS credentials file: %v", o.creds, err)
 	case errors.Is(err, nats.ErrNoServers) || (err != nil && strings.Contains(err.Error(), "connection refused")):
+		if len(servers) > 1 {
+			return nil, nil, fmt.Errorf("cannot reach any of the NATS servers %s: %v", shown, err)
+		}
 		return nil, nil, fmt.Errorf("cannot reach the NATS server at %s: %v", shown, err)
 	case err != nil:
 		return nil, nil, fmt.Errorf("NATS server %s: %w", shown, err)
+	}
+	if len(servers) > 1 {
+		// Errors from here on name the server that answered.
+		if cu, perr := url.Parse(nc.ConnectedUrl()); perr == nil {
+			shown = redact(cu)
+		}
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -86,6 +127,62 @@ func Connect(ctx context.Context, addr, name string) (*nats.Conn, jetstream.JetS
 		return nil, nil, fmt.Errorf("NATS server %s: JetStream: %w", shown, err)
 	}
 	return nc, js, nil
+}
+
+// parseServers checks each server of addr's comma-separated list and
+// returns them, and the list as shown in messages: with passwords and
+// tokens hidden.
+func parseServers(addr string) (servers []string, shown string, err error) {
+	var show []string
+	for _, s := range strings.Split(addr, ",") {
+		s = strings.TrimSpace(s)
+		u, perr := url.Parse(s)
+		if perr != nil || (u.Scheme != "nats" && u.Scheme != "tls") || u.Host == "" {
+			what := s
+			if perr == nil {
+				what = redact(u)
+			} else if strings.Contains(s, "@") {
+				what = "(a URL with credentials)"
+			}
+			if strings.Contains(addr, ",") {
+				return nil, "", fmt.Errorf("--queue: server %q: want nats://HOST:PORT (servers separated by commas)", what)
+			}
+			return nil, "", fmt.Errorf("--queue %q: want nats://HOST:PORT", what)
+		}
+		servers = append(servers, s)
+		show = append(show, redact(u))
+	}
+	return servers, strings.Join(show, ","), nil
+}
+
+// Redacted is addr, a --queue list of servers, as shown in messages and
+// logs: with passwords and tokens hidden.
+func Redacted(addr string) string {
+	var show []string
+	for _, s := range strings.Split(addr, ",") {
+		u, err := url.Parse(strings.TrimSpace(s))
+		if err != nil {
+			show = append(show, "(not a URL)")
+			continue
+		}
+		show = append(show, redact(u))
+	}
+	return strings.Join(show, ",")
+}
+
+// redact is u without its password or token. url.URL.Redacted hides a
+// password but shows a token, which is the user part alone.
+func redact(u *url.URL) string {
+	if u.User == nil {
+		return u.String()
+	}
+	c := *u
+	if _, ok := u.User.Password(); ok {
+		c.User = url.UserPassword(u.User.Username(), "xxxxx")
+	} else {
+		c.User = url.User("xxxxx")
+	}
+	return c.String()
 }
 
 // ensureStreams creates (or updates) the work stream, the results stream,
