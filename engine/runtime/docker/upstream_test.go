@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
+	"github.com/wasmeval/wasmeval/engine/runtime/upstreamtest"
 )
 
 // fetchPy gets BASE/one/I for I below N one after another, then
@@ -40,47 +39,12 @@ for t in ts: t.join()
 for o in out: print(o)
 `
 
-// serveUpstream answers on l with "got PATH"; /together is answered only
-// once parallel of them are in, so they were carried at the same time.
-func serveUpstream(t *testing.T, l net.Listener, parallel int) {
-	t.Helper()
-	var mu sync.Mutex
-	in := 0
-	all := make(chan struct{})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/together" {
-			mu.Lock()
-			if in++; in == parallel {
-				close(all)
-			}
-			mu.Unlock()
-			select {
-			case <-all:
-			case <-time.After(2 * time.Minute):
-				http.Error(w, "not all arrived", 500)
-				return
-			}
-		}
-		fmt.Fprintf(w, "got %s", r.URL.Path)
-	})}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-}
-
-func fetched(n, parallel int) string {
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&b, "got /one/%d\n", i)
-	}
-	return b.String() + strings.Repeat("got /together\n", parallel)
-}
-
 // fetch runs fetchPy as a case against addr.
 func fetch(t *testing.T, s runtime.Session, addr string, n, parallel int) {
 	t.Helper()
 	res, err := s.Exec(context.Background(), runtime.ExecRequest{
 		Argv: []string{"python3", "fetch.py", "http://" + addr, fmt.Sprint(n), fmt.Sprint(parallel)}, Env: env(s), Timeout: 3 * time.Minute})
-	if err != nil || res.ExitCode != 0 || string(res.Stdout) != fetched(n, parallel) {
+	if err != nil || res.ExitCode != 0 || string(res.Stdout) != upstreamtest.Fetched(n, parallel) {
 		t.Fatalf("fetch from the case: %+v %v\nstdout:\n%s\nstderr:\n%s", res, err, res.Stdout, res.Stderr)
 	}
 }
@@ -121,7 +85,7 @@ func TestUpstreamReachedFromCasesAndServers(t *testing.T) {
 		return
 	}
 	const parallel = 8
-	serveUpstream(t, l, parallel)
+	upstreamtest.Serve(t, l, parallel)
 	fetch(t, s, addr, 5, 0)
 	fetch(t, s, addr, 0, parallel)
 
@@ -129,7 +93,7 @@ func TestUpstreamReachedFromCasesAndServers(t *testing.T) {
 	if addr2 == addr {
 		t.Fatalf("two upstreams at %s", addr)
 	}
-	serveUpstream(t, l2, 1)
+	upstreamtest.Serve(t, l2, 1)
 	fetch(t, s, addr2, 2, 1)
 
 	var out, errOut syncBuffer
@@ -143,7 +107,7 @@ func TestUpstreamReachedFromCasesAndServers(t *testing.T) {
 	case <-time.After(3 * time.Minute):
 		t.Fatal("the server's requests did not end")
 	}
-	if st := p.State(); st.ExitCode != 0 || out.String() != fetched(3, 0) {
+	if st := p.State(); st.ExitCode != 0 || out.String() != upstreamtest.Fetched(3, 0) {
 		t.Fatalf("server: %+v\nstdout:\n%s\nstderr:\n%s", st, out.String(), errOut.String())
 	}
 	// A case still reaches it after the server is gone.
@@ -173,7 +137,7 @@ func TestUpstreamIsTheOnlyWayOut(t *testing.T) {
 	if !ok {
 		return
 	}
-	serveUpstream(t, l, 1)
+	upstreamtest.Serve(t, l, 1)
 
 	host, err := net.Listen("tcp", ":0")
 	if err != nil {
@@ -256,7 +220,7 @@ func TestUpstreamOutlivesItsContainer(t *testing.T) {
 	if !ok {
 		return
 	}
-	serveUpstream(t, l, 4)
+	upstreamtest.Serve(t, l, 4)
 	fetch(t, s, addr, 1, 0)
 	cli := dockertest.Client(t)
 	old := runningContainer(t, rt)
@@ -300,7 +264,7 @@ func TestUpstreamReachedAsAnotherUser(t *testing.T) {
 	if !ok {
 		return
 	}
-	serveUpstream(t, l, 3)
+	upstreamtest.Serve(t, l, 3)
 	fetch(t, s, addr, 2, 3)
 }
 
@@ -314,7 +278,7 @@ func TestUpstreamIsNoProcess(t *testing.T) {
 	if !ok {
 		return
 	}
-	serveUpstream(t, l, 2)
+	upstreamtest.Serve(t, l, 2)
 	fetch(t, s, addr, 1, 2)
 	if n, ok := docker.Tasks(s); ok && n != 0 {
 		t.Errorf("%d tasks in the container besides the executor's", n)

@@ -11,11 +11,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/runtime"
+	"github.com/wasmeval/wasmeval/engine/runtime/upstreamtest"
 )
 
 // fetchEnv makes the test binary a small HTTP client, run as a case:
@@ -60,43 +60,11 @@ func fetch(args []string) int {
 	return 0
 }
 
-// serveUpstream answers on l: "got PATH", where /together is answered only
-// once parallel of them are in (they were carried at the same time).
-func serveUpstream(t *testing.T, l net.Listener, parallel int) {
+// wantFetched checks what the fetch client printed.
+func wantFetched(t *testing.T, out, want string) {
 	t.Helper()
-	var mu sync.Mutex
-	in := 0
-	all := make(chan struct{})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/together" {
-			mu.Lock()
-			if in++; in == parallel {
-				close(all)
-			}
-			mu.Unlock()
-			select {
-			case <-all:
-			case <-time.After(2 * time.Minute):
-				http.Error(w, "not all arrived", 500)
-				return
-			}
-		}
-		fmt.Fprintf(w, "got %s", r.URL.Path)
-	})}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-}
-
-// wantFetched checks what the fetch client printed for n and parallel.
-func wantFetched(t *testing.T, out string, n, parallel int) {
-	t.Helper()
-	var want strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&want, "got /one/%d\n", i)
-	}
-	want.WriteString(strings.Repeat("got /together\n", parallel))
-	if out != want.String() {
-		t.Fatalf("fetched:\n%s\nwant:\n%s", out, want.String())
+	if out != want {
+		t.Fatalf("fetched:\n%s\nwant:\n%s", out, want)
 	}
 }
 
@@ -122,7 +90,7 @@ func TestUpstreamReachable(t *testing.T) {
 			t.Fatalf("address %q", addr)
 		}
 		const n, parallel = 3, 6
-		serveUpstream(t, l, parallel)
+		upstreamtest.Serve(t, l, parallel)
 		url := "http://" + addr
 		res, err := s.Exec(context.Background(), runtime.ExecRequest{
 			Argv: []string{exe}, Env: map[string]string{fetchEnv: fmt.Sprintf("%s %d %d", url, n, 0)}, Timeout: 2 * time.Minute,
@@ -130,14 +98,14 @@ func TestUpstreamReachable(t *testing.T) {
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("case: %+v %v (stderr %q)", res, err, res.Stderr)
 		}
-		wantFetched(t, string(res.Stdout), n, 0)
+		wantFetched(t, string(res.Stdout), upstreamtest.Fetched(n, 0))
 		res, err = s.Exec(context.Background(), runtime.ExecRequest{
 			Argv: []string{exe}, Env: map[string]string{fetchEnv: fmt.Sprintf("%s %d %d", url, 0, parallel)}, Timeout: 2 * time.Minute,
 		})
 		if err != nil || res.ExitCode != 0 {
 			t.Fatalf("case: %+v %v (stderr %q)", res, err, res.Stderr)
 		}
-		wantFetched(t, string(res.Stdout), 0, parallel)
+		wantFetched(t, string(res.Stdout), upstreamtest.Fetched(0, parallel))
 
 		var out syncBuffer
 		p, err := s.Start(context.Background(), runtime.StartRequest{
@@ -154,7 +122,7 @@ func TestUpstreamReachable(t *testing.T) {
 		if st := p.State(); st.ExitCode != 0 {
 			t.Fatalf("server: %+v", st)
 		}
-		wantFetched(t, out.String(), 2, 0)
+		wantFetched(t, out.String(), upstreamtest.Fetched(2, 0))
 
 		// Close closes the listener.
 		s.Close()

@@ -9,9 +9,10 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/wasmeval/wasmeval/engine/runtime/upstreamtest"
 )
 
 // freePort is a loopback port nothing listens on.
@@ -36,26 +37,7 @@ func TestForwardCarriesConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	const parallel = 8
-	var arrived sync.WaitGroup
-	arrived.Add(parallel)
-	all := make(chan struct{})
-	go func() { arrived.Wait(); close(all) }()
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/together" {
-			// Answered only once all of them are in: they are carried
-			// at the same time, not one after another.
-			arrived.Done()
-			select {
-			case <-all:
-			case <-time.After(2 * time.Minute):
-				http.Error(w, "not all arrived", 500)
-				return
-			}
-		}
-		fmt.Fprintf(w, "got %s", r.URL.Path)
-	})}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
+	srv := upstreamtest.Serve(t, l, parallel)
 
 	addr := freePort(t)
 	if err := x.Forward(addr, sock, time.Minute); err != nil {
