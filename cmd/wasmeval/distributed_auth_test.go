@@ -57,15 +57,7 @@ func TestQueueTokenAndServerList(t *testing.T) {
 	if code := coord.wait(t, "the coordinator"); code != 0 {
 		t.Fatalf("run exited %d:\n%s\nworker:\n%s", code, coord.out, w.out)
 	}
-	count, outcome := queueJournalCounts(t, out)
-	if len(count) == 0 {
-		t.Errorf("%s: no case in the journal", out)
-	}
-	for k, n := range count {
-		if n != 1 || outcome[k] != result.OutcomePassed {
-			t.Errorf("%s: %s has %d records, %s; want exactly 1, passed", out, k, n, outcome[k])
-		}
-	}
+	eachCaseOnce(t, out, 0, result.OutcomePassed)
 	for what, text := range map[string]string{"run": coord.out.String(), "worker": w.out.String()} {
 		if strings.Contains(text, token) {
 			t.Errorf("%s shows the token:\n%s", what, text)

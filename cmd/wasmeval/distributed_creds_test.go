@@ -140,15 +140,7 @@ func TestQueueCredentialsFile(t *testing.T) {
 	if code := coord.wait(t, "the coordinator"); code != 0 {
 		t.Fatalf("run exited %d:\n%s\nworker:\n%s", code, coord.out, w.out)
 	}
-	count, outcome := queueJournalCounts(t, out)
-	if len(count) == 0 {
-		t.Errorf("%s: no case in the journal", out)
-	}
-	for k, n := range count {
-		if n != 1 || outcome[k] != result.OutcomePassed {
-			t.Errorf("%s: %s has %d records, %s; want exactly 1, passed", out, k, n, outcome[k])
-		}
-	}
+	eachCaseOnce(t, out, 0, result.OutcomePassed)
 
 	// A user of an account the server was not given.
 	res := wasmeval(t, "worker", "--queue", url, "--queue-creds", userCreds(t, stranger))

@@ -32,15 +32,7 @@ func TestDistributedDockerWorker(t *testing.T) {
 	if code := coord.wait(t, "the coordinator"); code != 0 {
 		t.Fatalf("run exited %d:\n%s\nDocker worker:\n%s\nlocal worker:\n%s", code, coord.out, dock.out, local.out)
 	}
-	count, outcome := queueJournalCounts(t, out)
-	if len(count) == 0 {
-		t.Errorf("%s: no case in the journal", out)
-	}
-	for k, n := range count {
-		if n != 1 || outcome[k] != result.OutcomePassed {
-			t.Errorf("%s: %s has %d records, %s; want exactly 1, passed", out, k, n, outcome[k])
-		}
-	}
+	eachCaseOnce(t, out, 0, result.OutcomePassed)
 	if strings.Contains(local.out.String(), "running group") {
 		t.Errorf("the local-only worker ran a group that needs Docker:\n%s", local.out)
 	}

@@ -89,15 +89,7 @@ func TestResumeGivesUpGroupsExhaustedWhileNoCoordinatorRan(t *testing.T) {
 	if code := again.wait(t, "the resumed coordinator (it waits for groups nobody runs)"); code != exitInconclusive {
 		t.Fatalf("run --resume exited %d, want %d (inconclusive: every case an error of the harness):\n%s", code, exitInconclusive, again.out)
 	}
-	count, outcome := queueJournalCounts(t, out)
-	if len(count) != 3 {
-		t.Errorf("journal holds %d cases, want 3: %v", len(count), count)
-	}
-	for k, n := range count {
-		if n != 1 || outcome[k] != result.OutcomeError {
-			t.Errorf("%s: %d records, outcome %s; want one, an error of the harness", k, n, outcome[k])
-		}
-	}
+	eachCaseOnce(t, out, 3, result.OutcomeError) // errors of the harness
 	if !strings.Contains(again.out.String(), "given up: its work message was delivered 2 times") {
 		t.Errorf("the resumed coordinator did not say it gave the groups up:\n%s", again.out)
 	}

@@ -216,18 +216,22 @@ func journalLines(out string) int {
 
 // everyCaseOnce checks the run recorded each of the example's 20 cases
 // exactly once, and that each passed.
-func everyCaseOnce(t *testing.T, out string) {
+func everyCaseOnce(t *testing.T, out string) { eachCaseOnce(t, out, 20, result.OutcomePassed) }
+
+// eachCaseOnce checks the run recorded each case exactly once, with the
+// outcome want, and that there are cases of them (at least one when 0).
+func eachCaseOnce(t *testing.T, out string, cases int, want result.Outcome) {
 	t.Helper()
 	count, outcome := queueJournalCounts(t, out)
-	if len(count) != 20 {
-		t.Errorf("%s: %d cases in the journal, want the example's 20", out, len(count))
+	switch {
+	case cases > 0 && len(count) != cases:
+		t.Errorf("%s: %d cases in the journal, want %d: %v", out, len(count), cases, count)
+	case len(count) == 0:
+		t.Errorf("%s: no case in the journal", out)
 	}
 	for k, n := range count {
-		if n != 1 {
-			t.Errorf("%s: %s has %d records, want exactly 1", out, k, n)
-		}
-		if outcome[k] != result.OutcomePassed {
-			t.Errorf("%s: %s %s, want passed", out, k, outcome[k])
+		if n != 1 || outcome[k] != want {
+			t.Errorf("%s: %s has %d records, %s; want exactly 1, %s", out, k, n, outcome[k], want)
 		}
 	}
 }
