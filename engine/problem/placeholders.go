@@ -40,9 +40,10 @@ func (l *loader) checkMockPlaceholders(file string, p *Problem, line func(key st
 			fields = append(fields, field{"adapter.env." + k, "env", s.Env[k]})
 		}
 	}
+	declared := p.MockNames()
 	for _, f := range fields {
-		for _, name := range MocksIn(f.text) {
-			if !slices.Contains(p.MockNames(), name) {
+		for _, name := range placeholder.MocksIn(f.text) {
+			if !slices.Contains(declared, name) {
 				continue // unknown everywhere: refused as an unknown placeholder
 			}
 			if cp, g := groupWithoutMock(p, name); g != nil {
@@ -65,9 +66,6 @@ func groupWithoutMock(p *Problem, name string) (*Checkpoint, *Group) {
 	}
 	return nil, nil
 }
-
-// MocksIn names the mock services text's {{mock.NAME}} placeholders use.
-func MocksIn(text string) []string { return placeholder.MocksIn(text) }
 
 func orNone(names []string) string {
 	if len(names) == 0 {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
@@ -93,9 +91,9 @@ func (s *mockSession) expand(argv []string, env map[string]string) ([]string, ma
 	for k, v := range env {
 		e[k] = placeholder.Expand(v, s.values)
 	}
-	for _, k := range slices.Sorted(maps.Keys(s.env)) {
+	for k, url := range s.env {
 		if _, ok := e[k]; !ok {
-			e[k] = s.env[k]
+			e[k] = url
 		}
 	}
 	return out, e

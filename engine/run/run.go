@@ -467,9 +467,11 @@ func (r *groupRunner) run(ctx context.Context) error {
 		if err := ga.Begin(ctx, sess); err != nil {
 			return fmt.Errorf("start the submission: %w", err)
 		}
-		// What the server asked of its mocks while it started belongs to
-		// no case.
-		takeMockCalls(r.mocks, &result.Execution{})
+		if r.mocks != nil {
+			// What the server asked of its mocks while it started
+			// belongs to no case.
+			r.mocks.TakeCalls()
+		}
 	}
 
 	// Built-in loaders never look at history; keep it only for loaders

@@ -212,11 +212,13 @@ func (h *Host) LoadInProcess(ctx context.Context, file, wantSHA256 string) (*Plu
 
 func (h *Host) load(ctx context.Context, file, wantSHA256, isolation string) (*Plugin, error) {
 	// A plugin is loaded once per isolation: the file's last stat and the
-	// digest are remembered with it.
-	key := file
+	// digest are remembered with it, under keys apart for another
+	// isolation than the host's.
+	other := ""
 	if isolation != h.opts.Isolation {
-		key = isolation + "\x00" + file
+		other = isolation + "\x00"
 	}
+	key := other + file
 	info, statErr := os.Stat(file)
 	if statErr == nil {
 		h.mu.Lock()
@@ -235,10 +237,7 @@ func (h *Host) load(ctx context.Context, file, wantSHA256, isolation string) (*P
 		return nil, &Error{Plugin: file, Fault: FaultDigest,
 			Detail: fmt.Sprintf("config pins sha256 %s but the file has %s; refusing to run it", wantSHA256, digest)}
 	}
-	entryKey := digest
-	if isolation != h.opts.Isolation {
-		entryKey = isolation + "\x00" + digest
-	}
+	entryKey := other + digest
 	h.mu.Lock()
 	e, ok := h.plugins[entryKey]
 	if !ok {
