@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -237,26 +236,4 @@ func abiRequest(req *request, call *Call) abi.MockRequest {
 // submission: WASMEVAL_MOCK_ and the name in capitals.
 func EnvName(service string) string {
 	return "WASMEVAL_MOCK_" + strings.ToUpper(service)
-}
-
-// Unmatched counts the calls no route matched.
-func Unmatched(calls []Call) int {
-	n := 0
-	for _, c := range calls {
-		if c.Unmatched {
-			n++
-		}
-	}
-	return n
-}
-
-// Faults returns the first fault among calls ("" when none), with the
-// mock's name: a case with one is an error.
-func Faults(calls []Call) string {
-	for _, c := range calls {
-		if c.Fault != "" {
-			return "mock " + c.Mock + " (call of " + c.Method + " " + c.Path + ", status " + strconv.Itoa(c.Status) + "): " + c.Fault
-		}
-	}
-	return ""
 }
