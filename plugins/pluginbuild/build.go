@@ -6,10 +6,14 @@ package pluginbuild
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/wasmeval/wasmeval/plugins/pin"
+	"github.com/wasmeval/wasmeval/plugins/provenance"
 )
 
 // Flags are the build flags for reproducible plugins: the same source and
@@ -119,7 +123,10 @@ func BuildExample(root string, ex Example, out string) error {
 
 // BuildExamples compiles every example plugin in place. Each is written to a
 // temporary file and renamed, so concurrent builds (test packages run in
-// parallel) never leave a half-written module behind.
+// parallel) never leave a half-written module behind; a module already
+// there with the same bytes, and its provenance, are left untouched, so
+// tests reading an example's directory (its digest) while another test
+// package rebuilds it see nothing change.
 func BuildExamples() error {
 	return BuildAll(Examples)
 }
@@ -137,25 +144,52 @@ func BuildAll(plugins []Example) error {
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return err
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(out), ".build-*.wasm")
+		// Built outside the example's directory: only a module that
+		// differs from the one there is moved in.
+		dir, err := os.MkdirTemp("", "wasmeval-build-")
 		if err != nil {
 			return err
 		}
-		tmp.Close()
-		if err := BuildExample(root, ex, tmp.Name()); err != nil {
-			os.Remove(tmp.Name())
-			return err
+		built := filepath.Join(dir, filepath.Base(out))
+		err = BuildExample(root, ex, built)
+		if err == nil {
+			err = install(root, ex, built, out)
 		}
-		// CreateTemp makes the file private; a module is for everyone to read.
-		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp.Name(), out); err != nil {
-			return err
-		}
-		if err := WriteProvenance(root, ex, out); err != nil {
+		os.RemoveAll(dir)
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// install puts the module built for ex at out, with its provenance, unless
+// out already holds the same bytes with a provenance of them.
+func install(root string, ex Example, built, out string) error {
+	data, err := os.ReadFile(built)
+	if err != nil {
+		return err
+	}
+	if have, err := os.ReadFile(out); err == nil && bytes.Equal(have, data) {
+		if p, err := provenance.Read(provenance.FileFor(out)); err == nil && p.SHA256 == pin.Digest(data) {
+			return nil
+		}
+	} else {
+		tmp, err := os.CreateTemp(filepath.Dir(out), ".build-*.wasm")
+		if err != nil {
+			return err
+		}
+		_, werr := tmp.Write(data)
+		cerr := tmp.Close()
+		// CreateTemp makes the file private; a module is for everyone to read.
+		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+		if err := os.Rename(tmp.Name(), out); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+	}
+	return WriteProvenance(root, ex, out)
 }
