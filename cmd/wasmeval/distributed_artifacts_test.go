@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -184,22 +186,17 @@ func TestDistributedRunSendsTheSeed(t *testing.T) {
 	}
 }
 
-// An object in the store whose bytes are not the digest it is named by
-// (the verifier's, here) is refused by the worker: no case runs with it,
-// each is an error of the harness naming the mismatch.
-func TestDistributedRunRefusesATamperedPlugin(t *testing.T) {
-	srv := startNATS(t)
-	prob, pluginDir := inventoryWithPluginDir(t)
-	digest, _, err := host.Digest(filepath.Join(pluginDir, "inventory-verifier.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
+// tamperObject stores other bytes under the name digest in the artifact
+// store of the server at url, as someone who can write the store could.
+func tamperObject(t *testing.T, url, digest string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	nc, js, err := distribute.Connect(ctx, srv.url(), "tamper")
+	nc, js, err := distribute.Connect(ctx, url, "tamper")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer nc.Close()
 	store, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: distribute.ArtifactBucket, Storage: jetstream.FileStorage})
 	if err != nil {
 		t.Fatal(err)
@@ -207,18 +204,94 @@ func TestDistributedRunRefusesATamperedPlugin(t *testing.T) {
 	if _, err := store.PutBytes(ctx, digest, []byte("\x00asm\x01\x00\x00\x00 not the verifier")); err != nil {
 		t.Fatal(err)
 	}
-	nc.Close()
-	w := startQueueWorker(t, srv.url(), "w1")
-	code, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", filepath.Join(prob, "submissions", "reference"),
-		"--plugin-dir", pluginDir, "--queue", srv.url())
-	if code != exitInconclusive {
-		t.Errorf("run exited %d, want %d (inconclusive: every case an error of the harness)", code, exitInconclusive)
+}
+
+// A tampered object already in the store under a plugin's digest (the
+// verifier's, here) is replaced by the coordinator, which says so in the
+// run's log: the worker then fetches the right plugin and every case
+// gets the verdict of a run on one machine.
+func TestDistributedRunReplacesATamperedPlugin(t *testing.T) {
+	srv := startNATS(t)
+	prob, pluginDir := inventoryWithPluginDir(t)
+	digest, _, err := host.Digest(filepath.Join(pluginDir, "inventory-verifier.wasm"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	want := "artifact digest mismatch: the job names sha256:" + digest
+	tamperObject(t, srv.url(), digest)
+	startQueueWorker(t, srv.url(), "w1")
+	out := filepath.Join(t.TempDir(), "dist")
+	code, dist := runRecords(t, out, "run", prob, "--submission", filepath.Join(prob, "submissions", "reference"),
+		"--plugin-dir", pluginDir, "--queue", srv.url())
+	if code != 0 || len(dist) != 20 {
+		t.Errorf("run exited %d with %d cases, want 0 and the example's 20", code, len(dist))
+	}
 	for k, r := range dist {
-		if result.OutcomeOf(r) != result.OutcomeError || !strings.Contains(r.Result.Error, want) {
-			t.Errorf("%s: %s, error %q; want an error naming the mismatch", k, result.OutcomeOf(r), r.Result.Error)
+		if result.OutcomeOf(r) != result.OutcomePassed {
+			t.Errorf("%s: %s (error %q), want passed", k, result.OutcomeOf(r), r.Result.Error)
 		}
+	}
+	log, err := os.ReadFile(filepath.Join(out, "run.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the object sha256:" + digest + " (" + filepath.Join(pluginDir, "inventory-verifier.wasm") + ") holds "
+	if !strings.Contains(string(log), want) || !strings.Contains(string(log), "replaced it with the right bytes") {
+		t.Errorf("the run's log does not say the tampered object was replaced (want %q):\n%s", want, log)
+	}
+}
+
+// An object whose bytes are not the digest it is named by, put there
+// after the coordinator published the run's artifacts (the verifier's,
+// here), is refused by the worker: no case runs with it, each is an error
+// of the harness naming the object and both digests.
+func TestDistributedRunRefusesATamperedPlugin(t *testing.T) {
+	srv := startNATS(t)
+	prob, pluginDir := inventoryWithPluginDir(t)
+	digest, _, err := host.Digest(filepath.Join(pluginDir, "inventory-verifier.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "dist")
+	run := startProc(t, "run", prob, "--submission", filepath.Join(prob, "submissions", "reference"),
+		"--plugin-dir", pluginDir, "--queue", srv.url(), "--out", out, "--progress", "none", "--no-history")
+	// The jobs are published once the artifacts are: tamper with the
+	// verifier's object then, before any worker fetches it.
+	waitUntil(t, "the run's jobs are published", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		nc, js, err := distribute.Connect(ctx, srv.url(), "probe")
+		if err != nil {
+			return false
+		}
+		defer nc.Close()
+		st, err := js.Stream(ctx, distribute.WorkStream)
+		if err != nil {
+			return false
+		}
+		info, err := st.Info(ctx)
+		return err == nil && info.State.Msgs > 0
+	})
+	tamperObject(t, srv.url(), digest)
+	w := startQueueWorker(t, srv.url(), "w1")
+	code := run.wait(t, "the distributed run")
+	if code != exitInconclusive {
+		t.Errorf("run exited %d, want %d (inconclusive: every case an error of the harness)\n%s", code, exitInconclusive, run.out)
+	}
+	count, _ := queueJournalCounts(t, out)
+	if len(count) != 20 {
+		t.Errorf("journal holds %d cases, want the example's 20", len(count))
+	}
+	got := sha256.Sum256([]byte("\x00asm\x01\x00\x00\x00 not the verifier"))
+	want := "plugin inventory-verifier: artifact digest mismatch: the job names sha256:" + digest +
+		", the object store " + distribute.ArtifactBucket + " gave sha256:" + hex.EncodeToString(got[:])
+	err = journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
+		if result.OutcomeOf(r) != result.OutcomeError || !strings.Contains(r.Result.Error, want) {
+			t.Errorf("%s: %s, error %q; want an error naming the mismatch", r.Key(), result.OutcomeOf(r), r.Result.Error)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if !strings.Contains(w.out.String(), "refused group") || !strings.Contains(w.out.String(), want) {
 		t.Errorf("the worker did not say it refused the tampered plugin:\n%s", w.out)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -275,7 +276,10 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	var executor run.Executor
 	var queue *distributed
 	if f.queue.on() {
-		if queue, err = f.queue.coordinator(ctx, f, p, problemPath, submission, env.rt.Name(), man.RunID, out, cmd.ErrOrStderr()); err != nil {
+		// What the coordinator says (groups refused or given up, objects
+		// of the artifact store replaced) is kept in the run's log too.
+		coordLog := io.MultiWriter(cmd.ErrOrStderr(), runLog)
+		if queue, err = f.queue.coordinator(ctx, f, p, problemPath, submission, env.rt.Name(), man.RunID, out, coordLog); err != nil {
 			failRun(man, out)
 			return err
 		}

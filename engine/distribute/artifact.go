@@ -2,6 +2,7 @@ package distribute
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -37,7 +39,23 @@ type DigestError struct {
 }
 
 func (e *DigestError) Error() string {
-	return fmt.Sprintf("artifact digest mismatch: the job names sha256:%s, the object store gave sha256:%s", e.Want, e.Got)
+	return fmt.Sprintf("artifact digest mismatch: the job names sha256:%s, the object store %s gave sha256:%s under that name", e.Want, ArtifactBucket, e.Got)
+}
+
+// Replaced says the object store held an object under an artifact's
+// digest whose bytes are not that digest's (tampered with, or cut short),
+// and that the coordinator stored the right bytes over it.
+type Replaced struct {
+	// What the artifact is, as the coordinator names it (the problem, a
+	// plugin, ...); Digest its sha256 and the object's name.
+	What, Digest string
+	// Found is the sha256 of the bytes the object held ("" when they
+	// could not be read whole), and why they were refused.
+	Found, Why string
+}
+
+func (r *Replaced) String() string {
+	return fmt.Sprintf("object store %s: the object sha256:%s (%s) %s; replaced it with the right bytes", ArtifactBucket, r.Digest, r.What, r.Why)
 }
 
 // pack writes dir as a tar to w: regular files and directories only, in
@@ -89,33 +107,100 @@ func pack(dir string, w io.Writer) error {
 	return tw.Close()
 }
 
-// Publish packs dir and stores it in the object store under its sha256
-// (unless an artifact of that digest is there already), and returns the
-// digest, hex.
-func Publish(ctx context.Context, store jetstream.ObjectStore, dir string) (string, error) {
+// Publish packs dir and stores it in the object store under its sha256,
+// and returns the digest, hex. An object of that name is kept when its
+// bytes are the artifact's; one whose bytes are not (tampered with, cut
+// short) is replaced, and the Replaced returned says so (nil otherwise).
+func Publish(ctx context.Context, store jetstream.ObjectStore, dir string) (string, *Replaced, error) {
 	tmp, err := os.CreateTemp("", "wasmeval-artifact-*.tar")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	h := sha256.New()
 	if err := pack(dir, io.MultiWriter(tmp, h)); err != nil {
-		return "", fmt.Errorf("pack %s: %w", dir, err)
+		return "", nil, fmt.Errorf("pack %s: %w", dir, err)
 	}
 	digest := hex.EncodeToString(h.Sum(nil))
-	if _, err := store.GetInfo(ctx, digest); err == nil {
-		return digest, nil
-	} else if !errors.Is(err, jetstream.ErrObjectNotFound) {
-		return "", fmt.Errorf("object store: %w", err)
+	rep, err := ensureObject(ctx, store, digest, dir, func() (io.Reader, error) {
+		_, err := tmp.Seek(0, io.SeekStart)
+		return tmp, err
+	})
+	if err != nil {
+		return "", nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return "", err
+	return digest, rep, nil
+}
+
+// ensureObject makes the object named digest hold the bytes open gives
+// (whose sha256 is digest): an object already there is read back
+// and hashed, and kept only when it holds them. The store's own record
+// of an object (its size and digest) is written by whoever stored it, so
+// only the bytes themselves are trusted.
+func ensureObject(ctx context.Context, store jetstream.ObjectStore, digest, what string, open func() (io.Reader, error)) (*Replaced, error) {
+	var rep *Replaced
+	info, err := store.GetInfo(ctx, digest)
+	switch {
+	case errors.Is(err, jetstream.ErrObjectNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("object store: %w", err)
+	default:
+		found, why, err := storedDigest(ctx, store, digest, info)
+		if err != nil {
+			return nil, err
+		}
+		if why == "" {
+			return nil, nil // the right bytes are there
+		}
+		rep = &Replaced{What: what, Digest: digest, Found: found, Why: why}
 	}
-	if _, err := store.Put(ctx, jetstream.ObjectMeta{Name: digest, Description: dir}, tmp); err != nil {
-		return "", fmt.Errorf("store %s: %w", dir, err)
+	r, err := open()
+	if err != nil {
+		return nil, err
 	}
-	return digest, nil
+	if _, err := store.Put(ctx, jetstream.ObjectMeta{Name: digest, Description: what}, r); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// storedDigest reads the object named digest whole and says why its
+// bytes are not digest's ("" when they are), with the sha256 of what it
+// read ("" when it could not be read whole).
+func storedDigest(ctx context.Context, store jetstream.ObjectStore, digest string, info *jetstream.ObjectInfo) (found, why string, err error) {
+	if info.Size > uint64(MaxArtifactBytes) {
+		return "", fmt.Sprintf("claims %d bytes, more than an artifact may have", info.Size), nil
+	}
+	// An object whose chunks are gone could keep a read waiting: the
+	// read is bounded, generously for the object's size, and an object
+	// that cannot be read back in that time is replaced (with the same
+	// bytes, at worst).
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute+time.Duration(info.Size/(1<<20))*time.Second)
+	defer cancel()
+	obj, err := store.Get(rctx, digest)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		return "", fmt.Sprintf("cannot be read back (%v)", err), nil
+	}
+	defer obj.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(obj, MaxArtifactBytes+1))
+	found = hex.EncodeToString(h.Sum(nil))
+	switch {
+	case ctx.Err() != nil:
+		return "", "", ctx.Err()
+	case errors.Is(err, jetstream.ErrDigestMismatch):
+		// Chunks that are not the ones the object was stored with.
+		return found, fmt.Sprintf("holds %d bytes whose sha256 is %s, not the %s the store recorded for them", n, found, info.Digest), nil
+	case err != nil:
+		return "", fmt.Sprintf("cannot be read back whole (%v after %d bytes)", err, n), nil
+	case found != digest:
+		return found, fmt.Sprintf("holds %d bytes whose sha256 is %s", n, found), nil
+	}
+	return found, "", nil
 }
 
 // Fetch makes the artifact of digest (hex) a directory under cacheDir
@@ -222,32 +307,28 @@ func unpack(r io.Reader, dir string) error {
 }
 
 // PublishFile stores the file at path in the object store under its
-// sha256, as it is (not packed), unless an object of that name is there
-// already, and returns the digest, hex. want, when not "", is the digest
-// the file must have (a plugin's pin): a file changed since it was
-// checked is refused rather than sent.
-func PublishFile(ctx context.Context, store jetstream.ObjectStore, path, want string) (string, error) {
+// sha256, as it is (not packed), and returns the digest, hex; an object
+// of that name is kept or replaced as Publish does. want, when not "",
+// is the digest the file must have (a plugin's pin): a file changed
+// since it was checked is refused rather than sent.
+func PublishFile(ctx context.Context, store jetstream.ObjectStore, path, want string) (string, *Replaced, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if int64(len(data)) > MaxArtifactBytes {
-		return "", fmt.Errorf("%s: larger than %d bytes", path, MaxArtifactBytes)
+		return "", nil, fmt.Errorf("%s: larger than %d bytes", path, MaxArtifactBytes)
 	}
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
 	if want != "" && !strings.EqualFold(want, digest) {
-		return "", fmt.Errorf("%s: its sha256 is %s, not the pinned %s; it changed since the problem was loaded", path, digest, want)
+		return "", nil, fmt.Errorf("%s: its sha256 is %s, not the pinned %s; it changed since the problem was loaded", path, digest, want)
 	}
-	if _, err := store.GetInfo(ctx, digest); err == nil {
-		return digest, nil
-	} else if !errors.Is(err, jetstream.ErrObjectNotFound) {
-		return "", fmt.Errorf("object store: %w", err)
+	rep, err := ensureObject(ctx, store, digest, path, func() (io.Reader, error) { return bytes.NewReader(data), nil })
+	if err != nil {
+		return "", nil, fmt.Errorf("store %s: %w", path, err)
 	}
-	if _, err := store.PutBytes(ctx, digest, data); err != nil {
-		return "", fmt.Errorf("store %s: %w", path, err)
-	}
-	return digest, nil
+	return digest, rep, nil
 }
 
 // FetchFile makes the object of digest (hex) the file cacheDir/<digest>
@@ -300,6 +381,11 @@ func fetchChecked(ctx context.Context, store jetstream.ObjectStore, digest, dir 
 	}
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(obj, MaxArtifactBytes+1))
+	if errors.Is(err, jetstream.ErrDigestMismatch) {
+		// The object's chunks are not those it was stored with: what
+		// came is not the artifact, whatever the store's record says.
+		return fail(&DigestError{Want: digest, Got: hex.EncodeToString(h.Sum(nil))})
+	}
 	if err != nil {
 		return fail(fmt.Errorf("fetch artifact sha256:%s: %w", digest, err))
 	}

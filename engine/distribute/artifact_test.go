@@ -4,11 +4,15 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -91,7 +95,7 @@ func TestFetchRefusesDigestMismatch(t *testing.T) {
 	}
 	src := t.TempDir()
 	os.WriteFile(filepath.Join(src, "config.yaml"), []byte("name: x\n"), 0o644)
-	digest, err := Publish(ctx, store, src)
+	digest, _, err := Publish(ctx, store, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,4 +120,74 @@ func TestFetchRefusesDigestMismatch(t *testing.T) {
 		t.Fatal("the mismatching artifact was unpacked into the cache")
 	}
 	_ = jetstream.ErrObjectNotFound
+}
+
+// An object already stored under an artifact's digest whose bytes are not
+// the artifact's (tampered with, cut short) is replaced by the next
+// publish, which says so; one that holds the right bytes is kept.
+func TestPublishReplacesATamperedObject(t *testing.T) {
+	e := embedded(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	nc, js, err := Connect(ctx, e.URL(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	store, err := ensureStreams(ctx, js, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "config.yaml"), []byte("name: x\n"), 0o644)
+	var tarball bytes.Buffer
+	if err := pack(src, &tarball); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(tarball.Bytes())
+	digest := hex.EncodeToString(sum[:])
+	// Cut short: the first half of the right tar, under its name.
+	if _, err := store.PutBytes(ctx, digest, tarball.Bytes()[:tarball.Len()/2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Fetch(ctx, store, digest, t.TempDir()); !errors.As(err, new(*DigestError)) {
+		t.Fatalf("fetch of the cut object: err %v, want a digest mismatch", err)
+	}
+	got, rep, err := Publish(ctx, store, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != digest {
+		t.Fatalf("published as %s, want %s", got, digest)
+	}
+	half := sha256.Sum256(tarball.Bytes()[:tarball.Len()/2])
+	if rep == nil || rep.Digest != digest || rep.Found != hex.EncodeToString(half[:]) ||
+		!strings.Contains(rep.String(), "holds "+strconv.Itoa(tarball.Len()/2)+" bytes whose sha256 is "+rep.Found) {
+		t.Fatalf("replaced %v, want a note naming the object and the digest of the bytes it held", rep)
+	}
+	dir, err := Fetch(ctx, store, digest, t.TempDir())
+	if err != nil {
+		t.Fatalf("fetch after the replacement: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "config.yaml")); string(b) != "name: x\n" {
+		t.Fatalf("fetched config.yaml: %q", b)
+	}
+	if _, rep, err := Publish(ctx, store, src); err != nil || rep != nil {
+		t.Fatalf("publish again: replaced %v, err %v; want the right object kept", rep, err)
+	}
+
+	// A file artifact (a plugin) tampered with.
+	file := filepath.Join(t.TempDir(), "p.wasm")
+	os.WriteFile(file, []byte("\x00asm\x01\x00\x00\x00"), 0o644)
+	fsum := sha256.Sum256([]byte("\x00asm\x01\x00\x00\x00"))
+	fdigest := hex.EncodeToString(fsum[:])
+	if _, err := store.PutBytes(ctx, fdigest, []byte("not the plugin")); err != nil {
+		t.Fatal(err)
+	}
+	if _, rep, err := PublishFile(ctx, store, file, fdigest); err != nil || rep == nil || !strings.Contains(rep.String(), "sha256:"+fdigest) {
+		t.Fatalf("publish the file: replaced %v, err %v; want the tampered object replaced", rep, err)
+	}
+	if _, err := FetchFile(ctx, store, fdigest, t.TempDir()); err != nil {
+		t.Fatalf("fetch the file after the replacement: %v", err)
+	}
 }

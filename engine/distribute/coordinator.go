@@ -42,8 +42,8 @@ type Coordinator struct {
 	// Needs is what the run's groups need of a worker.
 	Needs    Capability
 	Settings Settings
-	// Log hears of refused jobs and of groups given up (one line each);
-	// nil: nothing is said.
+	// Log hears of refused jobs, of groups given up and of objects of
+	// the artifact store replaced (one line each); nil: nothing is said.
 	Log io.Writer
 
 	mu      sync.Mutex
@@ -76,6 +76,15 @@ func (c *Coordinator) ranOn(job, worker string) {
 	}
 }
 
+// replaced says (when rep is not nil) that an object in the store was
+// not the artifact its name says and was replaced: someone could write
+// the store, or an upload was cut short, which the run's log keeps.
+func (c *Coordinator) replaced(rep *Replaced) {
+	if rep != nil {
+		c.logf("warning: %s", rep)
+	}
+}
+
 func (c *Coordinator) logf(format string, args ...any) {
 	if c.Log != nil {
 		fmt.Fprintf(c.Log, format+"\n", args...)
@@ -101,14 +110,16 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	if _, err := ensureWorkConsumer(ctx, c.JS, c.Needs, c.Config); err != nil {
 		return err
 	}
-	problemDigest, err := Publish(ctx, store, c.ProblemDir)
+	problemDigest, rep, err := Publish(ctx, store, c.ProblemDir)
 	if err != nil {
 		return fmt.Errorf("publish the problem: %w", err)
 	}
-	subDigest, err := Publish(ctx, store, c.Submission)
+	c.replaced(rep)
+	subDigest, rep, err := Publish(ctx, store, c.Submission)
 	if err != nil {
 		return fmt.Errorf("publish the submission: %w", err)
 	}
+	c.replaced(rep)
 	plugins, env, err := c.publishExtras(ctx, store)
 	if err != nil {
 		return err
@@ -244,10 +255,11 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 func (c *Coordinator) publishExtras(ctx context.Context, store jetstream.ObjectStore) ([]PluginArtifact, *EnvSpecArtifact, error) {
 	var plugins []PluginArtifact
 	for _, p := range c.Plugins {
-		digest, err := PublishFile(ctx, store, p.Path, p.SHA256)
+		digest, rep, err := PublishFile(ctx, store, p.Path, p.SHA256)
 		if err != nil {
 			return nil, nil, fmt.Errorf("publish plugin %s: %w", p.Name+p.Ref, err)
 		}
+		c.replaced(rep)
 		plugins = append(plugins, PluginArtifact{Name: p.Name, Ref: p.Ref, SHA256: digest})
 	}
 	if c.EnvSpec == "" {
@@ -262,10 +274,11 @@ func (c *Coordinator) publishExtras(ctx context.Context, store jetstream.ObjectS
 		}
 		return plugins, &EnvSpecArtifact{Path: filepath.ToSlash(rel)}, nil
 	}
-	digest, err := PublishFile(ctx, store, c.EnvSpec, "")
+	digest, rep, err := PublishFile(ctx, store, c.EnvSpec, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("publish the environment spec: %w", err)
 	}
+	c.replaced(rep)
 	return plugins, &EnvSpecArtifact{Name: filepath.Base(c.EnvSpec), SHA256: digest}, nil
 }
 

@@ -282,9 +282,10 @@ func (w *Worker) runner(ctx context.Context, store jetstream.ObjectStore, job *J
 		p.runner = r
 	})
 	if p.err != nil {
-		var de *DigestError
-		if !errors.As(p.err, &de) && !errors.Is(p.err, errPrepare) {
-			// A failed fetch is tried again by the next job.
+		if !errors.Is(p.err, errPrepare) {
+			// A failed fetch is tried again by the next job; so is one
+			// that got the wrong bytes, which a coordinator replaces
+			// when it next publishes the artifact.
 			w.mu.Lock()
 			if w.prepared[key] == p {
 				delete(w.prepared, key)
