@@ -190,8 +190,13 @@ func Reference(tb testing.TB, lang Language) string {
 // newHost runs plugins as the CLI does (worker processes, no termination
 // checks). The suite checks bytes, not speed: the call timeout is generous
 // so a loaded machine cannot fail the ~1 MB vectors.
-func newHost(tb testing.TB) *host.Host {
-	h, err := host.New(host.Options{CacheDir: filepath.Join(tb.TempDir(), "cache"), Isolation: host.Process, Timeout: 2 * time.Minute})
+func newHost(tb testing.TB) *host.Host { return newHostIn(tb, host.Process) }
+
+// newHostIn is newHost with another isolation: in process, a native
+// module runs with the preemption points the host adds to it, and the
+// suite holds that rewritten module to the same bytes.
+func newHostIn(tb testing.TB, isolation string) *host.Host {
+	h, err := host.New(host.Options{CacheDir: filepath.Join(tb.TempDir(), "cache"), Isolation: isolation, Timeout: 2 * time.Minute})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -208,31 +213,37 @@ func TestConformance(t *testing.T) {
 		t.Fatal("no vectors")
 	}
 	for _, lang := range Languages {
-		t.Run(lang.Name, func(t *testing.T) {
-			file := Reference(t, lang)
-			h := newHost(t)
-			ctx := context.Background()
-			p, err := h.Load(ctx, file, "")
-			if err != nil {
-				t.Fatal(err)
+		for _, iso := range []string{host.Process, host.InProcess} {
+			name := lang.Name
+			if iso == host.InProcess {
+				name += "/" + iso
 			}
-			for _, v := range vectors {
-				t.Run(v.name, func(t *testing.T) {
-					out, failure, err := call(ctx, p, v)
-					if err != nil {
-						t.Fatalf("%s: %v", v.Description, err)
-					}
-					if v.Export == abi.DescribeExport {
-						out = sameTransport(out, lang.Transport)
-					}
-					if *update && lang.Name == "go" {
-						record(t, v, out, failure)
-						return
-					}
-					check(t, v, out, failure)
-				})
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				file := Reference(t, lang)
+				h := newHostIn(t, iso)
+				ctx := context.Background()
+				p, err := h.Load(ctx, file, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range vectors {
+					t.Run(v.name, func(t *testing.T) {
+						out, failure, err := call(ctx, p, v)
+						if err != nil {
+							t.Fatalf("%s: %v", v.Description, err)
+						}
+						if v.Export == abi.DescribeExport {
+							out = sameTransport(out, lang.Transport)
+						}
+						if *update && lang.Name == "go" && iso == host.Process {
+							record(t, v, out, failure)
+							return
+						}
+						check(t, v, out, failure)
+					})
+				}
+			})
+		}
 	}
 }
 

@@ -180,7 +180,7 @@ func encodeEnvelopes[In any](buf []byte, ins []In, prep func(In) In, export stri
 			buf, err = a.AppendInput(buf, raw)
 		} else {
 			var data []byte
-			if data, err = encodeEnvelope(prep(ins[i]), raw); err == nil {
+			if data, err = encodeEnvelope(prep(ins[i]), raw, nil); err == nil {
 				buf = append(buf, data...)
 			}
 		}

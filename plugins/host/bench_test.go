@@ -227,7 +227,7 @@ func BenchmarkVerdictHostSide(b *testing.B) {
 	b.Run("encode-input", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if _, err := encodeEnvelope(in, false); err != nil {
+			if _, err := encodeEnvelope(in, false, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

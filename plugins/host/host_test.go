@@ -668,3 +668,37 @@ func TestLongLivedGoInstanceKeepsCollecting(t *testing.T) {
 		})
 	}
 }
+
+// A module compiled in a worker (without termination checks) and the same
+// module loaded in process share the compilation cache's directory. The
+// in-process load must still get code it can stop (wazero's cache keys
+// hold whether a module was compiled with its checks, and a module given
+// preemption points has other bytes): a looping call ends at its timeout,
+// on both transports.
+func TestInProcessNeverRunsAWorkersUncheckedCode(t *testing.T) {
+	for _, name := range []string{"misbehave", "native"} {
+		t.Run(name, func(t *testing.T) {
+			cache := t.TempDir()
+			worker := newHost(t, Options{Isolation: Process, CacheDir: cache})
+			if attrs, err := verifyMode(load(t, worker, name), "ok", nil); err != nil || len(attrs) != 1 || !attrs[0].IsCorrect {
+				t.Fatalf("a worker's call: attrs %+v, err %v", attrs, err)
+			}
+			inproc := newHost(t, Options{Isolation: InProcess, CacheDir: cache, Timeout: 2 * time.Second})
+			p := load(t, inproc, name)
+			done := make(chan error, 1)
+			go func() {
+				_, err := verifyMode(p, "loop", nil)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				var pe *Error
+				if !errors.As(err, &pe) || pe.Fault != FaultTimeout {
+					t.Fatalf("the looping call in process: %v", err)
+				}
+			case <-time.After(5 * time.Minute):
+				t.Fatal("the looping call in process was not stopped: it ran a worker's code, compiled without checks")
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
@@ -24,7 +25,15 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 		return &Error{Plugin: p.Label(), Export: export, Fault: FaultMissingExport,
 			Detail: fmt.Sprintf("the plugin is not a %s (its kinds: %v)", kind, p.describe.Kinds)}
 	}
-	data, err := encodeEnvelope(in, p.rawStrings())
+	var buf *[]byte
+	if p.native != nil && p.workers == nil {
+		// In process on the native transport, the input is copied into
+		// the guest before the call runs and not kept: its buffer can
+		// serve the next call.
+		buf = inputBuffers.Get().(*[]byte)
+		defer inputBuffers.Put(buf)
+	}
+	data, err := encodeEnvelope(in, p.rawStrings(), buf)
 	if err != nil {
 		return fmt.Errorf("encode %s input: %w", export, err)
 	}
@@ -74,12 +83,27 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 // it has one (a verify input: the bytes encoding/json would give, without
 // its reflection, or with raw its long strings raw), else with
 // encoding/json.
-func encodeEnvelope(in any, raw bool) ([]byte, error) {
-	if a, ok := in.(rawEncoder); ok {
+// With buf, it encodes into *buf and keeps the grown buffer there.
+func encodeEnvelope(in any, raw bool, buf *[]byte) ([]byte, error) {
+	a, ok := in.(rawEncoder)
+	if !ok {
+		return json.Marshal(in)
+	}
+	if buf == nil {
 		return a.AppendInput(make([]byte, 0, 4096), raw)
 	}
-	return json.Marshal(in)
+	b, err := a.AppendInput((*buf)[:0], raw)
+	if cap(b) <= maxPooledInput {
+		*buf = b
+	}
+	return b, err
 }
+
+// inputBuffers are encoding buffers of in-process calls. One that grew
+// past maxPooledInput (a case with a large output) is not kept.
+var inputBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledInput = 1 << 20
 
 // rawEncoder is an envelope that encodes itself, with raw strings or
 // without (abi.VerifyInput).

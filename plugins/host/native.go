@@ -14,6 +14,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
+	"github.com/wasmeval/wasmeval/plugins/host/internal/preempt"
 )
 
 // The native transport (docs/plugin-abi.md, "Transports") is wasmeval's
@@ -54,16 +55,34 @@ func (mi moduleInterface) isNative() bool {
 type nativeModule struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
+	// preempted says the module runs with preemption points of its own
+	// (internal/preempt) rather than wazero's termination checks.
+	preempted bool
 }
 
 func (m *nativeModule) Close(ctx context.Context) error { return m.rt.Close(ctx) }
 
 // compileNative compiles the module for the native transport, with
 // termination checks or without, under the host's memory cap.
+//
+// Checked, the module is first given preemption points of its own
+// (internal/preempt): a counter in compiled code, and a call out to the
+// host only when it runs out, instead of wazero's checks, which leave
+// compiled code at every loop iteration. A module the rewriter cannot read
+// keeps wazero's checks: slower, as safe.
 func (p *Plugin) compileNative(ctx context.Context, checked bool) (*nativeModule, error) {
 	h := p.host
+	data, wazeroChecks := p.data, checked
+	if checked {
+		if instrumented, err := preempt.Instrument(p.data); err == nil {
+			data, wazeroChecks = instrumented, false
+		} else if h.opts.Log != nil {
+			h.opts.Log(fileLabel(p.file, p.digest), "info",
+				fmt.Sprintf("preemption points not added (%v): the plugin runs under wazero's termination checks", err))
+		}
+	}
 	rc := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(checked).
+		WithCloseOnContextDone(wazeroChecks).
 		WithMemoryLimitPages(uint32(h.opts.MemoryBytes / wasmPage))
 	if h.cache != nil {
 		rc = rc.WithCompilationCache(h.cache)
@@ -83,19 +102,29 @@ func (p *Plugin) compileNative(ctx context.Context, checked bool) (*nativeModule
 		rt.Close(ctx)
 		return nil, fmt.Errorf("instantiate the wasmeval host module: %w", err)
 	}
-	compiled, err := rt.CompileModule(ctx, p.data)
+	if checked && !wazeroChecks {
+		if err := preempt.Instantiate(ctx, rt); err != nil {
+			rt.Close(ctx)
+			return nil, err
+		}
+	}
+	compiled, err := rt.CompileModule(ctx, data)
 	if err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
 	for _, f := range compiled.ImportedFunctions() {
-		if m, _, _ := f.Import(); m != wasi_snapshot_preview1.ModuleName && m != nativeHostModule {
+		m, _, _ := f.Import()
+		if m == preempt.ImportModule && checked && !wazeroChecks {
+			continue // the rewriter's own import
+		}
+		if m != wasi_snapshot_preview1.ModuleName && m != nativeHostModule {
 			rt.Close(ctx)
 			return nil, fmt.Errorf("a native-transport module imports only from %s and %s, not from %s",
 				wasi_snapshot_preview1.ModuleName, nativeHostModule, m)
 		}
 	}
-	return &nativeModule{rt: rt, compiled: compiled}, nil
+	return &nativeModule{rt: rt, compiled: compiled, preempted: checked && !wazeroChecks}, nil
 }
 
 // nativeInstance is one instance of a native-transport module with its

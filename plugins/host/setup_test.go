@@ -180,7 +180,7 @@ func TestSetupReadsTaskFiles(t *testing.T) {
 // write and run, and a write with two contents.
 func TestSetupEnvelopesMatchTheirSchemas(t *testing.T) {
 	for _, in := range []abi.SetupInput{{Function: "f"}, setupCall("x", "prepare", map[string]any{"n": 1})} {
-		data, err := encodeEnvelope(setupInput(in), false)
+		data, err := encodeEnvelope(setupInput(in), false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,302 @@
+package preempt
+
+import "fmt"
+
+// instr is one decoded instruction: what the rewriter needs to know of it.
+type instr struct {
+	op   byte
+	kind instrKind
+	// For kindFuncRef, the function index and where its immediate lies.
+	fn             uint32
+	immStart, next int
+}
+
+type instrKind uint8
+
+const (
+	kindPlain   instrKind = iota
+	kindBlock             // block or if: opens a frame
+	kindLoop              // loop: opens a frame whose start is a back-edge target
+	kindEnd               // end: closes a frame
+	kindFuncRef           // call, return_call, ref.func: names a function
+)
+
+// Immediates of the one-byte opcodes, by opcode (immUnknown for those
+// the rewriter does not know).
+const (
+	immUnknown = iota
+	immNone
+	immBlock    // block, if: a block type; opens a frame
+	immLoop     // loop: a block type; opens a frame that is a back-edge target
+	immEnd      // end: closes a frame
+	immU32      // one index
+	immU32x2    // two indices
+	immFunc     // call, return_call, ref.func: a function index
+	immBrTable  // a vector of labels and a default
+	immSelectT  // a vector of value types
+	immMemarg   // alignment, (memory,) offset
+	immI32      // a signed LEB128 of 32 bits
+	immI64      // a signed LEB128 of 64 bits
+	immF32      // four bytes
+	immF64      // eight bytes
+	immByte     // one byte (ref.null's type)
+	immPrefixFC // the 0xFC prefix
+	immPrefixFD // SIMD
+	immPrefixFE // atomics
+)
+
+var immediates = func() (t [256]uint8) {
+	set := func(kind uint8, from, to int) {
+		for op := from; op <= to; op++ {
+			t[op] = kind
+		}
+	}
+	set(immNone, 0x45, 0xC4) // the numeric instructions
+	for _, op := range []int{0x00, 0x01, 0x05, 0x0F, 0x1A, 0x1B, 0xD1} {
+		t[op] = immNone // unreachable, nop, else, return, drop, select, ref.is_null
+	}
+	t[0x02], t[0x04], t[0x03], t[0x0B] = immBlock, immBlock, immLoop, immEnd
+	t[0x0C], t[0x0D], t[0x0E] = immU32, immU32, immBrTable // br, br_if, br_table
+	t[0x10], t[0x12], t[0xD2] = immFunc, immFunc, immFunc
+	t[0x11], t[0x13] = immU32x2, immU32x2 // call_indirect, return_call_indirect
+	t[0x1C] = immSelectT
+	set(immU32, 0x20, 0x26) // locals, globals, table.get and table.set
+	set(immMemarg, 0x28, 0x3E)
+	t[0x3F], t[0x40] = immU32, immU32 // memory.size, memory.grow
+	t[0x41], t[0x42], t[0x43], t[0x44] = immI32, immI64, immF32, immF64
+	t[0xD0] = immByte
+	t[0xFC], t[0xFD], t[0xFE] = immPrefixFC, immPrefixFD, immPrefixFE
+	return t
+}()
+
+// decode reads the instruction at r.pos and leaves r.pos after it. It
+// knows every instruction of the features wazero compiles (WebAssembly
+// 2.0 with SIMD, plus threads' atomics and tail calls); anything else is
+// an error, and the host then keeps wazero's own termination checks.
+func decode(r *reader) instr {
+	in := instr{op: r.byte()}
+	switch immediates[in.op] {
+	case immNone:
+	case immBlock:
+		in.kind = kindBlock
+		r.skipSLEB(33)
+	case immLoop:
+		in.kind = kindLoop
+		r.skipSLEB(33)
+	case immEnd:
+		in.kind = kindEnd
+	case immU32:
+		r.u32()
+	case immU32x2:
+		r.u32()
+		r.u32()
+	case immFunc:
+		in.kind = kindFuncRef
+		in.immStart = r.pos
+		in.fn = r.u32()
+	case immBrTable:
+		for n := r.u32(); n > 0 && r.err == nil; n-- {
+			r.u32()
+		}
+		r.u32()
+	case immSelectT:
+		r.skip(int(r.u32()))
+	case immMemarg:
+		memarg(r)
+	case immI32:
+		r.skipSLEB(32)
+	case immI64:
+		r.skipSLEB(64)
+	case immF32:
+		r.skip(4)
+	case immF64:
+		r.skip(8)
+	case immByte:
+		r.byte()
+	case immPrefixFC:
+		decodeFC(r)
+	case immPrefixFD:
+		decodeSIMD(r)
+	case immPrefixFE:
+		decodeAtomic(r)
+	default:
+		r.fail(fmt.Errorf("opcode %#x at byte %d is not one this rewriter knows", in.op, r.pos-1))
+	}
+	in.next = r.pos
+	return in
+}
+
+func memarg(r *reader) {
+	align := r.u32()
+	if align&0x40 != 0 { // multiple memories: a memory index follows
+		r.u32()
+	}
+	r.uleb(64)
+}
+
+// decodeFC reads the immediates of the 0xFC prefix: saturating
+// truncations, bulk memory and table instructions.
+func decodeFC(r *reader) {
+	switch sub := r.u32(); {
+	case sub <= 7:
+	case sub == 8, sub == 10, sub == 12, sub == 14: // memory.init, memory.copy, table.init, table.copy
+		r.u32()
+		r.u32()
+	case sub == 9, sub == 11, sub == 13, sub >= 15 && sub <= 17: // data.drop, memory.fill, elem.drop, table.grow/size/fill
+		r.u32()
+	default:
+		r.fail(fmt.Errorf("instruction 0xfc %d is not one this rewriter knows", sub))
+	}
+}
+
+func decodeSIMD(r *reader) {
+	switch sub := r.u32(); {
+	case sub <= 11, sub == 92, sub == 93: // loads and stores
+		memarg(r)
+	case sub == 12, sub == 13: // v128.const, i8x16.shuffle
+		r.skip(16)
+	case sub >= 21 && sub <= 34: // extract and replace lane
+		r.byte()
+	case sub >= 84 && sub <= 91: // load and store lane
+		memarg(r)
+		r.byte()
+	case sub <= 0x113:
+		// Every other SIMD instruction (relaxed SIMD included) has no
+		// immediates; wazero refuses what it does not support.
+	default:
+		r.fail(fmt.Errorf("instruction 0xfd %d is not one this rewriter knows", sub))
+	}
+}
+
+func decodeAtomic(r *reader) {
+	switch sub := r.u32(); {
+	case sub == 0x03: // atomic.fence
+		r.byte()
+	case sub <= 0x02, sub >= 0x10 && sub <= 0x4E:
+		memarg(r)
+	default:
+		r.fail(fmt.Errorf("instruction 0xfe %d is not one this rewriter knows", sub))
+	}
+}
+
+// loopSizes returns the length in bytes of every loop of the expression
+// at r (from its opcode to its end), in the order the loops start, and
+// leaves r after the expression's final end.
+func loopSizes(r *reader) []int {
+	var sizes []int
+	type frame struct{ start, loop int } // loop: index in sizes, or -1
+	stack := []frame{{start: r.pos, loop: -1}}
+	for len(stack) > 0 && r.err == nil {
+		start := r.pos
+		in := decode(r)
+		switch in.kind {
+		case kindBlock:
+			stack = append(stack, frame{start, -1})
+		case kindLoop:
+			stack = append(stack, frame{start, len(sizes)})
+			sizes = append(sizes, 0)
+		case kindEnd:
+			if f := stack[len(stack)-1]; f.loop >= 0 {
+				sizes[f.loop] = r.pos - f.start
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return sizes
+}
+
+// rewriteExpr copies the expression at r to out up to and including its
+// final end, with function indices renumbered and, when points is set, a
+// preemption point after every loop's block type (weighted by points).
+func (m *module) rewriteExpr(r *reader, out []byte, points []int) []byte {
+	from := r.pos
+	depth, loops := 1, 0
+	for depth > 0 && r.err == nil {
+		in := decode(r)
+		switch in.kind {
+		case kindBlock:
+			depth++
+		case kindLoop:
+			depth++
+			if points != nil {
+				out = append(out, r.b[from:in.next]...)
+				out = m.appendPoint(out, weight(points[loops]))
+				from = in.next
+			}
+			loops++
+		case kindEnd:
+			depth--
+		case kindFuncRef:
+			if idx := m.funcIndex(in.fn); idx != in.fn {
+				out = append(out, r.b[from:in.immStart]...)
+				out = appendU32(out, idx)
+				from = in.next
+			}
+		}
+	}
+	if r.err != nil {
+		return out
+	}
+	return append(out, r.b[from:r.pos]...)
+}
+
+// rewriteBody rewrites one function body (its locals and expression,
+// without the size in front): a preemption point at its entry and in
+// every loop.
+func (m *module) rewriteBody(body []byte, out []byte) ([]byte, error) {
+	r := &reader{b: body}
+	for n := r.u32(); n > 0 && r.err == nil; n-- { // locals: count, type
+		r.u32()
+		r.byte()
+	}
+	exprStart := r.pos
+	scan := &reader{b: body, pos: exprStart}
+	sizes := loopSizes(scan)
+	if scan.err == nil && scan.pos != len(body) {
+		scan.fail(fmt.Errorf("%d bytes after the function's end", len(body)-scan.pos))
+	}
+	if err := firstErr(r.err, scan.err); err != nil {
+		return out, err
+	}
+	out = append(out, body[:exprStart]...)
+	out = m.appendPoint(out, weight(len(body)-exprStart))
+	out = m.rewriteExpr(r, out, sizes)
+	m.points += 1 + len(sizes)
+	return out, r.err
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// weight is what a preemption point takes from the fuel for code of n
+// bytes: one, plus one for every 256 bytes, so the fuel bounds the code
+// run between two ticks, not only the points passed.
+func weight(n int) int32 { return 1 + int32(min(n, 1<<24)/256) }
+
+// appendPoint writes a preemption point: the fuel goes down by w, and when
+// it goes below zero the tick import refills it (or stops the call).
+//
+//	global.get $fuel  i32.const w  i32.sub  global.set $fuel
+//	global.get $fuel  i32.const 0  i32.lt_s
+//	if  call $tick  global.set $fuel  end
+func (m *module) appendPoint(out []byte, w int32) []byte {
+	out = append(out, 0x23)
+	out = appendU32(out, m.fuel)
+	out = append(out, 0x41)
+	out = appendS32(out, w)
+	out = append(out, 0x6B, 0x24)
+	out = appendU32(out, m.fuel)
+	out = append(out, 0x23)
+	out = appendU32(out, m.fuel)
+	out = append(out, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10)
+	out = appendU32(out, m.tick)
+	out = append(out, 0x24)
+	out = appendU32(out, m.fuel)
+	return append(out, 0x0B)
+}
