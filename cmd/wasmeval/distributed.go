@@ -15,8 +15,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/envspec"
 	"github.com/wasmeval/wasmeval/engine/manifest"
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
@@ -53,7 +55,7 @@ type distributed struct {
 
 // coordinator connects to the queue (starting the embedded server and the
 // worker processes for --workers) and makes the run's executor.
-func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Problem, problemPath, submission, runtimeName, runID, outDir string, log io.Writer) (*distributed, error) {
+func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Problem, checked []run.GroupCheck, problemPath, submission, runtimeName, runID, outDir string, log io.Writer) (*distributed, error) {
 	if q.url != "" && q.workers > 0 {
 		return nil, usageErr(errors.New("run: give --queue (workers elsewhere) or --workers (local ones), not both"))
 	}
@@ -118,12 +120,57 @@ func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Pro
 			return nil, err
 		}
 	}
+	mounts, err := mountSources(envSpec, p.Dir, f.env.mountRoots)
+	if err != nil {
+		d.close()
+		return nil, usageErr(fmt.Errorf("run: %w", err))
+	}
+	// The plugins the cases bind are known once their loaders ran
+	// (validation loaded every case): those from outside the problem
+	// travel too.
+	var caseRefs []*problem.PluginRef
+	for _, g := range checked {
+		caseRefs = append(caseRefs, g.Plugins...)
+	}
+	plugins, err := distribute.PluginsOutside(p, caseRefs...)
+	if err != nil {
+		d.close()
+		return nil, usageErr(fmt.Errorf("run: %w", err))
+	}
 	d.coord = &distribute.Coordinator{Conn: nc, JS: js, Config: q.config(maxPending), RunID: runID, Version: version, ABI: abi.Version,
-		ProblemDir: problemDir, Submission: submission, Plugins: distribute.PluginsOutside(p), EnvSpec: envSpec,
+		ProblemDir: problemDir, Submission: submission, Plugins: plugins, EnvSpec: envSpec, Mounts: mounts,
 		Needs: distribute.HostCapability(runtimeName), Log: log,
 		Settings: distribute.Settings{Command: f.command, RetryErrors: f.retryErrors, RetryBackoff: f.retryWait.Seconds(), Browser: f.browser, NoCache: f.cache.off,
 			Seed: f.seed.value()}}
 	return d, nil
+}
+
+// mountSources lists the sources of the environment spec's mounts, each
+// to be sent with the jobs: a path of this machine means nothing on a
+// worker, inside the problem or not. A writable mount is refused: each
+// worker would write to its own copy, not to the directory the spec
+// names, which is not the run the spec asks for.
+func mountSources(envSpec, problemDir string, mountRoots []string) ([]distribute.MountFile, error) {
+	if envSpec == "" {
+		return nil, nil
+	}
+	spec, err := envspec.Load(envSpec, append([]string{problemDir}, mountRoots...)...)
+	if err != nil {
+		return nil, fmt.Errorf("invalid environment spec:\n%w", err)
+	}
+	var out []distribute.MountFile
+	for i, m := range spec.Mounts {
+		if m.Writable {
+			return nil, fmt.Errorf("environment spec %s: mounts[%d] (%s at %s) is writable: a distributed run's workers would each write to a copy of it, not to %s; make it read-only, or run on one machine without --queue and --workers",
+				envSpec, i, m.Source, m.Target, m.Source)
+		}
+		st, err := os.Stat(m.Source)
+		if err != nil {
+			return nil, fmt.Errorf("environment spec %s: mounts[%d].source: %w", envSpec, i, err)
+		}
+		out = append(out, distribute.MountFile{Index: i, Path: m.Source, Dir: st.IsDir()})
+	}
+	return out, nil
 }
 
 // record lists in the manifest the workers that ran each group.

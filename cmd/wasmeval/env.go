@@ -25,6 +25,10 @@ type envFlags struct {
 	env        string
 	runtime    string
 	mountRoots []string
+	// shippedMounts are, on a worker of a distributed run, the copies of
+	// the spec's mount sources the coordinator sent, by the mount's
+	// index (envspec.LoadShipped).
+	shippedMounts map[int]string
 }
 
 func (f *envFlags) register(fl *pflag.FlagSet) {
@@ -59,7 +63,7 @@ func (f *envFlags) open(ctx context.Context, p *problem.Problem, workDir, outDir
 	var spec *envspec.Spec
 	if file != "" {
 		var err error
-		if spec, err = envspec.Load(file, append([]string{p.Dir}, f.mountRoots...)...); err != nil {
+		if spec, err = envspec.LoadShipped(file, f.shippedMounts, append([]string{p.Dir}, f.mountRoots...)...); err != nil {
 			return nil, usageErr(fmt.Errorf("invalid environment spec:\n%w", err))
 		}
 	}

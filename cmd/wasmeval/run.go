@@ -179,7 +179,8 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	f.seed.apply(p)
 	// Bad case files and broken plugins are configuration errors: report
 	// them all before any case runs rather than failing half-way through.
-	if err := run.Validate(run.WithWarnings(ctx, printWarning(cmd.ErrOrStderr())), p, src.loader, plugins); err != nil {
+	checked, err := run.ValidateGroups(run.WithWarnings(ctx, printWarning(cmd.ErrOrStderr())), p, src.loader, plugins)
+	if err != nil {
 		return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 	}
 	out := f.out
@@ -279,7 +280,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		// What the coordinator says (groups refused or given up, objects
 		// of the artifact store replaced) is kept in the run's log too.
 		coordLog := io.MultiWriter(cmd.ErrOrStderr(), runLog)
-		if queue, err = f.queue.coordinator(ctx, f, p, problemPath, submission, env.rt.Name(), man.RunID, out, coordLog); err != nil {
+		if queue, err = f.queue.coordinator(ctx, f, p, checked, problemPath, submission, env.rt.Name(), man.RunID, out, coordLog); err != nil {
 			failRun(man, out)
 			return err
 		}

@@ -55,6 +55,9 @@ type sourceOptions struct {
 	// refs resolves plugins bound by reference through the lock file
 	// next to the problem.
 	refs problem.RefResolver
+	// shipped are the plugins a distributed run's coordinator sent with
+	// a job, by sha256 (a worker's; see problem.Options.ShippedPlugins).
+	shipped map[string]string
 	// results scores the results recorded in this directory (agent
 	// formats only), an absolute path (run makes it one).
 	results string
@@ -111,7 +114,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 		return src, nil
 	}
 	if taskspecs.Is(path) && !tasks.Is(path) {
-		s, err := taskspecs.Load(path, taskspecs.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, Results: results,
+		s, err := taskspecs.Load(path, taskspecs.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped, Results: results,
 			Functions: o.functions, Setup: o.setup, Tags: o.tags, Apps: o.apps})
 		if err != nil {
 			return nil, err
@@ -126,7 +129,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 		return nil, fmt.Errorf("--tag and --app filter task specs; %s is not a tree of task specs", path)
 	}
 	if tasks.Is(path) && !isFile(filepath.Join(path, "config.yaml")) {
-		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, Results: results})
+		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped, Results: results})
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +142,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 	if o.results != "" {
 		return nil, fmt.Errorf("--results scores recorded agent results; %s is a %s, which runs its submission (agent tasks and eval-case datasets take --results)", path, formatProblem)
 	}
-	p, err := run.LoadProblemWith(path, run.LoadOptions{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs})
+	p, err := run.LoadProblemWith(path, run.LoadOptions{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped})
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 			if a.PluginDir != "" {
 				dirs = append([]string{a.PluginDir}, dirs...)
 			}
-			src, err := loadSource(a.ProblemDir, sourceOptions{pluginDirs: dirs, mountRoots: f.env.mountRoots, refs: a.Refs,
+			src, err := loadSource(a.ProblemDir, sourceOptions{pluginDirs: dirs, mountRoots: f.env.mountRoots, refs: a.Refs, shipped: a.Shipped,
 				functions: functionsOf(ctx, plugins), setup: setupOf(ctx, plugins)})
 			if err != nil {
 				return nil, fmt.Errorf("the problem does not load on this worker: %w", err)
@@ -123,6 +123,7 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 			seed.apply(src.problem)
 			env := f.env
 			env.env = a.EnvSpec
+			env.shippedMounts = a.Mounts
 			env.runtime = job.Needs.Runtime
 			scratch, err := os.MkdirTemp(work, "job-")
 			if err != nil {

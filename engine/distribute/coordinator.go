@@ -39,6 +39,9 @@ type Coordinator struct {
 	// the problem's own): named by its path when it lies in ProblemDir,
 	// else published by its sha256.
 	EnvSpec string
+	// Mounts are the sources of the environment spec's mounts, published
+	// by their sha256 (a worker mounts its copy).
+	Mounts []MountFile
 	// Needs is what the run's groups need of a worker.
 	Needs    Capability
 	Settings Settings
@@ -48,6 +51,14 @@ type Coordinator struct {
 
 	mu      sync.Mutex
 	workers map[string][]string
+}
+
+// MountFile is the source of the environment spec's mount Index: a
+// directory or a file at Path.
+type MountFile struct {
+	Index int
+	Path  string
+	Dir   bool
 }
 
 // Workers lists, by job (checkpoint/group/epoch), the workers that sent
@@ -124,6 +135,10 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	if err != nil {
 		return err
 	}
+	mounts, err := c.publishMounts(ctx, store)
+	if err != nil {
+		return err
+	}
 
 	pending := make(map[string]*run.GroupJob, len(jobs))
 	for _, j := range jobs {
@@ -169,7 +184,8 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	published := make(map[string]uint64, len(jobs))
 	for _, j := range jobs {
 		job := &Job{RunID: c.RunID, Checkpoint: j.Checkpoint, Group: j.Group, Epoch: j.Epoch, Version: c.Version, ABI: c.ABI,
-			Problem: problemDigest, Submission: subDigest, Needs: c.Needs, Settings: c.Settings, Plugins: plugins, EnvSpec: env}
+			Problem: problemDigest, Submission: subDigest, Needs: c.Needs, Settings: c.Settings, Plugins: plugins, EnvSpec: env,
+			Mounts: mounts}
 		seq, err := c.publishJob(ctx, job)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -257,10 +273,10 @@ func (c *Coordinator) publishExtras(ctx context.Context, store jetstream.ObjectS
 	for _, p := range c.Plugins {
 		digest, rep, err := PublishFile(ctx, store, p.Path, p.SHA256)
 		if err != nil {
-			return nil, nil, fmt.Errorf("publish plugin %s: %w", p.Name+p.Ref, err)
+			return nil, nil, fmt.Errorf("publish plugin %s: %w", p.Name+p.Ref+p.File, err)
 		}
 		c.replaced(rep)
-		plugins = append(plugins, PluginArtifact{Name: p.Name, Ref: p.Ref, SHA256: digest})
+		plugins = append(plugins, PluginArtifact{Name: p.Name, Ref: p.Ref, File: p.File, SHA256: digest})
 	}
 	if c.EnvSpec == "" {
 		return plugins, nil, nil
@@ -280,6 +296,28 @@ func (c *Coordinator) publishExtras(ctx context.Context, store jetstream.ObjectS
 	}
 	c.replaced(rep)
 	return plugins, &EnvSpecArtifact{Name: filepath.Base(c.EnvSpec), SHA256: digest}, nil
+}
+
+// publishMounts publishes the sources of the environment spec's mounts
+// and says how jobs name them.
+func (c *Coordinator) publishMounts(ctx context.Context, store jetstream.ObjectStore) ([]MountArtifact, error) {
+	var out []MountArtifact
+	for _, m := range c.Mounts {
+		var digest string
+		var rep *Replaced
+		var err error
+		if m.Dir {
+			digest, rep, err = Publish(ctx, store, m.Path)
+		} else {
+			digest, rep, err = PublishFile(ctx, store, m.Path, "")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("publish the environment spec's mounts[%d].source: %w", m.Index, err)
+		}
+		c.replaced(rep)
+		out = append(out, MountArtifact{Index: m.Index, Dir: m.Dir, SHA256: digest})
+	}
+	return out, nil
 }
 
 // publishJob publishes job until the server stores it (or says it has it

@@ -91,15 +91,30 @@ type Job struct {
 	// EnvSpec is the environment spec the run uses; nil: the problem's
 	// own (which travels with it), or none.
 	EnvSpec *EnvSpecArtifact `json:"env_spec,omitempty"`
+	// Mounts are the sources of the environment spec's mounts, each in
+	// the object store by its sha256: the worker mounts its copy.
+	Mounts []MountArtifact `json:"mounts,omitempty"`
+}
+
+// MountArtifact is the source of the environment spec's mount Index (its
+// place in the spec's mounts), a directory (packed as a tar) or a file.
+type MountArtifact struct {
+	Index  int    `json:"index"`
+	Dir    bool   `json:"dir,omitempty"`
+	SHA256 string `json:"sha256"`
 }
 
 // PluginArtifact is a plugin a job needs that is not in the problem
 // directory: bound by Name (the worker finds <name>.wasm first in a
-// directory of the job's plugins) or by Ref (the worker resolves the
-// reference to the fetched file), with the sha256 the binding pins.
+// directory of the job's plugins), by Ref (the worker resolves the
+// reference to the fetched file) or by path outside the problem, by the
+// problem or a case (File, the file's base name: the worker loads the
+// fetched file for a binding by path outside the problem that pins its
+// digest), with the sha256 the binding pins.
 type PluginArtifact struct {
 	Name   string `json:"name,omitempty"`
 	Ref    string `json:"ref,omitempty"`
+	File   string `json:"file,omitempty"`
 	SHA256 string `json:"sha256"`
 }
 

@@ -19,30 +19,60 @@ import (
 )
 
 // PluginFile is a plugin the coordinator sends with its jobs: where it
-// is here, how the problem binds it (Name or Ref) and its pinned sha256.
+// is here, how the problem binds it (Name, Ref, or by path outside the
+// problem: File, its base name) and its pinned sha256.
 type PluginFile struct {
-	Name, Ref, SHA256 string
-	Path              string
+	Name, Ref, File, SHA256 string
+	Path                    string
 }
 
 // PluginsOutside lists the plugins p binds that are not files of its
 // directory: found by name in a plugin directory (--plugin-dir,
-// WASMEVAL_PLUGIN_PATH) or resolved by reference through the lock file
-// and the plugin cache. The problem directory travels whole; these must
-// travel too, or a worker would load the problem differently (or not at
-// all). A plugin bound by path outside the problem (under a mount root)
-// is not listed: a worker finds it under its own --mount-root or refuses
-// the job.
-func PluginsOutside(p *problem.Problem) []PluginFile {
+// WASMEVAL_PLUGIN_PATH), resolved by reference through the lock file and
+// the plugin cache, or bound by path outside the problem (under a
+// --mount-root). caseRefs are the plugins the cases bind in their own
+// checks (run.GroupCheck.Plugins), a path relative to the problem
+// directory. The problem directory travels whole; these must travel too,
+// or a worker would load the problem differently (or not at all).
+//
+// A plugin bound by path travels only from where the problem may name
+// files (its directory and the mount roots, symlinks resolved): a case
+// that binds one from elsewhere is an error, naming it, rather than a
+// file of this machine sent to others.
+func PluginsOutside(p *problem.Problem, caseRefs ...*problem.PluginRef) ([]PluginFile, error) {
 	var out []PluginFile
 	seen := map[PluginFile]bool{}
+	var errs []string
 	add := func(ref *problem.PluginRef) {
-		if ref.Path == "" || (ref.Name == "" && ref.Ref == "") || insideDir(p.Dir, ref.Path) {
+		if ref == nil || ref.Path == "" {
 			return
 		}
-		f := PluginFile{Name: ref.Name, Ref: ref.Ref, SHA256: strings.ToLower(ref.SHA256), Path: ref.Path}
-		if ref.Ref != "" {
+		path := ref.Path
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(p.Dir, filepath.FromSlash(path))
+		}
+		if insideDir(p.Dir, path) {
+			return
+		}
+		f := PluginFile{Name: ref.Name, Ref: ref.Ref, SHA256: strings.ToLower(ref.SHA256), Path: path}
+		switch {
+		case ref.Ref != "":
 			f.Name = ""
+		case ref.Name == "":
+			// Bound by path: only from where the problem may name files.
+			if p.Files == nil {
+				errs = append(errs, fmt.Sprintf("plugin %s lies outside the problem directory", ref.Path))
+				return
+			}
+			if _, err := p.Files.Resolve(path); err != nil {
+				errs = append(errs, fmt.Sprintf("plugin %s: %v", ref.Path, err))
+				return
+			}
+			if ref.SHA256 == "" {
+				errs = append(errs, fmt.Sprintf("plugin %s is not pinned: add its sha256", ref.Path))
+				return
+			}
+			f.File = filepath.Base(path)
 		}
 		if !seen[f] {
 			seen[f] = true
@@ -50,10 +80,18 @@ func PluginsOutside(p *problem.Problem) []PluginFile {
 		}
 	}
 	p.PluginRefs(add)
+	for _, ref := range caseRefs {
+		add(ref)
+	}
+	if len(errs) > 0 {
+		slices.Sort(errs)
+		errs = slices.Compact(errs)
+		return nil, fmt.Errorf("a distributed run cannot send what the problem binds: %s", strings.Join(errs, "; "))
+	}
 	slices.SortFunc(out, func(a, b PluginFile) int {
-		return strings.Compare(a.Name+"\x00"+a.Ref+"\x00"+a.SHA256, b.Name+"\x00"+b.Ref+"\x00"+b.SHA256)
+		return strings.Compare(a.Name+"\x00"+a.Ref+"\x00"+a.File+"\x00"+a.SHA256, b.Name+"\x00"+b.Ref+"\x00"+b.File+"\x00"+b.SHA256)
 	})
-	return out
+	return out, nil
 }
 
 // insideDir says whether file lies in dir (both made absolute; symlinks
@@ -81,8 +119,12 @@ func (j *Job) checkArtifacts() error {
 		switch {
 		case !isDigest(p.SHA256):
 			return fmt.Errorf("%s.sha256 %q: want 64 lowercase hex digits", at, p.SHA256)
-		case (p.Name == "") == (p.Ref == ""):
-			return fmt.Errorf("%s: want a name or a ref, exactly one", at)
+		case count(p.Name, p.Ref, p.File) != 1:
+			return fmt.Errorf("%s: want a name, a ref or a file, exactly one", at)
+		case p.File != "":
+			if strings.ContainsAny(p.File, `/\`+"\x00") || p.File == "." || p.File == ".." {
+				return fmt.Errorf("%s.file %q: want a file name, without a directory", at, p.File)
+			}
 		case p.Name != "":
 			if err := problem.CheckName(p.Name); err != nil {
 				return fmt.Errorf("%s.name: %w", at, err)
@@ -92,6 +134,19 @@ func (j *Job) checkArtifacts() error {
 			}
 			names[p.Name] = p.SHA256
 		}
+	}
+	seenMount := map[int]bool{}
+	for i, m := range j.Mounts {
+		at := fmt.Sprintf("work message: mounts[%d]", i)
+		switch {
+		case j.EnvSpec == nil:
+			return fmt.Errorf("%s: a mount's source, and no environment spec", at)
+		case m.Index < 0 || seenMount[m.Index]:
+			return fmt.Errorf("%s.index %d: want the place of one of the spec's mounts, each once", at, m.Index)
+		case !isDigest(m.SHA256):
+			return fmt.Errorf("%s.sha256 %q: want 64 lowercase hex digits", at, m.SHA256)
+		}
+		seenMount[m.Index] = true
 	}
 	if e := j.EnvSpec; e != nil {
 		switch {
@@ -112,6 +167,17 @@ func (j *Job) checkArtifacts() error {
 	return nil
 }
 
+// count is how many of ss are not "".
+func count(ss ...string) int {
+	n := 0
+	for _, s := range ss {
+		if s != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // Fetched is what a worker fetched for a job, ready for the loader.
 type Fetched struct {
 	ProblemDir, SubmissionDir string
@@ -124,6 +190,14 @@ type Fetched struct {
 	// EnvSpec is the environment spec file to use; "" for the problem's
 	// own.
 	EnvSpec string
+	// Mounts are the local copies of the environment spec's mount
+	// sources, by the mount's index in the spec (envspec.LoadShipped).
+	Mounts map[int]string
+	// Shipped are the job's plugins by sha256, each the fetched file
+	// (named as where the coordinator found it): a binding by path
+	// outside the problem, of the problem or of a case, loads the one
+	// its pin names (problem.Options.ShippedPlugins). Nil when none.
+	Shipped map[string]string
 }
 
 // fetchedRefs is a problem.RefResolver over the job's fetched plugins.
@@ -160,12 +234,24 @@ func fetchArtifacts(ctx context.Context, store jetstream.ObjectStore, job *Job, 
 	refs := &fetchedRefs{byRef: map[string]string{}, cacheDir: pluginCache}
 	var named []PluginArtifact
 	for _, p := range job.Plugins {
-		if _, err := FetchFile(ctx, store, p.SHA256, pluginCache); err != nil {
-			return nil, fmt.Errorf("plugin %s: %w", p.Name+p.Ref, err)
+		file, err := FetchFile(ctx, store, p.SHA256, pluginCache)
+		if err != nil {
+			return nil, fmt.Errorf("plugin %s: %w", p.Name+p.Ref+p.File, err)
 		}
-		if p.Ref != "" {
+		if f.Shipped == nil {
+			f.Shipped = map[string]string{}
+		}
+		switch {
+		case p.Ref != "":
 			refs.byRef[p.Ref] = p.SHA256
-		} else {
+			f.Shipped[p.SHA256] = file
+		case p.File != "":
+			// Under its own name, which a plugin that declares none is
+			// labelled by in records.
+			if f.Shipped[p.SHA256], err = placeAs(file, filepath.Join(cacheDir, "plugin-files", p.SHA256), p.File); err != nil {
+				return nil, fmt.Errorf("plugin %s: %w", p.File, err)
+			}
+		default:
 			named = append(named, p)
 		}
 	}
@@ -175,6 +261,9 @@ func fetchArtifacts(ctx context.Context, store jetstream.ObjectStore, job *Job, 
 	if len(named) > 0 {
 		if f.PluginDir, err = pluginDir(named, pluginCache, filepath.Join(cacheDir, "plugin-dirs")); err != nil {
 			return nil, err
+		}
+		for _, p := range named {
+			f.Shipped[p.SHA256] = filepath.Join(f.PluginDir, p.Name+".wasm")
 		}
 	}
 	switch e := job.EnvSpec; {
@@ -192,6 +281,21 @@ func fetchArtifacts(ctx context.Context, store jetstream.ObjectStore, job *Job, 
 		if f.EnvSpec, err = placeAs(file, filepath.Join(cacheDir, "env", "spec-"+e.SHA256), e.Name); err != nil {
 			return nil, err
 		}
+	}
+	for _, m := range job.Mounts {
+		var dir string
+		if m.Dir {
+			dir, err = Fetch(ctx, store, m.SHA256, filepath.Join(cacheDir, "artifacts"))
+		} else {
+			dir, err = FetchFile(ctx, store, m.SHA256, filepath.Join(cacheDir, "mounts"))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("environment spec: mounts[%d].source: %w", m.Index, err)
+		}
+		if f.Mounts == nil {
+			f.Mounts = map[int]string{}
+		}
+		f.Mounts[m.Index] = dir
 	}
 	return &f, nil
 }

@@ -107,6 +107,15 @@ type rawMount struct {
 // a problem cannot expose arbitrary host paths. Every problem is reported
 // at once, each naming the file, the key and the line.
 func Load(file string, allowedRoots ...string) (*Spec, error) {
+	return LoadShipped(file, nil, allowedRoots...)
+}
+
+// LoadShipped is Load on a worker of a distributed run: shipped gives,
+// by index in the spec's mounts, the local copy of a mount source the
+// run's coordinator sent (it found the source outside the problem, on
+// its machine). Such a mount's source is that copy, whatever the spec
+// writes; the others are resolved and confined as Load does.
+func LoadShipped(file string, shipped map[int]string, allowedRoots ...string) (*Spec, error) {
 	var errs diag.List
 	node, ok := strictyaml.ParseFile(file, &errs)
 	if !ok {
@@ -123,7 +132,7 @@ func Load(file string, allowedRoots ...string) (*Spec, error) {
 		return nil, err
 	}
 	s := &Spec{File: file, Dir: filepath.Dir(abs), Env: raw.Env, Setup: raw.Setup, Command: raw.Command}
-	v := validator{d: d, keys: keyLines(node)}
+	v := validator{d: d, keys: keyLines(node), shipped: shipped}
 	s.resolve(&raw, &v, allowedRoots)
 	if len(errs) > 0 {
 		return nil, errs
@@ -135,6 +144,9 @@ func Load(file string, allowedRoots ...string) (*Spec, error) {
 type validator struct {
 	d    *strictyaml.Decoder
 	keys map[string]*yaml.Node
+	// shipped are the mount sources sent with a distributed run's job
+	// (LoadShipped).
+	shipped map[int]string
 }
 
 func (v *validator) errorf(key, format string, args ...any) {
@@ -237,12 +249,16 @@ func (s *Spec) resolve(raw *rawSpec, v *validator, allowedRoots []string) {
 			src = filepath.Join(s.Dir, src)
 		}
 		src = filepath.Clean(src)
+		mountRoots := roots
+		if local, ok := v.shipped[i]; ok {
+			src, mountRoots = local, []string{local}
+		}
 		real, err := filepath.EvalSymlinks(src)
 		if err != nil {
 			v.errorf(key+".source", "%s: %v", m.Source, diag.UnwrapPathError(err))
 			continue
 		}
-		if !confine.InsideAny(real, roots) {
+		if !confine.InsideAny(real, mountRoots) {
 			v.errorf(key+".source", "%s is outside the allowed mount roots (%s)", m.Source, strings.Join(roots, ", "))
 			continue
 		}

@@ -48,6 +48,13 @@ type Options struct {
 	// local copy of the module. Nil refuses such bindings: only the CLI,
 	// which reads the problem's lock file, knows how to find them.
 	Refs RefResolver
+	// ShippedPlugins are the plugin files a distributed run's coordinator
+	// sent with a job, by sha256 (lowercase hex): a binding by path
+	// outside the problem directory (under a --mount-root of the
+	// coordinator's) whose pin is one of them loads that file instead,
+	// here and in the cases (Problem.ShippedPlugins). The pin decides
+	// what a plugin is; the path only where the coordinator found it.
+	ShippedPlugins map[string]string
 }
 
 // RefResolver finds the module a binding names by reference. The sha256
@@ -134,7 +141,7 @@ func (l *loader) load(path string) *Problem {
 		Name: raw.Name, Description: raw.Description, Tags: raw.Tags,
 		Author: raw.Author, Category: raw.Category, Difficulty: raw.Difficulty,
 		Dir: dir, File: file, EntryFile: raw.EntryFile, Command: raw.Command,
-		Version: 1, OutputCap: DefaultOutputCap, Files: files,
+		Version: 1, OutputCap: DefaultOutputCap, Files: files, ShippedPlugins: l.opts.ShippedPlugins,
 	}
 	if raw.Version != nil {
 		p.Version = *raw.Version

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 	"github.com/wasmeval/wasmeval/plugins/pin"
 )
 
@@ -69,6 +70,10 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 			return
 		}
 		ref.Path, read, asWritten = path, os.ReadFile, ref.Ref
+	} else if shipped, ok := ShippedFile(l.opts.ShippedPlugins, l.dir, l.files.Abs(ref.Path), ref.SHA256); ref.Path != "" && ok {
+		// Where the coordinator of a distributed run found it, under a
+		// --mount-root of its own; it sent the file, checked below.
+		ref.Path, read = shipped, os.ReadFile
 	} else if ref.Path != "" {
 		_, err := l.resolve(ref.Path, isFile)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -185,4 +190,15 @@ func asWrittenOr(ref *PluginRef) string {
 		return ref.Ref
 	}
 	return ref.Path
+}
+
+// ShippedFile is the file shipped (by sha256) for a plugin bound by path
+// at abs outside the problem directory dir, when the binding pins one of
+// shipped's digests.
+func ShippedFile(shipped map[string]string, dir, abs, sha string) (string, bool) {
+	if shipped == nil || sha == "" || confine.Within(dir, abs) {
+		return "", false
+	}
+	file, ok := shipped[strings.ToLower(sha)]
+	return file, ok
 }

@@ -70,6 +70,9 @@ type Problem struct {
 	// groups (an agent task's own test function), so the manifest pins
 	// them too.
 	CasePlugins []*PluginRef
+	// ShippedPlugins are the plugin files a distributed run's coordinator
+	// sent, by sha256 (see Options.ShippedPlugins); nil outside a worker.
+	ShippedPlugins map[string]string
 }
 
 // Checkpoint is one milestone of a problem.

@@ -3,7 +3,9 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
@@ -28,6 +31,9 @@ import (
 type pluginSet struct {
 	h   *host.Host
 	dir string // the problem directory: plugins read their assets here
+	// shipped are the plugins a distributed run's coordinator sent, by
+	// sha256 (problem.Problem.ShippedPlugins); nil outside a worker.
+	shipped map[string]string
 	// cache answers the calls made before (nil: none); see verdictcache.go.
 	cache *verdictCache
 	// verifying is the time spent in verifyCases, summed over the groups
@@ -43,7 +49,7 @@ type pluginSet struct {
 }
 
 func newPluginSet(h *host.Host, p *problem.Problem) *pluginSet {
-	return &pluginSet{h: h, dir: p.Dir, byPath: map[string]*host.Plugin{}}
+	return &pluginSet{h: h, dir: p.Dir, shipped: p.ShippedPlugins, byPath: map[string]*host.Plugin{}}
 }
 
 // get loads (once) the plugin a reference names and checks it has kind.
@@ -60,6 +66,14 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(s.dir, filepath.FromSlash(path))
 	}
+	// On a worker of a distributed run, a plugin a case binds from
+	// outside the problem is the file the coordinator sent.
+	shippedMissing := false
+	if file, ok := problem.ShippedFile(s.shipped, s.dir, filepath.Clean(path), ref.SHA256); ok {
+		path = file
+	} else if s.shipped != nil && !confine.Within(s.dir, filepath.Clean(path)) {
+		shippedMissing = true
+	}
 	// A mock's every call is a submission's request waiting on it, one at
 	// a time: it runs in process, where a call costs no round trip to a
 	// worker (host.LoadInProcess).
@@ -75,6 +89,9 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 		start := time.Now()
 		p, err = load(ctx, path, ref.SHA256)
 		s.loading.Add(int64(time.Since(start)))
+		if err != nil && shippedMissing && errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("plugin %s (sha256 %s) lies outside the problem directory, the run's coordinator did not send it and this worker does not have it: %w", ref.Path, ref.SHA256, err)
+		}
 		if err != nil {
 			return nil, err
 		}

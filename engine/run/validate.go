@@ -34,16 +34,20 @@ type LoadOptions struct {
 	// Refs resolves plugins bound by reference (see
 	// problem.Options.Refs).
 	Refs problem.RefResolver
+	// ShippedPlugins are the plugin files a distributed run's
+	// coordinator sent (see problem.Options.ShippedPlugins).
+	ShippedPlugins map[string]string
 }
 
 // LoadProblemWith is LoadProblem with the mount roots the user allowed.
 func LoadProblemWith(path string, o LoadOptions) (*problem.Problem, error) {
 	return problem.Load(path, problem.Options{
-		Loaders:       cases.BuiltinNames(),
-		ValidateCheck: verify.Validate,
-		PluginDirs:    o.PluginDirs,
-		MountRoots:    o.MountRoots,
-		Refs:          o.Refs,
+		Loaders:        cases.BuiltinNames(),
+		ValidateCheck:  verify.Validate,
+		PluginDirs:     o.PluginDirs,
+		MountRoots:     o.MountRoots,
+		Refs:           o.Refs,
+		ShippedPlugins: o.ShippedPlugins,
 	})
 }
 
@@ -75,6 +79,13 @@ type GroupCheck struct {
 	// Partial says why not every case could be validated (a stateful
 	// loader computes later cases from results); empty when all were.
 	Partial string
+	// Plugins are the plugins the validated cases bind in their checks
+	// (evaluator and test checks, and an evaluators check's calls), each
+	// binding once: a case's own, written in its case file or its
+	// case_defaults, with a path relative to the problem as the case
+	// wrote it, and the group's that the cases inherit. A distributed
+	// run sends those from outside the problem with its jobs.
+	Plugins []*problem.PluginRef
 }
 
 // ValidateGroups is Validate, also saying per group which loader read the
@@ -187,6 +198,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 		if plugin == nil {
 			layouts[layoutOf(c, g)] = true
 		}
+		check.addPlugins(c.Checks)
 		for i, spec := range c.Checks {
 			for _, msg := range verify.Validate(spec) {
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
@@ -224,6 +236,27 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 		errs.Add(p.File, "", 0, "%s has no cases", where)
 	}
 	return check, errs
+}
+
+// addPlugins adds the plugins checks bind that are not listed yet.
+func (check *GroupCheck) addPlugins(checks []problem.CheckSpec) {
+	add := func(ref *problem.PluginRef) {
+		if ref == nil {
+			return
+		}
+		for _, have := range check.Plugins {
+			if have == ref || have.Path == ref.Path && have.Name == ref.Name && have.Ref == ref.Ref && strings.EqualFold(have.SHA256, ref.SHA256) {
+				return
+			}
+		}
+		check.Plugins = append(check.Plugins, ref)
+	}
+	for _, spec := range checks {
+		add(spec.Plugin)
+		for _, call := range spec.Calls {
+			add(call.Plugin)
+		}
+	}
 }
 
 // validationLoader is the group's loader as a run gets it, except that a

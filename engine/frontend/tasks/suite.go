@@ -50,6 +50,9 @@ type Options struct {
 	// Refs resolves test functions bound by reference (see
 	// problem.Options.Refs).
 	Refs problem.RefResolver
+	// ShippedPlugins are the plugin files a distributed run's
+	// coordinator sent (see problem.Options.ShippedPlugins).
+	ShippedPlugins map[string]string
 	// Results scores results recorded in this directory instead of
 	// running the agent (adapter.Recorded).
 	Results string
@@ -102,7 +105,7 @@ func Load(path string, opts Options) (*Suite, error) {
 		return nil, err
 	}
 	l := &suiteLoader{dir: dir, files: files, digest: sha256.New(),
-		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots, Refs: opts.Refs})}
+		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots, Refs: opts.Refs, ShippedPlugins: opts.ShippedPlugins})}
 	l.read = &agentconfig.Files{Tree: files, Digest: l.digest, Errs: &l.errs}
 	s := l.load(opts)
 	if err := l.errs.Err(); err != nil {

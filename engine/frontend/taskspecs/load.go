@@ -60,6 +60,9 @@ type Options struct {
 	// Refs resolves plugins bound by reference (see
 	// problem.Options.Refs).
 	Refs problem.RefResolver
+	// ShippedPlugins are the plugin files a distributed run's
+	// coordinator sent (see problem.Options.ShippedPlugins).
+	ShippedPlugins map[string]string
 	// Results scores recorded results instead of running the agent.
 	Results string
 	// Functions says which evaluation functions an evaluator plugin
@@ -143,7 +146,7 @@ func Load(dir string, opts Options) (*Suite, error) {
 		return nil, err
 	}
 	l := &suiteLoader{dir: abs, tree: files, home: DefaultVMHome, digest: sha256.New(),
-		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots, Refs: opts.Refs})}
+		binder: problem.NewPluginBinder(files, problem.Options{PluginDirs: opts.PluginDirs, MountRoots: opts.MountRoots, Refs: opts.Refs, ShippedPlugins: opts.ShippedPlugins})}
 	s := l.load(opts)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
