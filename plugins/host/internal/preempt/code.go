@@ -2,15 +2,7 @@ package preempt
 
 import "fmt"
 
-// instr is one decoded instruction: what the rewriter needs to know of it.
-type instr struct {
-	op   byte
-	kind instrKind
-	// For kindFuncRef, the function index and where its immediate lies.
-	fn             uint32
-	immStart, next int
-}
-
+// instrKind is what the rewriter needs to know of an instruction.
 type instrKind uint8
 
 const (
@@ -69,31 +61,34 @@ var immediates = func() (t [256]uint8) {
 	return t
 }()
 
-// decode reads the instruction at r.pos and leaves r.pos after it. It
+// decode reads the instruction at r.pos and leaves r.pos after it; for a
+// kindFuncRef, fn is the function it names, whose index starts at
+// r.pos-fnLen. It
 // knows every instruction of the features wazero compiles (WebAssembly
 // 2.0 with SIMD, plus threads' atomics and tail calls); anything else is
 // an error, and the host then keeps wazero's own termination checks.
-func decode(r *reader) instr {
-	in := instr{op: r.byte()}
-	switch immediates[in.op] {
+func decode(r *reader) (kind instrKind, fn uint32, fnLen int) {
+	op := r.byte()
+	switch immediates[op] {
 	case immNone:
 	case immBlock:
-		in.kind = kindBlock
+		kind = kindBlock
 		r.skipSLEB(33)
 	case immLoop:
-		in.kind = kindLoop
+		kind = kindLoop
 		r.skipSLEB(33)
 	case immEnd:
-		in.kind = kindEnd
+		kind = kindEnd
 	case immU32:
 		r.u32()
 	case immU32x2:
 		r.u32()
 		r.u32()
 	case immFunc:
-		in.kind = kindFuncRef
-		in.immStart = r.pos
-		in.fn = r.u32()
+		kind = kindFuncRef
+		start := r.pos
+		fn = r.u32()
+		fnLen = r.pos - start
 	case immBrTable:
 		for n := r.u32(); n > 0 && r.err == nil; n-- {
 			r.u32()
@@ -120,10 +115,9 @@ func decode(r *reader) instr {
 	case immPrefixFE:
 		decodeAtomic(r)
 	default:
-		r.fail(fmt.Errorf("opcode %#x at byte %d is not one this rewriter knows", in.op, r.pos-1))
+		r.fail(fmt.Errorf("opcode %#x at byte %d is not one this rewriter knows", op, r.pos-1))
 	}
-	in.next = r.pos
-	return in
+	return kind, fn, fnLen
 }
 
 func memarg(r *reader) {
@@ -179,65 +173,55 @@ func decodeAtomic(r *reader) {
 	}
 }
 
-// loopSizes returns the length in bytes of every loop of the expression
-// at r (from its opcode to its end), in the order the loops start, and
-// leaves r after the expression's final end.
-func loopSizes(r *reader) []int {
-	var sizes []int
-	type frame struct{ start, loop int } // loop: index in sizes, or -1
-	stack := []frame{{start: r.pos, loop: -1}}
-	for len(stack) > 0 && r.err == nil {
-		start := r.pos
-		in := decode(r)
-		switch in.kind {
-		case kindBlock:
-			stack = append(stack, frame{start, -1})
-		case kindLoop:
-			stack = append(stack, frame{start, len(sizes)})
-			sizes = append(sizes, 0)
-		case kindEnd:
-			if f := stack[len(stack)-1]; f.loop >= 0 {
-				sizes[f.loop] = r.pos - f.start
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
-	return sizes
-}
-
 // rewriteExpr copies the expression at r to out up to and including its
 // final end, with function indices renumbered and, when points is set, a
-// preemption point after every loop's block type (weighted by points).
-func (m *module) rewriteExpr(r *reader, out []byte, points []int) []byte {
+// preemption point after every loop's block type. A loop's point is
+// weighted by the loop's length, known only at its end: the weight is
+// written then, into room left for it (a padded LEB128, which the binary
+// format allows), so the expression is read once.
+func (m *module) rewriteExpr(r *reader, out []byte, points bool) []byte {
 	from := r.pos
-	depth, loops := 1, 0
-	for depth > 0 && r.err == nil {
-		in := decode(r)
-		switch in.kind {
+	frames := append(m.frames[:0], frame{weightAt: -1})
+	for len(frames) > 0 && r.err == nil {
+		start := r.pos
+		kind, fn, fnLen := decode(r)
+		switch kind {
 		case kindBlock:
-			depth++
+			frames = append(frames, frame{weightAt: -1})
 		case kindLoop:
-			depth++
-			if points != nil {
-				out = append(out, r.b[from:in.next]...)
-				out = m.appendPoint(out, weight(points[loops]))
-				from = in.next
+			f := frame{start: start, weightAt: -1}
+			if points {
+				out = append(out, r.b[from:r.pos]...)
+				out, f.weightAt = m.appendPoint(out)
+				from = r.pos
+				m.points++
 			}
-			loops++
+			frames = append(frames, f)
 		case kindEnd:
-			depth--
+			if f := frames[len(frames)-1]; f.weightAt >= 0 {
+				putWeight(out[f.weightAt:], weight(r.pos-f.start))
+			}
+			frames = frames[:len(frames)-1]
 		case kindFuncRef:
-			if idx := m.funcIndex(in.fn); idx != in.fn {
-				out = append(out, r.b[from:in.immStart]...)
+			if idx := m.funcIndex(fn); idx != fn {
+				out = append(out, r.b[from:r.pos-fnLen]...)
 				out = appendU32(out, idx)
-				from = in.next
+				from = r.pos
 			}
 		}
 	}
+	m.frames = frames
 	if r.err != nil {
 		return out
 	}
 	return append(out, r.b[from:r.pos]...)
+}
+
+// frame is an open block, loop or if of the expression being rewritten;
+// for a loop given a point, where it starts in the input and where its
+// point's weight is to be written in the output.
+type frame struct {
+	start, weightAt int
 }
 
 // rewriteBody rewrites one function body (its locals and expression,
@@ -249,29 +233,19 @@ func (m *module) rewriteBody(body []byte, out []byte) ([]byte, error) {
 		r.u32()
 		r.byte()
 	}
-	exprStart := r.pos
-	scan := &reader{b: body, pos: exprStart}
-	sizes := loopSizes(scan)
-	if scan.err == nil && scan.pos != len(body) {
-		scan.fail(fmt.Errorf("%d bytes after the function's end", len(body)-scan.pos))
+	if r.err != nil {
+		return out, r.err
 	}
-	if err := firstErr(r.err, scan.err); err != nil {
-		return out, err
+	out = append(out, body[:r.pos]...)
+	var at int
+	out, at = m.appendPoint(out)
+	putWeight(out[at:], weight(len(body)-r.pos))
+	m.points++
+	out = m.rewriteExpr(r, out, true)
+	if r.err == nil && r.pos != len(body) {
+		r.fail(fmt.Errorf("%d bytes after the function's end", len(body)-r.pos))
 	}
-	out = append(out, body[:exprStart]...)
-	out = m.appendPoint(out, weight(len(body)-exprStart))
-	out = m.rewriteExpr(r, out, sizes)
-	m.points += 1 + len(sizes)
 	return out, r.err
-}
-
-func firstErr(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // weight is what a preemption point takes from the fuel for code of n
@@ -279,17 +253,19 @@ func firstErr(errs ...error) error {
 // run between two ticks, not only the points passed.
 func weight(n int) int32 { return 1 + int32(min(n, 1<<24)/256) }
 
-// appendPoint writes a preemption point: the fuel goes down by w, and when
-// it goes below zero the tick import refills it (or stops the call).
+// appendPoint writes a preemption point: the fuel goes down by a weight,
+// and when it goes below zero the tick import refills it (or stops the
+// call). It returns where the weight goes (see putWeight).
 //
-//	global.get $fuel  i32.const w  i32.sub  global.set $fuel
+//	global.get $fuel  i32.const WEIGHT  i32.sub  global.set $fuel
 //	global.get $fuel  i32.const 0  i32.lt_s
 //	if  call $tick  global.set $fuel  end
-func (m *module) appendPoint(out []byte, w int32) []byte {
+func (m *module) appendPoint(out []byte) ([]byte, int) {
 	out = append(out, 0x23)
 	out = appendU32(out, m.fuel)
 	out = append(out, 0x41)
-	out = appendS32(out, w)
+	at := len(out)
+	out = append(out, 0x80, 0x80, 0x80, 0x00) // room for the weight
 	out = append(out, 0x6B, 0x24)
 	out = appendU32(out, m.fuel)
 	out = append(out, 0x23)
@@ -298,5 +274,13 @@ func (m *module) appendPoint(out []byte, w int32) []byte {
 	out = appendU32(out, m.tick)
 	out = append(out, 0x24)
 	out = appendU32(out, m.fuel)
-	return append(out, 0x0B)
+	return append(out, 0x0B), at
+}
+
+// putWeight writes w (below 2^27) as a signed LEB128 padded to four bytes.
+func putWeight(b []byte, w int32) {
+	b[0] = byte(w)&0x7f | 0x80
+	b[1] = byte(w>>7)&0x7f | 0x80
+	b[2] = byte(w>>14)&0x7f | 0x80
+	b[3] = byte(w>>21) & 0x7f
 }

@@ -179,7 +179,8 @@ type module struct {
 	importedFuncs uint32 // the tick import's index; defined functions move up by one
 	globals       uint32 // imported and defined: the fuel's index
 	tick, fuel    uint32
-	points        int // preemption points written
+	points        int     // preemption points written
+	frames        []frame // rewriteExpr's, kept between bodies
 }
 
 func (m *module) count(secs []section) error {
@@ -324,7 +325,7 @@ func (m *module) rewriteSection(s section) ([]byte, bool, error) {
 			r.byte() // type
 			r.byte() // mutability
 			out = append(out, s.content[start:r.pos]...)
-			out = m.rewriteExpr(r, out, nil)
+			out = m.rewriteExpr(r, out, false)
 		}
 		out = append(out, fuelGlobal()...)
 	case secExport:
@@ -386,7 +387,7 @@ func (m *module) rewriteElements(r *reader) []byte {
 			out = appendU32(out, r.u32())
 		}
 		if flags&0x01 == 0 { // active: an offset expression
-			out = m.rewriteExpr(r, out, nil)
+			out = m.rewriteExpr(r, out, false)
 		}
 		exprs := flags&0x04 != 0
 		if flags&0x03 != 0 { // an element kind or reference type
@@ -396,7 +397,7 @@ func (m *module) rewriteElements(r *reader) []byte {
 		out = appendU32(out, count)
 		for j := uint32(0); j < count && r.err == nil; j++ {
 			if exprs {
-				out = m.rewriteExpr(r, out, nil)
+				out = m.rewriteExpr(r, out, false)
 			} else {
 				out = appendU32(out, m.funcIndex(r.u32()))
 			}
