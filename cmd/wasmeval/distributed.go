@@ -29,6 +29,8 @@ type queueFlags struct {
 	url        string
 	creds      string
 	workers    int
+	slots      int
+	maxPending int
 	maxDeliver int
 	ackWait    time.Duration
 }
@@ -37,14 +39,40 @@ func (q *queueFlags) register(fl *pflag.FlagSet) {
 	fl.StringVar(&q.url, "queue", "", "coordinate a distributed run: hand the groups to `wasmeval worker` processes through the NATS JetStream server at nats://HOST:PORT (several, comma-separated, for a cluster; user:password@ or TOKEN@ when it asks)")
 	fl.StringVar(&q.creds, "queue-creds", "", "with --queue: authenticate with this NATS credentials `FILE` (a user JWT and its seed)")
 	fl.IntVar(&q.workers, "workers", 0, "run the groups in N local worker processes, through an embedded NATS server (one machine, a crash of one worker loses nothing)")
+	fl.IntVar(&q.slots, "slots", 1, "with --workers: groups each local worker runs at once; the queue then hands out at most --workers × --slots groups at a time")
+	fl.IntVar(&q.maxPending, "max-pending", 0, "with --queue: at most this many groups handed out and not yet finished, over all the workers serving the queue (give their slots together); default "+strconv.Itoa(distribute.DefaultConfig.MaxAckPending))
 	fl.IntVar(&q.maxDeliver, "max-deliver", distribute.DefaultConfig.MaxDeliver, "with --queue or --workers: how many times a group is handed out before its cases are recorded as errors of the harness")
 	fl.DurationVar(&q.ackWait, "ack-wait", distribute.DefaultConfig.AckWait, "with --queue or --workers: how long a worker may go silent before its group is handed to another")
 }
 
 func (q *queueFlags) on() bool { return q.url != "" || q.workers > 0 }
 
-func (q *queueFlags) config(slots int) distribute.Config {
-	return distribute.Config{AckWait: q.ackWait, MaxDeliver: q.maxDeliver, MaxAckPending: slots}
+// check refuses the flags that go with --queue or --workers given
+// without them (they would do nothing).
+func (q *queueFlags) check(changed func(string) bool) error {
+	if q.on() {
+		return nil
+	}
+	for _, name := range []string{"slots", "max-pending"} {
+		if changed(name) {
+			return fmt.Errorf("run: --%s goes with --queue or --workers (a distributed run)", name)
+		}
+	}
+	return nil
+}
+
+// config is the work queue's behaviour. Its unacknowledged limit
+// (MaxAckPending) is the slots of the workers together when this run
+// knows them (--workers N --slots S), else --max-pending: workers on
+// other machines each ask for no more groups than they have free slots,
+// which bounds the groups in flight whatever the limit, and the limit
+// caps them over all workers (the server's default otherwise).
+func (q *queueFlags) config() distribute.Config {
+	pending := q.maxPending
+	if q.workers > 0 {
+		pending = q.workers * q.slots
+	}
+	return distribute.Config{AckWait: q.ackWait, MaxDeliver: q.maxDeliver, MaxAckPending: pending}
 }
 
 // distributed is a coordinator and what it started.
@@ -65,12 +93,21 @@ func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Pro
 	if q.workers < 0 || q.maxDeliver < 1 || q.ackWait < time.Second {
 		return nil, usageErr(fmt.Errorf("run: --workers must be positive, --max-deliver at least 1 and --ack-wait at least 1s"))
 	}
+	switch {
+	case q.slots < 1:
+		return nil, usageErr(fmt.Errorf("run: --slots must be at least 1, got %d", q.slots))
+	case q.maxPending < 0:
+		return nil, usageErr(fmt.Errorf("run: --max-pending must be at least 1, got %d", q.maxPending))
+	case q.workers > 0 && q.maxPending > 0:
+		return nil, usageErr(errors.New("run: --max-pending goes with --queue; with --workers the limit is --workers × --slots"))
+	case q.url != "" && q.slots != 1:
+		return nil, usageErr(errors.New("run: --slots is each local worker's (--workers); workers on other machines take theirs from `wasmeval worker --slots`, and --max-pending caps them together"))
+	}
 	if f.results != "" {
 		return nil, usageErr(errors.New("run: --results is scored in this process; --queue and --workers run submissions"))
 	}
 	d := &distributed{close: func() {}}
 	url := q.url
-	maxPending := 0
 	if q.workers > 0 {
 		store, err := os.MkdirTemp("", "wasmeval-nats-")
 		if err != nil {
@@ -82,8 +119,7 @@ func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Pro
 			return nil, err
 		}
 		url = srv.URL()
-		maxPending = q.workers
-		stopWorkers, err := startWorkers(q.workers, url, runtimeName, filepath.Join(outDir, "workers.log"), f)
+		stopWorkers, err := startWorkers(q.workers, q.slots, url, runtimeName, filepath.Join(outDir, "workers.log"), f)
 		if err != nil {
 			srv.Stop()
 			os.RemoveAll(store)
@@ -137,7 +173,7 @@ func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Pro
 		d.close()
 		return nil, usageErr(fmt.Errorf("run: %w", err))
 	}
-	d.coord = &distribute.Coordinator{Conn: nc, JS: js, Config: q.config(maxPending), RunID: runID, Version: version, ABI: abi.Version,
+	d.coord = &distribute.Coordinator{Conn: nc, JS: js, Config: q.config(), RunID: runID, Version: version, ABI: abi.Version,
 		ProblemDir: problemDir, Submission: submission, Plugins: plugins, EnvSpec: envSpec, Mounts: mounts,
 		Needs: distribute.HostCapability(runtimeName), Log: log,
 		Settings: distribute.Settings{Command: f.command, RetryErrors: f.retryErrors, RetryBackoff: f.retryWait.Seconds(), Browser: f.browser, NoCache: f.cache.off,
@@ -182,8 +218,9 @@ func (d *distributed) record(m *manifest.Manifest) {
 }
 
 // startWorkers starts n `wasmeval worker` processes of this binary on
-// url, their output appended to logPath, and returns what stops them.
-func startWorkers(n int, url, runtimeName, logPath string, f runFlags) (func(), error) {
+// url with slots slots each, their output appended to logPath, and
+// returns what stops them.
+func startWorkers(n, slots int, url, runtimeName, logPath string, f runFlags) (func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("--workers: find this program: %w", err)
@@ -203,7 +240,7 @@ func startWorkers(n int, url, runtimeName, logPath string, f runFlags) (func(), 
 		logf.Close()
 	}
 	for i := 1; i <= n; i++ {
-		args := []string{"worker", "--queue", url, "--slots", "1", "--runtime", runtimeName, "--name", "local-" + strconv.Itoa(i)}
+		args := []string{"worker", "--queue", url, "--slots", strconv.Itoa(slots), "--runtime", runtimeName, "--name", "local-" + strconv.Itoa(i)}
 		for _, dir := range f.plugins.dirs {
 			args = append(args, "--plugin-dir", dir)
 		}

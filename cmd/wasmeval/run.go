@@ -121,6 +121,9 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if f.submission != "" && f.results != "" {
 		return usageErr(errors.New("run: give --submission (run the agent) or --results (score results it recorded), not both"))
 	}
+	if err := f.queue.check(cmd.Flags().Changed); err != nil {
+		return usageErr(err)
+	}
 	if f.results != "" {
 		abs, err := filepath.Abs(f.results)
 		if err != nil {
