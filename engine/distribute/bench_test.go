@@ -147,7 +147,7 @@ func BenchmarkDistributedSleep(b *testing.B) {
 // running anything: what is measured is the coordinator.
 type syntheticRunner struct{ perGroup int }
 
-func (s syntheticRunner) Run(ctx context.Context, checkpoint, group string, epoch int, emit func(*result.CaseRecord, bool) error) error {
+func (s syntheticRunner) Run(ctx context.Context, checkpoint, group string, epoch int, _ []string, emit func(*result.CaseRecord, bool) error) error {
 	for i := 0; i < s.perGroup; i++ {
 		rec := &result.CaseRecord{Problem: "sleepy", Checkpoint: checkpoint, Group: group, GroupType: "Core", ID: fmt.Sprintf("case_%05d", i), Index: i,
 			StartedAt: time.Now().UTC(), Case: &result.CaseInfo{Arguments: []string{}}, Outcome: result.OutcomePassed, Passed: true, Score: 1}

@@ -185,7 +185,7 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	for _, j := range jobs {
 		job := &Job{RunID: c.RunID, Checkpoint: j.Checkpoint, Group: j.Group, Epoch: j.Epoch, Version: c.Version, ABI: c.ABI,
 			Problem: problemDigest, Submission: subDigest, Needs: c.Needs, Settings: c.Settings, Plugins: plugins, EnvSpec: env,
-			Mounts: mounts}
+			Mounts: mounts, Finished: finishedFits(j.Finished)}
 		seq, err := c.publishJob(ctx, job)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -91,6 +91,12 @@ type Job struct {
 	// EnvSpec is the environment spec the run uses; nil: the problem's
 	// own (which travels with it), or none.
 	EnvSpec *EnvSpecArtifact `json:"env_spec,omitempty"`
+	// Finished are the ids of the group's cases a resumed run's journal
+	// holds already: the worker treats them as a resumed run does (an
+	// isolated group skips them). Left out when they would make the
+	// message too large (MaxFinishedBytes): the group then runs whole,
+	// and the coordinator drops the records it has.
+	Finished []string `json:"finished,omitempty"`
 	// Mounts are the sources of the environment spec's mounts, each in
 	// the object store by its sha256: the worker mounts its copy.
 	Mounts []MountArtifact `json:"mounts,omitempty"`
@@ -137,6 +143,24 @@ type Settings struct {
 	// Seed is run --seed (nil: none), given to loader plugins and to
 	// every case's environment as on one machine.
 	Seed *int64 `json:"seed,omitempty"`
+}
+
+// MaxFinishedBytes bounds the finished case ids a work message carries
+// (their bytes together), well under a NATS server's default maximum
+// payload (1 MiB).
+const MaxFinishedBytes = 256 << 10
+
+// finishedFits is ids, or nil when they would make a work message too
+// large.
+func finishedFits(ids []string) []string {
+	n := 0
+	for _, id := range ids {
+		n += len(id) + 3 // quotes and comma
+		if n > MaxFinishedBytes {
+			return nil
+		}
+	}
+	return ids
 }
 
 // Key names the job among its run's: checkpoint, group and epoch.

@@ -19,7 +19,9 @@ import (
 // GroupRunner runs single groups of one problem against one submission
 // (run.Groups).
 type GroupRunner interface {
-	Run(ctx context.Context, checkpoint, group string, epoch int, emit func(rec *result.CaseRecord, retried bool) error) error
+	// Run runs one group's epoch; finished are the ids of its cases the
+	// run's journal holds already (a resumed run's), see run.Groups.Run.
+	Run(ctx context.Context, checkpoint, group string, epoch int, finished []string, emit func(rec *result.CaseRecord, retried bool) error) error
 	Close()
 }
 
@@ -223,8 +225,12 @@ func (w *Worker) handle(ctx context.Context, store jetstream.ObjectStore, m jets
 		_ = m.NakWithDelay(2 * time.Second)
 		return
 	}
-	w.logf("worker %s: running group %s of run %s (delivery %d)", w.Name, job.Key(), job.RunID, delivery)
-	runErr := runner.Run(ctx, job.Checkpoint, job.Group, job.Epoch, func(rec *result.CaseRecord, retried bool) error {
+	if len(job.Finished) > 0 {
+		w.logf("worker %s: running group %s of run %s (delivery %d; %d case(s) finished already)", w.Name, job.Key(), job.RunID, delivery, len(job.Finished))
+	} else {
+		w.logf("worker %s: running group %s of run %s (delivery %d)", w.Name, job.Key(), job.RunID, delivery)
+	}
+	runErr := runner.Run(ctx, job.Checkpoint, job.Group, job.Epoch, job.Finished, func(rec *result.CaseRecord, retried bool) error {
 		return pub.send(ctx, &Result{Kind: KindRecord, Record: rec, Retried: retried})
 	})
 	if ctx.Err() != nil {

@@ -21,6 +21,11 @@ type GroupJob struct {
 	Epoch int
 	// Submission is the checkpoint's submission directory.
 	Submission string
+	// Finished are the ids of the job's cases a resumed run's journal
+	// holds already (nil for a fresh run): an executor that runs the
+	// group elsewhere passes them on (Groups.Run), so it skips what a
+	// resumed run in this process would skip.
+	Finished []string
 
 	job *groupJob
 }

@@ -22,7 +22,7 @@ func (e *twiceExecutor) Execute(ctx context.Context, jobs []*GroupJob, sink Sink
 		last := i == len(jobs)-1
 		for range 2 {
 			n := 0
-			err := e.groups.Run(ctx, j.Checkpoint, j.Group, j.Epoch, func(rec *result.CaseRecord, retried bool) error {
+			err := e.groups.Run(ctx, j.Checkpoint, j.Group, j.Epoch, j.Finished, func(rec *result.CaseRecord, retried bool) error {
 				if last && n > 0 {
 					return nil
 				}
@@ -40,7 +40,7 @@ func (e *twiceExecutor) Execute(ctx context.Context, jobs []*GroupJob, sink Sink
 		}
 		sink.Done(j)
 		// Done: a late record of the job is dropped.
-		_ = e.groups.Run(ctx, j.Checkpoint, j.Group, j.Epoch, func(rec *result.CaseRecord, retried bool) error {
+		_ = e.groups.Run(ctx, j.Checkpoint, j.Group, j.Epoch, j.Finished, func(rec *result.CaseRecord, retried bool) error {
 			return sink.Record(j, rec, retried)
 		})
 	}
@@ -103,7 +103,7 @@ type onceExecutor struct{ groups *Groups }
 
 func (e *onceExecutor) Execute(ctx context.Context, jobs []*GroupJob, sink Sink) error {
 	for _, j := range jobs {
-		if err := e.groups.Run(ctx, j.Checkpoint, j.Group, j.Epoch, func(rec *result.CaseRecord, retried bool) error {
+		if err := e.groups.Run(ctx, j.Checkpoint, j.Group, j.Epoch, j.Finished, func(rec *result.CaseRecord, retried bool) error {
 			return sink.Record(j, rec, retried)
 		}); err != nil {
 			sink.GroupError(j, err.Error())

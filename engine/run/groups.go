@@ -42,7 +42,13 @@ func (g *Groups) Close() { g.plugins.cache.flush() }
 // each case's record as it finishes (retried: an attempt that ended in an
 // error and runs again). An error is the group's: it stopped early, and
 // the cases not emitted did not finish. An error of emit stops it.
-func (g *Groups) Run(ctx context.Context, checkpoint, group string, epoch int, emit func(rec *result.CaseRecord, retried bool) error) error {
+//
+// finished are the ids of the group's cases a resumed run's journal holds
+// (GroupJob.Finished): they are treated as a resumed run treats them —
+// skipped in an isolated group, run again without a record in a group
+// that shares its workspace — except that, without the journal, a case
+// whose result a stateful loader needs runs again.
+func (g *Groups) Run(ctx context.Context, checkpoint, group string, epoch int, finished []string, emit func(rec *result.CaseRecord, retried bool) error) error {
 	p := g.opts.Problem
 	cp := p.Checkpoint(checkpoint)
 	if cp == nil {
@@ -73,6 +79,8 @@ func (g *Groups) Run(ctx context.Context, checkpoint, group string, epoch int, e
 		}
 	}
 	job := &groupJob{cp: cp, group: cp.Groups[index], index: index, command: argv, subDir: sub, epoch: epoch}
-	r := &groupRunner{opts: &g.opts, job: job, record: emit, plugins: g.plugins}
+	opts := g.opts
+	opts.Resume = finishedFrom(cp.Name, group, epoch, finished)
+	r := &groupRunner{opts: &opts, job: job, record: emit, plugins: g.plugins}
 	return r.run(ctx)
 }

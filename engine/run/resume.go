@@ -33,6 +33,15 @@ type Finished struct {
 	// groups counts finished cases per checkpoint/group: a shared-workspace
 	// group whose every case finished need not run again at all.
 	groups map[string]int
+	// ids lists the ids of each group's (epoch's) cases in the journal,
+	// keyed as groups, for an executor that runs groups elsewhere
+	// (GroupJob.Finished).
+	ids map[string][]string
+	// idsOnly says the journal is not at hand (a worker of a distributed
+	// run knows only which cases finished, GroupJob.Finished): a finished
+	// case whose recorded result a loader needs runs again instead of
+	// being replayed.
+	idsOnly bool
 }
 
 type finishedCase struct {
@@ -49,7 +58,7 @@ type finishedCase struct {
 // before run directories were locked), the first one counts, as it does
 // for a resumed shared group.
 func LoadFinished(path string) (*Finished, error) {
-	f := &Finished{path: path, cases: map[string]finishedCase{}, groups: map[string]int{}, retry: map[string]int{}}
+	f := &Finished{path: path, cases: map[string]finishedCase{}, groups: map[string]int{}, retry: map[string]int{}, ids: map[string][]string{}}
 	err := journal.ReadOffsets(path, func(r *result.CaseRecord, off int64) error {
 		key := epochKey(r.Key(), r.Epoch)
 		prev, seen := f.cases[key]
@@ -57,7 +66,9 @@ func LoadFinished(path string) (*Finished, error) {
 			return nil
 		}
 		if !seen {
-			f.groups[epochKey(problem.GroupKey(r.Checkpoint, r.Group), r.Epoch)]++
+			group := epochKey(problem.GroupKey(r.Checkpoint, r.Group), r.Epoch)
+			f.groups[group]++
+			f.ids[group] = append(f.ids[group], r.ID)
 		}
 		f.cases[key] = finishedCase{offset: off, outcome: result.OutcomeOf(r), kind: result.ErrorKindOf(r), score: r.Score, attempt: max(r.Attempt, 1)}
 		return nil
@@ -144,10 +155,42 @@ func (f *Finished) has(key string) bool {
 	return ok
 }
 
+// finishedIDs lists the ids of the cases of a group's epoch that are
+// finished (retried ones are not).
+func (f *Finished) finishedIDs(checkpoint, group string, epoch int) []string {
+	if f == nil {
+		return nil
+	}
+	var out []string
+	for _, id := range f.ids[epochKey(problem.GroupKey(checkpoint, group), epoch)] {
+		if f.has(epochKey(problem.CaseKey(checkpoint, group, id), epoch)) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// finishedFrom is what a worker knows of a resumed group's epoch: the ids
+// of its finished cases, without their records (nil when there are none).
+func finishedFrom(checkpoint, group string, epoch int, ids []string) *Finished {
+	if len(ids) == 0 {
+		return nil
+	}
+	f := &Finished{cases: map[string]finishedCase{}, groups: map[string]int{}, retry: map[string]int{}, idsOnly: true}
+	for _, id := range ids {
+		key := epochKey(problem.CaseKey(checkpoint, group, id), epoch)
+		if _, dup := f.cases[key]; !dup {
+			f.cases[key] = finishedCase{}
+			f.groups[epochKey(problem.GroupKey(checkpoint, group), epoch)]++
+		}
+	}
+	return f
+}
+
 // groupDone says whether every case of a group's epoch (of n, -1 when
 // unknown) finished.
 func (f *Finished) groupDone(checkpoint, group string, epoch, n int) bool {
-	return f != nil && n >= 0 && f.groups[epochKey(problem.GroupKey(checkpoint, group), epoch)] >= n
+	return f != nil && !f.idsOnly && n >= 0 && f.groups[epochKey(problem.GroupKey(checkpoint, group), epoch)] >= n
 }
 
 // epochKey names a case's (or a group's) epoch among the finished: its

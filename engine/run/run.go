@@ -500,7 +500,10 @@ func (r *groupRunner) run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("load case %d: %w", idx+1, err)
 		}
-		finished := r.opts.Resume.has(r.key(c))
+		// Without the journal (a worker), a finished case a stateful
+		// loader needs the result of runs again, as it did before it was
+		// finished, rather than be replayed.
+		finished := r.opts.Resume.has(r.key(c)) && !(keepHistory && r.opts.Resume.idsOnly)
 		if finished && (isolated || groupDone) {
 			if err := r.replay(c, &history, keepHistory); err != nil {
 				return err

@@ -165,6 +165,7 @@ func (s *runSink) unfinished(ctx context.Context, jobs []*GroupJob) []*GroupJob 
 	var out []*GroupJob
 	for _, j := range jobs {
 		if !s.jobFinished(ctx, j) {
+			j.Finished = s.opts.Resume.finishedIDs(j.Checkpoint, j.Group, j.Epoch)
 			out = append(out, j)
 			continue
 		}
