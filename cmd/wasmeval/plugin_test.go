@@ -126,7 +126,7 @@ func TestPluginLogsReachRunLog(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte("first: {order: 1, expected: {output: \"hi\\n\"}}\nsecond: {order: 2, expected: {output: \"hi\\n\"}}\n"), 0o644)
 	sub := t.TempDir()
 	os.WriteFile(filepath.Join(sub, "echo.sh"), []byte("echo hi\n"), 0o644)
-	for _, iso := range []string{"process", "inprocess"} {
+	for _, iso := range []string{"auto", "process", "inprocess"} {
 		out := filepath.Join(t.TempDir(), "run")
 		if r := wasmeval(t, "run", dir, "--submission", sub, "--out", out, "--plugin-isolation", iso, "--no-cache"); r.code != 0 {
 			t.Fatalf("%s: exit %d\n%s%s", iso, r.code, r.stdout, r.stderr)

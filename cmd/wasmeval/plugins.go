@@ -25,7 +25,7 @@ func (f *pluginFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.timeout, "plugin-timeout", host.DefaultTimeout, "time limit of one plugin call")
 	fl.IntVar(&f.memoryMB, "plugin-memory", host.DefaultMemoryBytes>>20, "memory cap of a plugin instance, in MiB")
 	fl.StringVar(&f.cacheDir, "plugin-cache", "", `compilation cache directory (default: the user cache dir; "-" disables it)`)
-	fl.StringVar(&f.isolation, "plugin-isolation", host.Process, `where plugin code runs: "process" (worker processes, killed at the timeout) or "inprocess" (in wasmeval, with termination checks; slower)`)
+	fl.StringVar(&f.isolation, "plugin-isolation", host.Auto, `where plugin code runs: "auto" (each plugin in process when it can be stopped cheaply there, else in worker processes), "process" (worker processes, killed at the timeout) or "inprocess" (in wasmeval)`)
 }
 
 // newHost starts a plugin host whose plugin logs go to logw.
@@ -33,8 +33,8 @@ func (f *pluginFlags) newHost(logw io.Writer) (*host.Host, error) {
 	if f.timeout < host.MinTimeout {
 		return nil, usageErr(fmt.Errorf("--plugin-timeout %v: expected at least %v", f.timeout, host.MinTimeout))
 	}
-	if f.isolation != host.Process && f.isolation != host.InProcess {
-		return nil, usageErr(fmt.Errorf("--plugin-isolation must be %s or %s", host.Process, host.InProcess))
+	if f.isolation != host.Auto && f.isolation != host.Process && f.isolation != host.InProcess {
+		return nil, usageErr(fmt.Errorf("--plugin-isolation %q: expected %s, %s or %s", f.isolation, host.Auto, host.Process, host.InProcess))
 	}
 	if max := host.MaxMemoryBytes >> 20; f.memoryMB < 1 || f.memoryMB > max {
 		return nil, usageErr(fmt.Errorf("--plugin-memory %d: expected from 1 to %d MiB (a 32-bit Wasm memory's limit)", f.memoryMB, max))

@@ -9,10 +9,13 @@ import (
 )
 
 // BenchmarkIsolation calls each language's reference verifier with the
-// same vector in both isolations, pooled on all cores: in process, where
-// the module is compiled with termination checks, and in worker processes,
-// where it is compiled without and a call crosses a pipe. It is what the
-// choice of the CLI's default isolation rests on (plugins/host/RATIONALE.md).
+// same vector in both isolations, pooled on all cores: in process, where a
+// native module runs with the host's preemption points and an Extism one
+// under wazero's termination checks, and in worker processes, where the
+// module is compiled without either and a call crosses to the worker. It
+// is what the choice of the CLI's default isolation rests on
+// (plugins/host/RATIONALE.md), with the CPU time a call costs the host
+// and its workers together.
 //
 //	go test -run '^$' -bench Isolation -benchtime 2s ./plugins/conformance/
 func BenchmarkIsolation(b *testing.B) {
@@ -23,6 +26,7 @@ func BenchmarkIsolation(b *testing.B) {
 				p := loadIn(b, lang, iso)
 				want := vec.expand(*vec.Output)
 				b.ResetTimer()
+				self0, children0 := cpuTimes()
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
 						out, failure, err := call(context.Background(), p, vec)
@@ -33,6 +37,7 @@ func BenchmarkIsolation(b *testing.B) {
 					}
 				})
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+				reportCPU(b, self0, children0)
 			})
 		}
 	}

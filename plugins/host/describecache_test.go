@@ -346,3 +346,58 @@ func TestNoDescribeCacheWithoutACacheDir(t *testing.T) {
 		}
 	}
 }
+
+// A native plugin run in process (isolation auto) whose describe answer is
+// cached loads without being compiled, and is compiled at its first call;
+// the calls are answered as from a plugin compiled at load, a runaway
+// first call is stopped, and a forged entry is found out at the first call
+// and removed.
+func TestDescribeCacheDefersInProcessCompilation(t *testing.T) {
+	dir := t.TempDir()
+	cold := newHost(t, Options{CacheDir: dir, Isolation: Auto, Timeout: 3 * time.Second})
+	if p := load(t, cold, "native"); p.native == nil || p.lazy != nil || cold.DescribeCacheHits() != 0 {
+		t.Fatalf("cold load: compiled %v, lazy %v, %d describe hits", p.native != nil, p.lazy != nil, cold.DescribeCacheHits())
+	}
+	entry := describeEntryFile(t, dir, plugins(t)["native"], Options{})
+	if _, err := os.Stat(entry); err != nil {
+		t.Fatalf("no describe entry after a cold load: %v", err)
+	}
+
+	for _, first := range []string{"ok", "loop"} {
+		warm := newHost(t, Options{CacheDir: dir, Isolation: Auto, Timeout: 3 * time.Second})
+		p := load(t, warm, "native")
+		if p.native != nil || p.lazy == nil || warm.DescribeCacheHits() != 1 || p.Isolation() != InProcess {
+			t.Fatalf("warm load: compiled %v, lazy %v, %d describe hits, %s", p.native != nil, p.lazy != nil, warm.DescribeCacheHits(), p.Isolation())
+		}
+		_, err := verifyMode(p, first, nil)
+		var pe *Error
+		if first == "loop" && (!errors.As(err, &pe) || pe.Fault != FaultTimeout) {
+			t.Fatalf("a looping first call: %v", err)
+		}
+		if p.native == nil || !p.native.preempted {
+			t.Fatal("the first call did not compile the module with preemption points")
+		}
+		if attrs, err := verifyMode(p, "ok", nil); err != nil || len(attrs) != 1 || !attrs[0].IsCorrect {
+			t.Fatalf("after a first %s call: %v %+v", first, err, attrs)
+		}
+	}
+
+	forged := bytes.Replace(cold.loaded[plugins(t)["native"]].p.describeRaw, []byte(`"name":"`), []byte(`"name":"forged-`), 1)
+	if err := os.WriteFile(entry, encodeDescribeEntry(filepath.Base(entry), forged), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, Options{CacheDir: dir, Isolation: Auto})
+	p := load(t, h, "native")
+	if !strings.HasPrefix(p.Describe().Name, "forged-") {
+		t.Fatalf("the forged entry was not used: %+v", p.Describe())
+	}
+	for i := 0; i < 2; i++ {
+		var pe *Error
+		if _, err := verifyMode(p, "ok", nil); !errors.As(err, &pe) || pe.Fault != FaultEnvelope || !strings.Contains(pe.Detail, "describe cache") {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if _, err := os.Stat(entry); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the forged entry is still there: %v", err)
+	}
+}

@@ -58,12 +58,15 @@ type Options struct {
 	Log func(plugin, level, msg string)
 	// Isolation is where plugin code runs:
 	//
-	//   - "inprocess" (default): in this process, compiled with
-	//     termination checks so a runaway call can be stopped (slow for Go
-	//     guests, see docs/plugin-abi.md);
+	//   - "inprocess" (default): in this process, where a runaway call is
+	//     stopped by the module's preemption points (a native-transport
+	//     module, see internal/preempt) or by wazero's termination checks
+	//     (an Extism module, and slow: see docs/plugin-abi.md);
 	//   - "process": in worker processes running this same executable,
 	//     compiled without checks and killed at the timeout. The program
-	//     must call ServeWorker first thing in main (wasmeval does).
+	//     must call ServeWorker first thing in main (wasmeval does);
+	//   - "auto": each plugin where it costs least: in process when it
+	//     gets preemption points, in worker processes otherwise.
 	Isolation string
 }
 
@@ -71,6 +74,7 @@ type Options struct {
 const (
 	InProcess = "inprocess"
 	Process   = "process"
+	Auto      = "auto"
 )
 
 // Host loads plugins and runs calls into them. It is safe for concurrent
@@ -135,9 +139,9 @@ func New(opts Options) (*Host, error) {
 	switch opts.Isolation {
 	case "":
 		opts.Isolation = InProcess
-	case InProcess, Process:
+	case InProcess, Process, Auto:
 	default:
-		return nil, fmt.Errorf("plugin isolation %q: expected %s or %s", opts.Isolation, InProcess, Process)
+		return nil, fmt.Errorf("plugin isolation %q: expected %s, %s or %s", opts.Isolation, Auto, Process, InProcess)
 	}
 	h := &Host{opts: opts, plugins: map[string]*loadEntry{}, loaded: map[string]loadedFile{}}
 	if opts.CacheDir != "-" {
@@ -246,9 +250,12 @@ func (h *Host) load(ctx context.Context, file, wantSHA256, isolation string) (*P
 	}
 	h.mu.Unlock()
 	e.once.Do(func() {
-		if isolation == Process {
+		switch isolation {
+		case Process:
 			e.p, e.err = h.startRemote(ctx, file, digest, data)
-		} else {
+		case Auto:
+			e.p, e.err = h.loadAuto(ctx, file, digest, data)
+		default:
 			e.p, e.err = h.compile(ctx, file, digest, data, true)
 		}
 	})
@@ -258,4 +265,41 @@ func (h *Host) load(ctx context.Context, file, wantSHA256, isolation string) (*P
 		h.mu.Unlock()
 	}
 	return e.p, e.err
+}
+
+// loadAuto loads a plugin where its calls cost least. A native-transport
+// module given preemption points runs in process: stopping it there costs
+// a few instructions per loop, and its calls no round trip to a worker.
+// Any other module (an Extism module, or one the rewriter cannot read)
+// would need wazero's termination checks in process, which cost a guest
+// about three times its own time: it runs in worker processes. See
+// RATIONALE.md, "Isolation".
+//
+// A native module whose describe answer is in the describe cache is
+// compiled at its first call (lazy.go). Should the rewriter then refuse
+// it, it runs in process under wazero's checks: slower, as safe.
+func (h *Host) loadAuto(ctx context.Context, file, digest string, data []byte) (*Plugin, error) {
+	if iface, err := readInterface(data); err == nil && iface.isNative() {
+		if p := h.loadNativeLazily(file, digest, data); p != nil {
+			return p, nil
+		}
+		p, err := h.compile(ctx, file, digest, data, true)
+		if err != nil || p.native != nil && p.native.preempted {
+			if err == nil {
+				h.keepDescribe(h.describeKey(digest), p.describeRaw)
+			}
+			return p, err
+		}
+		p.close()
+	}
+	return h.startRemote(ctx, file, digest, data)
+}
+
+// Isolation is where the plugin's calls run: InProcess or Process (never
+// Auto: a plugin loaded with it is in one or the other).
+func (p *Plugin) Isolation() string {
+	if p.workers != nil {
+		return Process
+	}
+	return InProcess
 }

@@ -702,3 +702,31 @@ func TestInProcessNeverRunsAWorkersUncheckedCode(t *testing.T) {
 		})
 	}
 }
+
+// Auto isolation runs a native-transport module in process, where its
+// preemption points stop it cheaply, and an Extism module in worker
+// processes, where it needs no termination checks; each answers, and a
+// runaway call in either is a timeout fault.
+func TestAutoIsolation(t *testing.T) {
+	h := newHost(t, Options{Isolation: Auto, Timeout: 3 * time.Second})
+	for _, tc := range []struct{ plugin, want string }{
+		{"native", InProcess},
+		{"misbehave", Process},
+	} {
+		p := load(t, h, tc.plugin)
+		if got := p.Isolation(); got != tc.want {
+			t.Errorf("%s runs %s, want %s", tc.plugin, got, tc.want)
+		}
+		if attrs, err := verifyMode(p, "ok", nil); err != nil || len(attrs) != 1 || !attrs[0].IsCorrect {
+			t.Errorf("%s: attrs %+v, err %v", tc.plugin, attrs, err)
+		}
+		// Compiled by now, at load or (from the describe cache) at the call.
+		if tc.want == InProcess && (p.native == nil || !p.native.preempted) {
+			t.Errorf("%s runs in process without preemption points", tc.plugin)
+		}
+		var pe *Error
+		if _, err := verifyMode(p, "loop", nil); !errors.As(err, &pe) || pe.Fault != FaultTimeout {
+			t.Errorf("%s: the looping call: %v", tc.plugin, err)
+		}
+	}
+}

@@ -59,6 +59,9 @@ type Plugin struct {
 	// misdescribed is the fault of a plugin whose first worker described
 	// it otherwise than the describe cache did (sameDescribe).
 	misdescribed atomic.Pointer[Error]
+	// lazy is set on a plugin loaded from the describe cache to run in
+	// process, compiled at its first call (lazy.go).
+	lazy *lazyCompile
 
 	created   atomic.Int64 // instances created, for tests and inspection
 	discarded atomic.Int64
@@ -367,6 +370,11 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 	if p.workers != nil {
 		return p.callWorker(ctx, export, input, opts)
 	}
+	if p.lazy != nil {
+		if err := p.compileNow(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var inst *instance
 	select {
 	case inst = <-p.pool:
@@ -532,7 +540,7 @@ func (p *Plugin) close() {
 		default:
 			if p.native != nil {
 				p.native.Close(context.Background())
-			} else {
+			} else if p.compiled != nil {
 				p.compiled.Close(context.Background())
 			}
 			return
