@@ -103,7 +103,7 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 			}
 			keys[i] = p.cacheKey(export, inputs[i], opts)
 			if p.lookup(keys[i], opts, func(raw []byte) error {
-				err := checkEnvelope(p.Label(), export, schema, raw, &outs[i])
+				err := checkCached(p.Label(), export, schema, raw, &outs[i])
 				if err == nil && check != nil {
 					err = check(&outs[i])
 				}

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"unsafe"
+
+	"github.com/wasmeval/wasmeval/plugins/abi"
 )
 
 // The verdict cache (docs/running.md, "Verdict cache"). A call's answer
@@ -133,6 +136,23 @@ func (p *Plugin) lookup(key string, opts CallOptions, decode func([]byte) error)
 	return opts.Cache.Lookup(key, func(c CachedCall) bool {
 		return p.unchanged(c.Reads, opts) && decode(c.Output) == nil
 	})
+}
+
+// checkCached checks and decodes a cached output as checkEnvelope does a
+// plugin's. A verdict is scanned in place, keeping no part of raw (each
+// string it keeps is its own copy; most are decoded copies anyway), rather
+// than copied whole first: the entry's bytes are the store's, and a hit
+// otherwise paid for a copy of the whole verdict to keep a few words of
+// it. Anything the scanner leaves to the full path is copied first, as
+// there.
+func checkCached(label, export, schema string, raw []byte, v any) error {
+	if vo, ok := v.(*abi.VerifyOutput); ok && len(raw) > 0 {
+		if fast, ok := scanVerifyOutputDetached(unsafe.String(&raw[0], len(raw))); ok {
+			*vo = fast
+			return nil
+		}
+	}
+	return checkEnvelope(label, export, schema, raw, v)
 }
 
 // recordingAssets are a call's assets, noting every read (for the cache

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -397,6 +398,30 @@ func TestCacheChecksEntriesOfAnyVersion(t *testing.T) {
 	for _, e := range cache.entries {
 		if e.Validated != outputValidation || string(e.Output) == `{"attributes":[]}` {
 			t.Errorf("entry not replaced: %q, version %d", e.Output, e.Validated)
+		}
+	}
+}
+
+// TestCachedVerdictKeepsNoPartOfEntry: a verdict answered from the cache
+// is scanned in place, and nothing of it changes when the entry's bytes
+// do afterwards (a store may reuse or release them).
+func TestCachedVerdictKeepsNoPartOfEntry(t *testing.T) {
+	for _, text := range verdictTexts {
+		raw := []byte(text)
+		var got abi.VerifyOutput
+		if err := checkCached("p", "verify", "verify_output", raw, &got); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		before, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range raw {
+			raw[i] = 'x'
+		}
+		after, _ := json.Marshal(got)
+		if string(after) != string(before) {
+			t.Errorf("%s: the verdict changed with the entry's bytes:\n%s\n%s", text, before, after)
 		}
 	}
 }

@@ -258,6 +258,9 @@ func (h *Host) load(ctx context.Context, file, wantSHA256, isolation string) (*P
 		default:
 			e.p, e.err = h.compile(ctx, file, digest, data, true)
 		}
+		if e.p != nil {
+			e.p.label = e.p.Label() // loaded: its describe is settled
+		}
 	})
 	if e.p != nil && statErr == nil {
 		h.mu.Lock()

@@ -38,8 +38,12 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 		return fmt.Errorf("encode %s input: %w", export, err)
 	}
 	_, schema := EnvelopeSchemas(export)
-	decode := func(raw []byte, out any) error {
-		if err := checkEnvelope(p.Label(), export, schema, raw, out); err != nil {
+	decode := func(raw []byte, out any, cached bool) error {
+		checkOutput := checkEnvelope
+		if cached {
+			checkOutput = checkCached
+		}
+		if err := checkOutput(p.Label(), export, schema, raw, out); err != nil {
 			return err
 		}
 		if check != nil {
@@ -53,7 +57,7 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 	if p.cacheable(export, opts) {
 		key = p.cacheKey(export, data, opts)
 		if !opts.noLookup && p.lookup(key, opts, func(raw []byte) error {
-			err := decode(raw, out)
+			err := decode(raw, out, true)
 			if err != nil {
 				// An entry that does not read as an answer leaves nothing
 				// behind: the call is made into a zero output, as without
@@ -70,7 +74,7 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 	if err != nil {
 		return err
 	}
-	if err := decode(raw, out); err != nil {
+	if err := decode(raw, out, false); err != nil {
 		return err
 	}
 	if rec != nil {

@@ -34,6 +34,9 @@ type Plugin struct {
 	data     []byte
 	describe abi.Describe
 	exports  []string
+	// label is Label's answer once the plugin is loaded (its describe
+	// no longer changes): every verdict names it, a cache hit included.
+	label string
 	// describeRaw is the describe answer as the plugin gave it (what the
 	// describe cache keeps).
 	describeRaw []byte
@@ -79,6 +82,9 @@ func (p *Plugin) InstancesCreated() int64 { return p.created.Load() }
 
 // Label names the plugin in messages: its name and digest prefix.
 func (p *Plugin) Label() string {
+	if p.label != "" {
+		return p.label
+	}
 	name := p.describe.Name
 	if name == "" {
 		name = filepath.Base(p.file)

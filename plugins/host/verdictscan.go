@@ -41,6 +41,16 @@ func scanVerifyOutputText(s string) (abi.VerifyOutput, bool) {
 	return vo, true
 }
 
+// scanVerifyOutputDetached is scanVerifyOutputText for a verdict that
+// must keep no part of s (a cached entry's bytes, seen as a string).
+func scanVerifyOutputDetached(s string) (abi.VerifyOutput, bool) {
+	vo, end, ok := scanVerifyOutputIn(&verdictScanner{s: s, i: jsonvalue.SkipSpace(s, 0), detach: true})
+	if !ok || jsonvalue.SkipSpace(s, end) != len(s) {
+		return abi.VerifyOutput{}, false
+	}
+	return vo, true
+}
+
 // scanVerifyOutputAt decodes the verify output whose object starts at
 // s[at] (a batch output holds many) and returns the index just past its
 // closing brace. What it gives for the object's text is what
@@ -140,8 +150,17 @@ func (sc *verdictScanner) attribute() (abi.Attribute, bool) {
 			}
 			return once(expected) && ok
 		case "diff":
+			if !once(diff) {
+				return false
+			}
+			start := sc.i
+			if d, ok := sc.diff(); ok {
+				a.Diff = d
+				return true
+			}
+			sc.i = start // the full path's, below
 			v, ok := sc.raw()
-			if !once(diff) || !ok {
+			if !ok {
 				return false
 			}
 			a.Diff, ok = diffOfText(sc.keep(v))
@@ -169,6 +188,146 @@ func (sc *verdictScanner) attribute() (abi.Attribute, bool) {
 		}
 	})
 	return a, ok && seen&(name|correct|weight) == name|correct|weight
+}
+
+// diff decodes a diff, or null, in place: what diffOfText gives for its
+// text, for the diffs verifiers write (the schema's members, each once,
+// and entries whose expected and actual values are strings, booleans or
+// null). It refuses anything else — a number or a container in an entry,
+// a member of another name, a repeated one — which the caller then hands
+// to diffOfText, so the two can never disagree on what they both accept.
+// A failing verdict's diff carries a line of the output or two; parsing
+// it into a tree to check and copy it was half of what decoding a cached
+// failing verdict cost.
+func (sc *verdictScanner) diff() (*abi.Diff, bool) {
+	if sc.literal("null") {
+		return nil, true
+	}
+	d := &abi.Diff{}
+	seen := 0
+	ok := sc.object(func(key string) bool {
+		bit := 0
+		switch key {
+		case "summary":
+			bit = 1
+		case "unified":
+			bit = 2
+		case "truncated":
+			bit = 4
+		case "entries":
+			bit = 8
+		}
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var ok bool
+		switch bit {
+		case 1:
+			d.Summary, ok = sc.strValue()
+		case 2:
+			d.Unified, ok = sc.strValue()
+		case 4:
+			d.Truncated, ok = sc.boolValue()
+		default:
+			ok = sc.array(func() bool {
+				e, ok := sc.diffEntry()
+				d.Entries = append(d.Entries, e)
+				return ok
+			})
+		}
+		return ok
+	})
+	return d, ok && seen&1 != 0 // a summary is required
+}
+
+// diffEntry decodes one entry of a diff (diff).
+func (sc *verdictScanner) diffEntry() (abi.DiffEntry, bool) {
+	var e abi.DiffEntry
+	seen := 0
+	ok := sc.object(func(key string) bool {
+		bit := 0
+		switch key {
+		case "path":
+			bit = 1
+		case "op":
+			bit = 2
+		case "expected":
+			bit = 4
+		case "actual":
+			bit = 8
+		}
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		var ok bool
+		switch bit {
+		case 1:
+			e.Path, ok = sc.strValue()
+		case 2:
+			var op string
+			op, ok = sc.str()
+			// The schema's names, as constants: nothing of s is kept.
+			switch op {
+			case "changed":
+				e.Op = "changed"
+			case "missing":
+				e.Op = "missing"
+			case "extra":
+				e.Op = "extra"
+			case "type":
+				e.Op = "type"
+			case "mismatch":
+				e.Op = "mismatch"
+			default:
+				return false
+			}
+		case 4:
+			e.Expected, ok = sc.scalar()
+		default:
+			e.Actual, ok = sc.scalar()
+		}
+		return ok
+	})
+	return e, ok && seen&3 == 3 // a path and an op are required
+}
+
+// strValue consumes a JSON string and returns its value, kept (a part
+// of s only when it has no escapes and the scanner may keep parts of s).
+func (sc *verdictScanner) strValue() (string, bool) {
+	v, ok := sc.raw()
+	if !ok || v[0] != '"' {
+		return "", false
+	}
+	if !strings.Contains(v, `\`) {
+		return sc.keep(v[1 : len(v)-1]), true // JSONValueEnd checked its UTF-8
+	}
+	return unquoteLit(v)
+}
+
+// boolValue consumes true or false.
+func (sc *verdictScanner) boolValue() (bool, bool) {
+	switch {
+	case sc.literal("true"):
+		return true, true
+	case sc.literal("false"):
+		return false, true
+	}
+	return false, false
+}
+
+// scalar consumes a string, true, false or null and returns its value;
+// anything else is refused (diff).
+func (sc *verdictScanner) scalar() (any, bool) {
+	sc.space()
+	if sc.i < len(sc.s) && sc.s[sc.i] == '"' {
+		return sc.strValue()
+	}
+	if sc.literal("null") {
+		return nil, true
+	}
+	return sc.boolValue()
 }
 
 // diffOfText decodes a diff (or null) and checks it against the schema's
@@ -215,11 +374,13 @@ func isType[T any](m map[string]any, key string, required bool) bool {
 type verdictScanner struct {
 	s string
 	i int
-	// last is the last object or list kept as text; a passing verdict's
-	// expected value is usually the same text as its actual one and
-	// shares it.
+	// last is the text of the last object, list or string value decoded
+	// (value), and lastVal what it decoded to: a passing verdict's
+	// expected value is usually the same text as its actual one, and is
+	// neither checked nor decoded again (raw). For a cached verdict of
+	// outputs that end in a newline, that was a third of its decoding.
 	last    string
-	lastRaw json.RawMessage
+	lastVal any
 	// detach says the verdict must not keep parts of s (kept strings are
 	// copied).
 	detach bool
@@ -271,10 +432,11 @@ func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '
 // raw consumes one JSON value and returns its text.
 func (sc *verdictScanner) raw() (string, bool) {
 	sc.space()
-	if last := sc.last; len(last) > 0 && (last[0] == '{' || last[0] == '[') && strings.HasPrefix(sc.s[sc.i:], last) {
-		// The text of the object or list just kept comes again: an
-		// object's or list's text ends at its own closing bracket, so
-		// this is the same value, already checked.
+	if last := sc.last; len(last) > 0 && strings.HasPrefix(sc.s[sc.i:], last) {
+		// The text of the object, list or string just decoded comes
+		// again: such a text ends at its own closing bracket or quote,
+		// so this is the same value, already checked. (Numbers and
+		// literals are never kept: "1" is a prefix of "12".)
 		sc.i += len(last)
 		return last, true
 	}
@@ -302,18 +464,22 @@ func (sc *verdictScanner) str() (string, bool) {
 // value gives a verdict value as the full path's decoding would, except
 // that an object or list is kept as its text.
 func (sc *verdictScanner) value(v string) any {
+	if v == sc.last {
+		return sc.lastVal // the same text as the value before (raw)
+	}
 	switch v[0] {
 	case '{', '[':
-		if v != sc.last {
-			sc.last, sc.lastRaw = v, json.RawMessage(v)
-		}
-		return sc.lastRaw
+		sc.last, sc.lastVal = v, json.RawMessage(v)
+		return sc.lastVal
 	case '"':
+		var decoded string
 		if !strings.Contains(v, `\`) {
-			return sc.keep(v[1 : len(v)-1]) // JSONValueEnd checked its UTF-8
+			decoded = sc.keep(v[1 : len(v)-1]) // JSONValueEnd checked its UTF-8
+		} else {
+			decoded, _ = unquoteLit(v)
 		}
-		decoded, _ := unquoteLit(v)
-		return decoded
+		sc.last, sc.lastVal = v, decoded
+		return sc.lastVal
 	case 't':
 		return true
 	case 'f':

@@ -24,6 +24,7 @@ var verdictTexts = []string{
 	  {"attribute":"status_code","actual":0,"expected":null,"diff":null,"is_correct":true,"weight":2}]}`,
 	`{"attributes":[{"attribute":"caf\u00e9","is_correct":false,"weight":-0,"note":{"x":[1]},"diff":{"summary":"s","entries":[]}}],"extra":1}`,
 	`{"attributes":[{"weight":1e-400,"is_correct":true,"attribute":"x","actual":"\ud800"}]}`,
+	`{"attributes":[{"actual":"7 wrong\n","attribute":"output","diff":{"entries":[{"actual":"7 wrong","expected":"7 x\u00e9","op":"chang\u0065d","path":"line 1"},{"op":"missing","path":"line 2","expected":null},{"path":"line 3","op":"extra","actual":true}],"summary":"1 line differs","truncated":false,"unified":"@@ -1 +1 @@\n-7 x\n+7 wrong\n"},"expected":"7 x\u00e9\n","is_correct":false,"weight":1}]}`,
 }
 
 // fullVerifyOutput is the full path: parse, schema, decode.
@@ -98,6 +99,45 @@ func TestScanVerifyOutputSharesRepeatedValue(t *testing.T) {
 	}
 }
 
+// A diff as verifiers write it is decoded in place (diff); one it
+// refuses is left to diffOfText, and both give the same for what both
+// accept.
+func TestScanDiff(t *testing.T) {
+	for _, tt := range []struct {
+		text     string
+		inPlace  bool // diff accepts it
+		accepted bool // diffOfText accepts it
+	}{
+		{`null`, true, true},
+		{`{"summary":"s"}`, true, true},
+		{`{"summary":"s","entries":[]}`, true, true},
+		{`{"summary":"a\nb","unified":"-a\n+b\n","truncated":true,"entries":[{"path":"line 1","op":"changed","expected":"a","actual":"b"},{"path":"$.x","op":"missing","expected":null},{"path":"$.y","op":"extra","actual":false}]}`, true, true},
+		{`{"summary":"s","entries":[{"path":"$.a","op":"type","expected":1,"actual":"1"}]}`, false, true},
+		{`{"summary":"s","entries":[{"path":"$.a","op":"changed","expected":{"b":1}}]}`, false, true},
+		{`{"summary":"s","note":"x"}`, false, true},
+		{`{"summary":"s","summary":"t"}`, false, true},
+		{`{"summary":"s","entries":[{"path":"$","op":"moved"}]}`, false, false},
+		{`{"summary":"s","entries":[{"path":"$"}]}`, false, false},
+		{`{"summary":"s","entries":null}`, false, false},
+		{`{"summary":"s","truncated":1}`, false, false},
+		{`{"summary":1}`, false, false},
+		{`{"unified":"u"}`, false, false},
+		{`[]`, false, false},
+	} {
+		sc := &verdictScanner{s: tt.text, detach: true}
+		got, ok := sc.diff()
+		ok = ok && sc.i == len(tt.text)
+		want, wantOK := diffOfText(tt.text)
+		if ok != tt.inPlace || wantOK != tt.accepted {
+			t.Errorf("%s: in place %v, diffOfText %v; want %v, %v", tt.text, ok, wantOK, tt.inPlace, tt.accepted)
+			continue
+		}
+		if ok && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\nin place   %+v\ndiffOfText %+v", tt.text, got, want)
+		}
+	}
+}
+
 // What the scanner refuses goes the full path, which either decodes it
 // (a repeated key keeps the last) or words the fault.
 func TestScanVerifyOutputRefuses(t *testing.T) {
@@ -152,6 +192,10 @@ func FuzzScanVerifyOutput(f *testing.F) {
 		}
 		if !sameVerdict(t, got, want) {
 			t.Fatalf("%q:\nscanned %+v\nfull    %+v", text, got, want)
+		}
+		// A cached verdict is scanned keeping no part of its text.
+		if detached, ok := scanVerifyOutputDetached(text); !ok || !sameVerdict(t, detached, got) {
+			t.Fatalf("%q: detached %+v, %v; scanned %+v", text, detached, ok, got)
 		}
 	})
 }
