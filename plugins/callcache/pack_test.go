@@ -134,6 +134,13 @@ func TestBadPacksMiss(t *testing.T) {
 		"only magic":  func([]byte) []byte { return []byte(packMagic) },
 		"bad length":  func(d []byte) []byte { return bytes.Replace(d, []byte(" "), []byte(" 99999999"), 1) },
 		"negative":    func(d []byte) []byte { return bytes.Replace(d, []byte(" "), []byte(" -"), 1) },
+		"plus sign":   func(d []byte) []byte { return bytes.Replace(d, []byte(" "), []byte(" +"), 1) },
+		"no length":   func(d []byte) []byte { return bytes.Replace(d, []byte(" "), []byte(" \n"), 1) },
+		"long length": func(d []byte) []byte { return bytes.Replace(d, []byte(" "), []byte(" 0000000000"), 1) },
+		"short key":   func(d []byte) []byte { return append([]byte(packMagic), d[len(packMagic)+1:]...) },
+		"upper key": func(d []byte) []byte {
+			return append([]byte(packMagic), append(bytes.ToUpper(d[len(packMagic):len(packMagic)+64]), d[len(packMagic)+64:]...)...)
+		},
 		"other magic": func(d []byte) []byte { return append([]byte("wasmeval-call-cache-pack 2\n"), d[len(packMagic):]...) },
 	}
 	for name, mangle := range cases {
