@@ -128,3 +128,48 @@ func rescoreCached(b testing.TB, p *problem.Problem, from string, store *callcac
 	return cachedRescore{verifying: time.Duration(rs.plugins.verifying.Load()), loading: time.Duration(rs.plugins.loading.Load()),
 		counts: *res.VerdictCache, workers: h.WorkersStarted(), outcome: res}
 }
+
+// BenchmarkCacheHits is the warm half of BenchmarkVerdictCache on its own,
+// for profiling what a hit costs: one cold rescore fills the cache, then
+// every iteration is a warm rescore of the 10,000 cases (a store opened
+// again, as by the next process). It reports the time spent verifying per
+// case, which is the hits and what the engine does around them.
+//
+//	go test -run '^$' -bench CacheHits/rust -benchtime 10x -cpuprofile cpu.out ./engine/run/
+func BenchmarkCacheHits(b *testing.B) {
+	n := 10000
+	for _, v := range rescoreVerifiers {
+		if v.build == nil {
+			continue
+		}
+		b.Run(v.name, func(b *testing.B) {
+			wasm := v.module(b)
+			prob, from := recordedRunVerified(b, n, 1000, 400, 10, wasm, v.config)
+			p, err := LoadProblem(prob)
+			if err != nil {
+				b.Fatal(err)
+			}
+			hostCache := filepath.Join(os.TempDir(), "wasmeval-test-cache")
+			store, err := callcache.Open(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if c := rescoreCached(b, p, from, store, hostCache); c.counts.Misses != int64(n) {
+				b.Fatalf("cold: %+v, want %d misses", c.counts, n)
+			}
+			var warm time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if store, err = callcache.Open(store.Dir()); err != nil {
+					b.Fatal(err)
+				}
+				w := rescoreCached(b, p, from, store, hostCache)
+				if w.counts.Hits != int64(n) || w.workers != 0 {
+					b.Fatalf("warm: %+v, %d workers, want %d hits and none", w.counts, w.workers, n)
+				}
+				warm += w.verifying
+			}
+			b.ReportMetric(float64(warm.Nanoseconds())/1000/float64(b.N*n), "warm-µs/case")
+		})
+	}
+}
