@@ -84,25 +84,31 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 		}
 		return outs, errs
 	}
-	buf := getBuffer()
-	var inputs [][]byte
-	inputs, buf = encodeEnvelopes(buf, ins, prep, export, errs, p.rawStrings())
-	defer putBuffer(buf)
 	_, schema := EnvelopeSchemas(export)
 	// With a cache, each call is looked up first and only the misses go
 	// to the plugin; a miss made alone (a batch that faulted) is not
-	// looked up again.
+	// looked up again. Each lookup encodes its call's envelope itself,
+	// which its key needs, so that too runs on every core (lookupAll): a
+	// warm run's calls are all hits, and their encoding was the largest
+	// part of its time left on one core. A miss keeps its envelope for
+	// the plugin.
+	var inputs [][]byte
 	var keys []string
 	var rec *recordingAssets
 	batchOpts := opts
 	if cached {
-		keys = make([]string, len(inputs))
-		lookupAll(len(inputs), func(i int) {
-			if inputs[i] == nil {
+		inputs = make([][]byte, len(ins))
+		keys = make([]string, len(ins))
+		rawStrings := p.rawStrings()
+		lookupAll(len(ins), func(scratch *[]byte, i int) {
+			in, err := appendEnvelope((*scratch)[:0], ins[i], prep, rawStrings)
+			if err != nil {
+				errs[i] = fmt.Errorf("encode %s input: %w", export, err)
 				return
 			}
-			keys[i] = p.cacheKey(export, inputs[i], opts)
-			if p.lookup(keys[i], opts, func(raw []byte) error {
+			*scratch = in
+			keys[i] = p.cacheKey(export, in, opts)
+			if !p.lookup(keys[i], opts, func(raw []byte) error {
 				err := checkCached(p.Label(), export, schema, raw, &outs[i])
 				if err == nil && check != nil {
 					err = check(&outs[i])
@@ -113,7 +119,7 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 				}
 				return err
 			}) {
-				inputs[i] = nil // answered
+				inputs[i] = bytes.Clone(in) // a miss
 			}
 		})
 		batchOpts, rec = recording(opts)
@@ -128,6 +134,11 @@ func batchOf[In, Out any](ctx context.Context, p *Plugin, kind string, ins []In,
 			}
 		}
 		return outs, errs
+	}
+	if !cached {
+		buf := getBuffer()
+		inputs, buf = encodeEnvelopes(buf, ins, prep, export, errs, p.rawStrings())
+		defer putBuffer(buf)
 	}
 	sink := batchSink{
 		accept: func(i int, out string, decoded bool) error {
@@ -174,22 +185,14 @@ func encodeEnvelopes[In any](buf []byte, ins []In, prep func(In) In, export stri
 	inputs := make([][]byte, len(ins))
 	ends := make([]int, len(ins))
 	for i := range ins {
-		start := len(buf)
-		var err error
-		if a, ok := any(prep(ins[i])).(rawEncoder); ok {
-			buf, err = a.AppendInput(buf, raw)
-		} else {
-			var data []byte
-			if data, err = encodeEnvelope(prep(ins[i]), raw, nil); err == nil {
-				buf = append(buf, data...)
-			}
-		}
+		b, err := appendEnvelope(buf, ins[i], prep, raw)
 		if err != nil {
-			buf = buf[:start]
+			// buf is as it was: the call's fault only.
 			errs[i] = fmt.Errorf("encode %s input: %w", export, err)
 			ends[i] = -1
 			continue
 		}
+		buf = b
 		ends[i] = len(buf)
 		if i == 0 && len(ins) > 1 && cap(buf) < len(buf)*len(ins) {
 			// The calls of a batch are mostly alike: room for all of
@@ -206,6 +209,20 @@ func encodeEnvelopes[In any](buf []byte, ins []In, prep func(In) In, export stri
 		start = end
 	}
 	return inputs, buf
+}
+
+// appendEnvelope appends a call's envelope (as prep makes it) to buf. On
+// an error it returns nil: buf itself is left as it was.
+func appendEnvelope[In any](buf []byte, in In, prep func(In) In, raw bool) ([]byte, error) {
+	env := prep(in)
+	if a, ok := any(env).(rawEncoder); ok {
+		return a.AppendInput(buf, raw)
+	}
+	data, err := encodeEnvelope(env, raw, nil)
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, data...), nil
 }
 
 // batchBuffers keeps the buffers batches encode their inputs into: a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	goruntime "runtime"
 	"strings"
 	"sync"
@@ -243,5 +244,29 @@ func TestVerifyCoalescedUnderLoad(t *testing.T) {
 	wg.Wait()
 	for i := range ins {
 		sameAsSingle(t, p, ins[i], outs[i], errs[i])
+	}
+}
+
+// A call whose envelope cannot be encoded (an expected value of NaN, which
+// JSON cannot hold) faults alone, as it would alone, with a cache or
+// without, and the other calls of the batch are answered; before, the
+// buffer the batch encoded into was lost with it and the batch panicked.
+func TestBatchCallThatCannotBeEncoded(t *testing.T) {
+	p := load(t, newHost(t, Options{Isolation: Process}), "misbehave")
+	for _, cache := range []CallCache{nil, newMemCache()} {
+		ins := batchCalls(6, nil, "")
+		ins[2].Expected = map[string]any{"output": math.NaN()}
+		for pass := 0; pass < 2; pass++ { // with a cache: misses, then hits
+			outs, errs := p.VerifyBatch(context.Background(), ins, CallOptions{Cache: cache})
+			for i := range ins {
+				if i == 2 {
+					if errs[i] == nil || !strings.Contains(errs[i].Error(), "encode verify input") {
+						t.Fatalf("cache %v pass %d: call 2: %v, want its encoding error", cache != nil, pass, errs[i])
+					}
+					continue
+				}
+				sameAsSingle(t, p, ins[i], outs[i], errs[i])
+			}
+		}
 	}
 }

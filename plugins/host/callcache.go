@@ -202,16 +202,20 @@ func (r *recordingAssets) noted() []AssetRead {
 	return out
 }
 
-// lookupAll runs look(i) for i in [0, n), on every core when there are
-// enough: a lookup is a file read and a verdict's decoding, each call's
-// own, and a batch's lookups would otherwise leave every core but one
-// idle while a run verifies one group at a time.
-func lookupAll(n int, look func(i int)) {
+// lookupAll runs look(scratch, i) for i in [0, n), on every core when
+// there are enough: a lookup is encoding the call's envelope, its key, and
+// finding and decoding its verdict, each call's own, and a batch's
+// lookups would otherwise leave every core but one idle while a run
+// verifies one group at a time. scratch is a buffer of the goroutine's
+// own, for look to encode into and keep grown.
+func lookupAll(n int, look func(scratch *[]byte, i int)) {
 	workers := min(goruntime.GOMAXPROCS(0), n/minLookupsPerWorker)
 	if workers < 2 {
+		scratch := getBuffer()
 		for i := 0; i < n; i++ {
-			look(i)
+			look(&scratch, i)
 		}
+		putBuffer(scratch)
 		return
 	}
 	var next atomic.Int64
@@ -220,12 +224,14 @@ func lookupAll(n int, look func(i int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			scratch := getBuffer()
+			defer func() { putBuffer(scratch) }()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					return
 				}
-				look(i)
+				look(&scratch, i)
 			}
 		}()
 	}
