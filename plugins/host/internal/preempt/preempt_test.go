@@ -71,10 +71,22 @@ func instrument(t testing.TB, wasm []byte) []byte {
 	return out
 }
 
+// semantics instantiates semantics.wat, instrumented or not, with what it
+// imports.
+func semantics(t *testing.T, instrumented bool) api.Module {
+	t.Helper()
+	wasm := wat(t, "semantics")
+	if instrumented {
+		wasm = instrument(t, wasm)
+	}
+	rt := newRuntime(t, instrumented)
+	instantiate(t, rt, wat(t, "env"), "env")
+	return instantiate(t, rt, wasm, "semantics")
+}
+
 // The instrumented module computes what the original does, through every
 // construct whose function indices the rewrite renumbers.
 func TestInstrumentedModuleKeepsItsMeaning(t *testing.T) {
-	env, sem := wat(t, "env"), wat(t, "semantics")
 	// Each call and its result, worked out by hand from semantics.wat.
 	calls := []struct {
 		fn   string
@@ -97,13 +109,7 @@ func TestInstrumentedModuleKeepsItsMeaning(t *testing.T) {
 		{"square_ref", nil, 0},     // a declared reference is not null
 	}
 	for _, instrumented := range []bool{false, true} {
-		wasm := sem
-		if instrumented {
-			wasm = instrument(t, sem)
-		}
-		rt := newRuntime(t, instrumented)
-		instantiate(t, rt, env, "env")
-		mod := instantiate(t, rt, wasm, "semantics")
+		mod := semantics(t, instrumented)
 		for _, c := range calls {
 			res, err := mod.ExportedFunction(c.fn).Call(context.Background(), c.args...)
 			if err != nil || len(res) != 1 || uint32(res[0]) != c.want {
@@ -116,16 +122,8 @@ func TestInstrumentedModuleKeepsItsMeaning(t *testing.T) {
 // The name section follows the renumbering: a trap names the function
 // that trapped, in the instrumented module as in the original.
 func TestInstrumentedModuleKeepsItsNames(t *testing.T) {
-	env, sem := wat(t, "env"), wat(t, "semantics")
 	for _, instrumented := range []bool{false, true} {
-		wasm := sem
-		if instrumented {
-			wasm = instrument(t, sem)
-		}
-		rt := newRuntime(t, instrumented)
-		instantiate(t, rt, env, "env")
-		mod := instantiate(t, rt, wasm, "semantics")
-		_, err := mod.ExportedFunction("crash").Call(context.Background())
+		_, err := semantics(t, instrumented).ExportedFunction("crash").Call(context.Background())
 		// $boom is named by the name section alone (it is not exported).
 		if err == nil || !strings.Contains(err.Error(), "unreachable") || !strings.Contains(err.Error(), ".boom()\n") ||
 			!strings.Contains(err.Error(), ".crash() i32") {
