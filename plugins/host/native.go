@@ -257,8 +257,14 @@ func nativeLog(ctx context.Context, mod api.Module, stack []uint64) {
 // callContext bounds a call (or a new instance's start) by the timeout when
 // the module was compiled with termination checks; wazero then closes the
 // module at the deadline. A worker's module has none: its parent kills it.
+//
+// A module with preemption points reads its deadline at its ticks
+// (preempt.WithDeadline), with no timer to start and stop per call.
 func (p *Plugin) callContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
-	if p.checked {
+	switch {
+	case p.native != nil && p.native.preempted:
+		return preempt.WithDeadline(ctx, time.Now().Add(timeout)), func() {}
+	case p.checked:
 		return context.WithTimeout(ctx, timeout)
 	}
 	return ctx, func() {}

@@ -3,7 +3,6 @@ package preempt
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -152,23 +151,29 @@ func spinning(t *testing.T) (api.Module, chan struct{}) {
 // the exit error wazero's checks give.
 func TestRunawayCallsAreStopped(t *testing.T) {
 	for _, tc := range []struct {
-		fn     string
-		args   []uint64
-		cancel bool
-		code   uint32
+		fn   string
+		args []uint64
+		stop string // "timeout", "deadline" (WithDeadline) or "cancel"
+		code uint32
 	}{
-		{"spin", nil, false, sys.ExitCodeDeadlineExceeded},
-		{"fork", []uint64{60}, false, sys.ExitCodeDeadlineExceeded},
-		{"spin", nil, true, sys.ExitCodeContextCanceled},
-		{"fork", []uint64{60}, true, sys.ExitCodeContextCanceled},
+		{"spin", nil, "timeout", sys.ExitCodeDeadlineExceeded},
+		{"fork", []uint64{60}, "timeout", sys.ExitCodeDeadlineExceeded},
+		{"spin", nil, "deadline", sys.ExitCodeDeadlineExceeded},
+		{"fork", []uint64{60}, "deadline", sys.ExitCodeDeadlineExceeded},
+		{"spin", nil, "cancel", sys.ExitCodeContextCanceled},
+		{"fork", []uint64{60}, "cancel", sys.ExitCodeContextCanceled},
 	} {
-		t.Run(fmt.Sprintf("%s/cancel=%v", tc.fn, tc.cancel), func(t *testing.T) {
+		t.Run(tc.fn+"/"+tc.stop, func(t *testing.T) {
 			mod, started := spinning(t)
-			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if tc.cancel {
-				ctx, cancel = context.WithCancel(context.Background())
+			switch tc.stop {
+			case "timeout":
+				ctx, cancel = context.WithTimeout(ctx, 200*time.Millisecond)
 				defer cancel()
+			case "deadline":
+				ctx = WithDeadline(ctx, time.Now().Add(200*time.Millisecond))
+			case "cancel":
 				go func() { <-started; cancel() }()
 			}
 			done := make(chan error, 1)
