@@ -63,10 +63,10 @@ var immediates = func() (t [256]uint8) {
 
 // decode reads the instruction at r.pos and leaves r.pos after it; for a
 // kindFuncRef, fn is the function it names, whose index starts at
-// r.pos-fnLen. It
-// knows every instruction of the features wazero compiles (WebAssembly
-// 2.0 with SIMD, plus threads' atomics and tail calls); anything else is
-// an error, and the host then keeps wazero's own termination checks.
+// r.pos-fnLen. It knows every instruction of the features wazero compiles
+// (WebAssembly 2.0 with SIMD, plus threads' atomics and tail calls);
+// anything else is an error, and the host then keeps wazero's own
+// termination checks.
 func decode(r *reader) (kind instrKind, fn uint32, fnLen int) {
 	op := r.byte()
 	switch immediates[op] {
