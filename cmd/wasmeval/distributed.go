@@ -173,8 +173,16 @@ func (q *queueFlags) coordinator(ctx context.Context, f runFlags, p *problem.Pro
 		d.close()
 		return nil, usageErr(fmt.Errorf("run: %w", err))
 	}
+	// What the problem and its cases read from outside the problem,
+	// under a --mount-root (validation loaded every case), travels too:
+	// a worker reads the same bytes at the paths the problem names.
+	paths, err := distribute.PathsOutside(p)
+	if err != nil {
+		d.close()
+		return nil, usageErr(fmt.Errorf("run: %w", err))
+	}
 	d.coord = &distribute.Coordinator{Conn: nc, JS: js, Config: q.config(), RunID: runID, Version: version, ABI: abi.Version,
-		ProblemDir: problemDir, Submission: submission, Plugins: plugins, EnvSpec: envSpec, Mounts: mounts,
+		ProblemDir: problemDir, Submission: submission, Plugins: plugins, EnvSpec: envSpec, Mounts: mounts, Paths: paths,
 		Needs: distribute.HostCapability(runtimeName), Log: log,
 		Settings: distribute.Settings{Command: f.command, RetryErrors: f.retryErrors, RetryBackoff: f.retryWait.Seconds(), Browser: f.browser, NoCache: f.cache.off,
 			Seed: f.seed.value()}}

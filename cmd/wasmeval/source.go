@@ -19,6 +19,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/run"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
@@ -58,6 +59,10 @@ type sourceOptions struct {
 	// shipped are the plugins a distributed run's coordinator sent with
 	// a job, by sha256 (a worker's; see problem.Options.ShippedPlugins).
 	shipped map[string]string
+	// paths are where the paths the problem named outside its directory
+	// on a distributed run's coordinator lead on a worker: the copies it
+	// was sent (see problem.Options.Shipped). Nil elsewhere.
+	paths *confine.Shipped
 	// results scores the results recorded in this directory (agent
 	// formats only), an absolute path (run makes it one).
 	results string
@@ -103,7 +108,7 @@ func functionsOf(ctx context.Context, h *host.Host) func(ref *checkspec.PluginRe
 func loadSource(path string, o sourceOptions) (*source, error) {
 	results := o.results
 	if evalcases.IsDataset(path) || evalcases.IsConfig(path) {
-		d, err := evalcases.Load(path, evalcases.Options{MountRoots: o.mountRoots, Results: results})
+		d, err := evalcases.Load(path, evalcases.Options{MountRoots: o.mountRoots, Shipped: o.paths, Results: results})
 		if err != nil {
 			return nil, err
 		}
@@ -114,7 +119,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 		return src, nil
 	}
 	if taskspecs.Is(path) && !tasks.Is(path) {
-		s, err := taskspecs.Load(path, taskspecs.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped, Results: results,
+		s, err := taskspecs.Load(path, taskspecs.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped, Shipped: o.paths, Results: results,
 			Functions: o.functions, Setup: o.setup, Tags: o.tags, Apps: o.apps})
 		if err != nil {
 			return nil, err
@@ -129,7 +134,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 		return nil, fmt.Errorf("--tag and --app filter task specs; %s is not a tree of task specs", path)
 	}
 	if tasks.Is(path) && !isFile(filepath.Join(path, "config.yaml")) {
-		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped, Results: results})
+		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped, Shipped: o.paths, Results: results})
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +147,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 	if o.results != "" {
 		return nil, fmt.Errorf("--results scores recorded agent results; %s is a %s, which runs its submission (agent tasks and eval-case datasets take --results)", path, formatProblem)
 	}
-	p, err := run.LoadProblemWith(path, run.LoadOptions{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped})
+	p, err := run.LoadProblemWith(path, run.LoadOptions{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped, Shipped: o.paths})
 	if err != nil {
 		return nil, err
 	}

@@ -112,7 +112,7 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 			if a.PluginDir != "" {
 				dirs = append([]string{a.PluginDir}, dirs...)
 			}
-			src, err := loadSource(a.ProblemDir, sourceOptions{pluginDirs: dirs, mountRoots: f.env.mountRoots, refs: a.Refs, shipped: a.Shipped,
+			src, err := loadSource(a.ProblemDir, sourceOptions{pluginDirs: dirs, mountRoots: f.env.mountRoots, refs: a.Refs, shipped: a.Shipped, paths: a.Paths,
 				functions: functionsOf(ctx, plugins), setup: setupOf(ctx, plugins)})
 			if err != nil {
 				return nil, fmt.Errorf("the problem does not load on this worker: %w", err)

@@ -210,11 +210,15 @@ func Fetch(ctx context.Context, store jetstream.ObjectStore, digest, cacheDir st
 	if !isDigest(digest) {
 		return "", fmt.Errorf("artifact digest %q: want 64 lowercase hex digits", digest)
 	}
-	final := filepath.Join(cacheDir, digest)
+	return fetchDir(ctx, store, digest, cacheDir, filepath.Join(cacheDir, digest))
+}
+
+// fetchDir is Fetch unpacking into final (a path under cacheDir).
+func fetchDir(ctx context.Context, store jetstream.ObjectStore, digest, cacheDir, final string) (string, error) {
 	if st, err := os.Stat(final); err == nil && st.IsDir() {
 		return final, nil
 	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return "", err
 	}
 	tmp, err := fetchChecked(ctx, store, digest, cacheDir)

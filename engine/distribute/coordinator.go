@@ -42,6 +42,10 @@ type Coordinator struct {
 	// Mounts are the sources of the environment spec's mounts, published
 	// by their sha256 (a worker mounts its copy).
 	Mounts []MountFile
+	// Paths are what the problem named outside ProblemDir, under a
+	// --mount-root (PathsOutside), published by their sha256: a worker
+	// loads the problem with those paths leading to its copies.
+	Paths []PathFile
 	// Needs is what the run's groups need of a worker.
 	Needs    Capability
 	Settings Settings
@@ -139,6 +143,18 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	if err != nil {
 		return err
 	}
+	paths, err := c.publishPaths(ctx, store)
+	if err != nil {
+		return err
+	}
+	var origin string
+	if len(paths) > 0 {
+		abs, err := filepath.Abs(c.ProblemDir)
+		if err != nil {
+			return err
+		}
+		origin = filepath.ToSlash(abs)
+	}
 
 	pending := make(map[string]*run.GroupJob, len(jobs))
 	for _, j := range jobs {
@@ -185,7 +201,7 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	for _, j := range jobs {
 		job := &Job{RunID: c.RunID, Checkpoint: j.Checkpoint, Group: j.Group, Epoch: j.Epoch, Version: c.Version, ABI: c.ABI,
 			Problem: problemDigest, Submission: subDigest, Needs: c.Needs, Settings: c.Settings, Plugins: plugins, EnvSpec: env,
-			Mounts: mounts, Finished: finishedFits(j.Finished)}
+			Mounts: mounts, Origin: origin, Paths: paths, Finished: finishedFits(j.Finished)}
 		seq, err := c.publishJob(ctx, job)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -100,6 +100,22 @@ type Job struct {
 	// Mounts are the sources of the environment spec's mounts, each in
 	// the object store by its sha256: the worker mounts its copy.
 	Mounts []MountArtifact `json:"mounts,omitempty"`
+	// Origin is the problem directory on the coordinator's machine, and
+	// Paths what the problem named outside it there (under a
+	// --mount-root: a static asset, a checkpoint directory, a case's
+	// file, ...), each in the object store by its sha256: the worker
+	// loads the problem with those paths leading to its copies.
+	Origin string         `json:"origin,omitempty"`
+	Paths  []PathArtifact `json:"paths,omitempty"`
+}
+
+// PathArtifact is a path the problem named outside its directory on the
+// coordinator's machine (absolute, clean, as named) and its content, a
+// directory (packed as a tar) or a file.
+type PathArtifact struct {
+	Path   string `json:"path"`
+	Dir    bool   `json:"dir,omitempty"`
+	SHA256 string `json:"sha256"`
 }
 
 // MountArtifact is the source of the environment spec's mount Index (its

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // PluginFile is a plugin the coordinator sends with its jobs: where it
@@ -148,6 +149,9 @@ func (j *Job) checkArtifacts() error {
 		}
 		seenMount[m.Index] = true
 	}
+	if err := j.checkPaths(); err != nil {
+		return err
+	}
 	if e := j.EnvSpec; e != nil {
 		switch {
 		case e.Path != "" && (e.Name != "" || e.SHA256 != ""):
@@ -198,6 +202,10 @@ type Fetched struct {
 	// outside the problem, of the problem or of a case, loads the one
 	// its pin names (problem.Options.ShippedPlugins). Nil when none.
 	Shipped map[string]string
+	// Paths says where the paths the problem named outside its
+	// directory on the coordinator lead here: the fetched copies (the
+	// loaders' problem.Options.Shipped). Nil when there are none.
+	Paths *confine.Shipped
 }
 
 // fetchedRefs is a problem.RefResolver over the job's fetched plugins.
@@ -281,6 +289,9 @@ func fetchArtifacts(ctx context.Context, store jetstream.ObjectStore, job *Job, 
 		if f.EnvSpec, err = placeAs(file, filepath.Join(cacheDir, "env", "spec-"+e.SHA256), e.Name); err != nil {
 			return nil, err
 		}
+	}
+	if f.Paths, err = fetchPaths(ctx, store, job, cacheDir); err != nil {
+		return nil, err
 	}
 	for _, m := range job.Mounts {
 		var dir string

@@ -262,7 +262,7 @@ var errPrepare = errors.New("cannot run it here")
 // the problem loaded once per problem, submission, plugins, environment
 // spec and settings.
 func (w *Worker) runner(ctx context.Context, store jetstream.ObjectStore, job *Job) (GroupRunner, error) {
-	what, _ := json.Marshal([]any{job.Problem, job.Submission, job.Needs, job.Settings, job.Plugins, job.EnvSpec, job.Mounts})
+	what, _ := json.Marshal([]any{job.Problem, job.Submission, job.Needs, job.Settings, job.Plugins, job.EnvSpec, job.Mounts, job.Origin, job.Paths})
 	key := string(what)
 	w.mu.Lock()
 	if w.prepared == nil {

@@ -55,6 +55,11 @@ type Options struct {
 	// here and in the cases (Problem.ShippedPlugins). The pin decides
 	// what a plugin is; the path only where the coordinator found it.
 	ShippedPlugins map[string]string
+	// Shipped, set on a distributed run's worker, says where the
+	// problem was loaded on the coordinator and which of the paths it
+	// named outside its directory were sent, with their copies here:
+	// those paths lead to the copies (confine.NewShipped).
+	Shipped *confine.Shipped
 }
 
 // RefResolver finds the module a binding names by reference. The sha256
@@ -123,7 +128,7 @@ func (l *loader) load(path string) *Problem {
 		}
 	}
 	dir, _ := filepath.Abs(filepath.Dir(file))
-	files, err := confine.New(dir, l.opts.MountRoots...)
+	files, err := confine.NewShipped(dir, l.opts.Shipped, l.opts.MountRoots...)
 	if err != nil {
 		l.errs.Add(path, "", 0, "%v", err)
 		return nil

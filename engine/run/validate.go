@@ -14,6 +14,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
@@ -37,6 +38,9 @@ type LoadOptions struct {
 	// ShippedPlugins are the plugin files a distributed run's
 	// coordinator sent (see problem.Options.ShippedPlugins).
 	ShippedPlugins map[string]string
+	// Shipped: the coordinator's paths and their copies on a
+	// distributed run's worker (see problem.Options.Shipped).
+	Shipped *confine.Shipped
 }
 
 // LoadProblemWith is LoadProblem with the mount roots the user allowed.
@@ -48,6 +52,7 @@ func LoadProblemWith(path string, o LoadOptions) (*problem.Problem, error) {
 		MountRoots:     o.MountRoots,
 		Refs:           o.Refs,
 		ShippedPlugins: o.ShippedPlugins,
+		Shipped:        o.Shipped,
 	})
 }
 

@@ -62,6 +62,9 @@ type rawConfig struct {
 // Options tune loading.
 type Options struct {
 	MountRoots []string
+	// Shipped: the coordinator's paths and their copies on a
+	// distributed run's worker (see problem.Options.Shipped).
+	Shipped *confine.Shipped
 	// Results scores results recorded in this directory, one
 	// <case id>.json per case, instead of running the agent.
 	Results string
@@ -99,7 +102,7 @@ func Load(path string, opts Options) (*Dataset, error) {
 		return nil, err
 	}
 	dir := filepath.Dir(abs)
-	files, err := confine.New(dir, opts.MountRoots...)
+	files, err := confine.NewShipped(dir, opts.Shipped, opts.MountRoots...)
 	if err != nil {
 		return nil, err
 	}

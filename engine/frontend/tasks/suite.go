@@ -53,6 +53,9 @@ type Options struct {
 	// ShippedPlugins are the plugin files a distributed run's
 	// coordinator sent (see problem.Options.ShippedPlugins).
 	ShippedPlugins map[string]string
+	// Shipped: the coordinator's paths and their copies on a
+	// distributed run's worker (see problem.Options.Shipped).
+	Shipped *confine.Shipped
 	// Results scores results recorded in this directory instead of
 	// running the agent (adapter.Recorded).
 	Results string
@@ -100,7 +103,7 @@ func Load(path string, opts Options) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := confine.New(dir, opts.MountRoots...)
+	files, err := confine.NewShipped(dir, opts.Shipped, opts.MountRoots...)
 	if err != nil {
 		return nil, err
 	}

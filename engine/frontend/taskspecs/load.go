@@ -63,6 +63,9 @@ type Options struct {
 	// ShippedPlugins are the plugin files a distributed run's
 	// coordinator sent (see problem.Options.ShippedPlugins).
 	ShippedPlugins map[string]string
+	// Shipped: the coordinator's paths and their copies on a
+	// distributed run's worker (see problem.Options.Shipped).
+	Shipped *confine.Shipped
 	// Results scores recorded results instead of running the agent.
 	Results string
 	// Functions says which evaluation functions an evaluator plugin
@@ -141,7 +144,7 @@ func Load(dir string, opts Options) (*Suite, error) {
 	if err != nil {
 		return nil, err
 	}
-	files, err := confine.New(abs, opts.MountRoots...)
+	files, err := confine.NewShipped(abs, opts.Shipped, opts.MountRoots...)
 	if err != nil {
 		return nil, err
 	}

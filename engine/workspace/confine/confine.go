@@ -28,6 +28,11 @@ import (
 type Tree struct {
 	dir   string
 	roots []root // the problem directory first, then the mount roots
+	// from maps the paths of the machine the problem was written for to
+	// their copies here (NewShipped); nil: paths are this machine's.
+	from *origin
+	// named keeps the paths resolved under a mount root (Outside).
+	named *recorder
 }
 
 // root is an allowed directory, as given (absolute) and resolved.
@@ -36,7 +41,7 @@ type root struct{ abs, real string }
 // New confines paths to dir and to mountRoots (directories the user
 // allowed, as with --mount-root).
 func New(dir string, mountRoots ...string) (*Tree, error) {
-	t := &Tree{}
+	t := &Tree{named: &recorder{}}
 	for i, d := range append([]string{dir}, mountRoots...) {
 		abs, err := filepath.Abs(d)
 		if err != nil {
@@ -63,7 +68,9 @@ func (t *Tree) Dir() string { return t.dir }
 // ProblemOnly is the same problem directory without the mount roots: for
 // files that must come from the problem itself (those plugins and checks
 // read at run time through read_asset and expected_file).
-func (t *Tree) ProblemOnly() *Tree { return &Tree{dir: t.dir, roots: t.roots[:1]} }
+func (t *Tree) ProblemOnly() *Tree {
+	return &Tree{dir: t.dir, roots: t.roots[:1], from: t.from, named: &recorder{}}
+}
 
 // EscapeError says a path lands outside the problem directory and every
 // allowed root.
@@ -98,6 +105,9 @@ func hint(mountRoots bool) string {
 // the problem directory. It checks nothing.
 func (t *Tree) Abs(name string) string {
 	p := filepath.FromSlash(name)
+	if t.from != nil {
+		return t.from.local(p)
+	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(t.dir, p)
 	}
@@ -130,6 +140,9 @@ func (t *Tree) Resolve(name string) (string, error) {
 	}
 	if t.rootOf(real) == nil {
 		return "", &EscapeError{Path: name, Target: real, MountRoots: len(t.roots) > 1}
+	}
+	if !Within(t.roots[0].abs, abs) && !Within(t.roots[0].real, abs) {
+		t.named.add(abs, real)
 	}
 	return real, nil
 }
