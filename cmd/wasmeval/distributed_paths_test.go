@@ -102,3 +102,26 @@ func TestDistributedRunRefusesASymlinkInAPathUnderTheMountRoot(t *testing.T) {
 		t.Errorf("run exited %d, want %d and the symlink named with why:\n%s", code, exitUsage, out)
 	}
 }
+
+// A path under --mount-root that holds the problem itself (a static asset
+// "..") is refused before any group is handed out: the problem travels
+// on its own, and the message says what to name instead.
+func TestDistributedRunRefusesAPathHoldingTheProblem(t *testing.T) {
+	srv := startNATS(t)
+	prob, sub, _ := assetsProblem(t)
+	cfg := filepath.Join(prob, "config.yaml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte(strings.Replace(string(b), "static_assets:\n", "static_assets:\n  all: {path: ..}\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(prob)
+	p := startProc(t, "run", prob, "--submission", sub, "--mount-root", root, "--queue", srv.url(),
+		"--out", filepath.Join(t.TempDir(), "dist"), "--progress", "none", "--no-history")
+	code := p.wait(t, "the distributed run")
+	if out := p.out.String(); code != exitUsage || !strings.Contains(out, root+" holds the problem directory "+prob) {
+		t.Errorf("run exited %d, want %d and the path named with why:\n%s", code, exitUsage, out)
+	}
+}

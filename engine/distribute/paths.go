@@ -36,7 +36,14 @@ func PathsOutside(p *problem.Problem) ([]PathFile, error) {
 	}
 	var out []PathFile
 	var errs []string
+	dir := p.Files.Dir()
 	for _, n := range p.Files.Outside() {
+		if confine.Within(n.Path, dir) {
+			// The worker's copy of the problem is the problem's own
+			// artifact; a copy holding it too would be a second one.
+			errs = append(errs, fmt.Sprintf("%s holds the problem directory %s: name what the problem needs below it, or inside the problem", n.Path, dir))
+			continue
+		}
 		st, err := os.Stat(n.Real)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", n.Path, err))
