@@ -41,6 +41,9 @@ func (r *recorder) add(path, real string) {
 // run sends these to its workers: they are what the problem read from
 // this machine outside itself.
 func (t *Tree) Outside() []Named {
+	if t.named == nil {
+		return nil
+	}
 	t.named.mu.Lock()
 	all := make([]Named, 0, len(t.named.seen))
 	for p, r := range t.named.seen {
