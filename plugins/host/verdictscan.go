@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -204,30 +205,14 @@ func (sc *verdictScanner) diff() (*abi.Diff, bool) {
 		return nil, true
 	}
 	d := &abi.Diff{}
-	seen := 0
-	ok := sc.object(func(key string) bool {
-		bit := 0
-		switch key {
-		case "summary":
-			bit = 1
-		case "unified":
-			bit = 2
-		case "truncated":
-			bit = 4
-		case "entries":
-			bit = 8
-		}
-		if bit == 0 || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
+	seen, ok := sc.fields(diffKeys, func(i int) bool {
 		var ok bool
-		switch bit {
-		case 1:
+		switch i {
+		case 0:
 			d.Summary, ok = sc.strValue()
-		case 2:
+		case 1:
 			d.Unified, ok = sc.strValue()
-		case 4:
+		case 2:
 			d.Truncated, ok = sc.boolValue()
 		default:
 			ok = sc.array(func() bool {
@@ -244,28 +229,12 @@ func (sc *verdictScanner) diff() (*abi.Diff, bool) {
 // diffEntry decodes one entry of a diff (diff).
 func (sc *verdictScanner) diffEntry() (abi.DiffEntry, bool) {
 	var e abi.DiffEntry
-	seen := 0
-	ok := sc.object(func(key string) bool {
-		bit := 0
-		switch key {
-		case "path":
-			bit = 1
-		case "op":
-			bit = 2
-		case "expected":
-			bit = 4
-		case "actual":
-			bit = 8
-		}
-		if bit == 0 || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
+	seen, ok := sc.fields(diffEntryKeys, func(i int) bool {
 		var ok bool
-		switch bit {
-		case 1:
+		switch i {
+		case 0:
 			e.Path, ok = sc.strValue()
-		case 2:
+		case 1:
 			var op string
 			op, ok = sc.str()
 			// The schema's names, as constants: nothing of s is kept.
@@ -283,7 +252,7 @@ func (sc *verdictScanner) diffEntry() (abi.DiffEntry, bool) {
 			default:
 				return false
 			}
-		case 4:
+		case 2:
 			e.Expected, ok = sc.scalar()
 		default:
 			e.Actual, ok = sc.scalar()
@@ -291,6 +260,29 @@ func (sc *verdictScanner) diffEntry() (abi.DiffEntry, bool) {
 		return ok
 	})
 	return e, ok && seen&3 == 3 // a path and an op are required
+}
+
+// The members a diff and a diff entry may have, in the order of the bits
+// fields reports them by.
+var (
+	diffKeys      = []string{"summary", "unified", "truncated", "entries"}
+	diffEntryKeys = []string{"path", "op", "expected", "actual"}
+)
+
+// fields consumes an object whose members are among keys, each at most
+// once, calling member with the index of each in keys; a member of
+// another name, or a repeated one, refuses the object. seen has bit i set
+// for each keys[i] present.
+func (sc *verdictScanner) fields(keys []string, member func(i int) bool) (seen int, ok bool) {
+	ok = sc.object(func(key string) bool {
+		i := slices.Index(keys, key)
+		if i < 0 || seen&(1<<i) != 0 {
+			return false
+		}
+		seen |= 1 << i
+		return member(i)
+	})
+	return seen, ok
 }
 
 // strValue consumes a JSON string and returns its value, kept (a part

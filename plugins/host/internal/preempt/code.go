@@ -1,6 +1,10 @@
 package preempt
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/wasmeval/wasmeval/plugins/host/internal/wasmbin"
+)
 
 // instrKind is what the rewriter needs to know of an instruction.
 type instrKind uint8
@@ -61,53 +65,53 @@ var immediates = func() (t [256]uint8) {
 	return t
 }()
 
-// decode reads the instruction at r.pos and leaves r.pos after it; for a
+// decode reads the instruction at r.Pos and leaves r.Pos after it; for a
 // kindFuncRef, fn is the function it names, whose index starts at
-// r.pos-fnLen. It knows every instruction of the features wazero compiles
+// r.Pos-fnLen. It knows every instruction of the features wazero compiles
 // (WebAssembly 2.0 with SIMD, plus threads' atomics and tail calls);
 // anything else is an error, and the host then keeps wazero's own
 // termination checks.
-func decode(r *reader) (kind instrKind, fn uint32, fnLen int) {
-	op := r.byte()
+func decode(r *wasmbin.Reader) (kind instrKind, fn uint32, fnLen int) {
+	op := r.Byte()
 	switch immediates[op] {
 	case immNone:
 	case immBlock:
 		kind = kindBlock
-		r.skipSLEB(33)
+		r.SkipSLEB(33)
 	case immLoop:
 		kind = kindLoop
-		r.skipSLEB(33)
+		r.SkipSLEB(33)
 	case immEnd:
 		kind = kindEnd
 	case immU32:
-		r.u32()
+		r.U32()
 	case immU32x2:
-		r.u32()
-		r.u32()
+		r.U32()
+		r.U32()
 	case immFunc:
 		kind = kindFuncRef
-		start := r.pos
-		fn = r.u32()
-		fnLen = r.pos - start
+		start := r.Pos
+		fn = r.U32()
+		fnLen = r.Pos - start
 	case immBrTable:
-		for n := r.u32(); n > 0 && r.err == nil; n-- {
-			r.u32()
+		for n := r.U32(); n > 0 && r.Err == nil; n-- {
+			r.U32()
 		}
-		r.u32()
+		r.U32()
 	case immSelectT:
-		r.skip(int(r.u32()))
+		r.Skip(int(r.U32()))
 	case immMemarg:
 		memarg(r)
 	case immI32:
-		r.skipSLEB(32)
+		r.SkipSLEB(32)
 	case immI64:
-		r.skipSLEB(64)
+		r.SkipSLEB(64)
 	case immF32:
-		r.skip(4)
+		r.Skip(4)
 	case immF64:
-		r.skip(8)
+		r.Skip(8)
 	case immByte:
-		r.byte()
+		r.Byte()
 	case immPrefixFC:
 		decodeFC(r)
 	case immPrefixFD:
@@ -115,61 +119,61 @@ func decode(r *reader) (kind instrKind, fn uint32, fnLen int) {
 	case immPrefixFE:
 		decodeAtomic(r)
 	default:
-		r.fail(fmt.Errorf("opcode %#x at byte %d is not one this rewriter knows", op, r.pos-1))
+		r.Fail(fmt.Errorf("opcode %#x at byte %d is not one this rewriter knows", op, r.Pos-1))
 	}
 	return kind, fn, fnLen
 }
 
-func memarg(r *reader) {
-	align := r.u32()
+func memarg(r *wasmbin.Reader) {
+	align := r.U32()
 	if align&0x40 != 0 { // multiple memories: a memory index follows
-		r.u32()
+		r.U32()
 	}
-	r.uleb(64)
+	r.ULEB(64)
 }
 
 // decodeFC reads the immediates of the 0xFC prefix: saturating
 // truncations, bulk memory and table instructions.
-func decodeFC(r *reader) {
-	switch sub := r.u32(); {
+func decodeFC(r *wasmbin.Reader) {
+	switch sub := r.U32(); {
 	case sub <= 7:
 	case sub == 8, sub == 10, sub == 12, sub == 14: // memory.init, memory.copy, table.init, table.copy
-		r.u32()
-		r.u32()
+		r.U32()
+		r.U32()
 	case sub == 9, sub == 11, sub == 13, sub >= 15 && sub <= 17: // data.drop, memory.fill, elem.drop, table.grow/size/fill
-		r.u32()
+		r.U32()
 	default:
-		r.fail(fmt.Errorf("instruction 0xfc %d is not one this rewriter knows", sub))
+		r.Fail(fmt.Errorf("instruction 0xfc %d is not one this rewriter knows", sub))
 	}
 }
 
-func decodeSIMD(r *reader) {
-	switch sub := r.u32(); {
+func decodeSIMD(r *wasmbin.Reader) {
+	switch sub := r.U32(); {
 	case sub <= 11, sub == 92, sub == 93: // loads and stores
 		memarg(r)
 	case sub == 12, sub == 13: // v128.const, i8x16.shuffle
-		r.skip(16)
+		r.Skip(16)
 	case sub >= 21 && sub <= 34: // extract and replace lane
-		r.byte()
+		r.Byte()
 	case sub >= 84 && sub <= 91: // load and store lane
 		memarg(r)
-		r.byte()
+		r.Byte()
 	case sub <= 0x113:
 		// Every other SIMD instruction (relaxed SIMD included) has no
 		// immediates; wazero refuses what it does not support.
 	default:
-		r.fail(fmt.Errorf("instruction 0xfd %d is not one this rewriter knows", sub))
+		r.Fail(fmt.Errorf("instruction 0xfd %d is not one this rewriter knows", sub))
 	}
 }
 
-func decodeAtomic(r *reader) {
-	switch sub := r.u32(); {
+func decodeAtomic(r *wasmbin.Reader) {
+	switch sub := r.U32(); {
 	case sub == 0x03: // atomic.fence
-		r.byte()
+		r.Byte()
 	case sub <= 0x02, sub >= 0x10 && sub <= 0x4E:
 		memarg(r)
 	default:
-		r.fail(fmt.Errorf("instruction 0xfe %d is not one this rewriter knows", sub))
+		r.Fail(fmt.Errorf("instruction 0xfe %d is not one this rewriter knows", sub))
 	}
 }
 
@@ -179,11 +183,11 @@ func decodeAtomic(r *reader) {
 // weighted by the loop's length, known only at its end: the weight is
 // written then, into room left for it (a padded LEB128, which the binary
 // format allows), so the expression is read once.
-func (m *module) rewriteExpr(r *reader, out []byte, points bool) []byte {
-	from := r.pos
+func (m *module) rewriteExpr(r *wasmbin.Reader, out []byte, points bool) []byte {
+	from := r.Pos
 	frames := append(m.frames[:0], frame{weightAt: -1})
-	for len(frames) > 0 && r.err == nil {
-		start := r.pos
+	for len(frames) > 0 && r.Err == nil {
+		start := r.Pos
 		kind, fn, fnLen := decode(r)
 		switch kind {
 		case kindBlock:
@@ -191,30 +195,30 @@ func (m *module) rewriteExpr(r *reader, out []byte, points bool) []byte {
 		case kindLoop:
 			f := frame{start: start, weightAt: -1}
 			if points {
-				out = append(out, r.b[from:r.pos]...)
+				out = append(out, r.B[from:r.Pos]...)
 				out, f.weightAt = m.appendPoint(out)
-				from = r.pos
+				from = r.Pos
 				m.points++
 			}
 			frames = append(frames, f)
 		case kindEnd:
 			if f := frames[len(frames)-1]; f.weightAt >= 0 {
-				putWeight(out[f.weightAt:], weight(r.pos-f.start))
+				putWeight(out[f.weightAt:], weight(r.Pos-f.start))
 			}
 			frames = frames[:len(frames)-1]
 		case kindFuncRef:
 			if idx := m.funcIndex(fn); idx != fn {
-				out = append(out, r.b[from:r.pos-fnLen]...)
+				out = append(out, r.B[from:r.Pos-fnLen]...)
 				out = appendU32(out, idx)
-				from = r.pos
+				from = r.Pos
 			}
 		}
 	}
 	m.frames = frames
-	if r.err != nil {
+	if r.Err != nil {
 		return out
 	}
-	return append(out, r.b[from:r.pos]...)
+	return append(out, r.B[from:r.Pos]...)
 }
 
 // frame is an open block, loop or if of the expression being rewritten;
@@ -228,24 +232,24 @@ type frame struct {
 // without the size in front): a preemption point at its entry and in
 // every loop.
 func (m *module) rewriteBody(body []byte, out []byte) ([]byte, error) {
-	r := &reader{b: body}
-	for n := r.u32(); n > 0 && r.err == nil; n-- { // locals: count, type
-		r.u32()
-		r.byte()
+	r := &wasmbin.Reader{B: body}
+	for n := r.U32(); n > 0 && r.Err == nil; n-- { // locals: count, type
+		r.U32()
+		r.Byte()
 	}
-	if r.err != nil {
-		return out, r.err
+	if r.Err != nil {
+		return out, r.Err
 	}
-	out = append(out, body[:r.pos]...)
+	out = append(out, body[:r.Pos]...)
 	var at int
 	out, at = m.appendPoint(out)
-	putWeight(out[at:], weight(len(body)-r.pos))
+	putWeight(out[at:], weight(len(body)-r.Pos))
 	m.points++
 	out = m.rewriteExpr(r, out, true)
-	if r.err == nil && r.pos != len(body) {
-		r.fail(fmt.Errorf("%d bytes after the function's end", len(body)-r.pos))
+	if r.Err == nil && r.Pos != len(body) {
+		r.Fail(fmt.Errorf("%d bytes after the function's end", len(body)-r.Pos))
 	}
-	return out, r.err
+	return out, r.Err
 }
 
 // weight is what a preemption point takes from the fuel for code of n

@@ -1,16 +1,18 @@
 package preempt
 
+import "github.com/wasmeval/wasmeval/plugins/host/internal/wasmbin"
+
 // rewriteNames renumbers the functions of a "name" custom section (whose
 // name ends at pos): the function, local and label names are keyed by
 // function index. A name section it cannot read is dropped rather than
 // failing the module: names only label stack traces.
 func (m *module) rewriteNames(content []byte, pos int) ([]byte, bool, error) {
 	out := append([]byte(nil), content[:pos]...)
-	r := &reader{b: content, pos: pos}
-	for r.pos < len(content) && r.err == nil {
-		id := r.byte()
-		sub := r.bytes()
-		if r.err != nil {
+	r := &wasmbin.Reader{B: content, Pos: pos}
+	for r.Pos < len(content) && r.Err == nil {
+		id := r.Byte()
+		sub := r.Bytes()
+		if r.Err != nil {
 			break
 		}
 		switch id {
@@ -25,7 +27,7 @@ func (m *module) rewriteNames(content []byte, pos int) ([]byte, bool, error) {
 		out = appendU32(out, uint32(len(sub)))
 		out = append(out, sub...)
 	}
-	if r.err != nil {
+	if r.Err != nil {
 		return nil, false, nil
 	}
 	return out, true, nil
@@ -34,21 +36,21 @@ func (m *module) rewriteNames(content []byte, pos int) ([]byte, bool, error) {
 // renumberNameMap renumbers the function indices of a name map (index,
 // name)* or, when indirect, of an indirect name map (index, name map)*.
 func (m *module) renumberNameMap(sub []byte, indirect bool) ([]byte, bool) {
-	r := &reader{b: sub}
-	n := r.u32()
+	r := &wasmbin.Reader{B: sub}
+	n := r.U32()
 	out := appendU32(nil, n)
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		out = appendU32(out, m.funcIndex(r.u32()))
-		start := r.pos
+	for i := uint32(0); i < n && r.Err == nil; i++ {
+		out = appendU32(out, m.funcIndex(r.U32()))
+		start := r.Pos
 		if indirect {
-			for k := r.u32(); k > 0 && r.err == nil; k-- {
-				r.u32()
-				r.bytes()
+			for k := r.U32(); k > 0 && r.Err == nil; k-- {
+				r.U32()
+				r.Bytes()
 			}
 		} else {
-			r.bytes()
+			r.Bytes()
 		}
-		out = append(out, sub[start:r.pos]...)
+		out = append(out, sub[start:r.Pos]...)
 	}
-	return out, r.err == nil && r.pos == len(sub)
+	return out, r.Err == nil && r.Pos == len(sub)
 }

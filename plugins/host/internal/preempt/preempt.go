@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/wasmeval/wasmeval/plugins/host/internal/wasmbin"
 	"strings"
 )
 
@@ -148,21 +149,21 @@ func sectionName(s section) string {
 
 func sections(wasm []byte) ([]section, error) {
 	var secs []section
-	r := &reader{b: wasm, pos: 8}
-	for r.pos < len(wasm) && r.err == nil {
-		id := r.byte()
-		n := int(r.u32())
-		start := r.pos
-		r.skip(n)
-		if r.err != nil {
+	r := &wasmbin.Reader{B: wasm, Pos: 8}
+	for r.Pos < len(wasm) && r.Err == nil {
+		id := r.Byte()
+		n := int(r.U32())
+		start := r.Pos
+		r.Skip(n)
+		if r.Err != nil {
 			return nil, fmt.Errorf("section %d at byte %d runs past the end of the module", id, start)
 		}
 		if id > secTag {
 			return nil, fmt.Errorf("unknown section id %d", id)
 		}
-		secs = append(secs, section{id, wasm[start:r.pos]})
+		secs = append(secs, section{id, wasm[start:r.Pos]})
 	}
-	return secs, r.err
+	return secs, r.Err
 }
 
 func appendSection(out []byte, id byte, content []byte) []byte {
@@ -193,57 +194,34 @@ func (m *module) count(secs []section) error {
 			return fmt.Errorf("two %s sections", sectionName(s))
 		}
 		m.has[s.id] = true
-		r := &reader{b: s.content}
+		r := &wasmbin.Reader{B: s.content}
 		switch s.id {
 		case secType:
-			m.types = r.u32()
+			m.types = r.U32()
 		case secImport:
-			for n := r.u32(); n > 0 && r.err == nil; n-- {
-				mod, name := r.bytes(), r.bytes()
+			for n := r.U32(); n > 0 && r.Err == nil; n-- {
+				mod, name := r.Bytes(), r.Bytes()
 				if string(mod) == ImportModule {
 					return fmt.Errorf("the module already imports %s.%s", mod, name)
 				}
-				switch kind := r.byte(); kind {
-				case 0x00:
-					r.u32()
+				kind := r.Byte()
+				switch kind {
+				case wasmbin.ImportFunc:
 					m.importedFuncs++
-				case 0x01: // table: reference type, limits
-					r.byte()
-					limits(r)
-				case 0x02:
-					limits(r)
-				case 0x03:
-					r.byte()
-					r.byte()
+				case wasmbin.ImportGlobal:
 					m.globals++
-				case 0x04: // tag
-					r.byte()
-					r.u32()
-				default:
-					r.fail(fmt.Errorf("unknown import kind %d", kind))
 				}
+				r.SkipImportDesc(kind)
 			}
 		case secGlobal:
-			m.globals += r.u32()
+			m.globals += r.U32()
 		}
-		if r.err != nil {
-			return fmt.Errorf("%s section: %w", sectionName(s), r.err)
+		if r.Err != nil {
+			return fmt.Errorf("%s section: %w", sectionName(s), r.Err)
 		}
 	}
 	m.tick, m.fuel = m.importedFuncs, m.globals
 	return nil
-}
-
-func limits(r *reader) {
-	flags := r.byte()
-	bits := 32
-	if flags&0x04 != 0 { // 64-bit memory
-		bits = 64
-	}
-	r.uleb(bits)
-	if flags&0x01 != 0 {
-		r.uleb(bits)
-	}
 }
 
 // funcIndex renumbers a function index for the new import: imported
@@ -291,68 +269,68 @@ func (m *module) newSection(id byte) []byte {
 // rewriteSection returns a section's new content, and false for a
 // section to drop.
 func (m *module) rewriteSection(s section) ([]byte, bool, error) {
-	r := &reader{b: s.content}
+	r := &wasmbin.Reader{B: s.content}
 	var out []byte
 	switch s.id {
 	case secCustom:
-		name := string(r.bytes())
+		name := string(r.Bytes())
 		switch {
-		case r.err != nil:
-			return nil, false, r.err
+		case r.Err != nil:
+			return nil, false, r.Err
 		case strings.HasPrefix(name, ".debug_"), name == "sourceMappingURL", name == "external_debug_info":
 			return nil, false, nil // they describe the old code's offsets
 		case name == "name":
-			return m.rewriteNames(s.content, r.pos)
+			return m.rewriteNames(s.content, r.Pos)
 		}
 		return s.content, true, nil
 	case secType:
-		n := r.u32()
+		n := r.U32()
 		out = appendU32(out, n+1)
-		out = append(out, s.content[r.pos:]...)
+		out = append(out, s.content[r.Pos:]...)
 		out = append(out, tickType...)
-		r.pos = len(s.content)
+		r.Pos = len(s.content)
 	case secImport:
-		n := r.u32()
+		n := r.U32()
 		out = appendU32(out, n+1)
-		out = append(out, s.content[r.pos:]...)
+		out = append(out, s.content[r.Pos:]...)
 		out = append(out, m.tickImport()...)
-		r.pos = len(s.content)
+		r.Pos = len(s.content)
 	case secGlobal:
-		n := r.u32()
+		n := r.U32()
 		out = appendU32(out, n+1)
-		for i := uint32(0); i < n && r.err == nil; i++ {
-			start := r.pos
-			r.byte() // type
-			r.byte() // mutability
-			out = append(out, s.content[start:r.pos]...)
+		for i := uint32(0); i < n && r.Err == nil; i++ {
+			start := r.Pos
+			r.Byte() // type
+			r.Byte() // mutability
+			out = append(out, s.content[start:r.Pos]...)
 			out = m.rewriteExpr(r, out, false)
 		}
 		out = append(out, fuelGlobal()...)
 	case secExport:
-		n := r.u32()
+		n := r.U32()
 		out = appendU32(out, n)
-		for i := uint32(0); i < n && r.err == nil; i++ {
-			start := r.pos
-			r.bytes()
-			kind := r.byte()
-			out = append(out, s.content[start:r.pos]...)
-			idx := r.u32()
+		for i := uint32(0); i < n && r.Err == nil; i++ {
+			start := r.Pos
+			r.Bytes()
+			kind := r.Byte()
+			out = append(out, s.content[start:r.Pos]...)
+			idx := r.U32()
 			if kind == 0x00 {
 				idx = m.funcIndex(idx)
 			}
 			out = appendU32(out, idx)
 		}
 	case secStart:
-		out = appendU32(out, m.funcIndex(r.u32()))
+		out = appendU32(out, m.funcIndex(r.U32()))
 	case secElement:
 		out = m.rewriteElements(r)
 	case secCode:
-		n := r.u32()
+		n := r.U32()
 		out = appendU32(out, n)
 		var body []byte
-		for i := uint32(0); i < n && r.err == nil; i++ {
-			b := r.bytes()
-			if r.err != nil {
+		for i := uint32(0); i < n && r.Err == nil; i++ {
+			b := r.Bytes()
+			if r.Err != nil {
 				break
 			}
 			var err error
@@ -365,41 +343,41 @@ func (m *module) rewriteSection(s section) ([]byte, bool, error) {
 	default:
 		return s.content, true, nil
 	}
-	if r.err == nil && r.pos != len(s.content) {
-		r.fail(fmt.Errorf("%d bytes after its last entry", len(s.content)-r.pos))
+	if r.Err == nil && r.Pos != len(s.content) {
+		r.Fail(fmt.Errorf("%d bytes after its last entry", len(s.content)-r.Pos))
 	}
-	return out, true, r.err
+	return out, true, r.Err
 }
 
 // rewriteElements renumbers the functions of the element segments, in
 // each of the binary format's eight forms.
-func (m *module) rewriteElements(r *reader) []byte {
-	n := r.u32()
+func (m *module) rewriteElements(r *wasmbin.Reader) []byte {
+	n := r.U32()
 	out := appendU32(nil, n)
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		flags := r.u32()
+	for i := uint32(0); i < n && r.Err == nil; i++ {
+		flags := r.U32()
 		out = appendU32(out, flags)
 		if flags > 7 {
-			r.fail(fmt.Errorf("element segment %d: unknown form %d", i, flags))
+			r.Fail(fmt.Errorf("element segment %d: unknown form %d", i, flags))
 			break
 		}
 		if flags&0x02 != 0 && flags&0x01 == 0 { // an explicit table index
-			out = appendU32(out, r.u32())
+			out = appendU32(out, r.U32())
 		}
 		if flags&0x01 == 0 { // active: an offset expression
 			out = m.rewriteExpr(r, out, false)
 		}
 		exprs := flags&0x04 != 0
 		if flags&0x03 != 0 { // an element kind or reference type
-			out = append(out, r.byte())
+			out = append(out, r.Byte())
 		}
-		count := r.u32()
+		count := r.U32()
 		out = appendU32(out, count)
-		for j := uint32(0); j < count && r.err == nil; j++ {
+		for j := uint32(0); j < count && r.Err == nil; j++ {
 			if exprs {
 				out = m.rewriteExpr(r, out, false)
 			} else {
-				out = appendU32(out, m.funcIndex(r.u32()))
+				out = appendU32(out, m.funcIndex(r.U32()))
 			}
 		}
 	}
