@@ -51,7 +51,7 @@ ABI is refused, as is a problem or submission whose digest differs.`,
 	fl.StringArrayVar(&f.runtimes, "runtime", []string{"local"}, "runtime offered (local, docker; repeatable): the worker takes the groups that need one of them")
 	f.plugins.register(fl)
 	f.cacheF.register(fl)
-	fl.StringArrayVar(&f.env.mountRoots, "mount-root", nil, "host directory outside the problem that an environment spec may mount from (repeatable)")
+	fl.StringArrayVar(&f.env.mountRoots, "mount-root", nil, "host directory outside the problem that an environment spec may mount from and the problem's paths may name, where the coordinator did not send them (repeatable)")
 	return cmd
 }
 
