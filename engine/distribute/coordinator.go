@@ -319,21 +319,28 @@ func (c *Coordinator) publishExtras(ctx context.Context, store jetstream.ObjectS
 func (c *Coordinator) publishMounts(ctx context.Context, store jetstream.ObjectStore) ([]MountArtifact, error) {
 	var out []MountArtifact
 	for _, m := range c.Mounts {
-		var digest string
-		var rep *Replaced
-		var err error
-		if m.Dir {
-			digest, rep, err = Publish(ctx, store, m.Path)
-		} else {
-			digest, rep, err = PublishFile(ctx, store, m.Path, "")
-		}
+		digest, err := c.publishEntry(ctx, store, m.Path, m.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("publish the environment spec's mounts[%d].source: %w", m.Index, err)
 		}
-		c.replaced(rep)
 		out = append(out, MountArtifact{Index: m.Index, Dir: m.Dir, SHA256: digest})
 	}
 	return out, nil
+}
+
+// publishEntry publishes a directory (as a tar) or a file, and reports an
+// object it replaced.
+func (c *Coordinator) publishEntry(ctx context.Context, store jetstream.ObjectStore, path string, dir bool) (string, error) {
+	publish := func() (string, *Replaced, error) { return PublishFile(ctx, store, path, "") }
+	if dir {
+		publish = func() (string, *Replaced, error) { return Publish(ctx, store, path) }
+	}
+	digest, rep, err := publish()
+	if err != nil {
+		return "", err
+	}
+	c.replaced(rep)
+	return digest, nil
 }
 
 // publishJob publishes job until the server stores it (or says it has it

@@ -92,18 +92,10 @@ func sendable(dir string) error {
 func (c *Coordinator) publishPaths(ctx context.Context, store jetstream.ObjectStore) ([]PathArtifact, error) {
 	var out []PathArtifact
 	for _, p := range c.Paths {
-		var digest string
-		var rep *Replaced
-		var err error
-		if p.Dir {
-			digest, rep, err = Publish(ctx, store, p.Real)
-		} else {
-			digest, rep, err = PublishFile(ctx, store, p.Real, "")
-		}
+		digest, err := c.publishEntry(ctx, store, p.Real, p.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("publish %s (named by the problem under --mount-root): %w", p.Path, err)
 		}
-		c.replaced(rep)
 		out = append(out, PathArtifact{Path: filepath.ToSlash(p.Path), Dir: p.Dir, SHA256: digest})
 	}
 	return out, nil

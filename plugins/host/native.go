@@ -102,7 +102,8 @@ func (p *Plugin) compileNative(ctx context.Context, checked bool) (*nativeModule
 		rt.Close(ctx)
 		return nil, fmt.Errorf("instantiate the wasmeval host module: %w", err)
 	}
-	if checked && !wazeroChecks {
+	preempted := checked && !wazeroChecks
+	if preempted {
 		if err := preempt.Instantiate(ctx, rt); err != nil {
 			rt.Close(ctx)
 			return nil, err
@@ -115,7 +116,7 @@ func (p *Plugin) compileNative(ctx context.Context, checked bool) (*nativeModule
 	}
 	for _, f := range compiled.ImportedFunctions() {
 		m, _, _ := f.Import()
-		if m == preempt.ImportModule && checked && !wazeroChecks {
+		if m == preempt.ImportModule && preempted {
 			continue // the rewriter's own import
 		}
 		if m != wasi_snapshot_preview1.ModuleName && m != nativeHostModule {
@@ -124,7 +125,7 @@ func (p *Plugin) compileNative(ctx context.Context, checked bool) (*nativeModule
 				wasi_snapshot_preview1.ModuleName, nativeHostModule, m)
 		}
 	}
-	return &nativeModule{rt: rt, compiled: compiled, preempted: checked && !wazeroChecks}, nil
+	return &nativeModule{rt: rt, compiled: compiled, preempted: preempted}, nil
 }
 
 // nativeInstance is one instance of a native-transport module with its
