@@ -41,13 +41,7 @@ func BenchmarkVerdictCache(b *testing.B) {
 			continue
 		}
 		b.Run(v.name, func(b *testing.B) {
-			wasm := v.module(b)
-			prob, from := recordedRunVerified(b, n, 1000, 400, 10, wasm, v.config)
-			p, err := LoadProblem(prob)
-			if err != nil {
-				b.Fatal(err)
-			}
-			hostCache := filepath.Join(os.TempDir(), "wasmeval-test-cache")
+			p, from, hostCache := cacheBenchRun(b, v, n)
 			var cold, warm, coldLoad, warmLoad time.Duration
 			for i := 0; i < b.N; i++ {
 				store, err := callcache.Open(b.TempDir())
@@ -85,6 +79,18 @@ func BenchmarkVerdictCache(b *testing.B) {
 			b.ReportMetric(float64(warm+warmLoad)/float64(cold+coldLoad), "warm/cold-with-load")
 		})
 	}
+}
+
+// cacheBenchRun records a run of n cases verified by v and loads its
+// problem; hostCache is the plugin host's cache directory to use.
+func cacheBenchRun(b *testing.B, v rescoreVerifier, n int) (p *problem.Problem, from, hostCache string) {
+	b.Helper()
+	prob, from := recordedRunVerified(b, n, 1000, 400, 10, v.module(b), v.config)
+	p, err := LoadProblem(prob)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p, from, filepath.Join(os.TempDir(), "wasmeval-test-cache")
 }
 
 // verifyTimeOfRescore rescores the run in from with the verdict cache in
@@ -143,13 +149,7 @@ func BenchmarkCacheHits(b *testing.B) {
 			continue
 		}
 		b.Run(v.name, func(b *testing.B) {
-			wasm := v.module(b)
-			prob, from := recordedRunVerified(b, n, 1000, 400, 10, wasm, v.config)
-			p, err := LoadProblem(prob)
-			if err != nil {
-				b.Fatal(err)
-			}
-			hostCache := filepath.Join(os.TempDir(), "wasmeval-test-cache")
+			p, from, hostCache := cacheBenchRun(b, v, n)
 			store, err := callcache.Open(b.TempDir())
 			if err != nil {
 				b.Fatal(err)
