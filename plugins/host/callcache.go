@@ -39,6 +39,8 @@ type CallCache interface {
 // CachedCall is what the cache keeps of a call: its output, and every
 // file it read through read_asset.
 type CachedCall struct {
+	// Output is the plugin's output as it returned it. The verdict made
+	// from it may share its memory: a cache must not write to it.
 	Output []byte
 	Reads  []AssetRead
 	// Validated is the version of the host's output checks the output

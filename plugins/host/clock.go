@@ -31,8 +31,17 @@ const epoch = 1640995200
 
 func (c *callClock) reset() {
 	c.now = monoStart
-	c.rng = rand.NewChaCha8([32]byte{'w', 'a', 's', 'm', 'e', 'v', 'a', 'l'})
+	// Seeded again in place: the same stream as a new generator's, and
+	// no allocation on every call.
+	if c.rng == nil {
+		c.rng = rand.NewChaCha8(callSeed)
+	} else {
+		c.rng.Seed(callSeed)
+	}
 }
+
+// callSeed seeds every call's random bytes.
+var callSeed = [32]byte{'w', 'a', 's', 'm', 'e', 'v', 'a', 'l'}
 
 // monoStart is the monotonic reading every call starts at. Not zero: Go's
 // runtime refuses to start on a clock that reads zero.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
@@ -38,12 +39,22 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 		return fmt.Errorf("encode %s input: %w", export, err)
 	}
 	_, schema := EnvelopeSchemas(export)
+	// Without withOutputInto in ctx, Call returns the output as a copy of
+	// its own (the guest's memory, a worker's shared memory and Extism's
+	// buffer are copied), which nothing writes to after it: the decoded
+	// output's strings may share its memory rather than a second copy.
+	owned := outputInto(ctx) == nil
 	decode := func(raw []byte, out any, cached bool) error {
-		checkOutput := checkEnvelope
-		if cached {
-			checkOutput = checkCached
+		var err error
+		switch {
+		case cached:
+			err = checkCached(p.Label(), export, schema, raw, out)
+		case owned:
+			err = checkEnvelopeText(p.Label(), export, schema, unsafe.String(unsafe.SliceData(raw), len(raw)), out)
+		default:
+			err = checkEnvelope(p.Label(), export, schema, raw, out)
 		}
-		if err := checkOutput(p.Label(), export, schema, raw, out); err != nil {
+		if err != nil {
 			return err
 		}
 		if check != nil {
