@@ -80,6 +80,17 @@ func (h *Host) describeKey(digest string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// inProcessKey names the describe answer of the module with digest kept
+// once the host ran it in process with its preemption points (isolation
+// auto): only such an answer loads a plugin for in-process calls without
+// compiling it (lazy.go), so a module the rewriter refuses, which auto
+// runs in worker processes, is never loaded lazily into this process. An
+// answer kept by a worker-process load is under describeKey alone.
+func (h *Host) inProcessKey(digest string) string {
+	sum := sha256.Sum256([]byte("wasmeval describe in process\x00" + h.describeKey(digest)))
+	return hex.EncodeToString(sum[:])
+}
+
 // runtimeVersions names the versions of the modules that compile and run
 // plugins, as this executable was built with them ("" when it carries no
 // build information: a test binary carries no dependencies' versions,

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,9 @@ func describeEntryFile(t *testing.T, dir, file string, opts Options) string {
 	}
 	opts.CacheDir = dir
 	h := newHost(t, opts)
+	if opts.Isolation == Auto {
+		return filepath.Join(h.describeDir(), h.inProcessKey(pin.Digest(data)))
+	}
 	return filepath.Join(h.describeDir(), h.describeKey(pin.Digest(data)))
 }
 
@@ -358,7 +362,7 @@ func TestDescribeCacheDefersInProcessCompilation(t *testing.T) {
 	if p := load(t, cold, "native"); p.native == nil || p.lazy != nil || cold.DescribeCacheHits() != 0 {
 		t.Fatalf("cold load: compiled %v, lazy %v, %d describe hits", p.native != nil, p.lazy != nil, cold.DescribeCacheHits())
 	}
-	entry := describeEntryFile(t, dir, plugins(t)["native"], Options{})
+	entry := describeEntryFile(t, dir, plugins(t)["native"], Options{Isolation: Auto})
 	if _, err := os.Stat(entry); err != nil {
 		t.Fatalf("no describe entry after a cold load: %v", err)
 	}
@@ -399,5 +403,100 @@ func TestDescribeCacheDefersInProcessCompilation(t *testing.T) {
 	}
 	if _, err := os.Stat(entry); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the forged entry is still there: %v", err)
+	}
+}
+
+// Auto runs a native module the preemption rewriter refuses in worker
+// processes, loaded from the describe cache or not: an answer kept by a
+// worker-process load never loads it lazily into the host's process. A
+// module whose in-process entry says it was rewritten before, and which
+// now cannot be, runs under wazero's checks for that run and loses the
+// entry, so the next load goes to workers.
+func TestAutoRunsARefusedModuleInWorkersFromTheDescribeCache(t *testing.T) {
+	dir := t.TempDir()
+	// A cold load in process with preemption points keeps the in-process
+	// entry; a worker-process load keeps the other one.
+	load(t, newHost(t, Options{CacheDir: dir, Isolation: Auto}), "native")
+	load(t, newHost(t, Options{CacheDir: dir, Isolation: Process}), "native")
+	inProcess := describeEntryFile(t, dir, plugins(t)["native"], Options{Isolation: Auto})
+	for _, f := range []string{inProcess, describeEntryFile(t, dir, plugins(t)["native"], Options{})} {
+		if _, err := os.Stat(f); err != nil {
+			t.Fatalf("no describe entry %s: %v", f, err)
+		}
+	}
+
+	refuse := func(t *testing.T) {
+		saved := instrument
+		instrument = func([]byte) ([]byte, error) { return nil, errors.New("refused for the test") }
+		t.Cleanup(func() { instrument = saved })
+	}
+	t.Run("entry says rewritten, rewriter now refuses", func(t *testing.T) {
+		refuse(t)
+		h := newHost(t, Options{CacheDir: dir, Isolation: Auto, Timeout: 3 * time.Second})
+		p := load(t, h, "native")
+		if p.lazy == nil || p.Isolation() != InProcess {
+			t.Fatalf("loaded lazily %v, %s: want a lazy in-process load from the entry", p.lazy != nil, p.Isolation())
+		}
+		if attrs, err := verifyMode(p, "ok", nil); err != nil || len(attrs) != 1 || !attrs[0].IsCorrect {
+			t.Fatalf("attrs %+v, err %v", attrs, err)
+		}
+		if p.native == nil || p.native.preempted {
+			t.Fatal("the call did not run under wazero's checks")
+		}
+		var pe *Error
+		if _, err := verifyMode(p, "loop", nil); !errors.As(err, &pe) || pe.Fault != FaultTimeout {
+			t.Fatalf("the looping call: %v", err)
+		}
+		if _, err := os.Stat(inProcess); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("the in-process entry is still there: %v", err)
+		}
+	})
+	t.Run("no in-process entry, rewriter refuses", func(t *testing.T) {
+		refuse(t)
+		for i := 0; i < 2; i++ { // with the worker-process entry, then again
+			h := newHost(t, Options{CacheDir: dir, Isolation: Auto, Timeout: 3 * time.Second})
+			p := load(t, h, "native")
+			if p.Isolation() != Process || p.lazy != nil {
+				t.Fatalf("load %d: runs %s (lazy %v), want worker processes", i, p.Isolation(), p.lazy != nil)
+			}
+			if attrs, err := verifyMode(p, "ok", nil); err != nil || len(attrs) != 1 || !attrs[0].IsCorrect {
+				t.Fatalf("load %d: attrs %+v, err %v", i, attrs, err)
+			}
+			if _, err := os.Stat(inProcess); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("load %d: a module auto ran in workers left an in-process entry: %v", i, err)
+			}
+		}
+	})
+}
+
+// The first calls of a plugin loaded lazily, made at once from many
+// goroutines, share its one compilation (run with -race).
+func TestLazyPluginFirstCallsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	load(t, newHost(t, Options{CacheDir: dir, Isolation: Auto}), "native")
+	h := newHost(t, Options{CacheDir: dir, Isolation: Auto, Timeout: 30 * time.Second})
+	p := load(t, h, "native")
+	if p.lazy == nil {
+		t.Fatal("not loaded lazily")
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			attrs, err := verifyMode(p, "ok", nil)
+			if err == nil && (len(attrs) != 1 || !attrs[0].IsCorrect) {
+				err = fmt.Errorf("attrs %+v", attrs)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -289,7 +289,7 @@ func (h *Host) loadAuto(ctx context.Context, file, digest string, data []byte) (
 		p, err := h.compile(ctx, file, digest, data, true)
 		if err != nil || p.native != nil && p.native.preempted {
 			if err == nil {
-				h.keepDescribe(h.describeKey(digest), p.describeRaw)
+				h.keepDescribe(h.inProcessKey(digest), p.describeRaw)
 			}
 			return p, err
 		}

@@ -27,7 +27,9 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 			Detail: fmt.Sprintf("the plugin is not a %s (its kinds: %v)", kind, p.describe.Kinds)}
 	}
 	var buf *[]byte
-	if p.native != nil && p.workers == nil {
+	// A plugin loaded lazily gets p.native at its first call, which
+	// another goroutine may be making: p.lazy, set at load, is read first.
+	if (p.lazy != nil || p.native != nil) && p.workers == nil {
 		// In process on the native transport, the input is copied into
 		// the guest before the call runs and not kept: its buffer can
 		// serve the next call.

@@ -31,7 +31,7 @@ func (h *Host) loadNativeLazily(file, digest string, data []byte) *Plugin {
 	if checkMagic(file, digest, data) != nil {
 		return nil
 	}
-	raw := h.cachedDescribe(h.describeKey(digest))
+	raw := h.cachedDescribe(h.inProcessKey(digest))
 	if raw == nil || !p.describeFromCache(raw) {
 		return nil
 	}
@@ -55,6 +55,14 @@ func (p *Plugin) compileNow(ctx context.Context) error {
 			p.lazy.err = &Error{Plugin: p.Label(), Fault: FaultNotWasm, Detail: err.Error()}
 			return
 		}
+		if !native.preempted {
+			// The entry says this host rewrote the module before, and
+			// it could not now (another wasmeval's entry, or a rewriter
+			// that changed): this run's calls go under wazero's checks,
+			// and without the entry the next run loads the module as
+			// auto does any module (in worker processes, if refused).
+			p.host.forgetDescribe(p.host.inProcessKey(p.digest))
+		}
 		p.native = native
 		p.pool = make(chan *instance, 2*goruntime.GOMAXPROCS(0))
 		inst, err := p.newInstance(ctx)
@@ -68,7 +76,7 @@ func (p *Plugin) compileNow(ctx context.Context) error {
 			return
 		}
 		if !bytes.Equal(out, p.describeRaw) {
-			p.host.forgetDescribe(p.host.describeKey(p.digest))
+			p.host.forgetDescribe(p.host.inProcessKey(p.digest))
 			p.lazy.err = &Error{Plugin: p.Label(), Export: abi.DescribeExport, Fault: FaultEnvelope,
 				Detail: fmt.Sprintf("the module's describe answer is not the one this plugin was loaded with from the describe cache (%s); the entry is removed, so the next run asks the plugin",
 					p.host.describeDir())}

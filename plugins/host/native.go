@@ -62,6 +62,10 @@ type nativeModule struct {
 
 func (m *nativeModule) Close(ctx context.Context) error { return m.rt.Close(ctx) }
 
+// instrument adds preemption points to a module (a variable so that
+// tests can make it refuse one).
+var instrument = preempt.Instrument
+
 // compileNative compiles the module for the native transport, with
 // termination checks or without, under the host's memory cap.
 //
@@ -74,7 +78,7 @@ func (p *Plugin) compileNative(ctx context.Context, checked bool) (*nativeModule
 	h := p.host
 	data, wazeroChecks := p.data, checked
 	if checked {
-		if instrumented, err := preempt.Instrument(p.data); err == nil {
+		if instrumented, err := instrument(p.data); err == nil {
 			data, wazeroChecks = instrumented, false
 		} else if h.opts.Log != nil {
 			h.opts.Log(fileLabel(p.file, p.digest), "info",
