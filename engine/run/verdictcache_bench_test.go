@@ -17,14 +17,17 @@ import (
 // of 1,000, outputs of 400 bytes, one in four wrong) twice with one fresh
 // verdict cache: cold, when every call is made and its answer kept, then
 // warm, nothing changed, when every call is answered from the cache. Each
-// rescore starts its own plugin host (worker processes), as the CLI does,
-// and verifies one group at a time, so the time spent verifying is not
+// rescore starts its own plugin host, as the CLI does, in the CLI's
+// default isolation (auto: the Rust verifier in process, the minimal
+// verifier, an Extism module, in worker processes) and in worker
+// processes (process), and verifies one group at a time, so the time spent verifying is not
 // mixed with another group's reading and journaling. It reports the
 // verification time of each per case and their ratio, for the minimal
 // verifier (Go, no batches: one call per case) and the Rust SDK's
 // conformance verifier (batches of 256). It also reports the time each
 // rescore spent loading its plugin (host.Load), and the ratio with it
-// counted on both sides; a warm rescore must start no plugin worker.
+// counted on both sides; a warm rescore must run no plugin code: start no
+// worker, compile no module.
 // WASMEVAL_BENCH_CASES changes the case count.
 //
 //	go test -run '^$' -bench VerdictCache -benchtime 1x ./engine/run/
@@ -40,44 +43,46 @@ func BenchmarkVerdictCache(b *testing.B) {
 		if v.build == nil {
 			continue
 		}
-		b.Run(v.name, func(b *testing.B) {
-			p, from, hostCache := cacheBenchRun(b, v, n)
-			var cold, warm, coldLoad, warmLoad time.Duration
-			for i := 0; i < b.N; i++ {
-				store, err := callcache.Open(b.TempDir())
-				if err != nil {
-					b.Fatal(err)
+		for _, iso := range []string{host.Auto, host.Process} {
+			b.Run(v.name+"/"+iso, func(b *testing.B) {
+				p, from, hostCache := cacheBenchRun(b, v, n)
+				var cold, warm, coldLoad, warmLoad time.Duration
+				for i := 0; i < b.N; i++ {
+					store, err := callcache.Open(b.TempDir())
+					if err != nil {
+						b.Fatal(err)
+					}
+					c := rescoreCached(b, p, from, store, hostCache, iso)
+					if c.counts.Hits != 0 || c.counts.Misses != int64(n) {
+						b.Fatalf("cold: %+v, want %d misses", c.counts, n)
+					}
+					// The warm rescore opens the store again, as the
+					// next process would: it reads the cache from disk.
+					if store, err = callcache.Open(store.Dir()); err != nil {
+						b.Fatal(err)
+					}
+					w := rescoreCached(b, p, from, store, hostCache, iso)
+					if w.counts.Hits != int64(n) || w.counts.Misses != 0 {
+						b.Fatalf("warm: %+v, want %d hits", w.counts, n)
+					}
+					if w.workers != 0 || w.compiled != 0 {
+						b.Fatalf("warm: %d plugin workers started, %d modules compiled, want none", w.workers, w.compiled)
+					}
+					cold += c.verifying
+					warm += w.verifying
+					coldLoad += c.loading
+					warmLoad += w.loading
 				}
-				c := rescoreCached(b, p, from, store, hostCache)
-				if c.counts.Hits != 0 || c.counts.Misses != int64(n) {
-					b.Fatalf("cold: %+v, want %d misses", c.counts, n)
-				}
-				// The warm rescore opens the store again, as the
-				// next process would: it reads the cache from disk.
-				if store, err = callcache.Open(store.Dir()); err != nil {
-					b.Fatal(err)
-				}
-				w := rescoreCached(b, p, from, store, hostCache)
-				if w.counts.Hits != int64(n) || w.counts.Misses != 0 {
-					b.Fatalf("warm: %+v, want %d hits", w.counts, n)
-				}
-				if w.workers != 0 {
-					b.Fatalf("warm: %d plugin workers started, want none", w.workers)
-				}
-				cold += c.verifying
-				warm += w.verifying
-				coldLoad += c.loading
-				warmLoad += w.loading
-			}
-			b.ReportMetric(float64(cold.Microseconds())/float64(b.N*n), "cold-µs/case")
-			b.ReportMetric(float64(warm.Microseconds())/float64(b.N*n), "warm-µs/case")
-			b.ReportMetric(float64(warm)/float64(cold), "warm/cold")
-			// Loading the plugin, which a warm rescore does too: with
-			// the describe cache it starts no worker.
-			b.ReportMetric(float64(coldLoad.Microseconds())/float64(b.N)/1000, "cold-load-ms")
-			b.ReportMetric(float64(warmLoad.Microseconds())/float64(b.N)/1000, "warm-load-ms")
-			b.ReportMetric(float64(warm+warmLoad)/float64(cold+coldLoad), "warm/cold-with-load")
-		})
+				b.ReportMetric(float64(cold.Microseconds())/float64(b.N*n), "cold-µs/case")
+				b.ReportMetric(float64(warm.Microseconds())/float64(b.N*n), "warm-µs/case")
+				b.ReportMetric(float64(warm)/float64(cold), "warm/cold")
+				// Loading the plugin, which a warm rescore does too: with
+				// the describe cache it starts no worker.
+				b.ReportMetric(float64(coldLoad.Microseconds())/float64(b.N)/1000, "cold-load-ms")
+				b.ReportMetric(float64(warmLoad.Microseconds())/float64(b.N)/1000, "warm-load-ms")
+				b.ReportMetric(float64(warm+warmLoad)/float64(cold+coldLoad), "warm/cold-with-load")
+			})
+		}
 	}
 }
 
@@ -97,7 +102,7 @@ func cacheBenchRun(b *testing.B, v rescoreVerifier, n int) (p *problem.Problem, 
 // store, and returns the time spent verifying and the cache's counts.
 func verifyTimeOfRescore(b testing.TB, p *problem.Problem, from string, store *callcache.Store) (time.Duration, CacheCounts) {
 	b.Helper()
-	r := rescoreCached(b, p, from, store, filepath.Join(os.TempDir(), "wasmeval-test-cache"))
+	r := rescoreCached(b, p, from, store, filepath.Join(os.TempDir(), "wasmeval-test-cache"), host.Process)
 	return r.verifying, r.counts
 }
 
@@ -107,15 +112,16 @@ type cachedRescore struct {
 	loading   time.Duration // loading the plugins (host.Load)
 	counts    CacheCounts
 	workers   int64 // plugin worker processes started
+	compiled  int64 // modules compiled in the host's process
 	outcome   *RescoreOutcome
 }
 
 // rescoreCached rescores the run in from with the verdict cache in store
-// and a plugin host of its own (worker processes, the compilation and
+// and a plugin host of its own (in isolation, the compilation and
 // describe caches in hostCache), as the CLI does.
-func rescoreCached(b testing.TB, p *problem.Problem, from string, store *callcache.Store, hostCache string) cachedRescore {
+func rescoreCached(b testing.TB, p *problem.Problem, from string, store *callcache.Store, hostCache, isolation string) cachedRescore {
 	b.Helper()
-	h, err := host.New(host.Options{CacheDir: hostCache, Isolation: host.Process})
+	h, err := host.New(host.Options{CacheDir: hostCache, Isolation: isolation})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,7 +138,7 @@ func rescoreCached(b testing.TB, p *problem.Problem, from string, store *callcac
 		b.Fatal("no verdict cache counts")
 	}
 	return cachedRescore{verifying: time.Duration(rs.plugins.verifying.Load()), loading: time.Duration(rs.plugins.loading.Load()),
-		counts: *res.VerdictCache, workers: h.WorkersStarted(), outcome: res}
+		counts: *res.VerdictCache, workers: h.WorkersStarted(), compiled: h.ModulesCompiled(), outcome: res}
 }
 
 // BenchmarkCacheHits is the warm half of BenchmarkVerdictCache on its own,
@@ -154,7 +160,7 @@ func BenchmarkCacheHits(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if c := rescoreCached(b, p, from, store, hostCache); c.counts.Misses != int64(n) {
+			if c := rescoreCached(b, p, from, store, hostCache, host.Auto); c.counts.Misses != int64(n) {
 				b.Fatalf("cold: %+v, want %d misses", c.counts, n)
 			}
 			var warm time.Duration
@@ -163,9 +169,9 @@ func BenchmarkCacheHits(b *testing.B) {
 				if store, err = callcache.Open(store.Dir()); err != nil {
 					b.Fatal(err)
 				}
-				w := rescoreCached(b, p, from, store, hostCache)
-				if w.counts.Hits != int64(n) || w.workers != 0 {
-					b.Fatalf("warm: %+v, %d workers, want %d hits and none", w.counts, w.workers, n)
+				w := rescoreCached(b, p, from, store, hostCache, host.Auto)
+				if w.counts.Hits != int64(n) || w.workers != 0 || w.compiled != 0 {
+					b.Fatalf("warm: %+v, %d workers, %d modules compiled, want %d hits and none", w.counts, w.workers, w.compiled, n)
 				}
 				warm += w.verifying
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wasmeval/wasmeval/plugins/callcache"
+	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
 // TestVerdictCachePacksARun: a rescore leaves the entries it wrote in a
@@ -77,14 +78,14 @@ func TestWarmRescoreStartsNoWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cold := rescoreCached(t, p, from, store, hostCache)
+	cold := rescoreCached(t, p, from, store, hostCache, host.Process)
 	if cold.counts.Misses != n || cold.counts.Hits != 0 || cold.workers == 0 {
 		t.Fatalf("cold: %+v, %d workers", cold.counts, cold.workers)
 	}
 	if store, err = callcache.Open(dir); err != nil {
 		t.Fatal(err)
 	}
-	warm := rescoreCached(t, p, from, store, hostCache)
+	warm := rescoreCached(t, p, from, store, hostCache, host.Process)
 	if warm.counts.Hits != n || warm.counts.Misses != 0 {
 		t.Fatalf("warm: %+v", warm.counts)
 	}
@@ -97,7 +98,7 @@ func TestWarmRescoreStartsNoWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	made := rescoreCached(t, p, from, empty, hostCache)
+	made := rescoreCached(t, p, from, empty, hostCache, host.Process)
 	if made.counts.Misses != n || made.workers == 0 {
 		t.Fatalf("calls made after a cached describe: %+v, %d workers", made.counts, made.workers)
 	}
@@ -107,6 +108,57 @@ func TestWarmRescoreStartsNoWorker(t *testing.T) {
 			t.Fatalf("rescored %d, verdicts changed %d, scores %d; cold: %d, %d, %d (want %d changed)",
 				r.outcome.Rescored, r.outcome.VerdictsChanged, r.outcome.ScoresChanged,
 				cold.outcome.Rescored, cold.outcome.VerdictsChanged, cold.outcome.ScoresChanged, v.changed(n))
+		}
+	}
+}
+
+// TestWarmRescoreInProcessCompilesNothing: under the CLI's default
+// isolation (auto) the Rust SDK's verifier runs in the host's process; a
+// rescore answered wholly from the verdict cache, its describe answer
+// cached, compiles no module and starts no worker, and gives the cold
+// rescore's verdicts. With an empty verdict cache the module is compiled
+// at the first call, once.
+func TestWarmRescoreInProcessCompilesNothing(t *testing.T) {
+	v := rescoreVerifiers[2]
+	if v.name != "rust" {
+		t.Fatalf("rescoreVerifiers[2] is %s, want rust", v.name)
+	}
+	const n = 200
+	prob, from := recordedRunVerified(t, n, 100, 40, 4, v.module(t), v.config)
+	p, err := LoadProblem(prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostCache, dir := t.TempDir(), t.TempDir()
+	store, err := callcache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := rescoreCached(t, p, from, store, hostCache, host.Auto)
+	if cold.counts.Misses != n || cold.workers != 0 || cold.compiled != 1 {
+		t.Fatalf("cold: %+v, %d workers, %d modules compiled; want %d misses, none, one", cold.counts, cold.workers, cold.compiled, n)
+	}
+	if store, err = callcache.Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	warm := rescoreCached(t, p, from, store, hostCache, host.Auto)
+	if warm.counts.Hits != n || warm.workers != 0 || warm.compiled != 0 {
+		t.Fatalf("warm: %+v, %d workers, %d modules compiled; want %d hits and none", warm.counts, warm.workers, warm.compiled, n)
+	}
+	empty, err := callcache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := rescoreCached(t, p, from, empty, hostCache, host.Auto)
+	if made.counts.Misses != n || made.workers != 0 || made.compiled != 1 {
+		t.Fatalf("calls made after a cached describe: %+v, %d workers, %d modules compiled", made.counts, made.workers, made.compiled)
+	}
+	for _, r := range []cachedRescore{warm, made} {
+		if r.outcome.Rescored != cold.outcome.Rescored || r.outcome.VerdictsChanged != cold.outcome.VerdictsChanged ||
+			r.outcome.ScoresChanged != cold.outcome.ScoresChanged {
+			t.Fatalf("rescored %d, verdicts changed %d, scores %d; cold: %d, %d, %d",
+				r.outcome.Rescored, r.outcome.VerdictsChanged, r.outcome.ScoresChanged,
+				cold.outcome.Rescored, cold.outcome.VerdictsChanged, cold.outcome.ScoresChanged)
 		}
 	}
 }

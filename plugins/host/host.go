@@ -92,9 +92,11 @@ type Host struct {
 	loaded map[string]loadedFile
 
 	// workersStarted counts the worker processes this host started;
-	// describeHits the plugins it loaded from the describe cache.
+	// describeHits the plugins it loaded from the describe cache;
+	// compiledHere the native modules it compiled in its own process.
 	workersStarted atomic.Int64
 	describeHits   atomic.Int64
+	compiledHere   atomic.Int64
 }
 
 // WorkersStarted is how many worker processes the host has started
@@ -102,6 +104,12 @@ type Host struct {
 // was answered from the verdict cache, with every plugin's describe
 // answer in the describe cache, starts none.
 func (h *Host) WorkersStarted() int64 { return h.workersStarted.Load() }
+
+// ModulesCompiled is how many native-transport modules the host has
+// compiled in its own process for in-process calls (a worker compiles in its own): with
+// isolation auto, a run answered wholly from the verdict cache, its
+// plugins loaded from the describe cache, compiles none.
+func (h *Host) ModulesCompiled() int64 { return h.compiledHere.Load() }
 
 // DescribeCacheHits is how many plugins the host loaded with a describe
 // answer from the describe cache, without starting a worker.

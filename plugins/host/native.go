@@ -118,6 +118,7 @@ func (p *Plugin) compileNative(ctx context.Context, checked bool) (*nativeModule
 		rt.Close(ctx)
 		return nil, err
 	}
+	h.compiledHere.Add(1)
 	for _, f := range compiled.ImportedFunctions() {
 		m, _, _ := f.Import()
 		if m == preempt.ImportModule && preempted {
