@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -120,23 +122,69 @@ func sameVerdicts(t *testing.T, what string, got, want map[string]string) {
 	}
 }
 
-// entries lists the cache's entry files with their contents: the files
-// in its shards (named by two hex digits), not its packs.
+// entries reads the cache's entries from its packs and logs
+// (packs/*.pack, packs/*.log): the entry bytes by key, a later record of
+// a key (a later file, or later in one file) over an earlier one.
 func entries(t *testing.T, dir string) map[string]string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "[0-9a-f][0-9a-f]", "*"))
+	files, err := filepath.Glob(filepath.Join(dir, "packs", "*"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	sort.Strings(files)
 	out := map[string]string{}
 	for _, f := range files {
+		if !strings.HasSuffix(f, ".pack") && !strings.HasSuffix(f, ".log") {
+			continue
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[f] = string(data)
+		rest, ok := strings.CutPrefix(string(data), packMagic)
+		if !ok {
+			t.Fatalf("%s is not a pack", f)
+		}
+		for rest != "" {
+			line, after, _ := strings.Cut(rest, "\n")
+			k, length, _ := strings.Cut(line, " ")
+			n, err := strconv.Atoi(length)
+			if err != nil || n >= len(after) {
+				t.Fatalf("%s: a record framed %q", f, line)
+			}
+			out[k] = after[:n]
+			rest = after[n+1:]
+		}
 	}
 	return out
+}
+
+// packMagic starts a verdict cache pack or log (plugins/callcache).
+const packMagic = "wasmeval-call-cache-pack 1\n"
+
+// writePack replaces the cache's packs and logs with one pack holding
+// entries (key → entry bytes).
+func writePack(t *testing.T, dir string, entries map[string]string) {
+	t.Helper()
+	keys := make([]string, 0, len(entries))
+	for k := range entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	buf := []byte(packMagic)
+	for _, k := range keys {
+		buf = fmt.Appendf(buf, "%s %d\n%s\n", k, len(entries[k]), entries[k])
+	}
+	packs := filepath.Join(dir, "packs")
+	if err := os.RemoveAll(packs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(packs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(packs, "0000000000000001-0000000000000000.pack"), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func expectCounts(t *testing.T, what string, got *manifest.VerdictCache, hits, misses int64) {
@@ -278,16 +326,13 @@ func TestVerdictCache(t *testing.T) {
 	}
 	expectCounts(t, "cache cleared", rescore("cleared"), 0, calls)
 
-	// Corrupt entries on disk: each is a miss, gets the right verdict, and
-	// is replaced by a good entry. The packs, which hold good copies, are
-	// removed first: a pack is only an index of the entries' files.
-	if err := os.RemoveAll(filepath.Join(cache, "packs")); err != nil {
-		t.Fatal(err)
-	}
+	// Corrupt entries on disk: the packs replaced by one holding every
+	// entry, three of them damaged. Each is a miss, gets the right
+	// verdict, and a good entry is written after it.
 	files := entries(t, cache)
 	names := make([]string, 0, len(files))
-	for f := range files {
-		names = append(names, f)
+	for k := range files {
+		names = append(names, k)
 	}
 	sort.Strings(names)
 	bad := map[string]string{
@@ -295,11 +340,9 @@ func TestVerdictCache(t *testing.T) {
 		names[1]: "not an entry at all",                    // garbage
 		names[2]: files[names[3]],                          // another key's entry
 	}
-	for f, body := range bad {
-		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	damaged := maps.Clone(files)
+	maps.Copy(damaged, bad)
+	writePack(t, cache, damaged)
 	c = rescore("corrupt entries")
 	if int64(len(files)) != calls {
 		t.Fatalf("%d entries for %d calls made", len(files), calls)
@@ -310,8 +353,8 @@ func TestVerdictCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	replaced := 0
-	for f := range bad {
-		if _, ok := store.Get(filepath.Base(f)); ok {
+	for k := range bad {
+		if _, ok := store.Get(k); ok {
 			replaced++
 		}
 	}

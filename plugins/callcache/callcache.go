@@ -5,12 +5,14 @@
 // still valid, by the plugin host (plugins/host, CallCache); this package
 // only keeps the bytes safe.
 //
-// Every entry is one file, <dir>/<key[:2]>/<key>, written to a temporary
-// file and renamed into place, so a reader sees a whole entry or none and
-// two processes can share a directory. An entry names its own key and
-// carries a checksum of the rest: a truncated file, garbage or a valid
-// entry copied under another key is a miss, never a wrong answer, and the
-// call that follows the miss replaces it.
+// A store appends the entries it writes to a log of its own,
+// <dir>/packs/<time>-<random>.log, one write each, and at the end of a
+// run (Flush) renames the log into a pack, <time>-<random>.pack; the next
+// process reads every pack and log once, into memory. An entry names its
+// own key and carries a checksum of the rest, and a record is framed with
+// its length: a torn write, garbage or a valid entry framed under another
+// key is a miss, never a wrong answer, and the call that follows the miss
+// writes a good entry after it. See RATIONALE.md.
 package callcache
 
 import (
@@ -21,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -31,10 +32,11 @@ import (
 // lives; "off" turns it off.
 const EnvDir = "WASMEVAL_VERDICT_CACHE"
 
-// MaxEntryBytes caps an entry: a plugin's output is at most 64 MiB, and
-// its header (the files it read) at most a few more. A larger file is not
-// read: it is a miss.
-const MaxEntryBytes = 64<<20 + 4<<20
+// MaxEntryBytes caps an entry (its output and the files it read): a
+// larger one is not kept, and its call is made every time. Logs and packs
+// are read whole into memory, up to maxPackBytes each, so an entry is a
+// fraction of that.
+const MaxEntryBytes = 16 << 20
 
 // magic starts every entry; its number changes when the format does (an
 // entry of another format is a miss, and the call that follows replaces
@@ -60,17 +62,19 @@ type Entry struct {
 }
 
 // Store is a cache directory. It is safe for concurrent use, also by
-// other processes sharing the directory.
+// other processes sharing the directory: each writes a log of its own.
 type Store struct {
-	dir    string
-	shards sync.Map // shard directories known to exist
+	dir string
 
-	packOnce     sync.Once
-	mu           sync.Mutex
-	packed       map[string][]byte // the packs' entries by key, read once (pack.go)
-	replaced     map[string]bool   // keys Put before the packs were read
-	pending      map[string][]byte // entries for the next pack (Flush)
-	pendingBytes int
+	packOnce sync.Once
+	mu       sync.Mutex
+	packed   map[string][]byte   // the packs' and logs' newest entry by key, read once (pack.go)
+	older    map[string][][]byte // their older entries for a key, newest first
+	written  map[string][]byte   // entries this store wrote, for its own lookups
+	kept     int                 // bytes in written
+	log      *os.File            // this store's log, nil until the first Put
+	logPath  string
+	logBytes int64
 }
 
 // DefaultDir is where the cache lives unless told otherwise:
@@ -117,74 +121,40 @@ func validKey(key string) bool {
 	return true
 }
 
-func (s *Store) path(key string) string { return filepath.Join(s.dir, key[:2], key) }
-
 // Get returns the entry stored under key. Anything that is not a whole
-// entry for key (no file, a file too large, truncated, garbled, or an
-// entry of another key) is a miss.
+// entry for key (none, truncated, garbled, or an entry of another key) is
+// a miss.
 func (s *Store) Get(key string) (Entry, bool) {
 	var got Entry
 	ok := s.Find(key, func(e Entry) bool { got = e; return true })
 	return got, ok
 }
 
-// Find offers use the entry stored under key: the one in a pack first,
-// then, when there is none or use refuses it (a pack entry garbled, or
-// one older than the entry's own file), the one in the entry's own file.
-// It returns what use returned, false when there was no entry. An entry
-// found only in its own file is gathered for the next pack (Flush).
+// Find offers use the entries stored under key, newest first, until use
+// takes one: the one this store wrote, then those in the packs and logs
+// (newest file first). The host refuses an entry whose files changed
+// since, and an older entry, made when they were as they are now, may
+// still answer. It returns what use returned, false when no entry was
+// taken.
 func (s *Store) Find(key string, use func(Entry) bool) bool {
 	if !validKey(key) {
 		return false
 	}
-	if data, ok := s.packedEntry(key); ok {
+	s.mu.Lock()
+	mine, ok := s.written[key]
+	s.mu.Unlock()
+	if ok {
+		if e, ok := decode(key, mine); ok && use(e) {
+			return true
+		}
+	}
+	for _, data := range s.packedEntries(key) {
 		if e, ok := decode(key, data); ok && use(e) {
 			return true
 		}
 	}
-	data, ok := readCapped(s.path(key), MaxEntryBytes)
-	if !ok {
-		return false
-	}
-	e, ok := decode(key, data)
-	if !ok || !use(e) {
-		return false
-	}
-	s.gather(key, data)
-	return true
+	return false
 }
-
-// readCapped reads a file of at most max bytes. Most entries are a few
-// kilobytes: one read into a pooled buffer takes them whole, which is
-// what a warm lookup costs (a stat and a second read to see the end of
-// the file cost as much again). A short read is no risk: an entry carries
-// its output's length and sha256, and one read in part is a miss.
-func readCapped(path string, max int64) ([]byte, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	bp := readBuffers.Get().(*[]byte)
-	defer readBuffers.Put(bp)
-	buf := *bp
-	n, err := f.Read(buf)
-	if err != nil && err != io.EOF {
-		return nil, false // a directory, an I/O error
-	}
-	if n < len(buf) {
-		return bytes.Clone(buf[:n]), true
-	}
-	// A large entry: the rest, up to the cap.
-	rest, err := io.ReadAll(io.LimitReader(f, max-int64(n)+1))
-	if err != nil || int64(n+len(rest)) > max {
-		return nil, false
-	}
-	return append(bytes.Clone(buf[:n]), rest...), true
-}
-
-// readBuffers hold the first read of an entry.
-var readBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 // An entry's bytes, after magic, are a fixed header and the reads, then
 // the output (all integers little-endian):
@@ -306,9 +276,12 @@ func encode(key string, e Entry) ([]byte, error) {
 // would not be read back.
 var errTooLarge = errors.New("entry too large")
 
-// Put stores e under key, replacing what was there. The entry appears
-// whole or not at all: it is written to a temporary file in the same
-// directory and renamed into place.
+// Put stores e under key: after it, this store's lookups find e first,
+// and so do the next process's (a newer record wins). The entry is
+// appended to the store's log as one record, with one write: a reader, or
+// the next process after a crash, sees a whole record or a torn one that
+// parses as none. A write that fails (a full disk) closes the log, so no
+// record is ever written after a torn one; the next Put starts another.
 func (s *Store) Put(key string, e Entry) error {
 	if !validKey(key) {
 		return fmt.Errorf("verdict cache: key %q is not a sha256 in hex", key)
@@ -320,34 +293,28 @@ func (s *Store) Put(key string, e Entry) error {
 	if err != nil {
 		return fmt.Errorf("verdict cache: %w", err)
 	}
-	shard := filepath.Join(s.dir, key[:2])
-	if _, ok := s.shards.Load(shard); !ok {
-		if err := os.MkdirAll(shard, 0o755); err != nil {
-			return fmt.Errorf("verdict cache: %w", err)
-		}
-		s.shards.Store(shard, true)
-	}
-	tmp, err := os.CreateTemp(shard, ".tmp-"+key[:8]+"-*")
-	if errors.Is(err, os.ErrNotExist) {
-		// The directory was removed (the cache cleared) while we ran.
-		if err = os.MkdirAll(shard, 0o755); err == nil {
-			tmp, err = os.CreateTemp(shard, ".tmp-"+key[:8]+"-*")
-		}
-	}
-	if err != nil {
+	rec := appendRecord(make([]byte, 0, len(data)+len(key)+24), key, data)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.appendLog(rec); err != nil {
 		return fmt.Errorf("verdict cache: %w", err)
 	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("verdict cache: %w", err)
+	if s.written == nil {
+		s.written = make(map[string][]byte)
 	}
-	if err := os.Rename(tmp.Name(), s.path(key)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("verdict cache: %w", err)
+	old, had := s.written[key]
+	if had {
+		s.kept -= len(old)
 	}
-	s.supersede(key)
-	s.gather(key, data)
+	if s.kept+len(data) <= maxKept {
+		s.written[key] = data
+		s.kept += len(data)
+	} else if had {
+		delete(s.written, key) // the log's record is newer than it
+	}
 	return nil
 }
+
+// maxKept caps what a store keeps in memory of the entries it wrote;
+// past it, an entry written is found from the next process on.
+const maxKept = 64 << 20

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 )
 
 func key(s string) string {
@@ -43,9 +44,16 @@ func TestPutGet(t *testing.T) {
 	if _, ok := s.Get(key("b")); ok {
 		t.Fatal("hit under another key")
 	}
-	// The entry is where the docs say: a shard named by the key's prefix.
-	if _, err := os.Stat(filepath.Join(s.Dir(), k[:2], k)); err != nil {
+	// The entry is where the docs say: a record of the store's log, a
+	// pack once flushed, which the next process reads.
+	if logs, _ := filepath.Glob(filepath.Join(s.Dir(), packDir, "*.log")); len(logs) != 1 {
+		t.Fatalf("logs after a put: %v", logs)
+	}
+	if err := s.Flush(); err != nil {
 		t.Fatal(err)
+	}
+	if got, ok := reopen(t, s).Get(k); !ok || !reflect.DeepEqual(got, want) {
+		t.Fatalf("the next process's Get = %+v, %v", got, ok)
 	}
 	// An empty output is an output.
 	if err := s.Put(key("empty"), Entry{}); err != nil {
@@ -68,16 +76,32 @@ func TestBadKeys(t *testing.T) {
 	}
 }
 
-// TestCorruptEntriesMiss: whatever is in an entry's file, a Get answers
-// the entry stored under that key or misses; a Put then replaces it.
-func TestCorruptEntriesMiss(t *testing.T) {
-	s := open(t)
-	k, other := key("k"), key("other")
-	good := Entry{Output: []byte(`{"attributes":[{"attribute":"output","is_correct":true}]}`), Reads: []Read{{Path: "a", SHA256: key("a")}}}
-	if err := s.Put(other, Entry{Output: []byte(`{"attributes":[]}`)}); err != nil {
+// writeRecords writes a pack holding the records given (key, entry
+// bytes) as the next process reads it.
+func writeRecords(t *testing.T, dir string, recs ...[2]string) {
+	t.Helper()
+	buf := []byte(packMagic)
+	for _, r := range recs {
+		buf = appendRecord(buf, r[0], []byte(r[1]))
+	}
+	if err := os.MkdirAll(filepath.Join(dir, packDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	otherBytes, _ := os.ReadFile(s.path(other))
+	if err := os.WriteFile(filepath.Join(dir, packDir, newName(time.Now(), ".pack")), buf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestCorruptEntriesMiss: whatever a pack holds under a key, a Get
+// answers the entry stored under that key or misses; a Put then writes a
+// good entry, which this process and the next find.
+func TestCorruptEntriesMiss(t *testing.T) {
+	k, other := key("k"), key("other")
+	good := Entry{Output: []byte(`{"attributes":[{"attribute":"output","is_correct":true}]}`), Reads: []Read{{Path: "a", SHA256: key("a")}}}
+	otherBytes, err := encode(other, Entry{Output: []byte(`{"attributes":[]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	whole, err := encode(k, good)
 	if err != nil {
 		t.Fatal(err)
@@ -110,8 +134,10 @@ func TestCorruptEntriesMiss(t *testing.T) {
 	}
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) {
-			os.MkdirAll(filepath.Dir(s.path(k)), 0o755)
-			if err := os.WriteFile(s.path(k), data, 0o644); err != nil {
+			dir := t.TempDir()
+			writeRecords(t, dir, [2]string{k, string(data)})
+			s, err := Open(dir)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if got, ok := s.Get(k); ok {
@@ -123,20 +149,22 @@ func TestCorruptEntriesMiss(t *testing.T) {
 			if got, ok := s.Get(k); !ok || !reflect.DeepEqual(got, good) {
 				t.Fatalf("after Put: %+v, %v", got, ok)
 			}
+			if got, ok := reopen(t, s).Get(k); !ok || !reflect.DeepEqual(got, good) {
+				t.Fatalf("the next process, before a flush: %+v, %v", got, ok)
+			}
 		})
 	}
-	// A directory where the entry should be, or a file over the cap.
-	os.Remove(s.path(k))
-	os.Mkdir(s.path(k), 0o755)
-	if _, ok := s.Get(k); ok {
-		t.Fatal("hit on a directory")
+	// A pack over the cap is not read.
+	dir := t.TempDir()
+	writeRecords(t, dir, [2]string{k, string(whole)})
+	packs, _ := filepath.Glob(filepath.Join(dir, packDir, "*.pack"))
+	if len(packs) != 1 || os.Truncate(packs[0], maxPackBytes+1) != nil {
+		t.Fatalf("packs %v", packs)
 	}
-	os.Remove(s.path(k))
-	f, _ := os.Create(s.path(k))
-	f.Truncate(MaxEntryBytes + 1)
-	f.Close()
-	if _, ok := s.Get(k); ok {
-		t.Fatal("hit on an oversized file")
+	if s, err := Open(dir); err != nil {
+		t.Fatal(err)
+	} else if _, ok := s.Get(k); ok {
+		t.Fatal("hit from a pack over the cap")
 	}
 }
 
@@ -171,13 +199,21 @@ func TestConcurrentWriters(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	// No temporary file is left behind.
-	leftovers, _ := filepath.Glob(filepath.Join(dir, "*", ".tmp-*"))
-	if len(leftovers) > 0 {
-		t.Fatalf("temporary files left: %v", leftovers)
+	// The next process finds every key, with one of the outputs put.
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ {
+		if got, ok := s.Get(key(fmt.Sprint(i))); !ok || !bytes.Equal(got.Output, bytes.Repeat([]byte(fmt.Sprint(i)), 1000)) {
+			t.Fatalf("key %d in the next process: %v", i, ok)
+		}
 	}
 }
 
+// TestClearedWhileOpen: the cache directory removed while a store writes
+// to it (the cache cleared by hand): the store goes on, and its flush
+// leaves what it wrote for the next process.
 func TestClearedWhileOpen(t *testing.T) {
 	s := open(t)
 	if err := s.Put(key("a"), Entry{Output: []byte("1")}); err != nil {
@@ -191,6 +227,15 @@ func TestClearedWhileOpen(t *testing.T) {
 	}
 	if got, ok := s.Get(key("a")); !ok || string(got.Output) != "2" {
 		t.Fatalf("got %q, %v", got.Output, ok)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := reopen(t, s).Get(key("a")); !ok || string(got.Output) != "2" {
+		t.Fatalf("the next process: %q, %v", got.Output, ok)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(s.Dir(), packDir, ".tmp-*")); len(tmp) > 0 {
+		t.Fatalf("temporary files left: %v", tmp)
 	}
 }
 
@@ -211,7 +256,7 @@ func TestDefaultDir(t *testing.T) {
 }
 
 // BenchmarkGet reads entries of a typical verdict's size (about 600
-// bytes of output) from a store of 10,000, as a warm rescore does.
+// bytes of output) from a store of 10,000 that wrote them.
 func BenchmarkGet(b *testing.B) {
 	s, err := Open(b.TempDir())
 	if err != nil {
@@ -234,16 +279,25 @@ func BenchmarkGet(b *testing.B) {
 	}
 }
 
-// TestLargeEntry: an entry larger than the first read is read whole.
+// TestLargeEntry: a large entry comes back whole, in this process and the
+// next; one over MaxEntryBytes is not kept.
 func TestLargeEntry(t *testing.T) {
 	s := open(t)
-	want := Entry{Output: bytes.Repeat([]byte("0123456789"), 30000), Reads: []Read{{Path: "a", SHA256: key("a")}}}
+	want := Entry{Output: bytes.Repeat([]byte("0123456789"), 300000), Reads: []Read{{Path: "a", SHA256: key("a")}}}
 	if err := s.Put(key("large"), want); err != nil {
 		t.Fatal(err)
 	}
-	got, ok := s.Get(key("large"))
-	if !ok || !reflect.DeepEqual(got, want) {
-		t.Fatalf("large entry: ok %v, %d bytes of output", ok, len(got.Output))
+	if err := s.Put(key("too large"), Entry{Output: make([]byte, MaxEntryBytes)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*Store{s, reopen(t, s)} {
+		got, ok := st.Get(key("large"))
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Fatalf("large entry: ok %v, %d bytes of output", ok, len(got.Output))
+		}
+		if _, ok := st.Get(key("too large")); ok {
+			t.Fatal("an entry over MaxEntryBytes was kept")
+		}
 	}
 }
 

@@ -16,49 +16,163 @@ import (
 	"unsafe"
 )
 
-// Packs: a lookup that opens an entry's own file costs a few microseconds
-// of system calls, as much as a plugin call answering a batch. So the
-// entries a run wrote, or found only in their own files, are gathered at
-// the end of the run (Flush) into one pack file, <dir>/packs/<name>.pack,
-// and the next run reads every pack once, with one read each, and looks
-// entries up in memory. A pack holds each entry as its own file does, key
-// and output sha256 included, and every entry is checked again when it is
-// used: a torn or garbled pack, or a pack entry whose bytes changed, is a
-// miss there, and the entry's own file is asked next. Packs only speed
-// lookups: every entry is also written to its own file, so removing a
-// pack loses nothing.
+// Logs and packs. A store appends each entry it writes to its own log, a
+// file in <dir>/packs named <time>-<random>.log, with one write; at the
+// end of a run (Flush) it renames the log into a pack, <time>-<random>.pack.
+// Both have one format: a magic line, then records, each a line with the
+// key and the entry's length, the entry's bytes as encode writes them,
+// and a newline. A process reads every pack and log once, with one read
+// each, newest first, and looks entries up in memory. A record is framed,
+// not checked, when it is read: each entry is checked when it is used
+// (decode), so a torn or garbled file is read up to its first bad frame,
+// and a record whose bytes changed is a miss there.
 
-// packMagic starts every pack; its number changes when the format does.
+// packMagic starts every pack and log; its number changes when the
+// format does.
 const packMagic = "wasmeval-call-cache-pack 1\n"
 
-// packDir is where packs live, beside the shards (whose names are two
-// hex digits, so no key's shard is named so).
+// packDir is where packs and logs live.
 const packDir = "packs"
 
-// maxPacks is how many packs are kept: Flush removes the oldest beyond
-// it. Their entries are still in their own files, and a run that uses
-// them packs them again.
+// maxPacks is how many packs a flush leaves before it merges the oldest
+// into one.
 const maxPacks = 8
 
-// maxPackBytes caps a pack, written or read, and maxPacksRead what a
-// store reads of all packs; maxPackedEntry caps an entry gathered into
-// one (larger entries are read from their own files, where a file's open
-// costs little beside the entry's size).
+// maxPackBytes caps a pack or log, written or read (a log that would grow
+// past it is made a pack and another started), and maxPacksRead what a
+// store reads of all of them: the newest, up to it. A pack that lies
+// wholly past it is never read, and a flush removes it.
 const (
-	maxPackBytes   = 64 << 20
-	maxPacksRead   = 256 << 20
-	maxPackedEntry = 1 << 20
+	maxPackBytes = 64 << 20
+	maxPacksRead = 256 << 20
 )
 
-// loadPacks reads the packs in the directory into the in-memory index,
-// newest first, so a newer pack's entry is the one kept, and up to
-// maxPacksRead bytes in all: a run does not hold more of the cache in
-// memory than that (the rest is read from the entries' own files). A
-// pack that cannot be read is skipped; one torn or garbled part way is
-// used up to the first record that does not parse.
+// staleLog is how long a log goes unwritten before a flush takes it for
+// one whose process died without flushing it, and merges it like a pack.
+var staleLog = 24 * time.Hour
+
+// appendRecord frames an entry's bytes as a pack record.
+func appendRecord(buf []byte, key string, data []byte) []byte {
+	buf = append(buf, key...)
+	buf = append(buf, ' ')
+	buf = strconv.AppendInt(buf, int64(len(data)), 10)
+	buf = append(buf, '\n')
+	buf = append(buf, data...)
+	return append(buf, '\n')
+}
+
+// appendLog writes a record at the end of the store's log, starting one
+// first if there is none, or if the record would take it past
+// maxPackBytes (the full one is made a pack). s.mu is held.
+func (s *Store) appendLog(rec []byte) error {
+	if s.log != nil && s.logBytes+int64(len(rec)) > maxPackBytes {
+		s.finishLog()
+	}
+	if s.log == nil {
+		if err := s.startLog(); err != nil {
+			return err
+		}
+	}
+	n, err := s.log.Write(rec)
+	s.logBytes += int64(n)
+	if err != nil {
+		// A record may be torn: nothing is written after it, so a
+		// reader keeps every record before it.
+		s.log.Close()
+		s.log = nil
+		return err
+	}
+	return nil
+}
+
+// startLog creates the store's log. s.mu is held.
+func (s *Store) startLog() error {
+	dir := filepath.Join(s.dir, packDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, newName(time.Now(), ".log"))
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write([]byte(packMagic)); err != nil {
+		f.Close()
+		os.Remove(path)
+		return err
+	}
+	s.log, s.logPath, s.logBytes = f, path, int64(len(packMagic))
+	return nil
+}
+
+// finishLog closes the store's log and renames it into a pack. A log
+// whose directory was removed meanwhile (the cache cleared) is written
+// again as a pack from its open file. s.mu is held.
+func (s *Store) finishLog() error {
+	f := s.log
+	s.log = nil
+	if f == nil {
+		return nil
+	}
+	defer f.Close()
+	dir := filepath.Join(s.dir, packDir)
+	pack := filepath.Join(dir, newName(time.Now(), ".pack"))
+	if err := os.Rename(s.logPath, pack); err == nil {
+		return nil
+	}
+	data := make([]byte, s.logBytes)
+	n, err := f.ReadAt(data, 0)
+	if err != nil && err != io.EOF {
+		return err
+	}
+	return writePack(dir, pack, data[:n])
+}
+
+// newName names a pack or log: its time first, so names sort oldest
+// first, then random bytes, so two processes never pick one name.
+func newName(t time.Time, ext string) string {
+	return fmt.Sprintf("%016x-%s%s", t.UnixNano(), randomHex(), ext)
+}
+
+// randomHex is eight random bytes in hex.
+func randomHex() string {
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	return hex.EncodeToString(r[:])
+}
+
+// writePack writes data as the pack path, through a temporary file
+// renamed into place: a reader sees a whole pack or none.
+func writePack(dir, path string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-pack-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return nil
+}
+
+// loadPacks reads the packs and logs in the directory into the in-memory
+// index, newest first (the newest file first, and in a file its last
+// record first), up to maxPacksRead bytes in all. One that cannot be
+// read is skipped; one torn or garbled part way is used up to the first
+// record that does not parse.
 func (s *Store) loadPacks() {
-	var packed map[string][]byte
-	names := s.packNames()
+	packed := map[string][]byte{}
+	var older map[string][][]byte
+	names := s.packNames(true)
 	left := int64(maxPacksRead)
 	for i := len(names) - 1; i >= 0 && left > 0; i-- {
 		data, ok := readPack(filepath.Join(s.dir, packDir, names[i]), min(left, maxPackBytes))
@@ -66,30 +180,33 @@ func (s *Store) loadPacks() {
 			continue
 		}
 		left -= int64(len(data))
-		if packed == nil {
-			// Room for the first pack's entries, at a verdict's size
+		if len(packed) == 0 {
+			// Room for the first file's entries, at a verdict's size
 			// or so, so the map is not grown ten times over.
 			packed = make(map[string][]byte, len(data)/1024)
 		}
-		parsePack(data, packed)
-	}
-	if packed == nil {
-		packed = map[string][]byte{} // loaded: Put deletes from it (supersede)
+		parseNewestFirst(data, func(k string, rec []byte) {
+			if _, seen := packed[k]; !seen {
+				packed[k] = rec
+				return
+			}
+			if older == nil {
+				older = make(map[string][][]byte)
+			}
+			older[k] = append(older[k], rec)
+		})
 	}
 	s.mu.Lock()
-	for k := range s.replaced {
-		delete(packed, k)
-	}
-	s.packed, s.replaced = packed, nil
+	s.packed, s.older = packed, older
 	s.mu.Unlock()
 }
 
-// readPack reads a pack of at most max bytes into a buffer of its size,
-// with one read: a pack is megabytes, and reading it through a growing
-// buffer (io.ReadAll) cost a warm run as much again in copies and zeroed
-// memory as the read itself. A pack whose size changed under the read (it
-// cannot: packs are renamed into place whole) is read as far as it went,
-// and parsePack stops at the first record that does not parse.
+// readPack reads a pack or log of at most max bytes into a buffer of its
+// size, with one read: a pack is megabytes, and reading it through a
+// growing buffer (io.ReadAll) cost a warm run as much again in copies and
+// zeroed memory as the read itself. A log that grows under the read is
+// read as far as it was, and parsePack stops at the first record that does
+// not parse.
 func readPack(path string, max int64) ([]byte, bool) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -108,25 +225,35 @@ func readPack(path string, max int64) ([]byte, bool) {
 	return data[:n], true
 }
 
-// packedEntry is the packs' entry for key.
-func (s *Store) packedEntry(key string) ([]byte, bool) {
+// packedEntries are the packs' and logs' entries for key, newest first.
+func (s *Store) packedEntries(key string) [][]byte {
 	s.packOnce.Do(s.loadPacks)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	data, ok := s.packed[key]
-	return data, ok
+	if !ok {
+		return nil
+	}
+	if more := s.older[key]; len(more) > 0 {
+		return append([][]byte{data}, more...)
+	}
+	return [][]byte{data}
 }
 
-// packNames are the packs' file names, oldest first (a name starts with
-// its writing time).
-func (s *Store) packNames() []string {
+// packNames are the packs' file names, and with logs the logs' too,
+// oldest first (a name starts with its writing time).
+func (s *Store) packNames(logs bool) []string {
 	ents, err := os.ReadDir(filepath.Join(s.dir, packDir))
 	if err != nil {
 		return nil
 	}
 	var names []string
 	for _, e := range ents {
-		if n := e.Name(); strings.HasSuffix(n, ".pack") && !strings.HasPrefix(n, ".") && e.Type().IsRegular() {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || !e.Type().IsRegular() {
+			continue
+		}
+		if strings.HasSuffix(n, ".pack") || logs && strings.HasSuffix(n, ".log") {
 			names = append(names, n)
 		}
 	}
@@ -134,17 +261,16 @@ func (s *Store) packNames() []string {
 	return names
 }
 
-// parsePack adds a pack's records to index, but for keys index has
-// already (from a newer pack). A record is a line holding a
-// key and the length of the entry that follows, the entry as its own file
-// holds it, and a newline. Records are not checked here, only framed:
-// each entry is checked when it is used (decode).
+// parsePack calls add with each record of a pack or log, in order. A
+// record is a line holding a key and the length of the entry that
+// follows, the entry, and a newline. Records are not checked here, only
+// framed: each entry is checked when it is used (decode).
 //
-// The index's keys are parts of data too, not copies: data is the
-// store's own buffer and is never written to once read (its entries are
-// parts of it already), and a run reads ten thousand records or more, a
-// string allocated for each. (It was half of what reading a pack cost.)
-func parsePack(data []byte, index map[string][]byte) {
+// The keys are parts of data too, not copies: data is the store's own
+// buffer and is never written to once read (its entries are parts of it
+// already), and a run reads ten thousand records or more, a string
+// allocated for each. (It was half of what reading a pack cost.)
+func parsePack(data []byte, add func(key string, rec []byte)) {
 	rest, ok := bytes.CutPrefix(data, []byte(packMagic))
 	if !ok {
 		return
@@ -159,15 +285,28 @@ func parsePack(data []byte, index map[string][]byte) {
 		if !ok || !validKey(k) || n >= len(after) || after[n] != '\n' {
 			return
 		}
-		if _, seen := index[k]; !seen {
-			index[k] = after[:n:n]
-		}
+		add(k, after[:n:n])
 		rest = after[n+1:]
 	}
 }
 
-// parseLength reads a record's length: decimal digits, as Flush writes it,
-// at most what a pack may hold.
+// parseNewestFirst calls add with each record of a pack or log, the last
+// first: a log's later record for a key was written after its earlier
+// ones.
+func parseNewestFirst(data []byte, add func(key string, rec []byte)) {
+	type record struct {
+		key string
+		rec []byte
+	}
+	var recs []record
+	parsePack(data, func(k string, rec []byte) { recs = append(recs, record{k, rec}) })
+	for i := len(recs) - 1; i >= 0; i-- {
+		add(recs[i].key, recs[i].rec)
+	}
+}
+
+// parseLength reads a record's length: decimal digits, as appendRecord
+// writes it, at most what a pack may hold.
 func parseLength(b []byte) (int, bool) {
 	if len(b) == 0 || len(b) > 9 {
 		return 0, false
@@ -182,101 +321,101 @@ func parseLength(b []byte) (int, bool) {
 	return n, n <= maxPackBytes
 }
 
-// gather notes an entry's bytes for the next pack.
-func (s *Store) gather(key string, data []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(data) > maxPackedEntry {
-		return
-	}
-	if s.pending == nil {
-		s.pending = make(map[string][]byte)
-	}
-	if old, ok := s.pending[key]; ok {
-		s.pendingBytes -= len(old) + len(key) + 24
-	}
-	if s.pendingBytes+len(data)+len(key)+24 > maxPackBytes-len(packMagic) {
-		return
-	}
-	s.pending[key] = data
-	s.pendingBytes += len(data) + len(key) + 24
-}
-
-// Flush writes the entries stored, or found only in their own files,
-// since the last Flush into a new pack, so the next run reads them all at
-// once; it removes the oldest packs beyond maxPacks. A run calls it when
-// it ends. Like Put, it writes a temporary file and renames it, so a
-// reader sees a whole pack or none, and each pack has a name of its own,
-// so two processes flushing at once both keep theirs. A pack that cannot
-// be written costs the next run only the speed.
+// Flush makes the store's log a pack, so the entries the run wrote are
+// in a file that is never written again, and merges the oldest packs
+// into one when there are more than maxPacks. A run calls it when it
+// ends; the store starts a new log at its next Put. A log that is never
+// flushed (its process killed) is read as it is by every later process,
+// and merged by a flush once it has gone unwritten for staleLog.
 func (s *Store) Flush() error {
 	s.mu.Lock()
-	pending := s.pending
-	s.pending, s.pendingBytes = nil, 0
+	err := s.finishLog()
 	s.mu.Unlock()
-	if len(pending) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(pending))
-	size := len(packMagic)
-	for k, data := range pending {
-		keys = append(keys, k)
-		size += len(k) + len(data) + 24
-	}
-	sort.Strings(keys)
-	buf := make([]byte, 0, size)
-	buf = append(buf, packMagic...)
-	for _, k := range keys {
-		buf = append(buf, k...)
-		buf = append(buf, ' ')
-		buf = strconv.AppendInt(buf, int64(len(pending[k])), 10)
-		buf = append(buf, '\n')
-		buf = append(buf, pending[k]...)
-		buf = append(buf, '\n')
-	}
-	dir := filepath.Join(s.dir, packDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("verdict cache: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-pack-*")
 	if err != nil {
 		return fmt.Errorf("verdict cache: %w", err)
 	}
-	_, werr := tmp.Write(buf)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
+	if err := s.compact(); err != nil {
 		return fmt.Errorf("verdict cache: %w", err)
-	}
-	var r [8]byte
-	_, _ = rand.Read(r[:])
-	name := fmt.Sprintf("%016x-%s.pack", time.Now().UnixNano(), hex.EncodeToString(r[:]))
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("verdict cache: %w", err)
-	}
-	if names := s.packNames(); len(names) > maxPacks {
-		for _, old := range names[:len(names)-maxPacks] {
-			// Another process may have removed it, or be reading it: a
-			// reader holds what it read, and a pack's entries are
-			// also in their own files.
-			_ = os.Remove(filepath.Join(dir, old))
-		}
 	}
 	return nil
 }
 
-// supersede drops the packs' entry for key, which Put has just replaced:
-// the entry's own file is newer.
-func (s *Store) supersede(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.packed != nil {
-		delete(s.packed, key)
-		return
+// compact merges old packs (and stale logs) into one when there are more
+// than maxPacks: the oldest small ones (under a quarter of maxPackBytes),
+// enough to leave maxPacks/2 files, as many as fit in one pack, the
+// newest record of each key kept. The merged pack takes the time of the
+// newest it holds, so it sorts where that one did. It is written before
+// they are removed, so an entry is always in one file or another; two
+// processes merging at once each write theirs, holding the same records,
+// and a later merge takes both. compact also removes the packs that lie
+// wholly past what a store reads (maxPacksRead, newest first), which no
+// process reads.
+func (s *Store) compact() error {
+	dir := filepath.Join(s.dir, packDir)
+	var names []string
+	var sizes []int64
+	for _, n := range s.packNames(true) {
+		fi, err := os.Stat(filepath.Join(dir, n))
+		if err != nil || strings.HasSuffix(n, ".log") && time.Since(fi.ModTime()) < staleLog {
+			continue // gone, or a log being written
+		}
+		names, sizes = append(names, n), append(sizes, fi.Size())
 	}
-	if s.replaced == nil {
-		s.replaced = make(map[string]bool)
+	newer := int64(0)
+	for i := len(names) - 1; i >= 0; i-- {
+		if newer >= maxPacksRead {
+			for _, n := range names[:i+1] {
+				_ = os.Remove(filepath.Join(dir, n)) // never read
+			}
+			names, sizes = names[i+1:], sizes[i+1:]
+			break
+		}
+		newer += sizes[i]
 	}
-	s.replaced[key] = true
+	if len(names) <= maxPacks {
+		return nil
+	}
+	var merge []string
+	total := int64(len(packMagic))
+	for i, n := range names[:len(names)-maxPacks/2] {
+		if sizes[i] >= maxPackBytes/4 {
+			continue
+		}
+		if total+sizes[i] > maxPackBytes {
+			break
+		}
+		merge, total = append(merge, n), total+sizes[i]
+	}
+	if len(merge) < 2 {
+		return nil
+	}
+	records := map[string][]byte{}
+	var keys []string
+	for i := len(merge) - 1; i >= 0; i-- { // newest first: its record wins
+		data, ok := readPack(filepath.Join(dir, merge[i]), maxPackBytes)
+		if !ok {
+			continue // removed by another process meanwhile
+		}
+		parseNewestFirst(data, func(key string, rec []byte) {
+			if _, seen := records[key]; !seen {
+				records[key] = rec
+				keys = append(keys, key)
+			}
+		})
+	}
+	sort.Strings(keys)
+	buf := make([]byte, 0, total)
+	buf = append(buf, packMagic...)
+	for _, key := range keys {
+		buf = appendRecord(buf, key, records[key])
+	}
+	newest := merge[len(merge)-1]
+	name := newest[:strings.IndexByte(newest, '-')+1] + randomHex() + ".pack"
+	if err := writePack(dir, filepath.Join(dir, name), buf); err != nil {
+		return err
+	}
+	for _, n := range merge {
+		_ = os.Remove(filepath.Join(dir, n))
+	}
+	return nil
 }
