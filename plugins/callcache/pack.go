@@ -280,9 +280,11 @@ func parsePack(data []byte, add func(key string, rec []byte)) {
 		if !ok || len(line) < 66 || line[64] != ' ' {
 			return
 		}
+		// The key is not checked: a lookup's key is (Find), and
+		// decode holds the entry to it.
 		k := unsafe.String(&line[0], 64)
 		n, ok := parseLength(line[65:])
-		if !ok || !validKey(k) || n >= len(after) || after[n] != '\n' {
+		if !ok || n >= len(after) || after[n] != '\n' {
 			return
 		}
 		add(k, after[:n:n])
