@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"slices"
 	"sync"
-	"unsafe"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/abi/abischema"
@@ -52,7 +51,7 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 		case cached:
 			err = checkCached(p.Label(), export, schema, raw, out)
 		case owned:
-			err = checkEnvelopeText(p.Label(), export, schema, unsafe.String(unsafe.SliceData(raw), len(raw)), out)
+			err = checkOwnedEnvelope(p.Label(), export, schema, raw, out)
 		default:
 			err = checkEnvelope(p.Label(), export, schema, raw, out)
 		}

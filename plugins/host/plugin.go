@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
@@ -558,6 +559,19 @@ func (p *Plugin) close() {
 // schema named schema.
 func checkEnvelope(plugin, export, schema string, out []byte, v any) error {
 	return checkEnvelopeText(plugin, export, schema, string(out), v)
+}
+
+// checkOwnedEnvelope is checkEnvelope on an output the decoded value may
+// keep parts of: out is the caller's own copy, which nothing writes to
+// after this.
+func checkOwnedEnvelope(plugin, export, schema string, out []byte, v any) error {
+	if vo, ok := v.(*abi.VerifyOutput); ok {
+		if fast, ok := scanVerifyOutputOwned(out); ok {
+			*vo = fast
+			return nil
+		}
+	}
+	return checkEnvelopeText(plugin, export, schema, unsafe.String(unsafe.SliceData(out), len(out)), v)
 }
 
 // checkEnvelopeText is checkEnvelope on the output's text.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
@@ -36,6 +37,17 @@ func scanVerifyOutput(out []byte) (abi.VerifyOutput, bool) {
 // scanVerifyOutputText is scanVerifyOutput on the output's text.
 func scanVerifyOutputText(s string) (abi.VerifyOutput, bool) {
 	vo, end, ok := scanVerifyOutputIn(&verdictScanner{s: s, i: jsonvalue.SkipSpace(s, 0)})
+	if !ok || jsonvalue.SkipSpace(s, end) != len(s) {
+		return abi.VerifyOutput{}, false
+	}
+	return vo, true
+}
+
+// scanVerifyOutputOwned is scanVerifyOutputText for a verdict that owns
+// the bytes b, which nothing writes to after this: it keeps parts of them.
+func scanVerifyOutputOwned(b []byte) (abi.VerifyOutput, bool) {
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	vo, end, ok := scanVerifyOutputIn(&verdictScanner{s: s, i: jsonvalue.SkipSpace(s, 0), owned: true})
 	if !ok || jsonvalue.SkipSpace(s, end) != len(s) {
 		return abi.VerifyOutput{}, false
 	}
@@ -376,6 +388,12 @@ type verdictScanner struct {
 	// detach says the verdict must not keep parts of s (kept strings are
 	// copied).
 	detach bool
+	// owned says s is the text of a byte slice the verdict owns, which
+	// nothing else reads or writes: an object or list value is kept as
+	// part of it rather than copied. (Only such a value is: a string the
+	// verdict keeps never lies inside one, so a caller writing to a
+	// json.RawMessage cannot change a string.)
+	owned bool
 }
 
 // keep is a string of s to keep in the verdict.
@@ -461,7 +479,12 @@ func (sc *verdictScanner) value(v string) any {
 	}
 	switch v[0] {
 	case '{', '[':
-		sc.last, sc.lastVal = v, json.RawMessage(v)
+		if sc.owned {
+			b := unsafe.Slice(unsafe.StringData(v), len(v))
+			sc.last, sc.lastVal = v, json.RawMessage(b[:len(v):len(v)])
+		} else {
+			sc.last, sc.lastVal = v, json.RawMessage(v)
+		}
 		return sc.lastVal
 	case '"':
 		var decoded string
