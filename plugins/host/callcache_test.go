@@ -425,3 +425,55 @@ func TestCachedVerdictKeepsNoPartOfEntry(t *testing.T) {
 		}
 	}
 }
+
+// A verdict scanned from an output the call owns gives what the text's
+// scan gives, and writing into its json.RawMessage values (which are
+// parts of that output) changes none of the strings it keeps.
+func TestOwnedVerdictSharesOnlyItsValues(t *testing.T) {
+	// The verdict's strings, values other than objects and lists
+	// included.
+	strs := func(vo abi.VerifyOutput) []string {
+		out := []string{vo.Error, vo.Unscored}
+		value := func(v any) string {
+			if _, raw := v.(json.RawMessage); raw {
+				return ""
+			}
+			return fmt.Sprint(v)
+		}
+		for _, a := range vo.Attributes {
+			out = append(out, a.Attribute, value(a.Actual), value(a.Expected))
+			if a.Diff != nil {
+				out = append(out, a.Diff.Summary, a.Diff.Unified)
+				for _, e := range a.Diff.Entries {
+					out = append(out, e.Path, e.Op, value(e.Expected), value(e.Actual))
+				}
+			}
+		}
+		return out
+	}
+	for _, text := range verdictTexts {
+		want, ok := scanVerifyOutputText(text)
+		if !ok {
+			continue // a verdict only the full path takes
+		}
+		got, ok := scanVerifyOutputOwned([]byte(text))
+		gotJSON, _ := json.Marshal(got)
+		wantJSON, _ := json.Marshal(want)
+		if !ok || string(gotJSON) != string(wantJSON) {
+			t.Fatalf("%s: owned scan %+v, %v; the text's %+v", text, got, ok, want)
+		}
+		before := strs(got)
+		for _, a := range got.Attributes {
+			for _, v := range []any{a.Actual, a.Expected} {
+				if m, ok := v.(json.RawMessage); ok {
+					for i := range m {
+						m[i] = 'x'
+					}
+				}
+			}
+		}
+		if after := strs(got); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Fatalf("%s: kept strings changed when the values were written to:\n%q\nwas\n%q", text, after, before)
+		}
+	}
+}
