@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/plugins/callcache"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
@@ -56,26 +57,14 @@ func TestVerdictCachePacksARun(t *testing.T) {
 // the calls, with the same describe cache, starts its worker at the
 // first call and gives them too.
 func TestWarmRescoreStartsNoWorker(t *testing.T) {
-	v := rescoreVerifiers[1]
-	if v.name != "minimal" {
-		t.Fatalf("rescoreVerifiers[1] is %s, want minimal", v.name)
-	}
 	const n = 200
-	prob, from := recordedRunVerified(t, n, 100, 40, 4, v.module(t), v.config)
-	p, err := LoadProblem(prob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostCache, dir := t.TempDir(), t.TempDir()
-	store, err := callcache.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, p, from, hostCache, dir, store := cacheTestRun(t, "minimal", n)
 	cold := rescoreCached(t, p, from, store, hostCache, host.Process)
 	if cold.counts.Misses != n || cold.counts.Hits != 0 || cold.workers == 0 {
 		t.Fatalf("cold: %+v, %d workers", cold.counts, cold.workers)
 	}
-	if store, err = callcache.Open(dir); err != nil {
+	store, err := callcache.Open(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	warm := rescoreCached(t, p, from, store, hostCache, host.Process)
@@ -112,26 +101,14 @@ func TestWarmRescoreStartsNoWorker(t *testing.T) {
 // rescore's verdicts. With an empty verdict cache the module is compiled
 // at the first call, once.
 func TestWarmRescoreInProcessCompilesNothing(t *testing.T) {
-	v := rescoreVerifiers[2]
-	if v.name != "rust" {
-		t.Fatalf("rescoreVerifiers[2] is %s, want rust", v.name)
-	}
 	const n = 200
-	prob, from := recordedRunVerified(t, n, 100, 40, 4, v.module(t), v.config)
-	p, err := LoadProblem(prob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hostCache, dir := t.TempDir(), t.TempDir()
-	store, err := callcache.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, p, from, hostCache, dir, store := cacheTestRun(t, "rust", n)
 	cold := rescoreCached(t, p, from, store, hostCache, host.Auto)
 	if cold.counts.Misses != n || cold.workers != 0 || cold.compiled != 1 {
 		t.Fatalf("cold: %+v, %d workers, %d modules compiled; want %d misses, none, one", cold.counts, cold.workers, cold.compiled, n)
 	}
-	if store, err = callcache.Open(dir); err != nil {
+	store, err := callcache.Open(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	warm := rescoreCached(t, p, from, store, hostCache, host.Auto)
@@ -154,4 +131,29 @@ func TestWarmRescoreInProcessCompilesNothing(t *testing.T) {
 				cold.outcome.Rescored, cold.outcome.VerdictsChanged, cold.outcome.ScoresChanged)
 		}
 	}
+}
+
+// cacheTestRun records a run of n cases verified by the named verifier
+// (of rescoreVerifiers), loads its problem, and opens an empty verdict
+// cache; hostCache is a fresh plugin host cache directory.
+func cacheTestRun(t *testing.T, name string, n int) (v rescoreVerifier, p *problem.Problem, from, hostCache, dir string, store *callcache.Store) {
+	t.Helper()
+	for _, rv := range rescoreVerifiers {
+		if rv.name == name {
+			v = rv
+		}
+	}
+	if v.name != name {
+		t.Fatalf("no rescore verifier %s", name)
+	}
+	prob, from := recordedRunVerified(t, n, 100, 40, 4, v.module(t), v.config)
+	p, err := LoadProblem(prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hostCache, dir = t.TempDir(), t.TempDir()
+	if store, err = callcache.Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	return v, p, from, hostCache, dir, store
 }
