@@ -152,7 +152,9 @@ func writePack(dir, path string, data []byte) error {
 		return err
 	}
 	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
+	// As readable as the logs, which become packs by a rename: a cache
+	// directory shared by users stays shared.
+	cerr := errors.Join(tmp.Chmod(0o644), tmp.Close())
 	if err := errors.Join(werr, cerr); err != nil {
 		os.Remove(tmp.Name())
 		return err
@@ -345,7 +347,8 @@ func (s *Store) Flush() error {
 // compact merges old packs (and stale logs) into one when there are more
 // than maxPacks: the oldest small ones (under a quarter of maxPackBytes),
 // enough to leave maxPacks/2 files, as many as fit in one pack, the
-// newest record of each key kept. The merged pack takes the time of the
+// newest whole entry of each key kept (a record that does not decode is
+// dropped). The merged pack takes the time of the
 // newest it holds, so it sorts where that one did. It is written before
 // they are removed, so an entry is always in one file or another; two
 // processes merging at once each write theirs, holding the same records,
@@ -399,7 +402,12 @@ func (s *Store) compact() error {
 			continue // removed by another process meanwhile
 		}
 		parseNewestFirst(data, func(key string, rec []byte) {
-			if _, seen := records[key]; !seen {
+			if _, seen := records[key]; seen {
+				return
+			}
+			// Only a whole entry is kept: a damaged newer copy must
+			// not take the place of a good older one.
+			if _, ok := decode(key, rec); ok {
 				records[key] = rec
 				keys = append(keys, key)
 			}

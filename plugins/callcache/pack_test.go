@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // reopen opens s's directory again, as the next run's process does.
@@ -461,6 +462,48 @@ func BenchmarkGetPacked(b *testing.B) {
 		}
 		if _, ok := s.Get(keys[i%n]); !ok {
 			b.Fatal("miss")
+		}
+	}
+}
+
+// TestMergeKeepsTheNewestWholeEntry: merging packs keeps, for each key,
+// the newest record that decodes; a damaged newer copy does not replace a
+// good older one, and the merged pack is readable by other users as the
+// packs it replaces were.
+func TestMergeKeepsTheNewestWholeEntry(t *testing.T) {
+	s := open(t)
+	k := key("a")
+	if err := s.Put(k, entryOf(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	damaged, err := encode(k, entryOf(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged[len(damaged)-3] ^= 1
+	time.Sleep(time.Millisecond) // a newer name
+	writeRecords(t, s.Dir(), [2]string{k, string(damaged)})
+	for i := 0; i < maxPacks; i++ {
+		s2 := reopen(t, s)
+		if err := s2.Put(key(strconv.Itoa(i)), entryOf(i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s2.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := packs(t, s); len(got) > maxPacks {
+		t.Fatalf("%d packs: no merge", len(got))
+	}
+	if e, ok := reopen(t, s).Get(k); !ok || !reflect.DeepEqual(e, entryOf(1)) {
+		t.Fatalf("after the merge: %+v, %v; want the older whole entry", e, ok)
+	}
+	for _, p := range packs(t, s) {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+			t.Fatalf("%s: mode %v, %v", p, fi.Mode(), err)
 		}
 	}
 }
