@@ -419,3 +419,39 @@ func editFile(t *testing.T, path, old, new string) {
 		t.Fatal(err)
 	}
 }
+
+// TestVerdictCacheDistributed: with --workers the plugin calls are made
+// (or answered from the cache) in the worker processes, which report how
+// with each group: the summary line and the manifest count them as runs
+// in one process do, cold and then warm, with the same verdicts.
+func TestVerdictCacheDistributed(t *testing.T) {
+	sub := filepath.Join(example, "submissions", "reference")
+	runs := func(extra ...string) (counts []manifest.VerdictCache, verdicts []map[string]string) {
+		cache := t.TempDir()
+		for _, name := range []string{"cold", "warm"} {
+			out := filepath.Join(t.TempDir(), name)
+			r := withCache(t, cache, append([]string{"run", example, "--submission", sub, "--out", out}, extra...)...)
+			if r.code != 0 {
+				t.Fatalf("%s run %v: exit %d\n%s\n%s", name, extra, r.code, r.stdout, r.stderr)
+			}
+			c := cacheCounts(t, r, out)
+			if c == nil {
+				t.Fatalf("%s run %v: no verdict cache counts", name, extra)
+			}
+			counts = append(counts, *c)
+			verdicts = append(verdicts, caseVerdicts(t, out))
+		}
+		return counts, verdicts
+	}
+	local, want := runs()
+	if local[0].Hits != 0 || local[0].Misses == 0 || local[1].Hits == 0 {
+		t.Fatalf("runs in one process counted %+v: want misses, then hits", local)
+	}
+	dist, got := runs("--workers", "2")
+	for i, name := range []string{"cold", "warm"} {
+		if dist[i] != local[i] {
+			t.Errorf("%s: distributed run counted %+v, a run in one process %+v", name, dist[i], local[i])
+		}
+		sameVerdicts(t, name+" distributed run", got[i], want[i])
+	}
+}

@@ -263,6 +263,9 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 				sink.GroupError(j, r.Message)
 			case KindDone:
 				c.ranOn(r.Job, r.Worker)
+				if r.VerdictCache != nil {
+					sink.CacheCounts(j, *r.VerdictCache)
+				}
 				sink.Done(j)
 				delete(pending, r.Job)
 			case KindRefused:

@@ -12,6 +12,7 @@ import (
 	"runtime"
 
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run"
 )
 
 // Names of the streams, the consumers and the subjects.
@@ -208,6 +209,9 @@ type Result struct {
 	Record   *result.CaseRecord `json:"record,omitempty"`
 	Retried  bool               `json:"retried,omitempty"`
 	Message  string             `json:"message,omitempty"`
+	// VerdictCache, on a done message, says how the job's plugin calls
+	// were answered (a runner that counts them: CountingRunner).
+	VerdictCache *run.CacheCounts `json:"verdict_cache,omitempty"`
 }
 
 func resultsSubject(runID string) string { return resultsPrefix + "." + runID }

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/run"
 )
 
 // GroupRunner runs single groups of one problem against one submission
@@ -23,6 +24,13 @@ type GroupRunner interface {
 	// run's journal holds already (a resumed run's), see run.Groups.Run.
 	Run(ctx context.Context, checkpoint, group string, epoch int, finished []string, emit func(rec *result.CaseRecord, retried bool) error) error
 	Close()
+}
+
+// CountingRunner is a GroupRunner that also says how a group's plugin
+// calls were answered, which the worker reports with the job's done
+// message so the run's summary counts them (run.Groups is one).
+type CountingRunner interface {
+	RunCounted(ctx context.Context, checkpoint, group string, epoch int, finished []string, emit func(rec *result.CaseRecord, retried bool) error) (run.CacheCounts, error)
 }
 
 // Prepare makes the runner of a job's problem (loaded from
@@ -230,9 +238,18 @@ func (w *Worker) handle(ctx context.Context, store jetstream.ObjectStore, m jets
 	} else {
 		w.logf("worker %s: running group %s of run %s (delivery %d)", w.Name, job.Key(), job.RunID, delivery)
 	}
-	runErr := runner.Run(ctx, job.Checkpoint, job.Group, job.Epoch, job.Finished, func(rec *result.CaseRecord, retried bool) error {
+	emit := func(rec *result.CaseRecord, retried bool) error {
 		return pub.send(ctx, &Result{Kind: KindRecord, Record: rec, Retried: retried})
-	})
+	}
+	var counts *run.CacheCounts
+	var runErr error
+	if cr, ok := runner.(CountingRunner); ok {
+		var c run.CacheCounts
+		c, runErr = cr.RunCounted(ctx, job.Checkpoint, job.Group, job.Epoch, job.Finished, emit)
+		counts = &c
+	} else {
+		runErr = runner.Run(ctx, job.Checkpoint, job.Group, job.Epoch, job.Finished, emit)
+	}
 	if ctx.Err() != nil {
 		// Stopping: the job goes back to the queue for another worker.
 		_ = m.Nak()
@@ -244,7 +261,7 @@ func (w *Worker) handle(ctx context.Context, store jetstream.ObjectStore, m jets
 			return
 		}
 	}
-	if err := pub.send(ctx, &Result{Kind: KindDone}); err != nil {
+	if err := pub.send(ctx, &Result{Kind: KindDone, VerdictCache: counts}); err != nil {
 		_ = m.Nak()
 		return
 	}

@@ -53,6 +53,9 @@ type Sink interface {
 	// Done says the job will send nothing more; later records of it are
 	// dropped.
 	Done(job *GroupJob)
+	// CacheCounts adds how the job's plugin calls, made in another
+	// process, were answered to the run's verdict cache counts.
+	CacheCounts(job *GroupJob, c CacheCounts)
 }
 
 // Executor runs a run's group jobs somewhere — in this process (the

@@ -38,6 +38,14 @@ func NewGroups(ctx context.Context, opts Options) (*Groups, error) {
 // Close keeps what the verdict cache learned.
 func (g *Groups) Close() { g.plugins.cache.flush() }
 
+// RunCounted is Run, also saying how the group's plugin calls were
+// answered (a worker reports them to the run's coordinator).
+func (g *Groups) RunCounted(ctx context.Context, checkpoint, group string, epoch int, finished []string, emit func(rec *result.CaseRecord, retried bool) error) (CacheCounts, error) {
+	n := &callCounter{}
+	err := g.Run(withCallCounter(ctx, n), checkpoint, group, epoch, finished, emit)
+	return CacheCounts{Hits: n.hits.Load(), Misses: n.misses.Load()}, err
+}
+
 // Run runs one epoch (0 without epochs) of one group, calling emit with
 // each case's record as it finishes (retried: an attempt that ended in an
 // error and runs again). An error is the group's: it stopped early, and

@@ -283,7 +283,7 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 		attrs[i] = append(attrs[i], verify.AttributeResult{Attribute: attr, Weight: 1, Check: "plugin",
 			Diff: &verify.Diff{Summary: err.Error()}})
 	}
-	opts := host.CallOptions{Assets: plugincall.ProblemAssets(s.dir), Cache: s.cache.forCalls()}
+	opts := host.CallOptions{Assets: plugincall.ProblemAssets(s.dir), Cache: s.cache.forCalls(ctx)}
 	testOpts := opts
 	if sandbox != "" {
 		testOpts.Assets = plugincall.ProblemAssets(sandbox)

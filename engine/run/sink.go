@@ -80,6 +80,8 @@ func (s *runSink) Record(j *GroupJob, rec *result.CaseRecord, retried bool) erro
 
 func (s *runSink) GroupError(j *GroupJob, msg string) { s.fail(j.job, msg) }
 
+func (s *runSink) CacheCounts(j *GroupJob, c CacheCounts) { s.plugins.cache.add(c) }
+
 func (s *runSink) Done(j *GroupJob) {
 	s.mu.Lock()
 	delete(s.inFlight, j.Key())

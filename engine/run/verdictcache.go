@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"sync/atomic"
 
 	"github.com/wasmeval/wasmeval/plugins/callcache"
@@ -66,15 +67,57 @@ func (c *verdictCache) flush() {
 }
 
 // forCalls is the cache as a call's option: nil (no cache at all, not a
-// nil pointer in an interface) when the run has none.
-func (c *verdictCache) forCalls() host.CallCache {
+// nil pointer in an interface) when the run has none; counting in ctx's
+// callCounter too, when it has one.
+func (c *verdictCache) forCalls(ctx context.Context) host.CallCache {
 	if c == nil {
 		return nil
+	}
+	if n, ok := ctx.Value(callCounterKey{}).(*callCounter); ok {
+		return countedCache{c, n}
 	}
 	return c
 }
 
 // counts is what the run's calls got so far; nil without a cache.
+// add counts calls made elsewhere (a distributed run's workers) as the
+// run's own; nothing without a cache.
+func (c *verdictCache) add(n CacheCounts) {
+	if c != nil {
+		c.hits.Add(n.Hits)
+		c.misses.Add(n.Misses)
+	}
+}
+
+// callCounterKey carries, in a context, a counter of the calls made under
+// it (withCallCounter).
+type callCounterKey struct{}
+
+// callCounter counts the verdict cache's answers to some of a run's calls
+// (one group's, whose worker reports them).
+type callCounter struct{ hits, misses atomic.Int64 }
+
+func withCallCounter(ctx context.Context, n *callCounter) context.Context {
+	return context.WithValue(ctx, callCounterKey{}, n)
+}
+
+// countedCache is the cache as a call's option, counting its answers in
+// a counter of the caller's too.
+type countedCache struct {
+	*verdictCache
+	n *callCounter
+}
+
+func (c countedCache) Lookup(key string, use func(host.CachedCall) bool) bool {
+	ok := c.verdictCache.Lookup(key, use)
+	if ok {
+		c.n.hits.Add(1)
+	} else {
+		c.n.misses.Add(1)
+	}
+	return ok
+}
+
 func (c *verdictCache) counts() *CacheCounts {
 	if c == nil {
 		return nil
