@@ -217,6 +217,34 @@ func ensureStreams(ctx context.Context, js jetstream.JetStream, cfg Config) (jet
 	return store, nil
 }
 
+// joinWorkConsumer is a worker's way to the work consumer of c: the one
+// there is, or, when there is none yet, one created with cfg. A worker
+// never changes a consumer that exists: its coordinator configures it
+// (ensureWorkConsumer), and a worker that found none a moment before
+// its coordinator created one would otherwise put the default
+// unacknowledged limit back over the coordinator's.
+func joinWorkConsumer(ctx context.Context, js jetstream.JetStream, c Capability, cfg Config) (jetstream.Consumer, error) {
+	cons, err := js.Consumer(ctx, WorkStream, c.consumer())
+	if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return cons, err
+	}
+	return createWorkConsumer(ctx, js, c, cfg)
+}
+
+// createWorkConsumer creates the work consumer of c with cfg, for a
+// worker that found none; one created meanwhile is taken as it is.
+func createWorkConsumer(ctx context.Context, js jetstream.JetStream, c Capability, cfg Config) (jetstream.Consumer, error) {
+	cfg = cfg.withDefaults()
+	cons, err := js.CreateConsumer(ctx, WorkStream, jetstream.ConsumerConfig{
+		Durable: c.consumer(), FilterSubject: c.subject(), AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver, MaxAckPending: cfg.MaxAckPending,
+	})
+	if errors.Is(err, jetstream.ErrConsumerExists) {
+		return js.Consumer(ctx, WorkStream, c.consumer()) // created meanwhile
+	}
+	return cons, err
+}
+
 // ensureWorkConsumer creates (or updates) the durable pull consumer of
 // the jobs that need c.
 func ensureWorkConsumer(ctx context.Context, js jetstream.JetStream, c Capability, cfg Config) (jetstream.Consumer, error) {

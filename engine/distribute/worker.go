@@ -99,10 +99,7 @@ func (w *Worker) Serve(ctx context.Context) error {
 		if err := c.check(); err != nil {
 			return err
 		}
-		cons, err := w.JS.Consumer(ctx, WorkStream, c.consumer())
-		if errors.Is(err, jetstream.ErrConsumerNotFound) {
-			cons, err = ensureWorkConsumer(ctx, w.JS, c, w.Config)
-		}
+		cons, err := joinWorkConsumer(ctx, w.JS, c, w.Config)
 		if err != nil {
 			return fmt.Errorf("work consumer %s: %w", c.consumer(), err)
 		}
