@@ -57,9 +57,9 @@ func (c *verdictCache) Store(key string, call host.CachedCall) {
 	_ = c.store.Put(key, callcache.Entry{Output: call.Output, Reads: reads, Validated: call.Validated})
 }
 
-// flush packs the entries the run wrote or found only in their own files,
-// so the next run reads them at once (callcache.Store.Flush). A pack that
-// cannot be written costs the next run only the speed.
+// flush makes the log of the entries the run wrote a pack
+// (callcache.Store.Flush). A log that cannot be renamed is read as it is
+// by the next run.
 func (c *verdictCache) flush() {
 	if c != nil {
 		_ = c.store.Flush()
