@@ -6,8 +6,11 @@ package abischema
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -124,13 +127,46 @@ func Message(leaf *jsonschema.ValidationError) string {
 // Leaves returns the innermost causes of a validation error: the
 // violations a reader can act on, not the "allOf failed" wrappers around
 // them.
+//
+// They come in the order of their places in the document (an object's
+// members by name, a list's items by index), then of their messages: the
+// library walks an object's members in map order, and the same document
+// must get the same message every time.
 func Leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
+	out := leaves(ve)
+	sort.SliceStable(out, func(i, j int) bool {
+		if c := comparePlaces(out[i].InstanceLocation, out[j].InstanceLocation); c != 0 {
+			return c < 0
+		}
+		return Message(out[i]) < Message(out[j])
+	})
+	return out
+}
+
+func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
 	if len(ve.Causes) == 0 {
 		return []*jsonschema.ValidationError{ve}
 	}
 	var out []*jsonschema.ValidationError
 	for _, c := range ve.Causes {
-		out = append(out, Leaves(c)...)
+		out = append(out, leaves(c)...)
 	}
 	return out
+}
+
+// comparePlaces orders two instance locations: segment by segment, list
+// indices as numbers, a location before the ones inside it.
+func comparePlaces(a, b []string) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] == b[i] {
+			continue
+		}
+		x, errX := strconv.Atoi(a[i])
+		y, errY := strconv.Atoi(b[i])
+		if errX == nil && errY == nil {
+			return cmp.Compare(x, y)
+		}
+		return strings.Compare(a[i], b[i])
+	}
+	return cmp.Compare(len(a), len(b))
 }
