@@ -94,12 +94,7 @@ func TestUnflushedLogIsRead(t *testing.T) {
 	// packs once there are more than maxPacks.
 	for i := 0; i < maxPacks+1; i++ {
 		s2 := reopen(t, s)
-		if err := s2.Put(key(strconv.Itoa(i)), entryOf(i)); err != nil {
-			t.Fatal(err)
-		}
-		if err := s2.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		putFlushed(t, s2, key(strconv.Itoa(i)), entryOf(i))
 	}
 	if logs, _ := filepath.Glob(filepath.Join(s.Dir(), packDir, "*.log")); len(logs) != 0 {
 		t.Fatalf("the stale log was not merged: %v", logs)
@@ -294,12 +289,7 @@ func TestChangedPackEntryMisses(t *testing.T) {
 func TestOlderEntryAnswersWhenNewerIsRefused(t *testing.T) {
 	s := open(t)
 	k := key("a")
-	if err := s.Put(k, entryOf(1)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	putFlushed(t, s, k, entryOf(1))
 	// The call was made again by a later run (its files changed), which
 	// was killed before its flush: its log holds the newer entry.
 	if err := reopen(t, s).Put(k, entryOf(2)); err != nil {
@@ -473,12 +463,7 @@ func BenchmarkGetPacked(b *testing.B) {
 func TestMergeKeepsTheNewestWholeEntry(t *testing.T) {
 	s := open(t)
 	k := key("a")
-	if err := s.Put(k, entryOf(1)); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	putFlushed(t, s, k, entryOf(1))
 	damaged, err := encode(k, entryOf(2))
 	if err != nil {
 		t.Fatal(err)
@@ -488,12 +473,7 @@ func TestMergeKeepsTheNewestWholeEntry(t *testing.T) {
 	writeRecords(t, s.Dir(), [2]string{k, string(damaged)})
 	for i := 0; i < maxPacks; i++ {
 		s2 := reopen(t, s)
-		if err := s2.Put(key(strconv.Itoa(i)), entryOf(i)); err != nil {
-			t.Fatal(err)
-		}
-		if err := s2.Flush(); err != nil {
-			t.Fatal(err)
-		}
+		putFlushed(t, s2, key(strconv.Itoa(i)), entryOf(i))
 	}
 	if got := packs(t, s); len(got) > maxPacks {
 		t.Fatalf("%d packs: no merge", len(got))
@@ -505,5 +485,16 @@ func TestMergeKeepsTheNewestWholeEntry(t *testing.T) {
 		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
 			t.Fatalf("%s: mode %v, %v", p, fi.Mode(), err)
 		}
+	}
+}
+
+// putFlushed puts e under k and flushes, as a run that made one call does.
+func putFlushed(t *testing.T, s *Store, k string, e Entry) {
+	t.Helper()
+	if err := s.Put(k, e); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
 	}
 }
