@@ -121,6 +121,38 @@ fn main() {
         texts.push("[".repeat(n) + &"]".repeat(n));
         texts.push("{\"a\":".repeat(n) + "1" + &"}".repeat(n));
     }
+    // Lists of records: objects with the same keys in the same order, as a
+    // list of records has (the pass reuses the order of the object before),
+    // some spelt differently, some with one key changed or repeated.
+    for _ in 0..count / 5 {
+        let keys: Vec<&str> = (0..1 + r.below(6)).map(|_| r.pick(KEYS)).collect();
+        let mut s = String::from("[");
+        for o in 0..2 + r.below(4) {
+            if o > 0 {
+                s.push(',');
+            }
+            let mut ks = keys.clone();
+            match r.below(6) {
+                0 => {
+                    let i = r.below(ks.len() as u64) as usize;
+                    ks[i] = r.pick(KEYS);
+                }
+                1 => ks.push(keys[0]),
+                _ => {}
+            }
+            s.push('{');
+            for (i, k) in ks.iter().enumerate() {
+                if i > 0 {
+                    s.push(',');
+                }
+                s.push_str(&format!("\"{}\":", k));
+                value(&mut r, 3, &mut s);
+            }
+            s.push('}');
+        }
+        s.push(']');
+        texts.push(s);
+    }
     // Objects with more members than the insertion sort takes, in reverse
     // order and with repeated keys.
     for n in [16, 17, 40] {

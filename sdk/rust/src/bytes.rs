@@ -101,6 +101,12 @@ pub(crate) fn extend(v: &mut Vec<u8>, s: &[u8]) {
     }
 }
 
+/// Copies s to d, which has room for it and does not overlap it.
+#[inline]
+pub(crate) unsafe fn copy_to(d: *mut u8, s: &[u8]) {
+    imp::copy(d, s.as_ptr(), s.len())
+}
+
 /// Makes room for n more bytes in v. Growing copies with the copy here
 /// (a reallocation would go through the allocator's own copy).
 #[inline]

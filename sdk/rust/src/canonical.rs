@@ -151,25 +151,117 @@ fn put(out: &mut Vec<u8>, s: &[u8]) {
         return crate::bytes::extend(out, s);
     }
     let len = out.len();
-    // Two overlapping words cover 8 to 16 bytes, two half words 4 to 8,
-    // two quarter words 2 to 4: no loop (see digits).
     unsafe {
-        let d = out.as_mut_ptr().add(len);
-        let p = s.as_ptr();
-        if n >= 8 {
-            (d as *mut u64).write_unaligned((p as *const u64).read_unaligned());
-            (d.add(n - 8) as *mut u64).write_unaligned((p.add(n - 8) as *const u64).read_unaligned());
-        } else if n >= 4 {
-            (d as *mut u32).write_unaligned((p as *const u32).read_unaligned());
-            (d.add(n - 4) as *mut u32).write_unaligned((p.add(n - 4) as *const u32).read_unaligned());
-        } else if n >= 2 {
-            (d as *mut u16).write_unaligned((p as *const u16).read_unaligned());
-            (d.add(n - 2) as *mut u16).write_unaligned((p.add(n - 2) as *const u16).read_unaligned());
-        } else if n == 1 {
-            *d = *p;
-        }
+        put_short(out.as_mut_ptr().add(len), s);
         out.set_len(len + n);
     }
+}
+
+/// Copies s, at most 16 bytes, to d: two overlapping words cover 8 to 16
+/// bytes, two half words 4 to 8, two quarter words 2 to 4, with no loop
+/// (see digits).
+#[inline(always)]
+unsafe fn put_short(d: *mut u8, s: &[u8]) {
+    let n = s.len();
+    let p = s.as_ptr();
+    if n >= 8 {
+        (d as *mut u64).write_unaligned((p as *const u64).read_unaligned());
+        (d.add(n - 8) as *mut u64).write_unaligned((p.add(n - 8) as *const u64).read_unaligned());
+    } else if n >= 4 {
+        (d as *mut u32).write_unaligned((p as *const u32).read_unaligned());
+        (d.add(n - 4) as *mut u32).write_unaligned((p.add(n - 4) as *const u32).read_unaligned());
+    } else if n >= 2 {
+        (d as *mut u16).write_unaligned((p as *const u16).read_unaligned());
+        (d.add(n - 2) as *mut u16).write_unaligned((p.add(n - 2) as *const u16).read_unaligned());
+    } else if n == 1 {
+        *d = *p;
+    }
+}
+
+/// The canonical text being written: a Vec<u8> taken apart into its
+/// pointer, length and capacity, which the pass keeps in locals. A Vec
+/// that is pushed to gives its address to the function that grows it, so
+/// it lives in memory; under an engine that checks the bounds of every
+/// access to memory (wazero), each push then cost checked loads of its
+/// pointer, length and capacity and a checked store of its length. Only
+/// growing and dropping leave these locals, by value.
+struct Out {
+    ptr: *mut u8,
+    len: usize,
+    cap: usize,
+}
+
+impl Out {
+    fn with_capacity(n: usize) -> Out {
+        let (ptr, cap) = grow_out(core::ptr::NonNull::dangling().as_ptr(), 0, 0, n);
+        Out { ptr, len: 0, cap }
+    }
+    /// Makes room for n more bytes.
+    #[inline(always)]
+    fn room(&mut self, n: usize) {
+        if self.cap - self.len < n {
+            let (ptr, cap) = grow_out(self.ptr, self.len, self.cap, n);
+            self.ptr = ptr;
+            self.cap = cap;
+        }
+    }
+    #[inline(always)]
+    fn push(&mut self, b: u8) {
+        self.room(1);
+        // In bounds: room.
+        unsafe { *self.ptr.add(self.len) = b };
+        self.len += 1;
+    }
+    /// Appends s; a short s with stores inline.
+    #[inline(always)]
+    fn put(&mut self, s: &[u8]) {
+        let n = s.len();
+        self.room(n);
+        // In bounds: room.
+        unsafe {
+            if n > 16 {
+                crate::bytes::copy_to(self.ptr.add(self.len), s);
+            } else {
+                put_short(self.ptr.add(self.len), s);
+            }
+        }
+        self.len += n;
+    }
+    #[inline(always)]
+    fn bytes(&self) -> &[u8] {
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+    }
+    #[inline(always)]
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        unsafe { core::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+    fn into_vec(self) -> Vec<u8> {
+        let o = core::mem::ManuallyDrop::new(self);
+        unsafe { Vec::from_raw_parts(o.ptr, o.len, o.cap) }
+    }
+}
+
+impl Drop for Out {
+    #[inline(always)]
+    fn drop(&mut self) {
+        free_out(self.ptr, self.len, self.cap)
+    }
+}
+
+/// Out's growth: the Vec its parts make, with room for n more bytes,
+/// taken apart again.
+#[cold]
+#[inline(never)]
+fn grow_out(ptr: *mut u8, len: usize, cap: usize, n: usize) -> (*mut u8, usize) {
+    let mut v = unsafe { Vec::from_raw_parts(ptr, len, cap) };
+    crate::bytes::reserve(&mut v, n);
+    let mut v = core::mem::ManuallyDrop::new(v);
+    (v.as_mut_ptr(), v.capacity())
+}
+
+#[inline(never)]
+fn free_out(ptr: *mut u8, len: usize, cap: usize) {
+    drop(unsafe { Vec::from_raw_parts(ptr, len, cap) })
 }
 
 /// A key's first eight bytes as a big-endian number, zeros after a
@@ -185,6 +277,20 @@ fn prefix(k: &[u8]) -> u64 {
         p |= (c as u64) << (56 - 8 * i);
     }
     p
+}
+
+/// prefix of the key whose n bytes are data[at..at + n]: a word read and
+/// masked where data has eight bytes from at, rather than a byte at a
+/// time (each a checked load under wazero).
+#[inline(always)]
+fn prefix_at(data: &[u8], at: usize, n: usize) -> u64 {
+    if at + 8 > data.len() {
+        return prefix(&data[at..at + n]);
+    }
+    // In bounds: data has eight bytes from at.
+    let w = u64::from_le(unsafe { (data.as_ptr().add(at) as *const u64).read_unaligned() });
+    let w = if n >= 8 { w } else { w & ((1u64 << (8 * n)) - 1) };
+    w.swap_bytes()
 }
 
 /// An object or a list being written.
@@ -209,13 +315,12 @@ struct Open {
 /// its own, not a recursion, so that the position and the output stay in
 /// locals (a WebAssembly engine keeps a call's state in memory).
 fn canonical_text(data: &[u8]) -> Option<Vec<u8>> {
-    let mut out: Vec<u8> = Vec::new();
-    crate::bytes::reserve(&mut out, data.len() + 2);
+    let mut out = Out::with_capacity(data.len() + 2);
     let mut members: Vec<Member> = Vec::new();
     // Keys whose bytes differ from their encoding (escapes), unescaped.
     let mut keys: Vec<u8> = Vec::new();
     let mut stack: Vec<Open> = Vec::new();
-    let mut scratch = Scratch { order: Vec::new(), text: Vec::new() };
+    let mut scratch = Scratch { order: Vec::new(), text: Vec::new(), last: Vec::new() };
     let mut pos = skip(data, 0);
     'value: loop {
         // A value starts at pos.
@@ -235,7 +340,7 @@ fn canonical_text(data: &[u8]) -> Option<Vec<u8>> {
                     pos += 1;
                 } else {
                     let object = c == b'{';
-                    stack.push(Open { object, at: out.len() - 1, members: members.len(), keys: keys.len(), ordered: true });
+                    stack.push(Open { object, at: out.len - 1, members: members.len(), keys: keys.len(), ordered: true });
                     if object {
                         pos = key(data, pos, &mut out, &mut members, &mut keys, stack.last_mut()?)?;
                     }
@@ -254,7 +359,7 @@ fn canonical_text(data: &[u8]) -> Option<Vec<u8>> {
         if let Some(top) = stack.last_mut() {
             if data.get(pos) == Some(&b',') {
                 if top.object {
-                    let end = out.len();
+                    let end = out.len;
                     members.last_mut()?.end = end;
                 }
                 out.push(b',');
@@ -269,10 +374,10 @@ fn canonical_text(data: &[u8]) -> Option<Vec<u8>> {
             pos = skip(data, pos);
             let top = match stack.last_mut() {
                 Some(top) => top,
-                None => return if pos == data.len() { Some(out) } else { None },
+                None => return if pos == data.len() { Some(out.into_vec()) } else { None },
             };
             if top.object {
-                let end = out.len();
+                let end = out.len;
                 members.last_mut()?.end = end;
             }
             match *data.get(pos)? {
@@ -288,7 +393,7 @@ fn canonical_text(data: &[u8]) -> Option<Vec<u8>> {
                     let o = *top;
                     stack.pop();
                     if !o.ordered {
-                        reorder(&mut out, &members[o.members..], &keys, o.at, &mut scratch);
+                        out.len = reorder(out.bytes_mut(), &members[o.members..], &keys, o.at, &mut scratch);
                     }
                     out.push(b'}');
                     members.truncate(o.members);
@@ -316,9 +421,9 @@ fn skip(data: &[u8], i: usize) -> usize {
 }
 
 #[inline(always)]
-fn literal(data: &[u8], pos: usize, word: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+fn literal(data: &[u8], pos: usize, word: &[u8], out: &mut Out) -> Option<usize> {
     if data.len() - pos >= word.len() && &data[pos..pos + word.len()] == word {
-        put(out, word);
+        out.put(word);
         return Some(pos + word.len());
     }
     None
@@ -363,7 +468,7 @@ fn non_digits(data: &[u8], i: usize) -> u64 {
 
 /// A number, written as it is.
 #[inline(always)]
-fn number(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<usize> {
+fn number(data: &[u8], start: usize, out: &mut Out) -> Option<usize> {
     let mut pos = start;
     if data.get(pos) == Some(&b'-') {
         pos += 1;
@@ -395,7 +500,7 @@ fn number(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<usize> {
         }
         pos = end;
     }
-    put(out, &data[start..pos]);
+    out.put(&data[start..pos]);
     Some(pos)
 }
 
@@ -404,12 +509,12 @@ fn number(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<usize> {
 /// encoding's, between the quotes), its value when it was unescaped and
 /// quoted again.
 #[inline(always)]
-fn string(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, Option<String>)> {
+fn string(data: &[u8], start: usize, out: &mut Out) -> Option<(usize, Option<String>)> {
     let mut i = plain_end(data, start + 1);
     if data.get(i) == Some(&b'"') {
         // No escape and nothing encoding/json escapes, the usual case,
         // taken before any loop (see digits): the text is its encoding.
-        put(out, &data[start..i + 1]);
+        out.put(&data[start..i + 1]);
         return Some((i + 1, None));
     }
     loop {
@@ -421,7 +526,7 @@ fn string(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, Option
             Some(b'"') => {
                 // No escape and nothing encoding/json escapes: the text
                 // is its encoding.
-                put(out, &data[start..i + 1]);
+                out.put(&data[start..i + 1]);
                 return Some((i + 1, None));
             }
             // U+2028 and U+2029 are E2 80 A8 and E2 80 A9; other
@@ -429,7 +534,11 @@ fn string(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, Option
             Some(0xE2) if !(i + 2 < data.len() && data[i + 1] == 0x80 && (data[i + 2] == 0xA8 || data[i + 2] == 0xA9)) => {
                 i = crate::bytes::quote_stop(data, i + 1)
             }
-            _ => return quoted_again(data, start, out),
+            _ => {
+                let (end, v, encoded) = quoted_again(data, start)?;
+                out.put(&encoded);
+                return Some((end, Some(v)));
+            }
         }
     }
 }
@@ -437,12 +546,13 @@ fn string(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, Option
 /// string's work for a string with escapes, or characters encoding/json
 /// writes escaped: its value, quoted again.
 #[inline(never)]
-fn quoted_again(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, Option<String>)> {
+fn quoted_again(data: &[u8], start: usize) -> Option<(usize, String, Vec<u8>)> {
     let (v, end) = parse_at(data, start).ok()?;
     match v {
         Value::String(s) => {
-            quote_bytes(s.as_bytes(), out);
-            Some((end, Some(s)))
+            let mut encoded = Vec::new();
+            quote_bytes(s.as_bytes(), &mut encoded);
+            Some((end, s, encoded))
         }
         _ => None,
     }
@@ -453,16 +563,16 @@ fn quoted_again(data: &[u8], start: usize, out: &mut Vec<u8>) -> Option<(usize, 
 /// its key's order against the one before noted in o. Returns the offset
 /// of the member's value.
 #[inline(always)]
-fn key(data: &[u8], pos: usize, out: &mut Vec<u8>, members: &mut Vec<Member>, keys: &mut Vec<u8>, o: &mut Open) -> Option<usize> {
+fn key(data: &[u8], pos: usize, out: &mut Out, members: &mut Vec<Member>, keys: &mut Vec<u8>, o: &mut Open) -> Option<usize> {
     if data.get(pos) != Some(&b'"') {
         return None;
     }
-    let start = out.len();
-    let (mut pos, unescaped) = string(data, pos, out)?;
+    let start = out.len;
+    let (end, unescaped) = string(data, pos, out)?;
     let m = match unescaped {
         None => {
-            let k = (start + 1, out.len() - 1);
-            Member { key: k, prefix: prefix(&out[k.0..k.1]), aux: false, start, end: 0 }
+            let k = (start + 1, out.len - 1);
+            Member { key: k, prefix: prefix_at(data, pos + 1, k.1 - k.0), aux: false, start, end: 0 }
         }
         Some(k) => {
             let at = keys.len();
@@ -470,11 +580,11 @@ fn key(data: &[u8], pos: usize, out: &mut Vec<u8>, members: &mut Vec<Member>, ke
             Member { key: (at, keys.len()), prefix: prefix(k.as_bytes()), aux: true, start, end: 0 }
         }
     };
-    if o.ordered && members.len() > o.members && order_of(out, keys, &members[members.len() - 1], &m).is_ge() {
+    if o.ordered && members.len() > o.members && order_of(out.bytes(), keys, &members[members.len() - 1], &m).is_ge() {
         o.ordered = false;
     }
     members.push(m);
-    pos = skip(data, pos);
+    let pos = skip(data, end);
     if data.get(pos) != Some(&b':') {
         return None;
     }
@@ -505,48 +615,91 @@ fn order_of(out: &[u8], keys: &[u8], a: &Member, b: &Member) -> core::cmp::Order
 struct Scratch {
     order: Vec<usize>,
     text: Vec<u8>,
+    /// The keys of the last object reordered, as (prefix, length), when
+    /// each is at most eight bytes long (so that the pair is the key) and
+    /// none repeats; order is then that object's order. The objects of a
+    /// list of records most often have the same keys in the same order.
+    last: Vec<(u64, usize)>,
+}
+
+/// The length of a member's key.
+#[inline(always)]
+fn key_len(m: &Member) -> usize {
+    m.key.1 - m.key.0
 }
 
 /// Rewrites the members of the object opened at out[open] in key order,
 /// each repeated key's last member only: the object a map makes of them,
 /// inserted in turn.
-#[cold]
-fn reorder(out: &mut Vec<u8>, members: &[Member], keys: &[u8], open: usize, s: &mut Scratch) {
+#[inline(never)]
+fn reorder(out: &mut [u8], members: &[Member], keys: &[u8], open: usize, s: &mut Scratch) -> usize {
     let order = &mut s.order;
-    order.clear();
-    // Stable: members with the same key stay in their order, the last one
-    // last. An object has a few members, most often: an insertion sort,
-    // each member put in place as it is taken, with no loop entered for
-    // one that goes last (see digits).
-    if members.len() <= 16 {
-        for x in 0..members.len() {
-            let mut j = order.len();
-            order.push(x);
-            if j > 0 && order_of(out, keys, &members[order[j - 1]], &members[x]).is_gt() {
-                while j > 0 && order_of(out, keys, &members[order[j - 1]], &members[x]).is_gt() {
-                    order[j] = order[j - 1];
-                    j -= 1;
+    // The same keys as the object before, in the same order: the same
+    // order, and no key repeats. No comparison of keys is made.
+    let same = members.len() == s.last.len() && members.iter().zip(s.last.iter()).all(|(m, &(p, n))| m.prefix == p && key_len(m) == n);
+    let mut unique = same;
+    if !same {
+        order.clear();
+        // Stable: members with the same key stay in their order, the last
+        // one last. An object has a few members, most often: an
+        // insertion sort, each member put in place as it is taken, with no
+        // loop entered for one that goes last (see digits).
+        if members.len() <= 16 {
+            for x in 0..members.len() {
+                let mut j = order.len();
+                order.push(x);
+                if j > 0 && order_of(out, keys, &members[order[j - 1]], &members[x]).is_gt() {
+                    while j > 0 && order_of(out, keys, &members[order[j - 1]], &members[x]).is_gt() {
+                        order[j] = order[j - 1];
+                        j -= 1;
+                    }
+                    order[j] = x;
                 }
-                order[j] = x;
             }
+        } else {
+            order.extend(0..members.len());
+            order.sort_by(|&a, &b| order_of(out, keys, &members[a], &members[b]));
         }
-    } else {
-        order.extend(0..members.len());
-        order.sort_by(|&a, &b| order_of(out, keys, &members[a], &members[b]));
+        unique = (1..order.len()).all(|n| !order_of(out, keys, &members[order[n - 1]], &members[order[n]]).is_eq());
+        s.last.clear();
+        if unique && members.iter().all(|m| key_len(m) <= 8) {
+            s.last.extend(members.iter().map(|m| (m.prefix, key_len(m))));
+        }
     }
+    // The members in order, with commas between them, are no longer than
+    // the object's text after its brace (a repeated key's earlier members
+    // are dropped): written into text there, through a pointer held in a
+    // local (see Out), then back over the object.
+    let room = out.len() - open - 1;
     let text = &mut s.text;
     text.clear();
-    crate::bytes::reserve(text, out.len() - open);
+    crate::bytes::reserve(text, room);
+    let t = text.as_mut_ptr();
+    let mut w = 0;
     for (n, &i) in order.iter().enumerate() {
-        if n + 1 < order.len() && order_of(out, keys, &members[i], &members[order[n + 1]]).is_eq() {
+        if !unique && n + 1 < order.len() && order_of(out, keys, &members[i], &members[order[n + 1]]).is_eq() {
             continue;
         }
-        if !text.is_empty() {
-            text.push(b',');
-        }
         let m = members[i];
-        put(text, &out[m.start..m.end]);
+        let src = &out[m.start..m.end];
+        let comma = (w > 0) as usize;
+        assert!(w + comma + src.len() <= room);
+        // In bounds: text has room for the object's text, which holds
+        // each member and a comma before each but the first.
+        unsafe {
+            if comma == 1 {
+                *t.add(w) = b',';
+                w += 1;
+            }
+            if src.len() <= 16 {
+                put_short(t.add(w), src);
+            } else {
+                crate::bytes::copy_to(t.add(w), src);
+            }
+        }
+        w += src.len();
     }
-    out.truncate(open + 1);
-    crate::bytes::extend(out, text);
+    assert!(w <= room);
+    unsafe { crate::bytes::copy_to(out.as_mut_ptr().add(open + 1), core::slice::from_raw_parts(t, w)) };
+    open + 1 + w
 }
