@@ -33,3 +33,22 @@ func TestRustCanonical(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestRustDecode holds the Rust SDK's two ways of decoding a verify input
+// to each other (testdata/rust_decode_check.rs): an envelope read as
+// members, without maps, and the same envelope parsed whole into maps,
+// on many generated envelopes, valid and broken.
+func TestRustDecode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a native Rust program")
+	}
+	bin := filepath.Join(t.TempDir(), "check")
+	if err := pluginbuild.BuildRustNative("testdata/rust_decode_check.rs", bin); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "100000").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Logf("%s", out)
+}

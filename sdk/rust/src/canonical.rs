@@ -143,20 +143,6 @@ fn quote_special(s: &[u8], i: usize) -> u64 {
         | (x & HIGHS)
 }
 
-/// Appends s to out; a short s with stores inline.
-#[inline(always)]
-fn put(out: &mut Vec<u8>, s: &[u8]) {
-    let n = s.len();
-    if n > 16 || out.capacity() - out.len() < 16 {
-        return crate::bytes::extend(out, s);
-    }
-    let len = out.len();
-    unsafe {
-        put_short(out.as_mut_ptr().add(len), s);
-        out.set_len(len + n);
-    }
-}
-
 /// Copies s, at most 16 bytes, to d: two overlapping words cover 8 to 16
 /// bytes, two half words 4 to 8, two quarter words 2 to 4, with no loop
 /// (see digits).

@@ -345,12 +345,12 @@ fn handle_batch_into<I, O: ToValue>(
 fn handle_batch_parsed<I, O: ToValue>(
     input: &[u8],
     decode: fn(&[u8]) -> Result<I, String>,
-    decode_value: fn(Value) -> Result<I, String>,
+    decode_at: DecodeAt<I>,
     f: fn(I) -> Result<O, String>,
     out: &mut String,
 ) -> Result<(), String> {
     let base = out.len();
-    if batch_parsed(input, decode_value, f, out).is_some() {
+    if batch_parsed(input, decode_at, f, out).is_some() {
         return Ok(());
     }
     out.truncate(base);
@@ -360,7 +360,7 @@ fn handle_batch_parsed<I, O: ToValue>(
 /// The quick path of handle_batch_parsed; None where it does not apply.
 fn batch_parsed<I, O: ToValue>(
     input: &[u8],
-    decode_value: fn(Value) -> Result<I, String>,
+    decode_at: DecodeAt<I>,
     f: fn(I) -> Result<O, String>,
     out: &mut String,
 ) -> Option<()> {
@@ -391,7 +391,7 @@ fn batch_parsed<I, O: ToValue>(
             if key.as_str() == Some("calls") {
                 // A repeated key counts the last time.
                 out.truncate(base);
-                pos = batch_calls_parsed(input, pos, decode_value, f, out)?;
+                pos = batch_calls_parsed(input, pos, decode_at, f, out)?;
                 found = true;
             } else {
                 pos = crate::json::parse_at(input, pos).ok()?.1;
@@ -413,12 +413,27 @@ fn batch_parsed<I, O: ToValue>(
     Some(())
 }
 
+/// Decodes the call whose value starts at input[pos] (input is UTF-8),
+/// with the offset past it: what the type's decode gives for the call's
+/// own bytes. None when the call is not JSON.
+type DecodeAt<I> = fn(&[u8], usize) -> Option<(Result<I, String>, usize)>;
+
+/// DecodeAt for an input type decoded from the call parsed whole.
+macro_rules! decode_parsed_at {
+    ($t:ty) => {
+        |input: &[u8], pos: usize| {
+            let (call, end) = crate::json::parse_at(input, pos).ok()?;
+            Some((<$t>::decode_value(call), end))
+        }
+    };
+}
+
 /// The calls array at pos, each call answered into out; the offset past
 /// the array.
 fn batch_calls_parsed<I, O: ToValue>(
     input: &[u8],
     mut pos: usize,
-    decode_value: fn(Value) -> Result<I, String>,
+    decode_at: DecodeAt<I>,
     f: fn(I) -> Result<O, String>,
     out: &mut String,
 ) -> Option<usize> {
@@ -437,7 +452,7 @@ fn batch_calls_parsed<I, O: ToValue>(
     let mut i: i64 = 0;
     loop {
         pos = skip(pos);
-        let (call, end) = crate::json::parse_at(input, pos).ok()?;
+        let (call, end) = decode_at(input, pos)?;
         pos = skip(end);
         let last = match at(pos) {
             Some(b',') => false,
@@ -452,7 +467,7 @@ fn batch_calls_parsed<I, O: ToValue>(
         crate::json::write_int(i, unsafe { out.as_mut_vec() });
         let mark = out.len();
         out.push_str(",\"output\":");
-        let r = decode_value(call).map_err(|e| format!("invalid input: {}", e)).and_then(f).and_then(|o| o.write_json(out));
+        let r = call.map_err(|e| format!("invalid input: {}", e)).and_then(f).and_then(|o| o.write_json(out));
         if let Err(msg) = r {
             out.truncate(mark);
             out.push_str(",\"error\":");
@@ -472,7 +487,7 @@ fn batch_calls_parsed<I, O: ToValue>(
 /// batch.
 pub fn handle_verify_batch(input: &[u8], f: fn(VerifyInput) -> Result<VerifyOutput, String>) -> Result<String, String> {
     let mut out = String::new();
-    handle_batch_parsed(input, VerifyInput::decode, VerifyInput::decode_value, f, &mut out)?;
+    handle_batch_parsed(input, VerifyInput::decode, VerifyInput::decode_at, f, &mut out)?;
     Ok(out)
 }
 
@@ -828,19 +843,19 @@ pub fn serve_test(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
 /// Serves verify_batch with f: every call as serve_verify would answer it.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_verify_batch(f: fn(VerifyInput) -> Result<VerifyOutput, String>) -> i32 {
-    serve(|input, out| handle_batch_parsed(input, VerifyInput::decode, VerifyInput::decode_value, f, out))
+    serve(|input, out| handle_batch_parsed(input, VerifyInput::decode, VerifyInput::decode_at, f, out))
 }
 
 /// Serves evaluate_batch with f.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_evaluate_batch(f: fn(EvaluateInput) -> Result<EvaluateOutput, String>) -> i32 {
-    serve(|input, out| handle_batch_parsed(input, EvaluateInput::decode, EvaluateInput::decode_value, f, out))
+    serve(|input, out| handle_batch_parsed(input, EvaluateInput::decode, decode_parsed_at!(EvaluateInput), f, out))
 }
 
 /// Serves test_batch with f.
 #[cfg(target_arch = "wasm32")]
 pub fn serve_test_batch(f: fn(TestInput) -> Result<TestOutput, String>) -> i32 {
-    serve(|input, out| handle_batch_parsed(input, TestInput::decode, TestInput::decode_value, f, out))
+    serve(|input, out| handle_batch_parsed(input, TestInput::decode, decode_parsed_at!(TestInput), f, out))
 }
 
 /// Exports `describe` answering with the given Describe expression, and

@@ -3,7 +3,7 @@
 //! zero value; a field of the wrong type is an error naming its path.
 
 use crate::compare::child_path;
-use crate::json::{byte, encode_bytes, quote_bytes, write_float, Map, Value};
+use crate::json::{byte, encode_bytes, parse_members, parse_members_at, quote_bytes, write_float, Map, Member, Members, Value};
 use std::collections::BTreeMap;
 
 pub const ABI_VERSION: i64 = 1;
@@ -520,10 +520,46 @@ struct Decoder {
 }
 
 /// Takes field k out of an object (Null when absent or no object).
-fn take(m: &mut Option<Map>, k: &str) -> Value {
-    match m.as_mut().and_then(|m| m.get_mut(k)) {
-        Some(v) => std::mem::take(v),
+fn take<F: Fields>(m: &mut Option<F>, k: &str) -> Value {
+    match m {
+        Some(m) => m.take_field(k),
         None => Value::Null,
+    }
+}
+
+/// An object's fields, as the decoder takes them: a parsed Map, or the
+/// members parse_members read.
+trait Fields {
+    /// Takes field k out (Null when absent).
+    fn take_field(&mut self, k: &str) -> Value;
+}
+
+impl Fields for Map {
+    fn take_field(&mut self, k: &str) -> Value {
+        match self.get_mut(k) {
+            Some(v) => std::mem::take(v),
+            None => Value::Null,
+        }
+    }
+}
+
+impl Fields for Members<'_> {
+    fn take_field(&mut self, k: &str) -> Value {
+        match self.iter_mut().find(|(key, _)| *key == k) {
+            Some((_, Member::Value(v))) => std::mem::take(v),
+            // An object read as members is taken by take_members.
+            _ => Value::Null,
+        }
+    }
+}
+
+/// Takes field k out of members: its own members when it is an object
+/// read as such, its value otherwise.
+fn take_member<'a>(m: &mut Option<Members<'a>>, k: &str) -> Member<'a> {
+    let slot = m.as_mut().and_then(|m| m.iter_mut().find(|(key, _)| *key == k));
+    match slot {
+        Some((_, v)) => std::mem::replace(v, Member::Value(Value::Null)),
+        None => Member::Value(Value::Null),
     }
 }
 
@@ -617,11 +653,15 @@ impl Decoder {
         out
     }
     fn case(&mut self, path: &Path, v: Value) -> Case {
+        match self.obj(path, v) {
+            Some(m) => self.case_of(path, m),
+            None => Case::default(),
+        }
+    }
+    /// A case from its object's fields.
+    fn case_of<F: Fields>(&mut self, path: &Path, m: F) -> Case {
         let mut c = Case::default();
-        let mut m = match self.obj(path, v) {
-            Some(m) => Some(m),
-            None => return c,
-        };
+        let mut m = Some(m);
         c.id = self.string(&path.field("id"), take(&mut m, "id"));
         c.checkpoint = self.string(&path.field("checkpoint"), take(&mut m, "checkpoint"));
         c.group = self.string(&path.field("group"), take(&mut m, "group"));
@@ -658,11 +698,15 @@ impl Decoder {
         c
     }
     fn actual(&mut self, path: &Path, v: Value) -> Actual {
+        match self.obj(path, v) {
+            Some(m) => self.actual_of(path, m),
+            None => Actual::default(),
+        }
+    }
+    /// An actual result from its object's fields.
+    fn actual_of<F: Fields>(&mut self, path: &Path, m: F) -> Actual {
         let mut a = Actual::default();
-        let mut m = match self.obj(path, v) {
-            Some(m) => Some(m),
-            None => return a,
-        };
+        let mut m = Some(m);
         a.status_code = self.integer(&path.field("status_code"), &take(&mut m, "status_code"));
         a.output = self.string(&path.field("output"), take(&mut m, "output"));
         a.stderr = self.string(&path.field("stderr"), take(&mut m, "stderr"));
@@ -726,7 +770,45 @@ const ROOT: Path<'static> = Path::Root;
 impl VerifyInput {
     /// Decodes a verify input envelope.
     pub fn decode(data: &[u8]) -> Result<VerifyInput, String> {
+        // The envelope's members, and the case's and the actual result's,
+        // read without maps (parse_members); anything that reads otherwise
+        // is parsed whole, which gives the same input or the message.
+        if let Some(members) = parse_members(data, &|k| k == "case" || k == "actual") {
+            return VerifyInput::decode_members(members);
+        }
         VerifyInput::decode_value(parsed(data)?)
+    }
+
+    /// Decodes the verify input envelope whose object starts at data[pos]
+    /// (data is UTF-8), with the offset past it: a call in a batch. None
+    /// when the call is not JSON.
+    pub(crate) fn decode_at(data: &[u8], pos: usize) -> Option<(Result<VerifyInput, String>, usize)> {
+        if let Some((members, end)) = parse_members_at(data, pos, &|k| k == "case" || k == "actual") {
+            return Some((VerifyInput::decode_members(members), end));
+        }
+        let (call, end) = crate::json::parse_at(data, pos).ok()?;
+        Some((VerifyInput::decode_value(call), end))
+    }
+
+    /// Decodes a verify input envelope read as members: what decode_value
+    /// gives for the same document.
+    fn decode_members(m: Members) -> Result<VerifyInput, String> {
+        let mut d = Decoder { err: None };
+        let mut m = Some(m);
+        let abi_version = d.integer(&ROOT.field("abi_version"), &take(&mut m, "abi_version"));
+        let config = d.map(&ROOT.field("config"), take(&mut m, "config"));
+        let cp = ROOT.field("case");
+        let case = match take_member(&mut m, "case") {
+            Member::Object(c) => d.case_of(&cp, c),
+            Member::Value(v) => d.case(&cp, v),
+        };
+        let ap = ROOT.field("actual");
+        let actual = match take_member(&mut m, "actual") {
+            Member::Object(a) => d.actual_of(&ap, a),
+            Member::Value(v) => d.actual(&ap, v),
+        };
+        let expected = d.map(&ROOT.field("expected"), take(&mut m, "expected"));
+        d.done(VerifyInput { abi_version, config, case, actual, expected })
     }
 
     /// Decodes a parsed verify input envelope.
