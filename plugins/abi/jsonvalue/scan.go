@@ -24,6 +24,10 @@ func ValidText(data string) bool {
 // document as text (a json.RawMessage) rather than decode it.
 func ValueEnd(s string, i int) (end int, ok bool) { return scanValue(s, i) }
 
+// Between tokens scanValue tests a byte against ' ' alone before skipping
+// space (SkipSpace checks what it is): no JSON token starts with a byte
+// that low, and the verdicts it checks most, canonical JSON, have no space.
+
 // scanValue checks the value at s[i] in one loop with an explicit stack
 // of open containers, rather than by recursive descent: it runs for every
 // JSON output a verifier plugin passes on as text, and inside a Wasm guest
@@ -66,14 +70,14 @@ func scanValue(s string, i int) (int, bool) {
 					return i, false
 				}
 			}
-			if i < len(s) && IsSpace(s[i]) {
+			if i < len(s) && s[i] <= ' ' {
 				i = SkipSpace(s, i)
 			}
 			if i >= len(s) || s[i] != ':' {
 				return i, false
 			}
 			i++
-			if i < len(s) && IsSpace(s[i]) {
+			if i < len(s) && s[i] <= ' ' {
 				i = SkipSpace(s, i)
 			}
 		}
@@ -162,7 +166,7 @@ func scanValue(s string, i int) (int, bool) {
 			}
 			open = append(open, c)
 			i++
-			if i < len(s) && IsSpace(s[i]) {
+			if i < len(s) && s[i] <= ' ' {
 				i = SkipSpace(s, i)
 			}
 			if i < len(s) && s[i] == c+2 { // '}' is '{'+2, ']' is '['+2
@@ -186,7 +190,7 @@ func scanValue(s string, i int) (int, bool) {
 			if len(open) == 0 {
 				return i, true
 			}
-			if i < len(s) && IsSpace(s[i]) {
+			if i < len(s) && s[i] <= ' ' {
 				i = SkipSpace(s, i)
 			}
 			if i >= len(s) {
@@ -202,7 +206,7 @@ func scanValue(s string, i int) (int, bool) {
 				return i, false
 			}
 			i++
-			if i < len(s) && IsSpace(s[i]) {
+			if i < len(s) && s[i] <= ' ' {
 				i = SkipSpace(s, i)
 			}
 			key = top == '{'
