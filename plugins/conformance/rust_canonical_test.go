@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"errors"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -16,34 +15,23 @@ import (
 // error, and the same compare_json answer. The conformance vectors hold
 // the verifier's verdicts to the other SDKs'; this holds the pass itself
 // to the parser on far more texts than vectors could.
-func TestRustCanonical(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a native Rust program")
-	}
-	bin := filepath.Join(t.TempDir(), "check")
-	if err := pluginbuild.BuildRustNative("testdata/rust_canonical_check.rs", bin); err != nil {
-		if errors.Is(err, pluginbuild.ErrToolchain) {
-			t.Skip(err)
-		}
-		t.Fatal(err)
-	}
-	out, err := exec.Command(bin, "100000").CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	t.Logf("%s", out)
-}
+func TestRustCanonical(t *testing.T) { runRustCheck(t, "testdata/rust_canonical_check.rs") }
 
 // TestRustDecode holds the Rust SDK's two ways of decoding a verify input
 // to each other (testdata/rust_decode_check.rs): an envelope read as
 // members, without maps, and the same envelope parsed whole into maps,
 // on many generated envelopes, valid and broken.
-func TestRustDecode(t *testing.T) {
+func TestRustDecode(t *testing.T) { runRustCheck(t, "testdata/rust_decode_check.rs") }
+
+// runRustCheck builds a Rust check program natively, with the SDK, and
+// runs it on 100,000 generated inputs; it fails the test on the first
+// disagreement the program finds.
+func runRustCheck(t *testing.T, src string) {
 	if testing.Short() {
 		t.Skip("builds a native Rust program")
 	}
 	bin := filepath.Join(t.TempDir(), "check")
-	if err := pluginbuild.BuildRustNative("testdata/rust_decode_check.rs", bin); err != nil {
+	if err := pluginbuild.BuildRustNative(src, bin); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(bin, "100000").CombinedOutput()

@@ -14,19 +14,7 @@
 // found a difference; it panics on the first disagreement.
 use wasmeval::*;
 
-/// xorshift64: the same texts on every run.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len() as u64) as usize]
-    }
-}
+include!("rust_check_rng.rs");
 
 const STRINGS: &[&str] = &[
     "a", "b", "ab", "sku", "\\u0061", "\\\"", "<", ">", "&", "\\u2028", "\u{2028}", "\u{2029}", "\u{e2}x", "é",

@@ -14,19 +14,7 @@
 // on the first disagreement.
 use wasmeval::*;
 
-/// xorshift64: the same envelopes on every run.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-    fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
-        from[self.below(from.len() as u64) as usize]
-    }
-}
+include!("rust_check_rng.rs");
 
 const VALUES: &[&str] = &[
     "null", "true", "1", "1.5", "-3", "1e400", "\"text\"", "\"\\u00e9\\n\"", "[]", "[\"a\",\"b\"]", "[1]", "{}",
