@@ -418,7 +418,9 @@ fn batch_parsed<I, O: ToValue>(
 /// own bytes. None when the call is not JSON.
 type DecodeAt<I> = fn(&[u8], usize) -> Option<(Result<I, String>, usize)>;
 
-/// DecodeAt for an input type decoded from the call parsed whole.
+/// DecodeAt for an input type decoded from the call parsed whole (for
+/// the batch exports, built for wasm32 only).
+#[cfg(target_arch = "wasm32")]
 macro_rules! decode_parsed_at {
     ($t:ty) => {
         |input: &[u8], pos: usize| {
