@@ -87,22 +87,7 @@ fn main() {
     for _ in 0..count {
         let mut s = String::new();
         value(&mut r, 0, &mut s);
-        match r.below(6) {
-            0 => {
-                let mut cut = r.below(s.len() as u64 + 1) as usize;
-                while !s.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                s.truncate(cut);
-            }
-            1 => {
-                let at = r.below(s.len() as u64) as usize;
-                if s.is_char_boundary(at) && s.is_char_boundary(at + 1) {
-                    s.replace_range(at..at + 1, r.pick(&["\"", "\\", "x", "1", ",", "}", "\u{1}", "-"]));
-                }
-            }
-            _ => {}
-        }
+        r.break_text(&mut s, 6, &["\"", "\\", "x", "1", ",", "}", "\u{1}", "-"]);
         texts.push(s);
     }
     for n in [999, 1000, 1001] {

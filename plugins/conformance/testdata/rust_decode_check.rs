@@ -108,22 +108,7 @@ fn main() {
     let (mut decoded, mut refused) = (0, 0);
     for _ in 0..count {
         let mut s = envelope(&mut r);
-        match r.below(8) {
-            0 => {
-                let mut cut = r.below(s.len() as u64 + 1) as usize;
-                while !s.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                s.truncate(cut);
-            }
-            1 => {
-                let at = r.below(s.len() as u64) as usize;
-                if s.is_char_boundary(at) && s.is_char_boundary(at + 1) {
-                    s.replace_range(at..at + 1, r.pick(&["\"", "\\", "x", "1", ",", "}", "{", "'", "-"]));
-                }
-            }
-            _ => {}
-        }
+        r.break_text(&mut s, 8, &["\"", "\\", "x", "1", ",", "}", "{", "'", "-"]);
         let slow = match respelt(&s) {
             Some(t) => t,
             None => continue,
