@@ -547,7 +547,7 @@ impl Fields for Members<'_> {
     fn take_field(&mut self, k: &str) -> Value {
         match self.iter_mut().find(|(key, _)| *key == k) {
             Some((_, Member::Value(v))) => std::mem::take(v),
-            // An object read as members is taken by take_members.
+            // An object read as members is taken by take_member.
             _ => Value::Null,
         }
     }
