@@ -17,7 +17,7 @@ import (
 // batchSDKs are the reference plugins whose SDK provides the batch
 // exports: their describe must announce every batchable export of the
 // kinds they serve.
-var batchSDKs = []string{"go", "go-extism", "rust", "rust-extism", "assemblyscript", "assemblyscript-extism"}
+var batchSDKs = []string{"go", "go-extism", "rust", "rust-extism", "assemblyscript", "assemblyscript-extism", "assemblyscript-minimal"}
 
 // batchSDKsPending are the reference plugins whose SDK does not provide
 // the batch exports yet. Their batches are still checked when their

@@ -128,7 +128,8 @@ type Language struct {
 }
 
 // Languages are the reference plugins, in the order reports list them.
-// Every SDK is tested on two transports: native (its default) and Extism.
+// Every SDK is tested on two transports: native (its default) and Extism;
+// the AssemblyScript SDK also with asc's minimal runtime.
 var Languages = []Language{
 	{"go", abi.TransportNative, func(out string) error { return pluginbuild.Build(moduleFile("plugins/conformance/go"), out) }},
 	{"go-extism", abi.TransportExtism, func(out string) error {
@@ -145,6 +146,11 @@ var Languages = []Language{
 	}},
 	{"assemblyscript-extism", abi.TransportExtism, func(out string) error {
 		return pluginbuild.BuildAssemblyScriptExtism(moduleFile("plugins/conformance/assemblyscript/plugin.ts"), out)
+	}},
+	// The same with asc's minimal runtime, which plugin authors may
+	// choose for speed (docs/sdk-assemblyscript.md, "The runtime").
+	{"assemblyscript-minimal", abi.TransportNative, func(out string) error {
+		return pluginbuild.BuildAssemblyScriptWith(moduleFile("plugins/conformance/assemblyscript/plugin.ts"), out, "--runtime", "minimal")
 	}},
 }
 

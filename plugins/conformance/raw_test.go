@@ -19,7 +19,7 @@ import (
 // them. rawSDKsPending are the native ones whose SDK does not yet; move a
 // plugin to rawSDKs when it does.
 var (
-	rawSDKs        = []string{"rust", "go", "assemblyscript"}
+	rawSDKs        = []string{"rust", "go", "assemblyscript", "assemblyscript-minimal"}
 	rawSDKsPending = []string{}
 )
 

@@ -50,9 +50,10 @@ func targetCallsOf(n, lineItems int) []abi.VerifyInput {
 }
 
 // targetLanguages are the SDKs the targets are about, on their default
-// (native) transport, and the inventory example's verifier (Go SDK), which
-// the Go target is about.
-var targetLanguages = []string{"rust", "assemblyscript", "go", "go-inventory"}
+// (native) transport, the AssemblyScript SDK also with asc's minimal
+// runtime, and the inventory example's verifier (Go SDK), which the Go
+// target is about.
+var targetLanguages = []string{"rust", "assemblyscript", "assemblyscript-minimal", "go", "go-inventory"}
 
 // inventoryVerifier builds the inventory example's verifier plugin. Its
 // config names the output's kind; the calls are otherwise the same.
@@ -112,9 +113,10 @@ func pythonRate(b *testing.B, calls []abi.VerifyInput, count int) float64 {
 
 // checkVerdict fails the benchmark on a verdict that is not a pass of both
 // attributes: every answer counted is a right one.
-func checkVerdict(b *testing.B, out abi.VerifyOutput, err error) bool {
+func checkVerdict(tb testing.TB, out abi.VerifyOutput, err error) bool {
+	tb.Helper()
 	if err != nil || len(out.Attributes) != 2 || !out.Attributes[0].IsCorrect || !out.Attributes[1].IsCorrect {
-		b.Errorf("verdict %v %+v", err, out)
+		tb.Errorf("verdict %v %+v", err, out)
 		return false
 	}
 	return true

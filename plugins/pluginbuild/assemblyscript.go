@@ -82,9 +82,10 @@ func BuildAssemblyScriptExtism(entry, out string) error {
 }
 
 // BuildAssemblyScriptWith is BuildAssemblyScript with more asc arguments
-// after the SDK's (a later --use overrides an earlier one): for a module
-// that does not use the SDK, such as one built with Extism's
-// AssemblyScript PDK, which names its own abort handler.
+// after the SDK's (a later --use or --runtime overrides an earlier one):
+// for a module that does not use the SDK, such as one built with Extism's
+// AssemblyScript PDK, which names its own abort handler, or one built
+// with asc's minimal runtime.
 func BuildAssemblyScriptWith(entry, out string, ascArgs ...string) error {
 	return buildAssemblyScript(entry, out, ascArgs...)
 }
