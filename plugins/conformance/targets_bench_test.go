@@ -197,7 +197,7 @@ func BenchmarkTargets(b *testing.B) {
 			for _, mode := range []string{"single", fmt.Sprintf("batch-%d", host.MaxBatchCalls)} {
 				row := fmt.Sprintf("%s/%s/%s", name, iso, mode)
 				if r := rates[row]; r > 0 {
-					fmt.Fprintf(&report, "\n%-36s %9.0f calls/s  %5.2fx Python", row, r, r/rates["python"])
+					fmt.Fprintf(&report, "\n%-44s %9.0f calls/s  %5.2fx Python", row, r, r/rates["python"])
 				}
 			}
 		}
