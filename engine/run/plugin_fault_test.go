@@ -147,3 +147,93 @@ c: {order: 3, expected: {output: "hi\n"}}
 		t.Errorf("summary: plugin_errors=%d passed=%d", s.PluginErrors, s.CasesPassed)
 	}
 }
+
+// A case file binds plugins by paths that lead out of the problem: up with
+// `..`, absolute, and through a symlink inside the problem. None of them is
+// read (the file is a text pinned by its own digest, so reading it would
+// say "not a Wasm module"): each such case ends in a plugin error naming
+// the path and where it may lie, and the group's other case passes. Under
+// a --mount-root that holds the file, the same bindings are allowed.
+func TestCasePluginOutsideTheProblemIsNotRead(t *testing.T) {
+	parent := t.TempDir()
+	dir, outside := filepath.Join(parent, "problem"), filepath.Join(parent, "outside")
+	os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
+	os.MkdirAll(outside, 0o755)
+	notWasm := []byte("a file of this machine, not the problem's\n")
+	file := filepath.Join(outside, "notes.wasm")
+	os.WriteFile(file, notWasm, 0o644)
+	if err := os.Symlink(file, filepath.Join(dir, "link.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	digest := pin.Digest(notWasm)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: outside\ncommand: sh echo.sh\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n"), 0o644)
+	bind := func(id string, order int, path string) string {
+		return fmt.Sprintf("%s:\n  order: %d\n  expected: {output: \"hi\\n\"}\n  checks:\n    - kind: text\n    - {kind: evaluator, function: f, plugin: {path: %q, sha256: %s}}\n", id, order, path, digest)
+	}
+	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(`a: {order: 1, expected: {output: "hi\n"}}
+`+bind("up", 2, "../outside/notes.wasm")+bind("absolute", 3, file)+bind("symlink", 4, "link.wasm")), 0o644)
+	sub := t.TempDir()
+	os.WriteFile(filepath.Join(sub, "echo.sh"), []byte("echo hi\n"), 0o644)
+	h := runtest.Host(t, host.Options{})
+
+	run := func(mountRoots ...string) map[string]*result.CaseRecord {
+		t.Helper()
+		p, err := LoadProblemWith(dir, LoadOptions{MountRoots: mountRoots})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		if _, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out,
+			Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: BuiltinLoader, Plugins: h}); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]*result.CaseRecord{}
+		journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error { got[r.ID] = r; return nil })
+		if len(got) != 4 || got["a"] == nil || !got["a"].Passed {
+			t.Fatalf("the case that binds no plugin must run and pass: %+v", got)
+		}
+		return got
+	}
+
+	// Validation (which `run` does first) names each binding where it is
+	// written; the run itself refuses the file too, for cases known only
+	// once a run has results (a stateful loader's).
+	p, err := LoadProblem(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verr := Validate(context.Background(), p, BuiltinLoader, h)
+	for _, want := range []string{
+		`g.yaml: checks[1].plugin.path: plugin ../outside/notes.wasm: path "../outside/notes.wasm" is outside the problem directory`,
+		`g.yaml: checks[1].plugin.path: plugin link.wasm: path "link.wasm" leads outside the problem directory through a symlink`,
+		fmt.Sprintf("g.yaml: checks[1].plugin.path: plugin %s: path %q is outside", file, file),
+	} {
+		if verr == nil || !strings.Contains(verr.Error(), want) {
+			t.Errorf("validation: %v; want it to say %q", verr, want)
+		}
+	}
+
+	got := run()
+	for id, want := range map[string]string{
+		"up":       `plugin ../outside/notes.wasm: path "../outside/notes.wasm" is outside the problem directory`,
+		"absolute": fmt.Sprintf("plugin %s: path %q is outside the problem directory", file, file),
+		"symlink":  `plugin link.wasm: path "link.wasm" leads outside the problem directory through a symlink`,
+	} {
+		r := got[id]
+		if r.Outcome != result.OutcomeError || r.Passed {
+			t.Errorf("%s: outcome %s, passed %v; want an error: the binding is the problem's fault, not the submission's", id, r.Outcome, r.Passed)
+		}
+		if msg := r.Result.PluginError + r.Result.Error; !strings.Contains(msg, want) || strings.Contains(msg, "not a Wasm module") {
+			t.Errorf("%s: error %q; want it to contain %q, and the file not read", id, msg, want)
+		}
+	}
+
+	// Allowed by the user: each binding reaches the file (and finds it is
+	// not a module).
+	got = run(outside)
+	for _, id := range []string{"up", "absolute", "symlink"} {
+		if msg := got[id].Result.PluginError; !strings.Contains(msg, "not a Wasm module") {
+			t.Errorf("%s under --mount-root %s: plugin error %q; want the file read and refused as not a module", id, outside, msg)
+		}
+	}
+}

@@ -31,6 +31,9 @@ import (
 type pluginSet struct {
 	h   *host.Host
 	dir string // the problem directory: plugins read their assets here
+	// files confines the plugin paths the problem writes (nil: none given,
+	// as in tests that build a pluginSet by hand).
+	files *confine.Tree
 	// shipped are the plugins a distributed run's coordinator sent, by
 	// sha256 (problem.Problem.ShippedPlugins); nil outside a worker.
 	shipped map[string]string
@@ -49,7 +52,7 @@ type pluginSet struct {
 }
 
 func newPluginSet(h *host.Host, p *problem.Problem) *pluginSet {
-	return &pluginSet{h: h, dir: p.Dir, shipped: p.ShippedPlugins, byPath: map[string]*host.Plugin{}}
+	return &pluginSet{h: h, dir: p.Dir, files: p.Files, shipped: p.ShippedPlugins, byPath: map[string]*host.Plugin{}}
 }
 
 // get loads (once) the plugin a reference names and checks it has kind.
@@ -73,6 +76,17 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 		path = file
 	} else if s.shipped != nil && !confine.Within(s.dir, filepath.Clean(path)) {
 		shippedMissing = true
+	} else if ref.Name == "" && ref.Ref == "" && s.files != nil {
+		// A path the problem wrote (a case file's or a loader plugin's
+		// check, known only now) follows the rule every path of the
+		// problem does: inside its directory or a --mount-root, symlinks
+		// resolved. Without it a shared case file could have the host
+		// read and hash any file of this machine.
+		real, err := s.files.Resolve(ref.Path)
+		if err != nil {
+			return nil, fmt.Errorf("plugin %s: %w", ref.Path, err)
+		}
+		path = real
 	}
 	// A mock's every call is a submission's request waiting on it, one at
 	// a time: it runs in process, where a call costs no round trip to a

@@ -208,6 +208,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 			for _, msg := range verify.Validate(spec) {
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
 			}
+			checkPluginPaths(p, c.Source, diag.IndexPath("checks", i), spec, &errs)
 			for _, msg := range verify.ValidateExpected(spec, c.Expected) {
 				missing.note(c.Source, i, msg, c.ID)
 			}
@@ -241,6 +242,30 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 		errs.Add(p.File, "", 0, "%s has no cases", where)
 	}
 	return check, errs
+}
+
+// checkPluginPaths reports the plugins a case's check binds by a path
+// that leads out of the problem directory and every --mount-root (a run
+// refuses to read them: pluginSet.get), under the case file and key.
+func checkPluginPaths(p *problem.Problem, file, key string, spec problem.CheckSpec, errs *diag.List) {
+	if p.Files == nil || p.ShippedPlugins != nil {
+		return
+	}
+	check := func(at string, ref *problem.PluginRef) {
+		if ref == nil || ref.Path == "" || ref.Name != "" || ref.Ref != "" {
+			return
+		}
+		// Only an escape: a missing file is the case's plugin error at
+		// run time, as before.
+		var escape *confine.EscapeError
+		if _, err := p.Files.Resolve(ref.Path); errors.As(err, &escape) {
+			errs.Add(file, at, 0, "plugin %s: %v", ref.Path, err)
+		}
+	}
+	check(key+".plugin.path", spec.Plugin)
+	for j, call := range spec.Calls {
+		check(diag.IndexPath(key+".calls", j)+".plugin.path", call.Plugin)
+	}
 }
 
 // addPlugins adds the plugins checks bind that are not listed yet.
