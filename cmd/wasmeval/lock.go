@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wasmeval/wasmeval/engine/manifest"
+	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/plugins/share"
 )
 
@@ -231,8 +232,14 @@ references only through the lock, by digest, and can run offline.`,
 				return err
 			}
 			defer plugins.Close()
-			if _, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, refs: refs,
-				functions: functionsOf(ctx, plugins), setup: setupOf(ctx, plugins)}); err != nil {
+			src, err := loadSource(args[0], sourceOptions{pluginDirs: pf.dirs, refs: refs,
+				functions: functionsOf(ctx, plugins), setup: setupOf(ctx, plugins)})
+			if err != nil {
+				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
+			}
+			// The cases too, as a run validates them: a case file may
+			// bind a plugin by reference in its own checks.
+			if _, err := run.ValidateGroups(run.WithWarnings(ctx, printWarning(cmd.ErrOrStderr())), src.problem, src.loader, plugins); err != nil {
 				return usageErr(fmt.Errorf("invalid problem:\n%w", err))
 			}
 			lock := res.Recorded()

@@ -2,6 +2,9 @@ package problem
 
 import (
 	"crypto/sha256"
+	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
@@ -30,4 +33,55 @@ func (b *PluginBinder) Bind(file, key string, line int, ref *PluginRef, errs *di
 	for _, e := range b.l.errs {
 		*errs = append(*errs, e)
 	}
+}
+
+// casePlugins resolves the plugin bindings of cases, which are read after
+// the problem (by its loaders, during validation and runs) and from several
+// groups at once.
+type casePlugins struct {
+	mu     sync.Mutex
+	binder *PluginBinder
+	// done keeps each binding resolved, by what it names: a group's cases
+	// name the same plugin again and again, and resolving reads and hashes
+	// the module.
+	done map[string]string
+}
+
+// BindCasePlugin resolves a plugin that a case binds by name (found in the
+// plugin directories, then the problem's plugins/) or by reference
+// (through the problem's lock file and the plugin cache), by the rules the
+// problem's own bindings follow, its sha256 checked. It returns a copy of
+// ref with Path set to the module's file, leaving ref as the case wrote
+// it. A binding by path is returned as it is: its path is confined where
+// it is read. file and key say where the binding is written, for the
+// error.
+func (p *Problem) BindCasePlugin(file, key string, ref *PluginRef) (*PluginRef, error) {
+	if ref == nil || ref.Path != "" || ref.Name == "" && ref.Ref == "" {
+		return ref, nil
+	}
+	if p.cases == nil {
+		return nil, fmt.Errorf("%s: %s: plugin %s is bound by name or reference, which cases of this problem cannot do: bind it by path", file, key, asWrittenOr(ref))
+	}
+	id := ref.Name + "\x00" + ref.Ref + "\x00" + strings.ToLower(ref.SHA256)
+	c := p.cases
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	bound := *ref
+	bound.SHA256 = strings.ToLower(ref.SHA256)
+	if path, ok := c.done[id]; ok {
+		bound.Path = path
+		return &bound, nil
+	}
+	// A binding that fails is not kept: its error names where this case
+	// wrote it.
+	var errs diag.List
+	c.binder.Bind(file, key, 0, &bound, &errs)
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	if bound.Path == "" {
+		return nil, fmt.Errorf("%s: %s: plugin %s was not found", file, key, asWrittenOr(ref))
+	}
+	c.done[id] = bound.Path
+	return &bound, nil
 }

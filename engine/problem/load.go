@@ -147,6 +147,7 @@ func (l *loader) load(path string) *Problem {
 		Author: raw.Author, Category: raw.Category, Difficulty: raw.Difficulty,
 		Dir: dir, File: file, EntryFile: raw.EntryFile, Command: raw.Command,
 		Version: 1, OutputCap: DefaultOutputCap, Files: files, ShippedPlugins: l.opts.ShippedPlugins,
+		cases: &casePlugins{binder: NewPluginBinder(files, l.opts), done: map[string]string{}},
 	}
 	if raw.Version != nil {
 		p.Version = *raw.Version

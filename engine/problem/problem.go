@@ -73,6 +73,15 @@ type Problem struct {
 	// ShippedPlugins are the plugin files a distributed run's coordinator
 	// sent, by sha256 (see Options.ShippedPlugins); nil outside a worker.
 	ShippedPlugins map[string]string
+
+	// GivenPlugins are plugin files the person running wasmeval named
+	// (rescore's --verifier), by absolute path: theirs, not the problem's,
+	// so not confined to its directory. Nil for none.
+	GivenPlugins map[string]bool
+
+	// cases binds the plugins cases name by name or by reference (set by
+	// Load; see BindCasePlugin).
+	cases *casePlugins
 }
 
 // Checkpoint is one milestone of a problem.

@@ -34,6 +34,10 @@ type pluginSet struct {
 	// files confines the plugin paths the problem writes (nil: none given,
 	// as in tests that build a pluginSet by hand).
 	files *confine.Tree
+	// problem binds the plugins its cases name by name or reference.
+	problem *problem.Problem
+	// given are the plugin files the user named (problem.GivenPlugins).
+	given map[string]bool
 	// shipped are the plugins a distributed run's coordinator sent, by
 	// sha256 (problem.Problem.ShippedPlugins); nil outside a worker.
 	shipped map[string]string
@@ -52,7 +56,7 @@ type pluginSet struct {
 }
 
 func newPluginSet(h *host.Host, p *problem.Problem) *pluginSet {
-	return &pluginSet{h: h, dir: p.Dir, files: p.Files, shipped: p.ShippedPlugins, byPath: map[string]*host.Plugin{}}
+	return &pluginSet{h: h, dir: p.Dir, files: p.Files, problem: p, given: p.GivenPlugins, shipped: p.ShippedPlugins, byPath: map[string]*host.Plugin{}}
 }
 
 // get loads (once) the plugin a reference names and checks it has kind.
@@ -65,6 +69,20 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 		// this catches references written in case files.
 		return nil, fmt.Errorf("plugin %s is not pinned: add its sha256", ref.Path)
 	}
+	if ref.Path == "" && s.problem != nil {
+		// Bound by name or reference in a case (validation resolved it
+		// already for every case it could load; a stateful loader's later
+		// cases are resolved here).
+		file, key := ref.At.File, ref.At.Key
+		if file == "" {
+			file, key = "case", "plugin"
+		}
+		bound, err := s.problem.BindCasePlugin(file, key, ref)
+		if err != nil {
+			return nil, err
+		}
+		ref = bound
+	}
 	path := ref.Path
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(s.dir, filepath.FromSlash(path))
@@ -76,7 +94,7 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 		path = file
 	} else if s.shipped != nil && !confine.Within(s.dir, filepath.Clean(path)) {
 		shippedMissing = true
-	} else if ref.Name == "" && ref.Ref == "" && s.files != nil {
+	} else if ref.Name == "" && ref.Ref == "" && s.files != nil && !s.given[filepath.Clean(path)] {
 		// A path the problem wrote (a case file's or a loader plugin's
 		// check, known only now) follows the rule every path of the
 		// problem does: inside its directory or a --mount-root, symlinks

@@ -157,6 +157,10 @@ func WithVerifier(p *problem.Problem, ref *problem.PluginRef) (*problem.Problem,
 		return nil, fmt.Errorf("replacement verifier: an absolute path and a sha256 are required")
 	}
 	cp := *p
+	cp.GivenPlugins = map[string]bool{filepath.Clean(ref.Path): true}
+	for path := range p.GivenPlugins {
+		cp.GivenPlugins[path] = true
+	}
 	cp.Checkpoints = make([]*problem.Checkpoint, len(p.Checkpoints))
 	copied := map[*problem.Group]*problem.Group{}
 	replaced := 0

@@ -203,12 +203,11 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 		if plugin == nil {
 			layouts[layoutOf(c, g)] = true
 		}
-		check.addPlugins(c.Checks)
 		for i, spec := range c.Checks {
 			for _, msg := range verify.Validate(spec) {
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
 			}
-			checkPluginPaths(p, c.Source, diag.IndexPath("checks", i), spec, &errs)
+			check.addPlugins(p, c.Source, diag.IndexPath("checks", i), spec, &errs)
 			for _, msg := range verify.ValidateExpected(spec, c.Expected) {
 				missing.note(c.Source, i, msg, c.ID)
 			}
@@ -244,48 +243,40 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 	return check, errs
 }
 
-// checkPluginPaths reports the plugins a case's check binds by a path
-// that leads out of the problem directory and every --mount-root (a run
-// refuses to read them: pluginSet.get), under the case file and key.
-func checkPluginPaths(p *problem.Problem, file, key string, spec problem.CheckSpec, errs *diag.List) {
-	if p.Files == nil || p.ShippedPlugins != nil {
-		return
-	}
-	check := func(at string, ref *problem.PluginRef) {
-		if ref == nil || ref.Path == "" || ref.Name != "" || ref.Ref != "" {
-			return
-		}
-		// Only an escape: a missing file is the case's plugin error at
-		// run time, as before.
-		var escape *confine.EscapeError
-		if _, err := p.Files.Resolve(ref.Path); errors.As(err, &escape) {
-			errs.Add(file, at, 0, "plugin %s: %v", ref.Path, err)
-		}
-	}
-	check(key+".plugin.path", spec.Plugin)
-	for j, call := range spec.Calls {
-		check(diag.IndexPath(key+".calls", j)+".plugin.path", call.Plugin)
-	}
-}
-
-// addPlugins adds the plugins checks bind that are not listed yet.
-func (check *GroupCheck) addPlugins(checks []problem.CheckSpec) {
-	add := func(ref *problem.PluginRef) {
+// addPlugins adds the plugins a case's check binds (the check written
+// under key in file) that are not listed yet, resolved as a run resolves
+// them: a binding by name or reference to the module it finds, its digest
+// checked. A binding that cannot be resolved, or whose path leads out of
+// the problem directory and every --mount-root (a run refuses to read
+// it: pluginSet.get), is reported where it is written.
+func (check *GroupCheck) addPlugins(p *problem.Problem, file, key string, spec problem.CheckSpec, errs *diag.List) {
+	add := func(at string, ref *problem.PluginRef) {
 		if ref == nil {
 			return
 		}
+		bound, err := p.BindCasePlugin(file, at, ref)
+		if err != nil {
+			errs.Append(err)
+			return
+		}
+		if bound.Path != "" && bound.Name == "" && bound.Ref == "" && p.Files != nil && p.ShippedPlugins == nil {
+			// Only an escape: a missing file is the case's plugin error
+			// at run time.
+			var escape *confine.EscapeError
+			if _, err := p.Files.Resolve(bound.Path); errors.As(err, &escape) {
+				errs.Add(file, at+".path", 0, "plugin %s: %v", bound.Path, err)
+			}
+		}
 		for _, have := range check.Plugins {
-			if have == ref || have.Path == ref.Path && have.Name == ref.Name && have.Ref == ref.Ref && strings.EqualFold(have.SHA256, ref.SHA256) {
+			if have == bound || have.Path == bound.Path && have.Name == bound.Name && have.Ref == bound.Ref && strings.EqualFold(have.SHA256, bound.SHA256) {
 				return
 			}
 		}
-		check.Plugins = append(check.Plugins, ref)
+		check.Plugins = append(check.Plugins, bound)
 	}
-	for _, spec := range checks {
-		add(spec.Plugin)
-		for _, call := range spec.Calls {
-			add(call.Plugin)
-		}
+	add(key+".plugin", spec.Plugin)
+	for j, call := range spec.Calls {
+		add(diag.IndexPath(key+".calls", j)+".plugin", call.Plugin)
 	}
 }
 
