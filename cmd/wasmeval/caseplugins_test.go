@@ -101,21 +101,3 @@ func TestCaseFilesBindPluginsByNameAndByReference(t *testing.T) {
 		rankedByTheEvaluator(t, recs)
 	})
 }
-
-// A distributed run sends the plugin case files bind by name with its
-// jobs: a worker without the plugin directory gives the verdicts of a run
-// on one machine.
-func TestDistributedRunSendsPluginsCasesBindByName(t *testing.T) {
-	srv := startNATS(t)
-	startQueueWorker(t, srv.url(), "w1")
-	prob, shared := inventoryWithOutsideRanking(t, true)
-	rebindCasePlugin(t, prob, "name: inventory-ranking")
-	sub := filepath.Join(prob, "submissions", "reference")
-	localCode, local := runRecords(t, filepath.Join(t.TempDir(), "local"), "run", prob, "--submission", sub, "--plugin-dir", shared)
-	distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, "--plugin-dir", shared, "--queue", srv.url())
-	if localCode != 0 || distCode != 0 {
-		t.Errorf("local run exited %d, distributed %d; want 0 (the reference submission)", localCode, distCode)
-	}
-	sameQueueVerdicts(t, local, dist)
-	rankedByTheEvaluator(t, dist)
-}

@@ -101,38 +101,36 @@ func sameQueueVerdicts(t *testing.T, local, dist map[string]*result.CaseRecord) 
 
 // A plugin bound by path outside the problem, under the coordinator's
 // --mount-root — by a group, or by case files, where it is known only
-// once the cases are loaded — travels by digest: a worker that has
-// neither the plugin nor the mount root gives the verdicts of a run on
-// one machine (the top group's cases are scored by the moved evaluator).
+// once the cases are loaded — or bound by name by case files (found in
+// the coordinator's --plugin-dir) travels by digest: a worker that has
+// neither the plugin nor the mount root or plugin directory gives the
+// verdicts of a run on one machine (the top group's cases are scored by
+// the moved evaluator).
 func TestDistributedRunSendsPluginsBoundByPathOutsideTheProblem(t *testing.T) {
 	srv := startNATS(t)
 	startQueueWorker(t, srv.url(), "w1")
 	for _, tc := range []struct {
 		name    string
 		inCases bool
-	}{{"bound by the group", false}, {"bound by case files", true}} {
+		// byName binds the plugin in the case files by name, found in
+		// --plugin-dir (not by path, under --mount-root).
+		byName bool
+	}{{"bound by the group", false, false}, {"bound by case files", true, false}, {"bound by name by case files", true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			prob, shared := inventoryWithOutsideRanking(t, tc.inCases)
+			allow := "--mount-root"
+			if tc.byName {
+				rebindCasePlugin(t, prob, "name: inventory-ranking")
+				allow = "--plugin-dir"
+			}
 			sub := filepath.Join(prob, "submissions", "reference")
-			localCode, local := runRecords(t, filepath.Join(t.TempDir(), "local"), "run", prob, "--submission", sub, "--mount-root", shared)
-			distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, "--mount-root", shared, "--queue", srv.url())
+			localCode, local := runRecords(t, filepath.Join(t.TempDir(), "local"), "run", prob, "--submission", sub, allow, shared)
+			distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, allow, shared, "--queue", srv.url())
 			if localCode != 0 || distCode != 0 {
 				t.Errorf("local run exited %d, distributed %d; want 0 (the reference submission)", localCode, distCode)
 			}
 			sameQueueVerdicts(t, local, dist)
-			for _, k := range []string{"checkpoint_1/top/top_all", "checkpoint_1/top/top_two"} {
-				d := dist[k]
-				if d == nil {
-					t.Fatalf("%s: not in the distributed run", k)
-				}
-				found := false
-				for _, a := range d.Attributes {
-					found = found || strings.Contains(a.Attribute, "top_by_value") && a.IsCorrect
-				}
-				if !found || !d.Passed {
-					t.Errorf("%s: passed %v, attributes %+v; want the moved evaluator's verdict among them", k, d.Passed, d.Attributes)
-				}
-			}
+			rankedByTheEvaluator(t, dist)
 		})
 	}
 }
