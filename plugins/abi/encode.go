@@ -2,7 +2,6 @@ package abi
 
 import (
 	"encoding/json"
-	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -55,6 +54,14 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return AppendQuoted(b, v), nil
 	case bool:
 		return strconv.AppendBool(b, v), nil
+	case int:
+		// What YAML decoding gives for an integer (a case's expected
+		// status_code): written as encoding/json writes it.
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case int64:
+		return strconv.AppendInt(b, v, 10), nil
+	case uint64:
+		return strconv.AppendUint(b, v, 10), nil
 	case json.Number:
 		if validNumber(string(v)) {
 			return append(b, v...), nil
@@ -66,7 +73,8 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			return append(b, "null"...), nil
 		}
 		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(v)) {
+		var keys [smallMap]string
+		for i, k := range sortedKeys(v, &keys) {
 			if i > 0 {
 				b = append(b, ',')
 			}

@@ -3,8 +3,6 @@ package abi
 import (
 	"encoding/base64"
 	"encoding/json"
-	"maps"
-	"slices"
 	"strconv"
 )
 
@@ -61,7 +59,8 @@ func appendExpected(b []byte, m map[string]any, output string, quoted []byte, ra
 		return appendValue(b, m)
 	}
 	b = append(b, '{')
-	for i, k := range slices.Sorted(maps.Keys(m)) {
+	var keys [smallMap]string
+	for i, k := range sortedKeys(m, &keys) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -192,7 +191,8 @@ func (a Actual) appendJSON(b []byte, raw bool) (_ []byte, start, end int, err er
 	b = AppendQuoted(b, a.Stderr)
 	if len(a.Files) > 0 {
 		b = append(b, `,"files":{`...)
-		for i, k := range slices.Sorted(maps.Keys(a.Files)) {
+		var keys [smallMap]string
+		for i, k := range sortedKeys(a.Files, &keys) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -257,7 +257,8 @@ func appendStrings(b []byte, s []string) []byte {
 
 func appendStringMap(b []byte, m map[string]string) []byte {
 	b = append(b, '{')
-	for i, k := range slices.Sorted(maps.Keys(m)) {
+	var keys [smallMap]string
+	for i, k := range sortedKeys(m, &keys) {
 		if i > 0 {
 			b = append(b, ',')
 		}

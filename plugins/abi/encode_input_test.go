@@ -11,7 +11,10 @@ import (
 func fullVerifyInput() VerifyInput {
 	stdin := "in <put> & \u2028 \xff"
 	return VerifyInput{ABIVersion: Version,
-		Config: map[string]any{"tolerance": 0.001, "mode": "json", "n": json.Number("12"), "list": []any{1, "two", nil, true}, "int": 7},
+		Config: map[string]any{"tolerance": 0.001, "mode": "json", "n": json.Number("12"), "list": []any{1, "two", nil, true}, "int": 7,
+			"int64": int64(-1 << 63), "uint64": uint64(1<<64 - 1), "int8": int8(-8),
+			// More keys than sortedKeys sorts in place.
+			"many": map[string]any{"k": 1, "j": 2, "i": 3, "h": 4, "g": 5, "f": 6, "e": 7, "d": 8, "c": 9, "b": 10, "a": 11}},
 		Case: Case{ID: "c<1>", Checkpoint: "cp", Group: "g", GroupType: "Core", Arguments: []string{"a b", "\"q\""},
 			Stdin: &stdin, Env: map[string]string{"Z": "1", "A": "<2>"},
 			InputFiles:   []InputFile{{Path: "a.txt", Content: "text"}, {Path: "b.bin", Content: "AQI=", Encoding: "base64"}},

@@ -215,8 +215,10 @@ func encodeEnvelopes[In any](buf []byte, ins []In, prep func(In) In, export stri
 // an error it returns nil: buf itself is left as it was.
 func appendEnvelope[In any](buf []byte, in In, prep func(In) In, raw bool) ([]byte, error) {
 	env := prep(in)
-	if a, ok := any(env).(rawEncoder); ok {
-		return a.AppendInput(buf, raw)
+	// A concrete assertion, not one to rawEncoder: a call through an
+	// interface would make env escape, a copy on the heap per call.
+	if v, ok := any(env).(abi.VerifyInput); ok {
+		return v.AppendInput(buf, raw)
 	}
 	data, err := encodeEnvelope(env, raw, nil)
 	if err != nil {
