@@ -83,10 +83,13 @@ func scanVerifyOutputIn(sc *verdictScanner) (abi.VerifyOutput, int, bool) {
 				return false // a repeated key: the full path keeps the last
 			}
 			haveAttrs = true
-			vo.Attributes = []abi.Attribute{}
 			if sc.literal("null") {
+				vo.Attributes = []abi.Attribute{}
 				return true
 			}
+			// Room for two, what most verdicts hold (exit status and
+			// output): growing from none took two allocations for them.
+			vo.Attributes = make([]abi.Attribute, 0, 2)
 			return sc.array(func() bool {
 				a, ok := sc.attribute()
 				vo.Attributes = append(vo.Attributes, a)
