@@ -67,7 +67,13 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 	if ref.SHA256 == "" {
 		// Problem-level references are checked when the problem loads;
 		// this catches references written in case files.
-		return nil, fmt.Errorf("plugin %s is not pinned: add its sha256", ref.Path)
+		name := ref.Path
+		if ref.Ref != "" {
+			name = ref.Ref
+		} else if ref.Name != "" {
+			name = ref.Name
+		}
+		return nil, fmt.Errorf("plugin %s is not pinned: add its sha256", name)
 	}
 	if ref.Path == "" && s.problem != nil {
 		// Bound by name or reference in a case (validation resolved it
