@@ -136,8 +136,9 @@ func TestDistributedRunSendsPluginsBoundByPathOutsideTheProblem(t *testing.T) {
 }
 
 // A case that binds a plugin from outside the problem and every
-// --mount-root cannot have it sent: the run is refused before any job is
-// published, naming the plugin and why.
+// --mount-root cannot have it (nor could a run on one machine): the run is
+// refused before any job is published, naming the case file, the key, the
+// plugin and why.
 func TestDistributedRunRefusesACasePluginOutsideTheMountRoots(t *testing.T) {
 	srv := startNATS(t)
 	prob, _ := inventoryWithOutsideRanking(t, true)
@@ -145,7 +146,8 @@ func TestDistributedRunRefusesACasePluginOutsideTheMountRoots(t *testing.T) {
 		"--out", filepath.Join(t.TempDir(), "dist"), "--progress", "none", "--no-history")
 	code := p.wait(t, "the distributed run")
 	out := p.out.String()
-	if code != exitUsage || !strings.Contains(out, "a distributed run cannot send what the problem binds: plugin ../") ||
+	at := filepath.Join(prob, "checkpoint_1", "top", "top_all", "case.yaml") + ": checks[1].plugin.path: plugin ../"
+	if code != exitUsage || !strings.Contains(out, at) ||
 		!strings.Contains(out, "inventory-ranking.wasm") || !strings.Contains(out, "is outside the problem directory") {
 		t.Errorf("run exited %d, want %d and the plugin named with why:\n%s", code, exitUsage, out)
 	}
