@@ -47,29 +47,34 @@ type casePlugins struct {
 	done map[string]string
 }
 
-// BindCasePlugin resolves a plugin that a case binds by name (found in the
-// plugin directories, then the problem's plugins/) or by reference
-// (through the problem's lock file and the plugin cache), by the rules the
-// problem's own bindings follow, its sha256 checked. It returns a copy of
-// ref with Path set to the module's file, leaving ref as the case wrote
-// it. A binding by path is returned as it is: its path is confined where
-// it is read. file and key say where the binding is written, for the
-// error.
+// BindCasePlugin resolves a plugin binding written by a case (in its case
+// file, its group's case_defaults or a loader plugin's output) by the
+// rules the problem's own bindings follow: a path inside the problem (or
+// a --mount-root), a name found in the plugin directories and then the
+// problem's plugins/, or a reference through the problem's lock file and
+// the plugin cache; exactly one of them, the file a Wasm module, its
+// sha256 the pinned one. It returns a copy of ref with Path set to the
+// module's file, leaving ref as the case wrote it. A binding the problem
+// itself wrote (already resolved when it loaded: ref.At is set) is
+// returned as it is. file and key say where the binding is written, for
+// the error.
 func (p *Problem) BindCasePlugin(file, key string, ref *PluginRef) (*PluginRef, error) {
-	if ref == nil || ref.Path != "" || ref.Name == "" && ref.Ref == "" {
+	if ref == nil || ref.At.File != "" {
 		return ref, nil
 	}
 	if p.cases == nil {
+		if ref.Path != "" && ref.Name == "" && ref.Ref == "" {
+			return ref, nil // confined where it is read
+		}
 		return nil, fmt.Errorf("%s: %s: plugin %s is bound by name or reference, which cases of this problem cannot do: bind it by path", file, key, asWrittenOr(ref))
 	}
-	id := ref.Name + "\x00" + ref.Ref + "\x00" + strings.ToLower(ref.SHA256)
+	id := ref.Path + "\x00" + ref.Name + "\x00" + ref.Ref + "\x00" + strings.ToLower(ref.SHA256)
 	c := p.cases
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	bound := *ref
-	bound.SHA256 = strings.ToLower(ref.SHA256)
 	if path, ok := c.done[id]; ok {
-		bound.Path = path
+		bound.Path, bound.SHA256 = path, strings.ToLower(ref.SHA256)
 		return &bound, nil
 	}
 	// A binding that fails is not kept: its error names where this case
@@ -78,9 +83,6 @@ func (p *Problem) BindCasePlugin(file, key string, ref *PluginRef) (*PluginRef, 
 	c.binder.Bind(file, key, 0, &bound, &errs)
 	if err := errs.Err(); err != nil {
 		return nil, err
-	}
-	if bound.Path == "" {
-		return nil, fmt.Errorf("%s: %s: plugin %s was not found", file, key, asWrittenOr(ref))
 	}
 	c.done[id] = bound.Path
 	return &bound, nil

@@ -3,8 +3,10 @@ package run
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,9 +206,9 @@ func TestCasePluginOutsideTheProblemIsNotRead(t *testing.T) {
 	}
 	verr := Validate(context.Background(), p, BuiltinLoader, h)
 	for _, want := range []string{
-		`g.yaml: checks[1].plugin.path: plugin ../outside/notes.wasm: path "../outside/notes.wasm" is outside the problem directory`,
-		`g.yaml: checks[1].plugin.path: plugin link.wasm: path "link.wasm" leads outside the problem directory through a symlink`,
-		fmt.Sprintf("g.yaml: checks[1].plugin.path: plugin %s: path %q is outside", file, file),
+		`g.yaml: checks[1].plugin.path: plugin file: path "../outside/notes.wasm" is outside the problem directory`,
+		`g.yaml: checks[1].plugin.path: plugin file: path "link.wasm" leads outside the problem directory through a symlink`,
+		fmt.Sprintf("g.yaml: checks[1].plugin.path: plugin file: path %q is outside", file),
 	} {
 		if verr == nil || !strings.Contains(verr.Error(), want) {
 			t.Errorf("validation: %v; want it to say %q", verr, want)
@@ -235,5 +237,87 @@ func TestCasePluginOutsideTheProblemIsNotRead(t *testing.T) {
 		if msg := got[id].Result.PluginError; !strings.Contains(msg, "not a Wasm module") {
 			t.Errorf("%s under --mount-root %s: plugin error %q; want the file read and refused as not a module", id, outside, msg)
 		}
+	}
+}
+
+// What validation (and so `run`, before anything starts) finds wrong with
+// the plugin bindings a case file writes, each at the case file and key,
+// as for the problem's own bindings: a missing file, a wrong or missing
+// pin, a file that is not a module, no path, name or ref, or two of them.
+// And a case that binds a module another binding loaded, with another
+// pin, is refused at run time too, not handed the module loaded first.
+func TestCasePluginBindingsAreCheckedAsTheProblemsAre(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "c1"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "plugins"), 0o755)
+	wasm := filepath.Join(dir, "plugins", "misbehave.wasm")
+	if err := pluginbuild.Build("../../plugins/host/testdata/misbehave", wasm); err != nil {
+		t.Fatal(err)
+	}
+	digest, _, err := host.Digest(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.wasm"), []byte("not a module\n"), 0o644)
+	other := strings.Repeat("ab", 32)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("name: bindings\ncommand: sh echo.sh\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n"), 0o644)
+	bind := func(id string, order int, plugin string) string {
+		return fmt.Sprintf("%s:\n  order: %d\n  expected: {output: \"hi\\n\"}\n  checks:\n    - kind: text\n    - {kind: evaluator, function: f, plugin: %s}\n", id, order, plugin)
+	}
+	cases := map[string]string{
+		"missing":  "{path: plugins/nope.wasm, sha256: " + digest + "}",
+		"wrongpin": "{path: plugins/misbehave.wasm, sha256: " + other + "}",
+		"nopin":    "{path: plugins/misbehave.wasm}",
+		"notwasm":  "{path: notes.wasm, sha256: " + digest + "}",
+		"none":     "{sha256: " + digest + "}",
+		"two":      "{path: plugins/misbehave.wasm, name: misbehave, sha256: " + digest + "}",
+	}
+	var text strings.Builder
+	order := 0
+	for _, id := range slices.Sorted(maps.Keys(cases)) {
+		order++
+		text.WriteString(bind(id, order, cases[id]))
+	}
+	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(text.String()), 0o644)
+	p, err := LoadProblem(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := runtest.Host(t, host.Options{})
+	verr := Validate(context.Background(), p, BuiltinLoader, h)
+	at := filepath.Join(dir, "c1", "g.yaml") + ": checks[1].plugin."
+	for _, want := range []string{
+		at + "path: plugin file: " + `"plugins/nope.wasm" not found`,
+		at + "sha256: plugin " + wasm + " has sha256 " + digest + ", not the pinned " + other + "; refusing to run it",
+		at + "sha256: required: plugins are pinned by digest; this file's is " + digest,
+		at + "path: evaluator notes.wasm is not WebAssembly",
+		"checks[1].plugin: a plugin needs a path (relative to the problem), a name",
+		"checks[1].plugin: give the plugin's path, its name or its ref, only one of them",
+	} {
+		if verr == nil || !strings.Contains(verr.Error(), want) {
+			t.Errorf("validation: %v\nwant it to say %q", verr, want)
+		}
+	}
+
+	// At run time (as for the cases a stateful loader makes later): a
+	// case that pins another digest for a file a case before it loaded
+	// is refused, not run with the module loaded first.
+	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(bind("first", 1, "{path: plugins/misbehave.wasm, sha256: "+digest+"}")+
+		bind("second", 2, "{path: plugins/misbehave.wasm, sha256: "+other+"}")), 0o644)
+	if p, err = LoadProblem(dir); err != nil {
+		t.Fatal(err)
+	}
+	sub := t.TempDir()
+	os.WriteFile(filepath.Join(sub, "echo.sh"), []byte("echo hi\n"), 0o644)
+	out := t.TempDir()
+	if _, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out,
+		Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: BuiltinLoader, Plugins: h}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*result.CaseRecord{}
+	journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error { got[r.ID] = r; return nil })
+	second := got["second"]
+	if second == nil || second.Outcome != result.OutcomeError || !strings.Contains(second.Result.PluginError, "config pins sha256 "+other) {
+		t.Errorf("second: %+v; want a plugin error: its pin is not the module's", second)
 	}
 }

@@ -115,9 +115,12 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 	// A mock's every call is a submission's request waiting on it, one at
 	// a time: it runs in process, where a call costs no round trip to a
 	// worker (host.LoadInProcess).
-	load, key := s.h.Load, path
+	// Keyed by the pin too: a binding that names a file another binding
+	// loaded, with another sha256, must load it again and be refused,
+	// not be handed the module the first one pinned.
+	load, key := s.h.Load, path+"\x00"+strings.ToLower(ref.SHA256)
 	if kind == abi.KindMock {
-		load, key = s.h.LoadInProcess, "mock\x00"+path
+		load, key = s.h.LoadInProcess, "mock\x00"+key
 	}
 	s.mu.Lock()
 	p, ok := s.byPath[key]

@@ -244,11 +244,11 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 }
 
 // addPlugins adds the plugins a case's check binds (the check written
-// under key in file) that are not listed yet, resolved as a run resolves
-// them: a binding by name or reference to the module it finds, its digest
-// checked. A binding that cannot be resolved, or whose path leads out of
-// the problem directory and every --mount-root (a run refuses to read
-// it: pluginSet.get), is reported where it is written.
+// under key in file) that are not listed yet, resolved as the problem's
+// own bindings are (problem.BindCasePlugin): one of a path inside the
+// problem or a --mount-root, a name or a reference, the file a Wasm module
+// with the pinned sha256. What is wrong with a binding is reported where
+// it is written.
 func (check *GroupCheck) addPlugins(p *problem.Problem, file, key string, spec problem.CheckSpec, errs *diag.List) {
 	add := func(at string, ref *problem.PluginRef) {
 		if ref == nil {
@@ -258,14 +258,6 @@ func (check *GroupCheck) addPlugins(p *problem.Problem, file, key string, spec p
 		if err != nil {
 			errs.Append(err)
 			return
-		}
-		if bound.Path != "" && bound.Name == "" && bound.Ref == "" && p.Files != nil && p.ShippedPlugins == nil {
-			// Only an escape: a missing file is the case's plugin error
-			// at run time.
-			var escape *confine.EscapeError
-			if _, err := p.Files.Resolve(bound.Path); errors.As(err, &escape) {
-				errs.Add(file, at+".path", 0, "plugin %s: %v", bound.Path, err)
-			}
 		}
 		for _, have := range check.Plugins {
 			if have == bound || have.Path == bound.Path && have.Name == bound.Name && have.Ref == bound.Ref && strings.EqualFold(have.SHA256, bound.SHA256) {
