@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
@@ -174,8 +175,6 @@ func TestCasePluginOutsideTheProblemIsNotRead(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "c1", "g.yaml"), []byte(`a: {order: 1, expected: {output: "hi\n"}}
 `+bind("up", 2, "../outside/notes.wasm")+bind("absolute", 3, file)+bind("symlink", 4, "link.wasm")), 0o644)
-	sub := t.TempDir()
-	os.WriteFile(filepath.Join(sub, "echo.sh"), []byte("echo hi\n"), 0o644)
 	h := runtest.Host(t, host.Options{})
 
 	run := func(mountRoots ...string) map[string]*result.CaseRecord {
@@ -184,13 +183,7 @@ func TestCasePluginOutsideTheProblemIsNotRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := t.TempDir()
-		if _, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out,
-			Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: BuiltinLoader, Plugins: h}); err != nil {
-			t.Fatal(err)
-		}
-		got := map[string]*result.CaseRecord{}
-		journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error { got[r.ID] = r; return nil })
+		got := runEcho(t, p, h)
 		if len(got) != 4 || got["a"] == nil || !got["a"].Passed {
 			t.Fatalf("the case that binds no plugin must run and pass: %+v", got)
 		}
@@ -307,6 +300,16 @@ func TestCasePluginBindingsAreCheckedAsTheProblemsAre(t *testing.T) {
 	if p, err = LoadProblem(dir); err != nil {
 		t.Fatal(err)
 	}
+	second := runEcho(t, p, h)["second"]
+	if second == nil || second.Outcome != result.OutcomeError || !strings.Contains(second.Result.PluginError, "config pins sha256 "+other) {
+		t.Errorf("second: %+v; want a plugin error: its pin is not the module's", second)
+	}
+}
+
+// runEcho runs p with a submission that prints "hi" on the local runtime
+// and returns the journal's records by case ID.
+func runEcho(t *testing.T, p *problem.Problem, h *host.Host) map[string]*result.CaseRecord {
+	t.Helper()
 	sub := t.TempDir()
 	os.WriteFile(filepath.Join(sub, "echo.sh"), []byte("echo hi\n"), 0o644)
 	out := t.TempDir()
@@ -316,8 +319,5 @@ func TestCasePluginBindingsAreCheckedAsTheProblemsAre(t *testing.T) {
 	}
 	got := map[string]*result.CaseRecord{}
 	journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error { got[r.ID] = r; return nil })
-	second := got["second"]
-	if second == nil || second.Outcome != result.OutcomeError || !strings.Contains(second.Result.PluginError, "config pins sha256 "+other) {
-		t.Errorf("second: %+v; want a plugin error: its pin is not the module's", second)
-	}
+	return got
 }
