@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
@@ -75,6 +76,7 @@ func (p *Problem) BindCasePlugin(file, key string, ref *PluginRef) (*PluginRef, 
 	bound := *ref
 	if path, ok := c.done[id]; ok {
 		bound.Path, bound.SHA256 = path, strings.ToLower(ref.SHA256)
+		bound.At = checkspec.Location{File: file, Key: key}
 		return &bound, nil
 	}
 	// A binding that fails is not kept: its error names where this case

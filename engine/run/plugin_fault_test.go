@@ -236,7 +236,8 @@ func TestCasePluginOutsideTheProblemIsNotRead(t *testing.T) {
 // What validation (and so `run`, before anything starts) finds wrong with
 // the plugin bindings a case file writes, each at the case file and key,
 // as for the problem's own bindings: a missing file, a wrong or missing
-// pin, a file that is not a module, no path, name or ref, or two of them.
+// pin, a file that is not a module, no path, name or ref, or two of them,
+// and a function the plugin does not have.
 // And a case that binds a module another binding loaded, with another
 // pin, is refused at run time too, not handed the module loaded first.
 func TestCasePluginBindingsAreCheckedAsTheProblemsAre(t *testing.T) {
@@ -264,6 +265,8 @@ func TestCasePluginBindingsAreCheckedAsTheProblemsAre(t *testing.T) {
 		"notwasm":  "{path: notes.wasm, sha256: " + digest + "}",
 		"none":     "{sha256: " + digest + "}",
 		"two":      "{path: plugins/misbehave.wasm, name: misbehave, sha256: " + digest + "}",
+		// A good binding, and a function the plugin lacks (bind uses f).
+		"nofn": "{path: plugins/misbehave.wasm, sha256: " + digest + "}",
 	}
 	var text strings.Builder
 	order := 0
@@ -286,6 +289,7 @@ func TestCasePluginBindingsAreCheckedAsTheProblemsAre(t *testing.T) {
 		at + "path: evaluator notes.wasm is not WebAssembly",
 		"checks[1].plugin: a plugin needs a path (relative to the problem), a name",
 		"checks[1].plugin: give the plugin's path, its name or its ref, only one of them",
+		at[:len(at)-len("plugin.")] + `function: plugin misbehave@` + digest[:12] + ` has no function "f" (its functions: echo)`,
 	} {
 		if verr == nil || !strings.Contains(verr.Error(), want) {
 			t.Errorf("validation: %v\nwant it to say %q", verr, want)

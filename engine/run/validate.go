@@ -208,6 +208,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
 			}
 			check.addPlugins(p, c.Source, diag.IndexPath("checks", i), spec, &errs)
+			checkCaseBindings(ctx, plugins, p, c.Source, diag.IndexPath("checks", i), spec, &errs)
 			for _, msg := range verify.ValidateExpected(spec, c.Expected) {
 				missing.note(c.Source, i, msg, c.ID)
 			}
@@ -269,6 +270,42 @@ func (check *GroupCheck) addPlugins(p *problem.Problem, file, key string, spec p
 	add(key+".plugin", spec.Plugin)
 	for j, call := range spec.Calls {
 		add(diag.IndexPath(key+".calls", j)+".plugin", call.Plugin)
+	}
+}
+
+// checkCaseBindings holds the plugins a case's own check binds to what
+// they declare, as the problem's bindings are held before a run
+// (checkBinding): the plugin has the check's kind, an evaluator the
+// function named, and the binding's config satisfies the plugin's
+// config_schema. Without it a misnamed function in a case file failed
+// the case, as if the submission had answered wrong. Bindings the
+// problem wrote (its groups' checks, which cases inherit) were checked
+// when the plugins were loaded.
+func checkCaseBindings(ctx context.Context, plugins *pluginSet, p *problem.Problem, file, key string, spec problem.CheckSpec, errs *diag.List) {
+	one := func(at string, ref *problem.PluginRef, kind, function string) {
+		if ref == nil || ref.At.File != "" {
+			return
+		}
+		bound, err := p.BindCasePlugin(file, at, ref)
+		if err != nil {
+			return // addPlugins reported it
+		}
+		pl, err := plugins.get(ctx, bound, kind)
+		if err != nil {
+			errs.Add(file, at, 0, "%v", err)
+			return
+		}
+		for _, e := range checkBinding(pl, bound, function) {
+			*errs = append(*errs, e)
+		}
+	}
+	kind := abi.KindEvaluator
+	if spec.Kind == "test" {
+		kind = abi.KindTest
+	}
+	one(key+".plugin", spec.Plugin, kind, spec.Function)
+	for j, call := range spec.Calls {
+		one(diag.IndexPath(key+".calls", j)+".plugin", call.Plugin, abi.KindEvaluator, call.Function)
 	}
 }
 
