@@ -146,7 +146,7 @@ func TestDistributedRunRefusesACasePluginOutsideTheMountRoots(t *testing.T) {
 		"--out", filepath.Join(t.TempDir(), "dist"), "--progress", "none", "--no-history")
 	code := p.wait(t, "the distributed run")
 	out := p.out.String()
-	at := filepath.Join(prob, "checkpoint_1", "top", "top_all", "case.yaml") + ": checks[1].plugin.path: plugin ../"
+	at := filepath.Join(prob, "checkpoint_1", "top", "top_all", "case.yaml") + `: checks[1].plugin.path: plugin file: path "../`
 	if code != exitUsage || !strings.Contains(out, at) ||
 		!strings.Contains(out, "inventory-ranking.wasm") || !strings.Contains(out, "is outside the problem directory") {
 		t.Errorf("run exited %d, want %d and the plugin named with why:\n%s", code, exitUsage, out)
