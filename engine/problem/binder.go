@@ -67,7 +67,7 @@ func (p *Problem) BindCasePlugin(file, key string, ref *PluginRef) (*PluginRef, 
 		if ref.Path != "" && ref.Name == "" && ref.Ref == "" {
 			return ref, nil // confined where it is read
 		}
-		return nil, fmt.Errorf("%s: %s: plugin %s is bound by name or reference, which cases of this problem cannot do: bind it by path", file, key, asWrittenOr(ref))
+		return nil, fmt.Errorf("%s: %s: plugin %s is bound by name or reference, which cases of this problem cannot do: bind it by path", file, key, AsWritten(ref))
 	}
 	id := ref.Path + "\x00" + ref.Name + "\x00" + ref.Ref + "\x00" + strings.ToLower(ref.SHA256)
 	c := p.cases

@@ -150,7 +150,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	case !isHexDigest(ref.SHA256):
 		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "expected 64 hexadecimal digits, got %q (this file's digest is %s)", ref.SHA256, digest)
 	case !strings.EqualFold(ref.SHA256, digest):
-		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "plugin %s has sha256 %s, not the pinned %s; refusing to run it", asWrittenOr(ref), digest, ref.SHA256)
+		l.errs.Add(file, diag.JoinPath(key, "sha256"), line, "plugin %s has sha256 %s, not the pinned %s; refusing to run it", AsWritten(ref), digest, ref.SHA256)
 	default:
 		// Pins may be written in either case; the host and the manifest
 		// compare and record the canonical lowercase form.
@@ -182,14 +182,17 @@ func (l *loader) userPluginDirs() []string {
 	return dirs
 }
 
-// asWrittenOr names a plugin in messages: its reference when it is bound
+// AsWritten names a plugin in messages: its reference when it is bound
 // by one (the cached file's path means nothing to the problem's author),
-// else its file.
-func asWrittenOr(ref *PluginRef) string {
-	if ref.Ref != "" {
+// else its file, else (not yet resolved) its name.
+func AsWritten(ref *PluginRef) string {
+	switch {
+	case ref.Ref != "":
 		return ref.Ref
+	case ref.Path != "":
+		return ref.Path
 	}
-	return ref.Path
+	return ref.Name
 }
 
 // ShippedFile is the file shipped (by sha256) for a plugin bound by path

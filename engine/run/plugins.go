@@ -31,13 +31,9 @@ import (
 type pluginSet struct {
 	h   *host.Host
 	dir string // the problem directory: plugins read their assets here
-	// files confines the plugin paths the problem writes (nil: none given,
-	// as in tests that build a pluginSet by hand).
-	files *confine.Tree
-	// problem binds the plugins its cases name by name or reference.
+	// problem confines the plugin paths it writes (its Files) and binds
+	// the plugins its cases name by name or reference.
 	problem *problem.Problem
-	// given are the plugin files the user named (problem.GivenPlugins).
-	given map[string]bool
 	// shipped are the plugins a distributed run's coordinator sent, by
 	// sha256 (problem.Problem.ShippedPlugins); nil outside a worker.
 	shipped map[string]string
@@ -56,7 +52,7 @@ type pluginSet struct {
 }
 
 func newPluginSet(h *host.Host, p *problem.Problem) *pluginSet {
-	return &pluginSet{h: h, dir: p.Dir, files: p.Files, problem: p, given: p.GivenPlugins, shipped: p.ShippedPlugins, byPath: map[string]*host.Plugin{}}
+	return &pluginSet{h: h, dir: p.Dir, problem: p, shipped: p.ShippedPlugins, byPath: map[string]*host.Plugin{}}
 }
 
 // get loads (once) the plugin a reference names and checks it has kind.
@@ -67,58 +63,16 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 	if ref.SHA256 == "" {
 		// Problem-level references are checked when the problem loads;
 		// this catches references written in case files.
-		name := ref.Path
-		if ref.Ref != "" {
-			name = ref.Ref
-		} else if ref.Name != "" {
-			name = ref.Name
-		}
-		return nil, fmt.Errorf("plugin %s is not pinned: add its sha256", name)
+		return nil, fmt.Errorf("plugin %s is not pinned: add its sha256", problem.AsWritten(ref))
 	}
-	if ref.Path == "" && s.problem != nil {
-		// Bound by name or reference in a case (validation resolved it
-		// already for every case it could load; a stateful loader's later
-		// cases are resolved here).
-		file, key := ref.At.File, ref.At.Key
-		if file == "" {
-			file, key = "case", "plugin"
-		}
-		bound, err := s.problem.BindCasePlugin(file, key, ref)
-		if err != nil {
-			return nil, err
-		}
-		ref = bound
-	}
-	path := ref.Path
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(s.dir, filepath.FromSlash(path))
-	}
-	// On a worker of a distributed run, a plugin a case binds from
-	// outside the problem is the file the coordinator sent.
-	shippedMissing := false
-	if file, ok := problem.ShippedFile(s.shipped, s.dir, filepath.Clean(path), ref.SHA256); ok {
-		path = file
-	} else if s.shipped != nil && !confine.Within(s.dir, filepath.Clean(path)) {
-		shippedMissing = true
-	} else if ref.Name == "" && ref.Ref == "" && s.files != nil && !s.given[filepath.Clean(path)] {
-		// A path the problem wrote (a case file's or a loader plugin's
-		// check, known only now) follows the rule every path of the
-		// problem does: inside its directory or a --mount-root, symlinks
-		// resolved. Without it a shared case file could have the host
-		// read and hash any file of this machine.
-		real, err := s.files.Resolve(ref.Path)
-		if err != nil {
-			return nil, fmt.Errorf("plugin %s: %w", ref.Path, err)
-		}
-		path = real
-	}
-	// A mock's every call is a submission's request waiting on it, one at
-	// a time: it runs in process, where a call costs no round trip to a
-	// worker (host.LoadInProcess).
-	// Keyed by the pin too: a binding that names a file another binding
-	// loaded, with another sha256, must load it again and be refused,
-	// not be handed the module the first one pinned.
-	load, key := s.h.Load, path+"\x00"+strings.ToLower(ref.SHA256)
+	// Keyed by the binding as written and its pin, so that finding the
+	// file (below) is done once, not on every case's call, and a binding
+	// that names a file another binding loaded, with another sha256,
+	// loads it again and is refused rather than handed the module the
+	// first one pinned. A mock's every call is a submission's request
+	// waiting on it, one at a time: it runs in process, where a call
+	// costs no round trip to a worker (host.LoadInProcess).
+	load, key := s.h.Load, ref.Path+"\x00"+ref.Name+"\x00"+ref.Ref+"\x00"+strings.ToLower(ref.SHA256)
 	if kind == abi.KindMock {
 		load, key = s.h.LoadInProcess, "mock\x00"+key
 	}
@@ -126,12 +80,15 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 	p, ok := s.byPath[key]
 	s.mu.Unlock()
 	if !ok {
-		var err error
+		bound, path, shippedMissing, err := s.locate(ref)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
-		p, err = load(ctx, path, ref.SHA256)
+		p, err = load(ctx, path, bound.SHA256)
 		s.loading.Add(int64(time.Since(start)))
 		if err != nil && shippedMissing && errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("plugin %s (sha256 %s) lies outside the problem directory, the run's coordinator did not send it and this worker does not have it: %w", ref.Path, ref.SHA256, err)
+			return nil, fmt.Errorf("plugin %s (sha256 %s) lies outside the problem directory, the run's coordinator did not send it and this worker does not have it: %w", bound.Path, bound.SHA256, err)
 		}
 		if err != nil {
 			return nil, err
@@ -148,6 +105,49 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 		return nil, fmt.Errorf("plugin %s is not %s (it declares %v)", p.Label(), what, p.Describe().Kinds)
 	}
 	return p, nil
+}
+
+// locate finds the file of the plugin ref binds: ref resolved (a case's
+// binding by name or reference), the file's path, and whether it lies
+// outside the problem on a worker that was not sent it.
+func (s *pluginSet) locate(ref *problem.PluginRef) (bound *problem.PluginRef, path string, shippedMissing bool, err error) {
+	if ref.Path == "" {
+		// Bound by name or reference in a case (validation resolved it
+		// already for every case it could load; a stateful loader's later
+		// cases are resolved here).
+		file, key := ref.At.File, ref.At.Key
+		if file == "" {
+			file, key = "case", "plugin"
+		}
+		if ref, err = s.problem.BindCasePlugin(file, key, ref); err != nil {
+			return nil, "", false, err
+		}
+	}
+	path = ref.Path
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(s.dir, filepath.FromSlash(path))
+	}
+	// On a worker of a distributed run, a plugin a case binds from
+	// outside the problem is the file the coordinator sent.
+	if file, ok := problem.ShippedFile(s.shipped, s.dir, filepath.Clean(path), ref.SHA256); ok {
+		return ref, file, false, nil
+	}
+	if s.shipped != nil && !confine.Within(s.dir, filepath.Clean(path)) {
+		return ref, path, true, nil
+	}
+	if ref.Name == "" && ref.Ref == "" && s.problem.Files != nil && !s.problem.GivenPlugins[filepath.Clean(path)] {
+		// A path the problem wrote (a case file's or a loader plugin's
+		// check, known only now) follows the rule every path of the
+		// problem does: inside its directory or a --mount-root, symlinks
+		// resolved. Without it a shared case file could have the host
+		// read and hash any file of this machine.
+		real, err := s.problem.Files.Resolve(ref.Path)
+		if err != nil {
+			return nil, "", false, fmt.Errorf("plugin %s: %w", ref.Path, err)
+		}
+		path = real
+	}
+	return ref, path, false, nil
 }
 
 // loaderFor picks a group's loader: its loader plugin, or a built-in.

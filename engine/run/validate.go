@@ -207,8 +207,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 			for _, msg := range verify.Validate(spec) {
 				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
 			}
-			check.addPlugins(p, c.Source, diag.IndexPath("checks", i), spec, &errs)
-			checkCaseBindings(ctx, plugins, p, c.Source, diag.IndexPath("checks", i), spec, &errs)
+			check.addPlugins(ctx, plugins, c.Source, diag.IndexPath("checks", i), spec, &errs)
 			for _, msg := range verify.ValidateExpected(spec, c.Expected) {
 				missing.note(c.Source, i, msg, c.ID)
 			}
@@ -248,17 +247,30 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 // under key in file) that are not listed yet, resolved as the problem's
 // own bindings are (problem.BindCasePlugin): one of a path inside the
 // problem or a --mount-root, a name or a reference, the file a Wasm module
-// with the pinned sha256. What is wrong with a binding is reported where
-// it is written.
-func (check *GroupCheck) addPlugins(p *problem.Problem, file, key string, spec problem.CheckSpec, errs *diag.List) {
-	add := func(at string, ref *problem.PluginRef) {
+// with the pinned sha256. A binding the case wrote itself is also held to
+// what its plugin declares, as the problem's are before a run
+// (checkBinding): the check's kind, an evaluator's function, a config its
+// config_schema accepts; without that a misnamed function in a case file
+// failed the case, as if the submission had answered wrong. (The
+// bindings cases inherit from their group were checked when the plugins
+// were loaded.) What is wrong is reported where it is written.
+func (check *GroupCheck) addPlugins(ctx context.Context, plugins *pluginSet, file, key string, spec problem.CheckSpec, errs *diag.List) {
+	add := func(at string, ref *problem.PluginRef, kind, function string) {
 		if ref == nil {
 			return
 		}
-		bound, err := p.BindCasePlugin(file, at, ref)
+		bound, err := plugins.problem.BindCasePlugin(file, at, ref)
 		if err != nil {
 			errs.Append(err)
 			return
+		}
+		if ref.At.File == "" {
+			pl, err := plugins.get(ctx, bound, kind)
+			if err != nil {
+				errs.Add(file, at, 0, "%v", err)
+			} else {
+				*errs = append(*errs, checkBinding(pl, bound, function)...)
+			}
 		}
 		for _, have := range check.Plugins {
 			if have == bound || have.Path == bound.Path && have.Name == bound.Name && have.Ref == bound.Ref && strings.EqualFold(have.SHA256, bound.SHA256) {
@@ -267,45 +279,13 @@ func (check *GroupCheck) addPlugins(p *problem.Problem, file, key string, spec p
 		}
 		check.Plugins = append(check.Plugins, bound)
 	}
-	add(key+".plugin", spec.Plugin)
-	for j, call := range spec.Calls {
-		add(diag.IndexPath(key+".calls", j)+".plugin", call.Plugin)
-	}
-}
-
-// checkCaseBindings holds the plugins a case's own check binds to what
-// they declare, as the problem's bindings are held before a run
-// (checkBinding): the plugin has the check's kind, an evaluator the
-// function named, and the binding's config satisfies the plugin's
-// config_schema. Without it a misnamed function in a case file failed
-// the case, as if the submission had answered wrong. Bindings the
-// problem wrote (its groups' checks, which cases inherit) were checked
-// when the plugins were loaded.
-func checkCaseBindings(ctx context.Context, plugins *pluginSet, p *problem.Problem, file, key string, spec problem.CheckSpec, errs *diag.List) {
-	one := func(at string, ref *problem.PluginRef, kind, function string) {
-		if ref == nil || ref.At.File != "" {
-			return
-		}
-		bound, err := p.BindCasePlugin(file, at, ref)
-		if err != nil {
-			return // addPlugins reported it
-		}
-		pl, err := plugins.get(ctx, bound, kind)
-		if err != nil {
-			errs.Add(file, at, 0, "%v", err)
-			return
-		}
-		for _, e := range checkBinding(pl, bound, function) {
-			*errs = append(*errs, e)
-		}
-	}
 	kind := abi.KindEvaluator
 	if spec.Kind == "test" {
 		kind = abi.KindTest
 	}
-	one(key+".plugin", spec.Plugin, kind, spec.Function)
+	add(key+".plugin", spec.Plugin, kind, spec.Function)
 	for j, call := range spec.Calls {
-		one(diag.IndexPath(key+".calls", j)+".plugin", call.Plugin, abi.KindEvaluator, call.Function)
+		add(diag.IndexPath(key+".calls", j)+".plugin", call.Plugin, abi.KindEvaluator, call.Function)
 	}
 }
 
