@@ -178,35 +178,39 @@ func decodeAtomic(r *wasmbin.Reader) {
 }
 
 // rewriteExpr copies the expression at r to out up to and including its
-// final end, with function indices renumbered and, when points is set, a
-// preemption point after every loop's block type. A loop's point is
-// weighted by the loop's length, known only at its end: the weight is
-// written then, into room left for it (a padded LEB128, which the binary
-// format allows), so the expression is read once.
+// final end, with function indices renumbered and, when points is set
+// (a function body), the preemption points the plan gives it: one after
+// every loop's block type, and one before each call that closes a cycle.
 func (m *module) rewriteExpr(r *wasmbin.Reader, out []byte, points bool) []byte {
 	from := r.Pos
-	frames := append(m.frames[:0], frame{weightAt: -1})
-	for len(frames) > 0 && r.Err == nil {
+	for depth := 1; depth > 0 && r.Err == nil; {
 		start := r.Pos
+		op := r.B[start]
 		kind, fn, fnLen := decode(r)
 		switch kind {
 		case kindBlock:
-			frames = append(frames, frame{weightAt: -1})
+			depth++
 		case kindLoop:
-			f := frame{start: start, weightAt: -1}
+			depth++
 			if points {
+				m.loop++
 				out = append(out, r.B[from:r.Pos]...)
-				out, f.weightAt = m.appendPoint(out)
+				out = m.appendPoint(out, m.plan.regionWeight(m.body, m.loop))
 				from = r.Pos
-				m.points++
 			}
-			frames = append(frames, f)
 		case kindEnd:
-			if f := frames[len(frames)-1]; f.weightAt >= 0 {
-				putWeight(out[f.weightAt:], weight(r.Pos-f.start))
-			}
-			frames = frames[:len(frames)-1]
+			depth--
 		case kindFuncRef:
+			if points && op != 0xD2 { // a call, not ref.func
+				k := m.site
+				m.site++
+				if m.plan.callPoint(m, m.body, k, fn) {
+					// Weighted by what the callee runs until its next point.
+					out = append(out, r.B[from:start]...)
+					out = m.appendPoint(out, weight(m.plan.cost[fn-m.importedFuncs]))
+					from = start
+				}
+			}
 			if idx := m.funcIndex(fn); idx != fn {
 				out = append(out, r.B[from:r.Pos-fnLen]...)
 				out = appendU32(out, idx)
@@ -214,24 +218,15 @@ func (m *module) rewriteExpr(r *wasmbin.Reader, out []byte, points bool) []byte 
 			}
 		}
 	}
-	m.frames = frames
 	if r.Err != nil {
 		return out
 	}
 	return append(out, r.B[from:r.Pos]...)
 }
 
-// frame is an open block, loop or if of the expression being rewritten;
-// for a loop given a point, where it starts in the input and where its
-// point's weight is to be written in the output.
-type frame struct {
-	start, weightAt int
-}
-
-// rewriteBody rewrites one function body (its locals and expression,
-// without the size in front): a preemption point at its entry and in
-// every loop.
-func (m *module) rewriteBody(body []byte, out []byte) ([]byte, error) {
+// rewriteBody rewrites function body i (its locals and expression,
+// without the size in front) with the points the plan gives it.
+func (m *module) rewriteBody(i int, body []byte, out []byte) ([]byte, error) {
 	r := &wasmbin.Reader{B: body}
 	for n := r.U32(); n > 0 && r.Err == nil; n-- { // locals: count, type
 		r.U32()
@@ -241,10 +236,10 @@ func (m *module) rewriteBody(body []byte, out []byte) ([]byte, error) {
 		return out, r.Err
 	}
 	out = append(out, body[:r.Pos]...)
-	var at int
-	out, at = m.appendPoint(out)
-	putWeight(out[at:], weight(len(body)-r.Pos))
-	m.points++
+	m.body, m.site, m.loop = i, 0, 0
+	if m.plan.entry[i] {
+		out = m.appendPoint(out, m.plan.regionWeight(i, 0))
+	}
 	out = m.rewriteExpr(r, out, true)
 	if r.Err == nil && r.Pos != len(body) {
 		r.Fail(fmt.Errorf("%d bytes after the function's end", len(body)-r.Pos))
@@ -255,21 +250,21 @@ func (m *module) rewriteBody(body []byte, out []byte) ([]byte, error) {
 // weight is what a preemption point takes from the fuel for code of n
 // bytes: one, plus one for every 256 bytes, so the fuel bounds the code
 // run between two ticks, not only the points passed.
-func weight(n int) int32 { return 1 + int32(min(n, 1<<24)/256) }
+func weight(n int64) int32 { return 1 + int32(min(n, 1<<24)/256) }
 
-// appendPoint writes a preemption point: the fuel goes down by a weight,
-// and when it goes below zero the tick import refills it (or stops the
-// call). It returns where the weight goes (see putWeight).
+// appendPoint writes a preemption point of weight w: the fuel goes down
+// by w, and when it goes below zero the tick import refills it (or stops
+// the call).
 //
-//	global.get $fuel  i32.const WEIGHT  i32.sub  global.set $fuel
+//	global.get $fuel  i32.const W  i32.sub  global.set $fuel
 //	global.get $fuel  i32.const 0  i32.lt_s
 //	if  call $tick  global.set $fuel  end
-func (m *module) appendPoint(out []byte) ([]byte, int) {
+func (m *module) appendPoint(out []byte, w int32) []byte {
+	m.points++
 	out = append(out, 0x23)
 	out = appendU32(out, m.fuel)
 	out = append(out, 0x41)
-	at := len(out)
-	out = append(out, 0x80, 0x80, 0x80, 0x00) // room for the weight
+	out = appendS32(out, w)
 	out = append(out, 0x6B, 0x24)
 	out = appendU32(out, m.fuel)
 	out = append(out, 0x23)
@@ -278,13 +273,5 @@ func (m *module) appendPoint(out []byte) ([]byte, int) {
 	out = appendU32(out, m.tick)
 	out = append(out, 0x24)
 	out = appendU32(out, m.fuel)
-	return append(out, 0x0B), at
-}
-
-// putWeight writes w (below 2^27) as a signed LEB128 padded to four bytes.
-func putWeight(b []byte, w int32) {
-	b[0] = byte(w)&0x7f | 0x80
-	b[1] = byte(w>>7)&0x7f | 0x80
-	b[2] = byte(w>>14)&0x7f | 0x80
-	b[3] = byte(w>>21) & 0x7f
+	return append(out, 0x0B)
 }

@@ -9,12 +9,14 @@
 // times its own time (see plugins/host/RATIONALE.md).
 //
 // Instrument instead adds a counter, "fuel", in a new global of the
-// module. Every function entry and every loop iteration takes from it,
-// in proportion to the code it may run until the next point, and when the
-// fuel runs out the guest calls the host's tick import, which refills it
-// or, when the call's context has ended, stops the call. The check itself
-// stays inside compiled code (a load, a subtraction, a store and a
-// branch), and the guest leaves for Go once every Budget units.
+// module. Every loop iteration takes from it, and so does every call that
+// could otherwise run long without passing a loop header (a recursive one,
+// an indirect one, one into a large function: callgraph.go), in proportion
+// to the code it may run until the next point; when the fuel runs out the
+// guest calls the host's tick import, which refills it or, when the call's
+// context has ended, stops the call. The check itself stays inside
+// compiled code (a load, a subtraction, a store and a branch), and the
+// guest leaves for Go once every Budget units.
 package preempt
 
 import (
@@ -41,8 +43,9 @@ const (
 // loop well under 1 %.
 const Budget = 1 << 16
 
-// Instrument returns the module with a preemption point at every function
-// entry and every loop header, and the import and global they use. The
+// Instrument returns the module with a preemption point at every loop
+// header and where calls need them (callgraph.go), and the import and
+// global they use. The
 // result is the same program otherwise: function indices are renumbered
 // for the new import (calls, exports, the start function, element
 // segments, ref.func, the name section), and DWARF sections are dropped,
@@ -61,6 +64,9 @@ func Instrument(wasm []byte) ([]byte, error) {
 	}
 	m := &module{}
 	if err := m.count(secs); err != nil {
+		return nil, err
+	}
+	if m.plan, err = m.makePlan(secs); err != nil {
 		return nil, err
 	}
 	out := make([]byte, 0, len(wasm)+len(wasm)/8+64)
@@ -180,8 +186,11 @@ type module struct {
 	importedFuncs uint32 // the tick import's index; defined functions move up by one
 	globals       uint32 // imported and defined: the fuel's index
 	tick, fuel    uint32
-	points        int     // preemption points written
-	frames        []frame // rewriteExpr's, kept between bodies
+	points        int   // preemption points written
+	plan          *plan // where the points go
+	// rewriteExpr's: the body being rewritten, its direct calls and loops
+	// so far.
+	body, site, loop int
 }
 
 func (m *module) count(secs []section) error {
@@ -334,7 +343,10 @@ func (m *module) rewriteSection(s section) ([]byte, bool, error) {
 				break
 			}
 			var err error
-			if body, err = m.rewriteBody(b, body[:0]); err != nil {
+			if int(i) >= len(m.plan.entry) {
+				return nil, false, fmt.Errorf("function %d: more bodies than were read", m.importedFuncs+i)
+			}
+			if body, err = m.rewriteBody(int(i), b, body[:0]); err != nil {
 				return nil, false, fmt.Errorf("function %d: %w", m.importedFuncs+i, err)
 			}
 			out = appendU32(out, uint32(len(body)))

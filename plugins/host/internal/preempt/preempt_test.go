@@ -145,10 +145,11 @@ func spinning(t *testing.T) (api.Module, chan struct{}) {
 	return instantiate(t, rt, instrument(t, wat(t, "spin")), "spin"), started
 }
 
-// A guest that loops forever, and one that recurses 2^60 times without a
-// loop (which wazero's own checks, at loop headers only, would not stop),
-// are stopped at their deadline or when their context is cancelled, with
-// the exit error wazero's checks give.
+// A guest that loops forever, one that recurses 2^60 times without a loop
+// (which wazero's own checks, at loop headers only, would not stop), by
+// itself or through two functions, and one whose calls fan out 2^64 times
+// without recursion are stopped at their deadline or when their context is
+// cancelled, with the exit error wazero's checks give.
 func TestRunawayCallsAreStopped(t *testing.T) {
 	for _, tc := range []struct {
 		fn   string
@@ -162,6 +163,10 @@ func TestRunawayCallsAreStopped(t *testing.T) {
 		{"fork", []uint64{60}, "deadline", sys.ExitCodeDeadlineExceeded},
 		{"spin", nil, "cancel", sys.ExitCodeContextCanceled},
 		{"fork", []uint64{60}, "cancel", sys.ExitCodeContextCanceled},
+		{"pingpong", []uint64{60}, "timeout", sys.ExitCodeDeadlineExceeded},
+		{"pingpong", []uint64{60}, "cancel", sys.ExitCodeContextCanceled},
+		{"fan", nil, "timeout", sys.ExitCodeDeadlineExceeded},
+		{"fan", nil, "cancel", sys.ExitCodeContextCanceled},
 	} {
 		t.Run(tc.fn+"/"+tc.stop, func(t *testing.T) {
 			mod, started := spinning(t)

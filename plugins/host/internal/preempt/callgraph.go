@@ -1,0 +1,356 @@
+package preempt
+
+import (
+	"fmt"
+
+	"github.com/wasmeval/wasmeval/plugins/host/internal/wasmbin"
+)
+
+// Where the points go besides loop headers (RATIONALE.md, "Points where
+// calls need them").
+//
+// A point at every function entry cost a guest that makes many small calls
+// (a JSON parser's per-token helpers, an allocator's) about a tenth of its
+// time. Entry points are there for code that runs without passing a loop
+// header: recursion, and calls that fan out. So:
+//
+//   - The direct-call graph is walked depth first, and a call to a function
+//     on the current path (a back edge: every cycle of calls holds one) gets
+//     a point just before it. Recursion passes a point on every cycle,
+//     and a cycle taken only on a rare path (an allocator calling its abort
+//     handler, which allocates) costs nothing until it is taken.
+//   - A function a table or ref.func holds keeps its entry point: an
+//     indirect call's callee is unknown, so no cycle through one is seen.
+//   - Every other function runs, in one call, at most a known amount of
+//     code before it passes a point: WebAssembly branches backwards only
+//     to a loop header, so outside its loops a function's code runs at most
+//     once a call, along one path (one arm of each if), plus what the
+//     functions it calls there run (its cost). A call to a function that
+//     costs at most callCap bytes is charged to the point its caller passed
+//     last, whose weight counts the longest path of code it guards, calls
+//     included; a call to a dearer one, or one that would make a point
+//     guard more than regionCap bytes of calls, gets a point of its own
+//     just before it, weighted by the callee's cost. So a rare path into a
+//     large function (an error's message being built) keeps the small
+//     functions on it cheap to call.
+//
+// The fuel therefore still bounds the code run between two ticks (tick.go),
+// and a fan-out of calls without loops (a function calling another twice,
+// that one the next twice, and so on) cannot run exponentially long between
+// points: its cost doubles at each level until it passes callCap, and the
+// calls to that level get points.
+const (
+	callCap   = 4 << 10
+	regionCap = 1 << 20
+)
+
+// plan is the decision for each of the module's own functions (indexed
+// from the first one it defines).
+type plan struct {
+	entry   []bool    // whether it gets an entry point
+	cost    []int64   // the most code one call runs before it passes a point, in bytes (for one without an entry point)
+	regions [][]int64 // the weight in bytes of its entry point (0) and of each loop's point (1…, by header)
+	calls   [][]bool  // by its direct calls, in order (nil for none): which get a point before them
+}
+
+// callPoint reports whether direct call k of function i gets a point of
+// its own before it (to a function without an entry point).
+func (p *plan) callPoint(m *module, i, k int, fn uint32) bool {
+	return p.calls[i] != nil && k < len(p.calls[i]) && p.calls[i][k] && !p.hasEntry(m, fn)
+}
+
+// hasEntry reports whether a call to function fn (the module's index)
+// passes a point of the callee's own, or runs no guest code (an import).
+func (p *plan) hasEntry(m *module, fn uint32) bool {
+	if fn < m.importedFuncs {
+		return true
+	}
+	i := fn - m.importedFuncs
+	return i >= uint32(len(p.entry)) || p.entry[i]
+}
+
+// regionWeight is the weight of point k of function i (0 its entry, then
+// its loops in order).
+func (p *plan) regionWeight(i, k int) int32 {
+	if k < len(p.regions[i]) {
+		return weight(p.regions[i][k])
+	}
+	return weight(1 << 24) // not seen by the plan: the most a point takes
+}
+
+// What planning keeps of a function body: its structure and its direct
+// calls, as events in order, each with where its instruction ends.
+type event struct {
+	op     uint8
+	back   bool   // evCall: it closes a cycle
+	end    int32  // offset just after the instruction, in the expression
+	callee uint32 // evCall: the module's index of the function called
+}
+
+const (
+	evBlock = iota
+	evIf
+	evElse
+	evLoop
+	evEnd
+	evCall
+)
+
+// makePlan reads the module's function bodies, element segments and
+// globals (their ref.func) and decides where the points go.
+func (m *module) makePlan(secs []section) (*plan, error) {
+	var bodies [][]event
+	var escaped []uint32 // functions a table or ref.func may hold
+	for _, s := range secs {
+		r := &wasmbin.Reader{B: s.content}
+		switch s.id {
+		case secCode:
+			n := r.U32()
+			bodies = make([][]event, 0, min(n, 1<<20))
+			for i := uint32(0); i < n && r.Err == nil; i++ {
+				b := r.Bytes()
+				if r.Err != nil {
+					break
+				}
+				br := &wasmbin.Reader{B: b}
+				for k := br.U32(); k > 0 && br.Err == nil; k-- { // locals
+					br.U32()
+					br.Byte()
+				}
+				var evs []event
+				evs, escaped = scanExpr(br, true, escaped)
+				if br.Err != nil {
+					return nil, fmt.Errorf("code section: function %d: %w", m.importedFuncs+i, br.Err)
+				}
+				bodies = append(bodies, evs)
+			}
+		case secElement:
+			escaped = elementFuncs(r, escaped)
+		case secGlobal:
+			for n := r.U32(); n > 0 && r.Err == nil; n-- {
+				r.Byte()
+				r.Byte()
+				_, escaped = scanExpr(r, false, escaped)
+			}
+		default:
+			continue
+		}
+		if r.Err != nil {
+			return nil, fmt.Errorf("%s section: %w", sectionName(s), r.Err)
+		}
+	}
+	n := len(bodies)
+	p := &plan{entry: make([]bool, n), cost: make([]int64, n), regions: make([][]int64, n), calls: make([][]bool, n)}
+	for _, fn := range escaped {
+		if fn >= m.importedFuncs && fn-m.importedFuncs < uint32(n) {
+			p.entry[fn-m.importedFuncs] = true
+		}
+	}
+	g := &graph{m: m, bodies: bodies, p: p, state: make([]uint8, n)}
+	for i := range bodies {
+		if g.state[i] == 0 {
+			g.visit(int32(i))
+		}
+	}
+	return p, nil
+}
+
+// scanExpr reads the expression at r to its final end. With events set
+// it returns the expression's events; it appends to escaped every
+// function a ref.func names.
+func scanExpr(r *wasmbin.Reader, events bool, escaped []uint32) ([]event, []uint32) {
+	var evs []event
+	from := r.Pos
+	for depth := 1; depth > 0 && r.Err == nil; {
+		op := r.B[r.Pos]
+		kind, fn, _ := decode(r)
+		ev := event{op: 0xFF, end: int32(r.Pos - from)}
+		switch kind {
+		case kindBlock:
+			depth++
+			ev.op = evBlock
+			if op == 0x04 {
+				ev.op = evIf
+			}
+		case kindLoop:
+			depth++
+			ev.op = evLoop
+		case kindEnd:
+			depth--
+			ev.op = evEnd
+		case kindFuncRef:
+			if op == 0xD2 { // ref.func
+				escaped = append(escaped, fn)
+			} else {
+				ev.op, ev.callee = evCall, fn
+			}
+		default:
+			if op == 0x05 {
+				ev.op = evElse
+			}
+		}
+		if events && ev.op != 0xFF {
+			evs = append(evs, ev)
+		}
+	}
+	return evs, escaped
+}
+
+// elementFuncs appends the functions of the element segments at r, in
+// each of the binary format's eight forms.
+func elementFuncs(r *wasmbin.Reader, escaped []uint32) []uint32 {
+	n := r.U32()
+	for i := uint32(0); i < n && r.Err == nil; i++ {
+		flags := r.U32()
+		if flags > 7 {
+			r.Fail(fmt.Errorf("element segment %d: unknown form %d", i, flags))
+			break
+		}
+		if flags&0x02 != 0 && flags&0x01 == 0 { // an explicit table index
+			r.U32()
+		}
+		if flags&0x01 == 0 { // active: an offset expression
+			_, escaped = scanExpr(r, false, escaped)
+		}
+		exprs := flags&0x04 != 0
+		if flags&0x03 != 0 { // an element kind or reference type
+			r.Byte()
+		}
+		for count := r.U32(); count > 0 && r.Err == nil; count-- {
+			if exprs {
+				_, escaped = scanExpr(r, false, escaped)
+			} else {
+				escaped = append(escaped, r.U32())
+			}
+		}
+	}
+	return escaped
+}
+
+// graph walks the direct-call graph depth first. Without its back edges
+// the graph has no cycle, and a function finishes after everything it
+// calls but through a back edge: each is planned as it finishes, its
+// callees' costs known.
+type graph struct {
+	m      *module
+	bodies [][]event
+	p      *plan
+	state  []uint8 // 0 unvisited, 1 on the current path, 2 finished
+	frames []costFrame
+}
+
+func (g *graph) defined(fn uint32) (int32, bool) {
+	if fn < g.m.importedFuncs || fn-g.m.importedFuncs >= uint32(len(g.bodies)) {
+		return 0, false
+	}
+	return int32(fn - g.m.importedFuncs), true
+}
+
+func (g *graph) visit(v int32) {
+	g.state[v] = 1
+	evs := g.bodies[v]
+	for k := range evs {
+		if evs[k].op != evCall {
+			continue
+		}
+		w, ok := g.defined(evs[k].callee)
+		if !ok {
+			continue
+		}
+		switch g.state[w] {
+		case 0:
+			g.visit(w)
+		case 1:
+			evs[k].back = true
+		}
+	}
+	g.state[v] = 2
+	g.planFunc(v)
+	g.bodies[v] = nil // planned: what is kept is in the plan
+}
+
+// costFrame is an open block, if or loop of the function being planned:
+// the longest path of code through it so far, and for an if whose else
+// has begun, its then arm's.
+type costFrame struct {
+	op      uint8
+	cost    int64
+	then    int64
+	region  int // the innermost loop's region (0: the entry's)
+	hasElse bool
+}
+
+// planFunc works out function v's regions, which of its calls get points
+// and, unless it has an entry point, its cost. Its callees are planned,
+// but those of back edges, whose calls get points.
+func (g *graph) planFunc(v int32) {
+	evs := g.bodies[v]
+	var points []bool
+	regions := []int64{0}
+	calls := []int64{0} // what the calls in each region cost, for regionCap
+	frames := append(g.frames[:0], costFrame{op: evBlock})
+	last := int32(0)
+	calln := 0
+	for _, ev := range evs {
+		top := &frames[len(frames)-1]
+		top.cost += int64(ev.end - last) // the code up to and including this instruction
+		last = ev.end
+		switch ev.op {
+		case evBlock, evIf:
+			frames = append(frames, costFrame{op: ev.op, region: top.region})
+		case evLoop:
+			regions = append(regions, 0)
+			calls = append(calls, 0)
+			k := len(regions) - 1
+			frames = append(frames, costFrame{op: evLoop, region: k})
+		case evElse:
+			top.then, top.cost, top.hasElse = top.cost, 0, true
+		case evCall:
+			k := calln
+			calln++
+			w, ok := g.defined(ev.callee)
+			if !ok || g.p.entry[w] {
+				break
+			}
+			if c := g.p.cost[w]; !ev.back && c <= callCap && calls[top.region]+c <= regionCap {
+				calls[top.region] += c
+				top.cost += c
+				break
+			}
+			if points == nil {
+				points = make([]bool, countCalls(evs))
+			}
+			points[k] = true
+		case evEnd:
+			f := *top
+			frames = frames[:len(frames)-1]
+			c := f.cost
+			if f.hasElse {
+				c = max(f.then, f.cost)
+			}
+			switch {
+			case len(frames) == 0:
+				regions[0] = c
+			case f.op == evLoop:
+				regions[f.region] = c // its point's; nothing to the code around it
+			default:
+				frames[len(frames)-1].cost += c
+			}
+		}
+		if len(frames) == 0 {
+			break
+		}
+	}
+	g.frames = frames
+	g.p.regions[v], g.p.calls[v], g.p.cost[v] = regions, points, regions[0]
+}
+
+func countCalls(evs []event) int {
+	n := 0
+	for _, ev := range evs {
+		if ev.op == evCall {
+			n++
+		}
+	}
+	return n
+}
