@@ -24,15 +24,17 @@ import (
 //   - Every other function runs, in one call, at most a known amount of
 //     code before it passes a point: WebAssembly branches backwards only
 //     to a loop header, so outside its loops a function's code runs at most
-//     once a call, along one path (one arm of each if), plus what the
-//     functions it calls there run (its cost). A call to a function that
-//     costs at most callCap bytes is charged to the point its caller passed
-//     last, whose weight counts the longest path of code it guards, calls
-//     included; a call to a dearer one, or one that would make a point
-//     guard more than regionCap bytes of calls, gets a point of its own
-//     just before it, weighted by the callee's cost. So a rare path into a
-//     large function (an error's message being built) keeps the small
-//     functions on it cheap to call.
+//     once a call, along one path (a branch skips what it jumps over; one
+//     arm of an if runs, one case of a switch), plus what the functions it
+//     calls on that path run: its cost, the longest such path. A call to a
+//     function that costs at most callCap bytes is charged to the point its
+//     caller passed last, whose weight is the longest path of code it
+//     guards, calls included; a call to a dearer one, or one that would
+//     make a point guard more than regionCap bytes of calls, gets a point
+//     of its own just before it, weighted by the callee's cost. So a rare
+//     path into a large function (an error's message being built) gets a
+//     point where it leaves the small functions on it, which stay cheap
+//     to call.
 //
 // The fuel therefore still bounds the code run between two ticks (tick.go),
 // and a fan-out of calls without loops (a function calling another twice,
@@ -40,7 +42,7 @@ import (
 // points: its cost doubles at each level until it passes callCap, and the
 // calls to that level get points.
 const (
-	callCap   = 4 << 10
+	callCap   = 2 << 10
 	regionCap = 1 << 20
 )
 
@@ -78,13 +80,16 @@ func (p *plan) regionWeight(i, k int) int32 {
 	return weight(1 << 24) // not seen by the plan: the most a point takes
 }
 
-// What planning keeps of a function body: its structure and its direct
-// calls, as events in order, each with where its instruction ends.
+// What planning keeps of a function body: its structure, its branches and
+// its direct calls, as events in order, each with where its instruction
+// ends.
 type event struct {
 	op     uint8
-	back   bool   // evCall: it closes a cycle
-	end    int32  // offset just after the instruction, in the expression
-	callee uint32 // evCall: the module's index of the function called
+	back   bool     // evCall: it closes a cycle
+	end    int32    // offset just after the instruction, in the expression
+	callee uint32   // evCall: the module's index of the function called
+	label  uint32   // evBr, evBrIf: the label's depth
+	labels []uint32 // evBrTable: its labels' depths, the default last
 }
 
 const (
@@ -94,6 +99,10 @@ const (
 	evLoop
 	evEnd
 	evCall
+	evBr
+	evBrIf
+	evBrTable
+	evStop // return, unreachable, or a tail call: the path ends
 )
 
 // makePlan reads the module's function bodies, element segments and
@@ -163,8 +172,27 @@ func scanExpr(r *wasmbin.Reader, events bool, escaped []uint32) ([]event, []uint
 	from := r.Pos
 	for depth := 1; depth > 0 && r.Err == nil; {
 		op := r.B[r.Pos]
+		ev := event{op: 0xFF}
+		if events && op >= 0x0C && op <= 0x0E { // br, br_if, br_table: their labels
+			r.Pos++
+			if op == 0x0E {
+				ev.op = evBrTable
+				for n := r.U32(); n > 0 && r.Err == nil; n-- {
+					ev.labels = append(ev.labels, r.U32())
+				}
+				ev.labels = append(ev.labels, r.U32())
+			} else {
+				ev.op, ev.label = evBr, r.U32()
+				if op == 0x0D {
+					ev.op = evBrIf
+				}
+			}
+			ev.end = int32(r.Pos - from)
+			evs = append(evs, ev)
+			continue
+		}
 		kind, fn, _ := decode(r)
-		ev := event{op: 0xFF, end: int32(r.Pos - from)}
+		ev.end = int32(r.Pos - from)
 		switch kind {
 		case kindBlock:
 			depth++
@@ -185,12 +213,18 @@ func scanExpr(r *wasmbin.Reader, events bool, escaped []uint32) ([]event, []uint
 				ev.op, ev.callee = evCall, fn
 			}
 		default:
-			if op == 0x05 {
+			switch op {
+			case 0x05:
 				ev.op = evElse
+			case 0x00, 0x0F, 0x13: // unreachable, return, return_call_indirect
+				ev.op = evStop
 			}
 		}
 		if events && ev.op != 0xFF {
 			evs = append(evs, ev)
+			if op == 0x12 { // return_call: a call, then the path ends
+				evs = append(evs, event{op: evStop, end: ev.end})
+			}
 		}
 	}
 	return evs, escaped
@@ -269,52 +303,123 @@ func (g *graph) visit(v int32) {
 	g.bodies[v] = nil // planned: what is kept is in the plan
 }
 
-// costFrame is an open block, if or loop of the function being planned:
-// the longest path of code through it so far, and for an if whose else
-// has begun, its then arm's.
+// costFrame is an open block, if or loop of the function being planned.
 type costFrame struct {
-	op      uint8
-	cost    int64
-	then    int64
-	region  int // the innermost loop's region (0: the entry's)
-	hasElse bool
+	op     uint8
+	region int   // the region its code is charged to: its own, for a loop
+	arrive int64 // the longest path that branches to its end (-1: none)
+	start  int64 // an if's: the path at its start; a loop's: its parent region's path at its entry
+	else_  bool  // an if's else has begun
 }
 
-// planFunc works out function v's regions, which of its calls get points
-// and, unless it has an entry point, its cost. Its callees are planned,
-// but those of back edges, whose calls get points.
+// planFunc works out, for function v, the longest path of code each of its
+// points guards (its entry's, region 0, and each loop's), which of its
+// calls get points and its cost. Its callees are planned, but those of
+// back edges, whose calls get points.
+//
+// A path is followed as the code runs: a branch ends it at the branch's
+// target (a block's end, or a loop's header, where the loop's point
+// starts a new one), return, unreachable and a tail call end it, and at a
+// block's end the longest of the paths that arrive there goes on. A loop's
+// code is its own point's, so the path around a loop goes on after it as
+// it was when the loop began.
 func (g *graph) planFunc(v int32) {
 	evs := g.bodies[v]
 	var points []bool
 	regions := []int64{0}
-	calls := []int64{0} // what the calls in each region cost, for regionCap
-	frames := append(g.frames[:0], costFrame{op: evBlock})
+	calls := []int64{0} // what the calls charged to each region cost, for regionCap
+	frames := append(g.frames[:0], costFrame{op: evBlock, arrive: -1})
+	cur := int64(0) // the path so far, in the innermost region; -1 where no path reaches
 	last := int32(0)
 	calln := 0
+	// ends notes a path of cost c ending in region r.
+	ends := func(r int, c int64) {
+		if c > regions[r] {
+			regions[r] = c
+		}
+	}
+	// branch takes the path to the frame at depth label.
+	branch := func(label uint32) {
+		if cur < 0 || int(label) >= len(frames) {
+			return
+		}
+		top := frames[len(frames)-1].region
+		t := len(frames) - 1 - int(label)
+		if frames[t].op == evLoop {
+			ends(top, cur) // back to a loop's header: a new turn
+			if frames[t].region != top {
+				// Out of inner loops: the paths around them end where
+				// they began.
+				for i := len(frames) - 1; i > t; i-- {
+					if frames[i].op == evLoop {
+						ends(frames[i-1].region, frames[i].start)
+					}
+				}
+			}
+			return
+		}
+		arrive := cur
+		if frames[t].region != top {
+			// Out of a loop: this path ends in the loop's region, and the
+			// target's region arrives as it was when the outermost loop
+			// left began.
+			ends(top, cur)
+			for i := t + 1; i < len(frames); i++ {
+				if frames[i].op == evLoop {
+					arrive = frames[i].start
+					break
+				}
+			}
+		}
+		frames[t].arrive = max(frames[t].arrive, arrive)
+	}
 	for _, ev := range evs {
 		top := &frames[len(frames)-1]
-		top.cost += int64(ev.end - last) // the code up to and including this instruction
+		if cur >= 0 {
+			cur += int64(ev.end - last) // the code up to and including this instruction
+		}
 		last = ev.end
 		switch ev.op {
-		case evBlock, evIf:
-			frames = append(frames, costFrame{op: ev.op, region: top.region})
+		case evBlock:
+			frames = append(frames, costFrame{op: evBlock, region: top.region, arrive: -1})
+		case evIf:
+			frames = append(frames, costFrame{op: evIf, region: top.region, arrive: -1, start: cur})
+		case evElse:
+			top.arrive = max(top.arrive, cur)
+			top.else_ = true
+			cur = top.start
 		case evLoop:
 			regions = append(regions, 0)
 			calls = append(calls, 0)
-			k := len(regions) - 1
-			frames = append(frames, costFrame{op: evLoop, region: k})
-		case evElse:
-			top.then, top.cost, top.hasElse = top.cost, 0, true
+			frames = append(frames, costFrame{op: evLoop, region: len(regions) - 1, arrive: -1, start: cur})
+			if cur >= 0 {
+				cur = 0
+			}
+		case evBr:
+			branch(ev.label)
+			cur = -1
+		case evBrIf:
+			branch(ev.label)
+		case evBrTable:
+			for _, l := range ev.labels {
+				branch(l)
+			}
+			cur = -1
+		case evStop:
+			if cur >= 0 {
+				ends(top.region, cur)
+			}
+			cur = -1
 		case evCall:
 			k := calln
 			calln++
 			w, ok := g.defined(ev.callee)
-			if !ok || g.p.entry[w] {
+			if !ok || g.p.entry[w] || cur < 0 {
 				break
 			}
 			if c := g.p.cost[w]; !ev.back && c <= callCap && calls[top.region]+c <= regionCap {
 				calls[top.region] += c
-				top.cost += c
+				cur += c
 				break
 			}
 			if points == nil {
@@ -324,17 +429,17 @@ func (g *graph) planFunc(v int32) {
 		case evEnd:
 			f := *top
 			frames = frames[:len(frames)-1]
-			c := f.cost
-			if f.hasElse {
-				c = max(f.then, f.cost)
-			}
 			switch {
-			case len(frames) == 0:
-				regions[0] = c
 			case f.op == evLoop:
-				regions[f.region] = c // its point's; nothing to the code around it
+				ends(f.region, cur)
+				cur = f.start // the path around the loop goes on
+			case f.op == evIf && !f.else_:
+				cur = max(cur, f.arrive, f.start) // the condition was false
 			default:
-				frames[len(frames)-1].cost += c
+				cur = max(cur, f.arrive)
+			}
+			if len(frames) == 0 {
+				ends(0, cur)
 			}
 		}
 		if len(frames) == 0 {

@@ -10,8 +10,8 @@ import (
 // testdata/plan.wat): a small function called in a loop is charged to the
 // loop's point; a recursive call, and a call to a function dearer than
 // callCap, get points before them; a function a table holds keeps its
-// entry point; and a point weighs the longest path it guards, one arm of
-// an if, not both.
+// entry point; and a point weighs the longest path it guards: one arm of
+// an if, not both, and one case of a switch whose cases return.
 func TestPlanPutsPointsWhereCallsNeedThem(t *testing.T) {
 	wasm := wat(t, "plan")
 	secs, err := sections(wasm)
@@ -34,6 +34,7 @@ func TestPlanPutsPointsWhereCallsNeedThem(t *testing.T) {
 		held
 		arms
 		callsbig
+		switch_
 		big
 	)
 	sizes := bodySizes(t, secs)
@@ -65,6 +66,9 @@ func TestPlanPutsPointsWhereCallsNeedThem(t *testing.T) {
 	// calls would be more).
 	if c, l := p.cost[arms], p.cost[leaf]; c < 3*l || c >= 3*l+int64(sizes[arms]) {
 		t.Errorf("arms costs %d: not the longest arm (leaf %d, body %d bytes)", c, l, sizes[arms])
+	}
+	if c, l := p.cost[switch_], p.cost[leaf]; c < 8*l || c >= 9*l+int64(sizes[switch_]) {
+		t.Errorf("switch costs %d: not its dearest case (leaf %d, body %d bytes)", c, l, sizes[switch_])
 	}
 }
 

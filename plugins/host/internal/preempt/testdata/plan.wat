@@ -1,6 +1,7 @@
 ;; The shapes the plan tells apart (callgraph.go): a small leaf called in
 ;; a loop, a large function called from a small one, recursion, a function
-;; a table holds, and an if whose arms cost differently.
+;; a table holds, an if whose arms cost differently, and a switch whose
+;; cases return.
 (module
   (import "env" "started" (func $started))       ;; 0
   (table 1 funcref)
@@ -27,7 +28,19 @@
     (call $started))
   ;; 6: calls $big, which costs more than callCap
   (func $callsbig (call $big))
-  ;; 7: generated below: straight code larger than callCap
+  ;; 7: a switch (br_table) whose first two cases call $leaf eight times
+  ;; and return: only one case runs
+  (func $switch (param $x i32)
+    (block $c (block $b (block $a
+      (br_table $a $b $c (local.get $x)))
+      (call $leaf) (call $leaf) (call $leaf) (call $leaf)
+      (call $leaf) (call $leaf) (call $leaf) (call $leaf)
+      (return))
+      (call $leaf) (call $leaf) (call $leaf) (call $leaf)
+      (call $leaf) (call $leaf) (call $leaf) (call $leaf)
+      (return))
+    (call $leaf))
+  ;; 8: generated below: straight code larger than callCap
   (func $big
     (global.set $g (i32.add (global.get $g) (i32.const 1000000)))
     (global.set $g (i32.add (global.get $g) (i32.const 1000000)))
