@@ -79,8 +79,83 @@ func resumeDefaults(cmd *cobra.Command, args []string, f *runFlags) (string, err
 	if !fl.Changed("tag") && !fl.Changed("app") {
 		f.tags, f.apps = m.Flags.Tags, m.Flags.Apps
 	}
+	if err := resumeSetup(fl, m.Flags, f); err != nil {
+		return "", usageErr(fmt.Errorf("run --resume %s: the manifest's flags: %w", f.resume, err))
+	}
 	f.previous = m
 	return problemPath, nil
+}
+
+// resumeSetup takes from a resumed run's manifest where the run found what
+// its problem names and how it ran its plugins, for each flag not given
+// again: without them a resume could not find a plugin bound by name, a
+// path under a mount root or the environment spec, or would run plugins
+// under other limits than the results already in the journal.
+func resumeSetup(fl *pflag.FlagSet, was manifest.Flags, f *runFlags) error {
+	keep := func(name string) bool { return !fl.Changed(name) }
+	if keep("plugin-dir") && len(was.PluginDirs) > 0 {
+		f.plugins.dirs = was.PluginDirs
+	}
+	if keep("mount-root") && len(was.MountRoots) > 0 {
+		f.env.mountRoots = was.MountRoots
+	}
+	if keep("env") && was.Env != "" {
+		f.env.env = was.Env
+	}
+	if keep("runtime") && was.Runtime != "" {
+		f.env.runtime = was.Runtime
+	}
+	if keep("plugin-timeout") && was.PluginTimeout != "" {
+		d, err := time.ParseDuration(was.PluginTimeout)
+		if err != nil {
+			return fmt.Errorf("plugin_timeout: %w", err)
+		}
+		f.plugins.timeout = d
+	}
+	if keep("plugin-memory") && was.PluginMemoryMB > 0 {
+		f.plugins.memoryMB = was.PluginMemoryMB
+	}
+	if keep("plugin-isolation") && was.PluginIsolation != "" {
+		f.plugins.isolation = was.PluginIsolation
+	}
+	if keep("no-cache") && was.NoCache {
+		f.cache.off = true
+	}
+	if keep("offline") && was.Offline {
+		f.refs.offline = true
+	}
+	if keep("trust-policy") && was.TrustPolicy != "" {
+		f.refs.trustPolicy = was.TrustPolicy
+	}
+	return nil
+}
+
+// setupFlags are the manifest's record of resumeSetup's flags, their
+// paths made absolute so a resume from another directory finds them.
+func setupFlags(f runFlags) manifest.Flags {
+	return manifest.Flags{PluginDirs: absPaths(f.plugins.dirs), MountRoots: absPaths(f.env.mountRoots), Env: absPath(f.env.env),
+		Runtime: f.env.runtime, PluginTimeout: f.plugins.timeout.String(), PluginMemoryMB: f.plugins.memoryMB,
+		PluginIsolation: f.plugins.isolation, NoCache: f.cache.off, Offline: f.refs.offline, TrustPolicy: absPath(f.refs.trustPolicy)}
+}
+
+// absPath is p made absolute (p itself if it cannot be: it is only a
+// record, and the run already used p as it is).
+func absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func absPaths(ps []string) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, absPath(p))
+	}
+	return out
 }
 
 // givenArgs is the command line as given (flags explicitly set), for the
@@ -103,10 +178,12 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 // crashed run says what produced it. A resumed run keeps its id and start
 // time, and is refused when what its results depend on has changed.
 func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string, warn io.Writer) (*manifest.Manifest, *run.Finished, error) {
+	flags := setupFlags(f)
+	flags.Args, flags.Checkpoints, flags.Jobs, flags.PassPolicy, flags.ErrorPolicy = args, f.checkpoints, f.jobs, f.policy, f.errorPolicy
+	flags.Command, flags.Results, flags.Tags, flags.Apps, flags.Seed = f.command, f.results, f.tags, f.apps, f.seed.value()
+	flags.Epochs, flags.Reducer = epochsFlag(f.epochs), reducerFlag(f.epochs, f.reducer)
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
-		Flags: manifest.Flags{Args: args, Checkpoints: f.checkpoints, Jobs: f.jobs, PassPolicy: f.policy, ErrorPolicy: f.errorPolicy, Command: f.command, Results: f.results, Tags: f.tags, Apps: f.apps, Seed: f.seed.value(),
-			Epochs: epochsFlag(f.epochs), Reducer: reducerFlag(f.epochs, f.reducer)},
-		RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
+		Flags: flags, RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
@@ -126,6 +203,8 @@ func startManifest(p *problem.Problem, f runFlags, env *environment, out string,
 				corrupt, filepath.Join(out, journal.SetAsideName))
 		}
 		m.RunID, m.StartedAt = prev.RunID, prev.StartedAt
+		// The first run's command line stays; each resume's is added.
+		m.Flags.Args, m.Flags.ResumeArgs = prev.Flags.Args, append(prev.Flags.ResumeArgs, args)
 		m.VerdictCache = prev.VerdictCache
 		m.Resumes = append(prev.Resumes, time.Now().UTC())
 	}

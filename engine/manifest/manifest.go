@@ -149,6 +149,25 @@ type Flags struct {
 	// Seed is --seed, given to submissions as $WASMEVAL_SEED (absent
 	// without one).
 	Seed *int64 `json:"seed,omitempty"`
+	// ResumeArgs are the command lines of the run's resumes, in order
+	// (Args stays the first run's).
+	ResumeArgs [][]string `json:"resume_args,omitempty"`
+	// Where the run found what the problem names, and how it ran its
+	// plugins, so `run --resume` goes on the same way without being told
+	// again: --plugin-dir and --mount-root (absolute), --env (absolute),
+	// --runtime, --plugin-timeout, --plugin-memory (MiB),
+	// --plugin-isolation, --no-cache, --offline and --trust-policy
+	// (absolute). Absent in runs that predate them.
+	PluginDirs      []string `json:"plugin_dirs,omitempty"`
+	MountRoots      []string `json:"mount_roots,omitempty"`
+	Env             string   `json:"env,omitempty"`
+	Runtime         string   `json:"runtime,omitempty"`
+	PluginTimeout   string   `json:"plugin_timeout,omitempty"`
+	PluginMemoryMB  int      `json:"plugin_memory_mb,omitempty"`
+	PluginIsolation string   `json:"plugin_isolation,omitempty"`
+	NoCache         bool     `json:"no_cache,omitempty"`
+	Offline         bool     `json:"offline,omitempty"`
+	TrustPolicy     string   `json:"trust_policy,omitempty"`
 }
 
 // Host describes the machine.
