@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
@@ -15,7 +16,7 @@ import (
 // A resumed run, and a rescore, find what the problem names where the run
 // did, without being told again: plugins bound by name in a --plugin-dir,
 // and plugin files under a --mount-root. The manifest keeps the first
-// command line and adds the resume's.
+// command line and adds the resume's, and lists every plugin the run used.
 func TestResumeTakesWhereTheRunFoundItsPlugins(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -56,6 +57,16 @@ func TestResumeTakesWhereTheRunFoundItsPlugins(t *testing.T) {
 			if !slices.Contains(m.Flags.Args, flags[0]+"="+flags[1]) || len(m.Flags.ResumeArgs) != 1 ||
 				!slices.Contains(m.Flags.ResumeArgs[0], "--resume="+out) {
 				t.Errorf("manifest args %q, resume args %q: want the first run's and the resume's", m.Flags.Args, m.Flags.ResumeArgs)
+			}
+			// Every plugin the run used is in its manifest, those only the
+			// case files bind (the ranking evaluator, under --mount-root)
+			// among them.
+			found := false
+			for file := range m.Plugins {
+				found = found || strings.HasSuffix(file, "inventory-ranking.wasm")
+			}
+			if !found {
+				t.Errorf("manifest plugins %v: the ranking evaluator is missing", m.Plugins)
 			}
 			// So does a rescore of the run.
 			res = wasmeval(t, "rescore", out, "--out", filepath.Join(t.TempDir(), "rescored"), "--progress", "none")

@@ -265,7 +265,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", env.warning)
 		fmt.Fprintln(runLog, "warning:", env.warning)
 	}
-	man, finished, err := startManifest(p, f, env, out, givenArgs(cmd, problemPath), cmd.ErrOrStderr())
+	man, finished, err := startManifest(p, f, env, out, givenArgs(cmd, problemPath), checked, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}

@@ -177,13 +177,17 @@ func givenArgs(cmd *cobra.Command, problemPath string) []string {
 // startManifest writes the run's manifest before any case runs, so even a
 // crashed run says what produced it. A resumed run keeps its id and start
 // time, and is refused when what its results depend on has changed.
-func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string, warn io.Writer) (*manifest.Manifest, *run.Finished, error) {
+func startManifest(p *problem.Problem, f runFlags, env *environment, out string, args []string, checked []run.GroupCheck, warn io.Writer) (*manifest.Manifest, *run.Finished, error) {
+	var casePlugins []*problem.PluginRef
+	for _, gc := range checked {
+		casePlugins = append(casePlugins, gc.Plugins...)
+	}
 	flags := setupFlags(f)
 	flags.Args, flags.Checkpoints, flags.Jobs, flags.PassPolicy, flags.ErrorPolicy = args, f.checkpoints, f.jobs, f.policy, f.errorPolicy
 	flags.Command, flags.Results, flags.Tags, flags.Apps, flags.Seed = f.command, f.results, f.tags, f.apps, f.seed.value()
 	flags.Epochs, flags.Reducer = epochsFlag(f.epochs), reducerFlag(f.epochs, f.reducer)
 	m, err := manifest.New(manifest.Input{Problem: p, Submission: f.submission, EngineVersion: version, EngineCommit: commit,
-		Flags: flags, RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now()})
+		Flags: flags, RuntimeName: env.rt.Name(), Images: env.images, Isolation: env.isolation, Start: time.Now(), CasePlugins: casePlugins})
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}

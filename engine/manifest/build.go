@@ -32,6 +32,9 @@ type Input struct {
 	// Isolation is how the local runtime contained processes.
 	Isolation string
 	Start     time.Time
+	// CasePlugins are the plugins the cases bind themselves, in their case
+	// files, as validation resolved them: recorded with the problem's.
+	CasePlugins []*problem.PluginRef
 }
 
 // New builds a manifest for a run that starts now: it hashes the problem
@@ -62,7 +65,7 @@ func New(in Input) (*Manifest, error) {
 		Problem: Problem{Name: p.Name, Version: p.Version, Path: cmp.Or(p.Path, p.Dir), ConfigDigest: p.Digest, Digest: pd,
 			Checkpoints: checkpointNames(p)},
 		Submission: Submission{Path: in.Submission, Digest: sd, Files: files},
-		Plugins:    PluginDigests(p),
+		Plugins:    PluginDigests(p, in.CasePlugins...),
 		Runtime:    Runtime{Name: in.RuntimeName, Images: in.Images, Isolation: in.Isolation},
 		Flags:      in.Flags,
 		Host:       Host{Hostname: host, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU()},
@@ -143,10 +146,10 @@ func ProblemDigest(p *problem.Problem) (string, error) {
 	return d, nil
 }
 
-// PluginDigests lists every plugin the problem binds with its pinned (and,
-// at load, verified) sha256, by file, or by reference for plugins bound by
-// one.
-func PluginDigests(p *problem.Problem) map[string]string {
+// PluginDigests lists every plugin the problem binds, and those in more,
+// with its pinned (and, at load, verified) sha256, by file, or by
+// reference for plugins bound by one.
+func PluginDigests(p *problem.Problem, more ...*problem.PluginRef) map[string]string {
 	out := map[string]string{}
 	add := func(ref *problem.PluginRef) {
 		name := ref.Path
@@ -161,5 +164,8 @@ func PluginDigests(p *problem.Problem) map[string]string {
 		out[name] = strings.ToLower(ref.SHA256)
 	}
 	p.PluginRefs(add)
+	for _, ref := range more {
+		add(ref)
+	}
 	return out
 }

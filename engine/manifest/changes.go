@@ -31,8 +31,13 @@ func Changes(old, cur *Manifest) []string {
 		}
 		diff("plugin "+name+" digest", old.Plugins[name], now)
 	}
+	// A plugin bound anew changes the problem's digest too (it covers every
+	// config and case file), so with the digest unchanged an addition is a
+	// plugin an older manifest did not list (one that only case files
+	// bind): not a change.
+	sameProblem := old.Problem.Digest != "" && old.Problem.Digest == cur.Problem.Digest && old.Problem.ConfigDigest == cur.Problem.ConfigDigest
 	for _, name := range slices.Sorted(maps.Keys(cur.Plugins)) {
-		if _, ok := old.Plugins[name]; !ok {
+		if _, ok := old.Plugins[name]; !ok && !sameProblem {
 			out = append(out, fmt.Sprintf("plugin %s was added", name))
 		}
 	}

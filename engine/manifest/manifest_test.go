@@ -58,6 +58,17 @@ func TestChangesNamesWhatChanged(t *testing.T) {
 	if strings.Contains(got, "host") || strings.Contains(got, "jobs") || strings.Contains(got, "problem digest (") {
 		t.Errorf("changes list what does not matter:\n%s", got)
 	}
+	// With the problem unchanged, a plugin the older manifest did not list
+	// (one only case files bind) is not a change; one changed still is.
+	listed := *old
+	listed.Plugins = map[string]string{"plugins/v.wasm": "aaaaaaaaaaaaaaaa", "plugins/gone.wasm": "bb", "../shared/r.wasm": "ee"}
+	if ch := Changes(old, &listed); len(ch) != 0 {
+		t.Errorf("a plugin listed now, the problem unchanged: %v", ch)
+	}
+	listed.Plugins["plugins/v.wasm"] = "ffffffffffffffff"
+	if ch := Changes(old, &listed); len(ch) != 1 || !strings.Contains(ch[0], "plugins/v.wasm digest changed") {
+		t.Errorf("a changed plugin, the problem unchanged: %v", ch)
+	}
 }
 
 // A run's epochs and their reducer decide how its records count: a resume
