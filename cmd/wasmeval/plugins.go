@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -38,6 +39,19 @@ func (f *pluginFlags) newHost(logw io.Writer) (*host.Host, error) {
 	}
 	if max := host.MaxMemoryBytes >> 20; f.memoryMB < 1 || f.memoryMB > max {
 		return nil, usageErr(fmt.Errorf("--plugin-memory %d: expected from 1 to %d MiB (a 32-bit Wasm memory's limit)", f.memoryMB, max))
+	}
+	// A directory given that is not one is a mistake (a typo, a path
+	// relative to another directory): said now, rather than the plugins
+	// it should hold reported missing. ($WASMEVAL_PLUGIN_PATH, like PATH,
+	// may name directories that do not exist.)
+	for _, d := range f.dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			why := "not a directory"
+			if err != nil {
+				why = pathErr(err).Error()
+			}
+			return nil, usageErr(fmt.Errorf("--plugin-dir %s: %s", d, why))
+		}
 	}
 	var mu sync.Mutex
 	h, err := host.New(host.Options{

@@ -54,6 +54,12 @@ func New(dir string, mountRoots ...string) (*Tree, error) {
 			}
 			return nil, fmt.Errorf("mount root %s: %w", d, err)
 		}
+		if st, err := os.Stat(real); err == nil && !st.IsDir() {
+			if i == 0 {
+				return nil, fmt.Errorf("problem directory %s: not a directory", d)
+			}
+			return nil, fmt.Errorf("mount root %s: not a directory", d)
+		}
 		if i == 0 {
 			t.dir = abs
 		}
