@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
@@ -23,7 +24,7 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 	export := abi.Exports[kind]
 	if !p.HasKind(kind) {
 		return &Error{Plugin: p.Label(), Export: export, Fault: FaultMissingExport,
-			Detail: fmt.Sprintf("the plugin is not a %s (its kinds: %v)", kind, p.describe.Kinds)}
+			Detail: fmt.Sprintf("the plugin is not %s %s (its kinds: %v)", article(kind), kind, p.describe.Kinds)}
 	}
 	var buf *[]byte
 	// A plugin loaded lazily gets p.native at its first call, which
@@ -309,3 +310,11 @@ func nonNil(m map[string]any) map[string]any {
 // (abischema.ValidateJSON); the conformance tests and `wasmeval plugin
 // call` use it.
 func ValidateEnvelope(name string, data []byte) error { return abischema.ValidateJSON(name, data) }
+
+// article is the indefinite article before a kind's name ("an evaluator").
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
