@@ -280,27 +280,48 @@ func (g *graph) defined(fn uint32) (int32, bool) {
 	return int32(fn - g.m.importedFuncs), true
 }
 
+// visit walks from function v. The walk keeps its own stack: a module's
+// call chains can be as deep as it has functions, too deep for Go's.
 func (g *graph) visit(v int32) {
-	g.state[v] = 1
-	evs := g.bodies[v]
-	for k := range evs {
-		if evs[k].op != evCall {
-			continue
-		}
-		w, ok := g.defined(evs[k].callee)
-		if !ok {
-			continue
-		}
-		switch g.state[w] {
-		case 0:
-			g.visit(w)
-		case 1:
-			evs[k].back = true
-		}
+	type at struct {
+		fn   int32
+		next int // the next event to look at
 	}
-	g.state[v] = 2
-	g.planFunc(v)
-	g.bodies[v] = nil // planned: what is kept is in the plan
+	stack := []at{{fn: v}}
+	g.state[v] = 1
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		evs := g.bodies[top.fn]
+		descended := false
+		for ; top.next < len(evs); top.next++ {
+			ev := &evs[top.next]
+			if ev.op != evCall {
+				continue
+			}
+			w, ok := g.defined(ev.callee)
+			if !ok {
+				continue
+			}
+			if g.state[w] == 1 {
+				ev.back = true
+			}
+			if g.state[w] == 0 {
+				top.next++
+				g.state[w] = 1
+				stack = append(stack, at{fn: w})
+				descended = true
+				break
+			}
+		}
+		if descended {
+			continue
+		}
+		fn := top.fn
+		stack = stack[:len(stack)-1]
+		g.state[fn] = 2
+		g.planFunc(fn)
+		g.bodies[fn] = nil // planned: what is kept is in the plan
+	}
 }
 
 // costFrame is an open block, if or loop of the function being planned.

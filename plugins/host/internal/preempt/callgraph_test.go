@@ -1,6 +1,8 @@
 package preempt
 
 import (
+	"context"
+	"runtime/debug"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/plugins/host/internal/wasmbin"
@@ -89,4 +91,38 @@ func bodySizes(t *testing.T, secs []section) []int {
 		}
 	}
 	return sizes
+}
+
+// A module's call chain as deep as it has functions is planned without
+// running out of stack: the walk keeps its own (here with Go's stack cut
+// to 1 MiB, which a walk by recursion overflows, killing the process).
+func TestPlanOfADeepCallChain(t *testing.T) {
+	const n = 50000
+	wasm := []byte("\x00asm\x01\x00\x00\x00")
+	wasm = appendSection(wasm, secType, []byte{1, 0x60, 0, 0})
+	funcs := appendU32(nil, n)
+	for i := 0; i < n; i++ {
+		funcs = append(funcs, 0)
+	}
+	wasm = appendSection(wasm, secFunction, funcs)
+	code := appendU32(nil, n)
+	for i := 0; i < n; i++ {
+		body := []byte{0} // no locals
+		if i+1 < n {
+			body = appendU32(append(body, 0x10), uint32(i+1)) // call the next
+		}
+		body = append(body, 0x0B)
+		code = append(appendU32(code, uint32(len(body))), body...)
+	}
+	wasm = appendSection(wasm, secCode, code)
+
+	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20))
+	out, err := Instrument(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := newRuntime(t, true)
+	if _, err := rt.CompileModule(context.Background(), out); err != nil {
+		t.Fatalf("the instrumented chain does not compile: %v", err)
+	}
 }
