@@ -116,8 +116,9 @@ func TestPlanOfADeepCallChain(t *testing.T) {
 	}
 	wasm = appendSection(wasm, secCode, code)
 
-	defer debug.SetMaxStack(debug.SetMaxStack(1 << 20))
+	was := debug.SetMaxStack(1 << 20)
 	out, err := Instrument(wasm)
+	debug.SetMaxStack(was)
 	if err != nil {
 		t.Fatal(err)
 	}
