@@ -100,7 +100,8 @@ checkpoints:
 
 // A plugin named by one case file that is not a Wasm module at all (here
 // a text file, pinned by its own digest) fails that case with a plugin
-// error naming the file and the fault; the group's other cases pass and
+// error naming the file and the fault, the attribute it left without a
+// verdict weighed as its check declared; the group's other cases pass and
 // the summary counts one plugin error. (Plugins named in config files are
 // loaded before the run and refused as configuration errors instead.)
 func TestCasePluginThatIsNotWasmIsContained(t *testing.T) {
@@ -116,7 +117,7 @@ b:
   expected: {output: "hi\n"}
   checks:
     - kind: text
-    - {kind: evaluator, function: f, plugin: {path: notes.wasm, sha256: %s}}
+    - {kind: evaluator, function: f, weight: 3, plugin: {path: notes.wasm, sha256: %s}}
 c: {order: 3, expected: {output: "hi\n"}}
 `, digest)), 0o644)
 	sub := t.TempDir()
@@ -145,6 +146,11 @@ c: {order: 3, expected: {output: "hi\n"}}
 	}
 	if len(b.Attributes) != 2 || !b.Attributes[0].IsCorrect || b.Attributes[1].Attribute != "evaluator:f" || b.Attributes[1].IsCorrect {
 		t.Errorf("b: attributes %+v", b.Attributes)
+	}
+	// The attribute the fault left without a verdict weighs what its check
+	// declared: the text check's 1 of 1 + 3.
+	if len(b.Attributes) == 2 && (b.Attributes[1].Weight != 3 || b.Score != 0.25) {
+		t.Errorf("b: the faulted evaluator weighs %v and the case scores %v; want 3 and 0.25", b.Attributes[1].Weight, b.Score)
 	}
 	if s := res.Summaries[0]; s.PluginErrors != 1 || s.CasesPassed != 2 || s.CasesErrored != 1 || s.CasesFailed != 0 {
 		t.Errorf("summary: plugin_errors=%d passed=%d", s.PluginErrors, s.CasesPassed)

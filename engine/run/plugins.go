@@ -319,9 +319,12 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 	attrs := make([][]verify.AttributeResult, len(cs))
 	faults := make([][]string, len(cs))
 	unscored := make([]string, len(cs))
-	fault := func(i int, attr string, err error) {
+	// fault records a plugin's fault as the attribute it left without a
+	// verdict, with the weight the check declared, so the case's score
+	// weighs it as it would have weighed the verdict.
+	fault := func(i int, attr string, weight float64, err error) {
 		faults[i] = append(faults[i], err.Error())
-		attrs[i] = append(attrs[i], verify.AttributeResult{Attribute: attr, Weight: 1, Check: "plugin",
+		attrs[i] = append(attrs[i], verify.AttributeResult{Attribute: attr, Weight: weight, Check: "plugin",
 			Diff: &verify.Diff{Summary: err.Error()}})
 	}
 	opts := host.CallOptions{Assets: plugincall.ProblemAssets(s.dir), Cache: s.cache.forCalls(ctx)}
@@ -352,7 +355,7 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 			if spec.Kind == "test" {
 				call, res, err := s.prepareTest(ctx, spec, actuals[i], caseEnv.Agent)
 				if err != nil {
-					fault(i, verify.AttributeOf(spec), err)
+					fault(i, verify.AttributeOf(spec), spec.WeightOr(1), err)
 					continue
 				}
 				if call != nil {
@@ -365,7 +368,7 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 			if spec.Kind == "evaluators" {
 				res, why, err := s.evaluateAll(ctx, spec, c, actuals[i], opts)
 				if err != nil {
-					fault(i, verify.AttributeOf(spec), err)
+					fault(i, verify.AttributeOf(spec), spec.WeightOr(1), err)
 					continue
 				}
 				if why != "" && unscored[i] == "" {
@@ -384,7 +387,7 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 			}
 			out, label, err := s.evaluate(ctx, spec, c, actuals[i], opts)
 			if err != nil {
-				fault(i, attr, err)
+				fault(i, attr, spec.WeightOr(1), err)
 				continue
 			}
 			if out.Unscored != "" && unscored[i] == "" {
@@ -398,7 +401,7 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 		for k, c := range tests {
 			if errs[k] != nil {
 				faults[c.i] = append(faults[c.i], errs[k].Error())
-				attrs[c.i][c.slot] = verify.AttributeResult{Attribute: c.res.Attribute, Weight: 1, Check: "plugin",
+				attrs[c.i][c.slot] = verify.AttributeResult{Attribute: c.res.Attribute, Weight: c.res.Weight, Check: "plugin",
 					Diff: &verify.Diff{Summary: errs[k].Error()}}
 				continue
 			}
@@ -413,13 +416,13 @@ func (s *pluginSet) verifyCases(ctx context.Context, g *problem.Group, cs []*cas
 		p, err := s.get(ctx, g.Verifier, abi.KindVerifier)
 		if err != nil {
 			for i := range cs {
-				fault(i, "plugin:verifier", err)
+				fault(i, "plugin:verifier", 1, err)
 			}
 		} else {
 			got, why, errs := plugincall.VerifyBatch(ctx, p, cs, actuals, g.Verifier.Config, opts)
 			for i := range cs {
 				if errs[i] != nil {
-					fault(i, "plugin:verifier", errs[i])
+					fault(i, "plugin:verifier", 1, errs[i])
 					continue
 				}
 				attrs[i] = append(attrs[i], got[i]...)
