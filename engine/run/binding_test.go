@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,7 +15,8 @@ import (
 // Mistakes in a plugin binding that only the plugin can recognise are
 // reported by validation, before anything runs, at the line that holds
 // them: a config its config_schema refuses (a misspelt key, a wrong type,
-// a missing key) and an evaluator function it does not have.
+// a missing key) and an evaluator function it does not have, named by an
+// evaluator check or by a call of an evaluators check.
 func TestBindingsAreCheckedAgainstThePlugin(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "inventory")
 	if err := os.CopyFS(dir, os.DirFS(exampleDir)); err != nil {
@@ -32,6 +34,11 @@ func TestBindingsAreCheckedAgainstThePlugin(t *testing.T) {
 	edit("checkpoint_1/config.yaml", "tolerance: 0.005", "tolerence: 0.005")
 	edit("checkpoint_1/config.yaml", "function: top_by_value", "function: top_by_valu")
 	edit("checkpoint_2/config.yaml", "config: {catalog: static/catalog.csv, asset: catalog, currency: EUR}", "config: {catalog: 5}")
+	// An evaluators check's call, in the same group, naming a function the
+	// ranking plugin lacks.
+	edit("checkpoint_1/config.yaml", "        arguments: {catalog: static/catalog.csv}\n", "        arguments: {catalog: static/catalog.csv}\n"+
+		"      - kind: evaluators\n        conj: and\n        calls:\n          - plugin: {path: plugins/inventory-ranking.wasm, sha256: "+rankingDigest(t, dir)+"}\n"+
+		"            function: rank_by_nothing\n")
 
 	p, err := LoadProblem(dir)
 	if err != nil {
@@ -48,12 +55,29 @@ func TestBindingsAreCheckedAgainstThePlugin(t *testing.T) {
 		`has no function "top_by_valu" (its functions: top_by_value)`,
 		"checkpoint_2/config.yaml:34: groups.by_category.loader.config: plugin inventory-loader@",
 		"/: missing property 'asset'; /catalog: got number, want string",
+		`groups.top.checks[2].calls[0].function: plugin inventory-ranking@`,
+		`has no function "rank_by_nothing" (its functions: top_by_value)`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("validation error lacks %q:\n%v", want, err)
 		}
 	}
-	if n := strings.Count(err.Error(), "\n") + 1; n != 3 {
-		t.Errorf("%d problems reported, want 3 (each once):\n%v", n, err)
+	if n := strings.Count(err.Error(), "\n") + 1; n != 4 {
+		t.Errorf("%d problems reported, want 4 (each once):\n%v", n, err)
 	}
+}
+
+// rankingDigest is the sha256 the inventory example pins its ranking
+// plugin with.
+func rankingDigest(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "checkpoint_1", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`inventory-ranking\.wasm\n\s*sha256: ([0-9a-f]{64})`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("the example no longer pins its ranking plugin")
+	}
+	return string(m[1])
 }

@@ -217,6 +217,14 @@ func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 					}
 					bind(g.File, diag.IndexPath(at("checks"), i)+".plugin", c.Plugin, kind, c.Function)
 				}
+				// An evaluators check's calls, as a case file's are
+				// (GroupCheck.addPlugins): a misnamed function would
+				// otherwise fail every case as a wrong answer.
+				for j, call := range c.Calls {
+					if call.Plugin != nil {
+						bind(g.File, diag.IndexPath(diag.IndexPath(at("checks"), i)+".calls", j)+".plugin", call.Plugin, abi.KindEvaluator, call.Function)
+					}
+				}
 			}
 		}
 	}
