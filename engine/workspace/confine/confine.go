@@ -95,7 +95,12 @@ func (e *EscapeError) Error() string {
 		where += " and every --mount-root"
 	}
 	if e.Target != "" {
-		return fmt.Sprintf("path %q leads outside %s through a symlink (to %s)", e.Path, where, e.Target)
+		// Where the link leads is what a --mount-root would have to hold.
+		allow := ""
+		if !e.MountRoots {
+			allow = "; a directory holding it can be allowed with --mount-root"
+		}
+		return fmt.Sprintf("path %q leads outside %s through a symlink (to %s%s)", e.Path, where, e.Target, allow)
 	}
 	return fmt.Sprintf("path %q is outside %s (expected a path relative to the problem that stays inside it%s)", e.Path, where, hint(e.MountRoots))
 }
