@@ -98,11 +98,7 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 		s.mu.Unlock()
 	}
 	if !p.HasKind(kind) {
-		what := "a " + kind
-		if kind == abi.KindTest {
-			what = "a test function"
-		}
-		return nil, fmt.Errorf("plugin %s is not %s (it declares %v)", p.Label(), what, p.Describe().Kinds)
+		return nil, fmt.Errorf("plugin %s is not %s (it declares %v)", p.Label(), host.KindName(kind), p.Describe().Kinds)
 	}
 	return p, nil
 }

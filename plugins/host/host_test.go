@@ -730,3 +730,13 @@ func TestAutoIsolation(t *testing.T) {
 		}
 	}
 }
+
+// Messages name what a plugin must be with its article.
+func TestKindName(t *testing.T) {
+	for kind, want := range map[string]string{abi.KindEvaluator: "an evaluator", abi.KindVerifier: "a verifier",
+		abi.KindTest: "a test function", abi.KindLoader: "a loader"} {
+		if got := KindName(kind); got != want {
+			t.Errorf("KindName(%q) = %q, want %q", kind, got, want)
+		}
+	}
+}

@@ -24,7 +24,7 @@ func (p *Plugin) call(ctx context.Context, kind string, in any, out any, opts Ca
 	export := abi.Exports[kind]
 	if !p.HasKind(kind) {
 		return &Error{Plugin: p.Label(), Export: export, Fault: FaultMissingExport,
-			Detail: fmt.Sprintf("the plugin is not %s %s (its kinds: %v)", article(kind), kind, p.describe.Kinds)}
+			Detail: fmt.Sprintf("the plugin is not %s (its kinds: %v)", KindName(kind), p.describe.Kinds)}
 	}
 	var buf *[]byte
 	// A plugin loaded lazily gets p.native at its first call, which
@@ -311,10 +311,14 @@ func nonNil(m map[string]any) map[string]any {
 // call` use it.
 func ValidateEnvelope(name string, data []byte) error { return abischema.ValidateJSON(name, data) }
 
-// article is the indefinite article before a kind's name ("an evaluator").
-func article(word string) string {
-	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
-		return "an"
+// KindName is a plugin kind as messages name what a plugin must be: "a
+// verifier", "an evaluator", "a test function".
+func KindName(kind string) string {
+	if kind == abi.KindTest {
+		return "a test function"
 	}
-	return "a"
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }
