@@ -113,20 +113,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 		return usageErr(fmt.Errorf("rescore: %w", err))
 	}
 	if orig != nil {
-		// Where the run found what its problem names, unless given now.
-		keep := func(name string) bool { return !cmd.Flags().Changed(name) }
-		if keep("plugin-dir") && len(orig.Flags.PluginDirs) > 0 {
-			f.plugins.dirs = orig.Flags.PluginDirs
-		}
-		if keep("mount-root") && len(orig.Flags.MountRoots) > 0 {
-			f.mountRoots = orig.Flags.MountRoots
-		}
-		if keep("offline") && orig.Flags.Offline {
-			f.refs.offline = true
-		}
-		if keep("trust-policy") && orig.Flags.TrustPolicy != "" {
-			f.refs.trustPolicy = orig.Flags.TrustPolicy
-		}
+		takeLocating(cmd.Flags(), orig.Flags, &f.plugins.dirs, &f.mountRoots, &f.refs)
 	}
 	if orig != nil && orig.RescoredFrom == nil && orig.Status == manifest.StatusRunning {
 		fmt.Fprintf(cmd.ErrOrStderr(), "note: the run in %s stopped without ending (it was killed or crashed): its finished cases are rescored\n", from)
@@ -485,13 +472,12 @@ func rescoreManifest(orig *manifest.Manifest, from string, p *problem.Problem, f
 		Engine: manifest.EngineInfo(version, commit),
 		Problem: manifest.Problem{Name: p.Name, Version: p.Version, Path: p.Dir, ConfigDigest: p.Digest, Digest: pd,
 			Checkpoints: problemCheckpoints(p)},
-		Plugins: manifest.PluginDigests(p),
-		Flags: manifest.Flags{Args: args, Checkpoints: checkpoints, Jobs: f.jobs, PassPolicy: string(policy), ErrorPolicy: f.errors,
-			PluginDirs: absPaths(f.plugins.dirs), MountRoots: absPaths(f.mountRoots), NoCache: f.cache.off, Offline: f.refs.offline,
-			TrustPolicy: absPath(f.refs.trustPolicy)},
+		Plugins:   manifest.PluginDigests(p),
+		Flags:     locatingFlags(f.plugins.dirs, f.mountRoots, f.refs, f.cache.off),
 		Host:      manifest.Host{Hostname: hostname, OS: goruntime.GOOS, Arch: goruntime.GOARCH, CPUs: goruntime.NumCPU()},
 		StartedAt: now.UTC(),
 	}
+	m.Flags.Args, m.Flags.Checkpoints, m.Flags.Jobs, m.Flags.PassPolicy, m.Flags.ErrorPolicy = args, checkpoints, f.jobs, string(policy), f.errors
 	if abs, err := filepath.Abs(p.Dir); err == nil {
 		m.Problem.Path = abs
 	}

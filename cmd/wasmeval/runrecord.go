@@ -93,12 +93,7 @@ func resumeDefaults(cmd *cobra.Command, args []string, f *runFlags) (string, err
 // under other limits than the results already in the journal.
 func resumeSetup(fl *pflag.FlagSet, was manifest.Flags, f *runFlags) error {
 	keep := func(name string) bool { return !fl.Changed(name) }
-	if keep("plugin-dir") && len(was.PluginDirs) > 0 {
-		f.plugins.dirs = was.PluginDirs
-	}
-	if keep("mount-root") && len(was.MountRoots) > 0 {
-		f.env.mountRoots = was.MountRoots
-	}
+	takeLocating(fl, was, &f.plugins.dirs, &f.env.mountRoots, &f.refs)
 	if keep("env") && was.Env != "" {
 		f.env.env = was.Env
 	}
@@ -121,21 +116,43 @@ func resumeSetup(fl *pflag.FlagSet, was manifest.Flags, f *runFlags) error {
 	if keep("no-cache") && was.NoCache {
 		f.cache.off = true
 	}
-	if keep("offline") && was.Offline {
-		f.refs.offline = true
-	}
-	if keep("trust-policy") && was.TrustPolicy != "" {
-		f.refs.trustPolicy = was.TrustPolicy
-	}
 	return nil
 }
 
-// setupFlags are the manifest's record of resumeSetup's flags, their
-// paths made absolute so a resume from another directory finds them.
+// takeLocating takes from a run's manifest where the run found what its
+// problem names (--plugin-dir, --mount-root, --offline, --trust-policy),
+// for each of those flags not given again: a resume and a rescore need
+// them alike.
+func takeLocating(fl *pflag.FlagSet, was manifest.Flags, dirs, roots *[]string, refs *refFlags) {
+	keep := func(name string) bool { return !fl.Changed(name) }
+	if keep("plugin-dir") && len(was.PluginDirs) > 0 {
+		*dirs = was.PluginDirs
+	}
+	if keep("mount-root") && len(was.MountRoots) > 0 {
+		*roots = was.MountRoots
+	}
+	if keep("offline") && was.Offline {
+		refs.offline = true
+	}
+	if keep("trust-policy") && was.TrustPolicy != "" {
+		refs.trustPolicy = was.TrustPolicy
+	}
+}
+
+// locatingFlags are the manifest's record of what takeLocating takes, and
+// of --no-cache, paths made absolute so a resume or a rescore from
+// another directory finds them.
+func locatingFlags(dirs, roots []string, refs refFlags, noCache bool) manifest.Flags {
+	return manifest.Flags{PluginDirs: absPaths(dirs), MountRoots: absPaths(roots), Offline: refs.offline,
+		TrustPolicy: absPath(refs.trustPolicy), NoCache: noCache}
+}
+
+// setupFlags are the manifest's record of resumeSetup's flags.
 func setupFlags(f runFlags) manifest.Flags {
-	return manifest.Flags{PluginDirs: absPaths(f.plugins.dirs), MountRoots: absPaths(f.env.mountRoots), Env: absPath(f.env.env),
-		Runtime: f.env.runtime, PluginTimeout: f.plugins.timeout.String(), PluginMemoryMB: f.plugins.memoryMB,
-		PluginIsolation: f.plugins.isolation, NoCache: f.cache.off, Offline: f.refs.offline, TrustPolicy: absPath(f.refs.trustPolicy)}
+	fl := locatingFlags(f.plugins.dirs, f.env.mountRoots, f.refs, f.cache.off)
+	fl.Env, fl.Runtime = absPath(f.env.env), f.env.runtime
+	fl.PluginTimeout, fl.PluginMemoryMB, fl.PluginIsolation = f.plugins.timeout.String(), f.plugins.memoryMB, f.plugins.isolation
+	return fl
 }
 
 // absPath is p made absolute (p itself if it cannot be: it is only a
