@@ -13,7 +13,6 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/wasmeval/wasmeval/plugins/abi"
 	"github.com/wasmeval/wasmeval/plugins/host/internal/preempt"
 	"github.com/wasmeval/wasmeval/plugins/pluginbuild"
 )
@@ -46,7 +45,7 @@ func BenchmarkPreemptionPoints(b *testing.B) {
 			return pluginbuild.BuildAssemblyScriptWith(filepath.Join(root, "plugins/conformance/assemblyscript/plugin.ts"), out, "--runtime", "minimal")
 		}},
 		// The inventory example's verifier (Go SDK), told the output is JSON.
-		{"go-inventory", map[string]any{"output": "json", "tolerance": 0.001}, func(out string) error {
+		{"go-inventory", benchConfig, func(out string) error {
 			return pluginbuild.Build(filepath.Join(root, "examples/inventory/plugins/verifier"), out)
 		}},
 	}
@@ -83,23 +82,19 @@ func BenchmarkPreemptionPoints(b *testing.B) {
 	}
 }
 
-// verifyBatchInput is a verify_batch input of n calls of the ~1.5 KB JSON
-// case (a summary with 20 line items) with the binding's config, their
-// outputs written raw, as the host writes them for the SDKs.
+// verifyBatchInput is a verify_batch input of n calls of benchInput's
+// case, each with its own total and the binding's config, their outputs
+// written raw, as the host writes them for the SDKs.
 func verifyBatchInput(tb testing.TB, n int, config map[string]any) []byte {
-	var items []string
-	for i := 0; i < 20; i++ {
-		items = append(items, fmt.Sprintf(`{"sku":"SKU-%03d","name":"item %d","qty":%d,"price":%.2f,"tags":["a","b"]}`, i, i, i%7, 1.25*float64(i+1)))
-	}
 	b := []byte(`{"abi_version":1,"calls":[`)
 	for k := 0; k < n; k++ {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		out := fmt.Sprintf(`{"currency":"EUR","total":%.1f,"items":[%s]}`, 1234.5+float64(k), strings.Join(items, ","))
-		in := abi.VerifyInput{ABIVersion: abi.Version, Config: config,
-			Case:   abi.Case{ID: fmt.Sprintf("bench-%d", k), Arguments: []string{"summary", "items.csv"}},
-			Actual: abi.Actual{Output: out}, Expected: map[string]any{"status_code": 0, "output": out}}
+		in := benchInput()
+		out := strings.Replace(in.Actual.Output, `"total":1234.5`, fmt.Sprintf(`"total":%.1f`, 1234.5+float64(k)), 1)
+		in.Config, in.Case.ID, in.Actual.Output = config, fmt.Sprintf("bench-%d", k), out
+		in.Expected = map[string]any{"status_code": 0, "output": out}
 		var err error
 		if b, err = in.AppendInput(b, true); err != nil {
 			tb.Fatal(err)
