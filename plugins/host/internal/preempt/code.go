@@ -180,7 +180,8 @@ func decodeAtomic(r *wasmbin.Reader) {
 // rewriteExpr copies the expression at r to out up to and including its
 // final end, with function indices renumbered and, when points is set
 // (a function body), the preemption points the plan gives it: one after
-// every loop's block type, and one before each call that closes a cycle.
+// every loop's block type, and one before each call the plan gives one
+// (a call that closes a cycle, or into a function costing over callCap).
 func (m *module) rewriteExpr(r *wasmbin.Reader, out []byte, points bool) []byte {
 	from := r.Pos
 	for depth := 1; depth > 0 && r.Err == nil; {
