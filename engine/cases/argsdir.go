@@ -1,7 +1,6 @@
 package cases
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"path/filepath"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
 
 // loadArgsDir loads an ARGS/EXPECTED case directory: ARGS holds the
@@ -112,8 +112,8 @@ func (gc *groupCtx) readExpectedOutput(file string, d *strictyaml.Decoder) (v an
 			if strings.TrimSpace(line) == "" {
 				continue
 			}
-			var rec any
-			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			rec, err := jsonvalue.Parse(line)
+			if err != nil {
 				d.Errs.Add(file, "", i+1, "malformed JSON record: %v", err)
 				return nil, true, false
 			}

@@ -5,6 +5,7 @@ import (
 	"compress/bzip2"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -181,7 +182,7 @@ expected:
 	if data, _ := io.ReadAll(bzip2.NewReader(strings.NewReader(files["z.txt.bz2"]))); string(data) != "bzipped" {
 		t.Errorf("bzip2 content %q", data)
 	}
-	if out, _ := b.Expected["output"].(map[string]any); out["items"] != 3 {
+	if out, _ := b.Expected["output"].(map[string]any); out["items"] != json.Number("3") {
 		t.Errorf("expected output %#v", b.Expected["output"])
 	}
 	a := cs[1]
@@ -229,10 +230,10 @@ func TestCaseOrderAndDefaults(t *testing.T) {
 	if b.Env["K"] != "case" || b.Env["D"] != "d" || b.Env["BASE"] != "1" {
 		t.Errorf("env %v", b.Env)
 	}
-	if b.Expected["status_code"] != 2 || a.Expected["status_code"] != 0 {
+	if b.Expected["status_code"] != json.Number("2") || a.Expected["status_code"] != json.Number("0") {
 		t.Errorf("status: %v %v", b.Expected, a.Expected)
 	}
-	if !reflect.DeepEqual(a.Expected["output"], map[string]any{"x": 1, "y": 2}) {
+	if !reflect.DeepEqual(a.Expected["output"], map[string]any{"x": json.Number("1"), "y": json.Number("2")}) {
 		t.Errorf("nested merge of expected: %#v", a.Expected["output"])
 	}
 	if a.Timeout != 3*time.Second {
@@ -267,7 +268,7 @@ flat:
 		t.Fatalf("order %s", got)
 	}
 	m := cs[1]
-	if !reflect.DeepEqual(m.Arguments, []string{"summary", "nope.csv"}) || m.Env["X"] != "1" || m.Expected["status_code"] != 1 {
+	if !reflect.DeepEqual(m.Arguments, []string{"summary", "nope.csv"}) || m.Env["X"] != "1" || m.Expected["status_code"] != json.Number("1") {
 		t.Errorf("missing_file: %+v", m)
 	}
 	if len(cs[2].Checks) != 1 || cs[2].Checks[0].Kind != "status" {
@@ -302,7 +303,7 @@ func TestArgsExpected(t *testing.T) {
 	if one.Expected["output"] != "{\"items\": 1}\n" || len(one.InputFiles) != 1 || one.InputFiles[0].Path != "items.csv" {
 		t.Errorf("one: %+v", one)
 	}
-	if *two.Stdin != "in" || two.Env["E"] != "v" || two.Expected["status_code"] != 0 || two.Expected["output"] != "2\n" {
+	if *two.Stdin != "in" || two.Env["E"] != "v" || two.Expected["status_code"] != json.Number("0") || two.Expected["output"] != "2\n" {
 		t.Errorf("two: %+v", two)
 	}
 }

@@ -3,6 +3,7 @@ package cases
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -306,3 +307,39 @@ func (s *fakeStream) Close() error { return nil }
 type fakeHistoryStream struct{ fakeStream }
 
 func (s *fakeHistoryStream) NeedsHistory() bool { return true }
+
+// An input file's content written as YAML structure whose anchors alias
+// each other ten times at each of nine levels would be a billion values
+// written out as JSON: the case is refused at its line, and the others
+// load.
+func TestInputFileAliasesAreBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 10; i++ {
+		b.WriteString(fmt.Sprintf("a%d: &a%d [", i, i))
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(fmt.Sprintf("*a%d", i-1))
+		}
+		b.WriteString("]\n")
+	}
+	bomb := "input_files:\n  - path: big.json\n    file_type: json\n    content:\n" + indent(b.String(), "      ")
+	dir := writeTree(t, map[string]string{
+		"g/bomb/case.yaml": bomb,
+		"g/fine/case.yaml": "input_files:\n  - {path: ok.json, file_type: json, content: {a: &a [1, 2], b: *a}}\n",
+	})
+	errs, loaded := caseErrors(t, LoaderCaseDirs, groupIn(dir, "g"))
+	if !strings.Contains(errs["bomb"], "expands its aliases into too many values") {
+		t.Errorf("bomb: %q", errs["bomb"])
+	}
+	if len(loaded) != 1 || loaded[0].ID != "fine" || string(loaded[0].InputFiles[0].Content) != "{\"a\":[1,2],\"b\":[1,2]}\n" {
+		t.Errorf("loaded %s", ids(loaded))
+	}
+}
+
+func indent(s, by string) string {
+	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	return by + strings.Join(lines, "\n"+by) + "\n"
+}

@@ -1,7 +1,6 @@
 package cases
 
 import (
-	"encoding/json"
 	"io/fs"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
 
 // dirContents sorts the files of a case directory into expected values
@@ -130,19 +130,25 @@ func (gc *groupCtx) setExpected(expected map[string]any, key, file string, d *st
 	}
 	switch ext {
 	case ".json":
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
+		// Numbers keep their text, as in a case file (strictyaml.JSONValue).
+		v, err := jsonvalue.Parse(string(data))
+		if err != nil {
 			d.Errs.Add(file, "", 0, "malformed JSON: %v", err)
 			return
 		}
 		expected[key] = v
 	case ".yaml", ".yml":
-		var v any
-		if err := yaml.Unmarshal(data, &v); err != nil {
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
 			d.Errs.Add(file, "", 0, "malformed YAML: %v", err)
 			return
 		}
-		expected[key] = strictyaml.Normalize(v)
+		v, err := strictyaml.JSONValue(&doc)
+		if err != nil {
+			d.Errs.Add(file, "", 0, "malformed YAML: %v", err)
+			return
+		}
+		expected[key] = v
 	}
 }
 

@@ -39,13 +39,13 @@ func openGroup(g GroupInput) (*groupCtx, error) {
 	if len(g.CaseDefaults) == 0 {
 		return gc, nil
 	}
-	var node yaml.Node
-	if err := node.Encode(g.CaseDefaults); err != nil {
+	node, err := strictyaml.NodeOf(g.CaseDefaults)
+	if err != nil {
 		return nil, fmt.Errorf("case_defaults: %w", err)
 	}
 	var errs diag.List
 	d := &strictyaml.Decoder{File: g.ConfigFile, Errs: &errs}
-	src := source{file: g.ConfigFile, node: &node, path: diag.JoinPath(g.ConfigPath, "case_defaults")}
+	src := source{file: g.ConfigFile, node: node, path: diag.JoinPath(g.ConfigPath, "case_defaults")}
 	gc.defaults = decodeRaw(d, src)
 	if gc.defaults.InputFiles != nil {
 		// Serialise now so bad defaults are reported once, at the group.
@@ -53,8 +53,8 @@ func openGroup(g GroupInput) (*groupCtx, error) {
 	}
 	// Expected values are checked here, once, and each case's own when
 	// it is built.
-	reportExpected(d, gc.defaults.Expected, &node, src.path)
-	gc.checkFiles(d, gc.defaults.Checks, &node, src.path)
+	reportExpected(d, gc.defaults.Expected, node, src.path)
+	gc.checkFiles(d, gc.defaults.Checks, node, src.path)
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}

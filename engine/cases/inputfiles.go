@@ -205,8 +205,18 @@ func blockStyle(n *yaml.Node) *yaml.Node {
 }
 
 // writeJSON renders a YAML node as JSON keeping mapping key order.
+// Aliases are expanded within strictyaml's budget: a few lines of
+// anchors must not write gigabytes into a workspace.
 func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
+	budget := strictyaml.AliasBudget(n)
+	return writeJSONWithin(buf, n, &budget)
+}
+
+func writeJSONWithin(buf *bytes.Buffer, n *yaml.Node, budget *int) error {
 	if n.Kind == yaml.AliasNode {
+		if *budget -= strictyaml.Size(n.Alias); *budget < 0 {
+			return fmt.Errorf("line %d: the content expands its aliases into too many values", n.Line)
+		}
 		n = n.Alias
 	}
 	switch n.Kind {
@@ -219,7 +229,7 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 			k, _ := json.Marshal(kv[0].Value)
 			buf.Write(k)
 			buf.WriteByte(':')
-			if err := writeJSON(buf, kv[1]); err != nil {
+			if err := writeJSONWithin(buf, kv[1], budget); err != nil {
 				return err
 			}
 		}
@@ -230,17 +240,17 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := writeJSON(buf, item); err != nil {
+			if err := writeJSONWithin(buf, item, budget); err != nil {
 				return err
 			}
 		}
 		buf.WriteByte(']')
 	default:
-		var v any
-		if err := n.Decode(&v); err != nil {
+		v, err := strictyaml.JSONValue(n)
+		if err != nil {
 			return err
 		}
-		data, err := json.Marshal(strictyaml.Normalize(v))
+		data, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package cases
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -123,13 +124,13 @@ func TestGroupFileCaseBlocks(t *testing.T) {
 	if got := inputsOf(t, spec); !reflect.DeepEqual(got, map[string]string{"data/in.csv": "a,b\n1,2\n"}) {
 		t.Errorf("spec_example inputs %v", got)
 	}
-	want := map[string]any{"status_code": 0, "output": map[string]any{"rows": 0 + 1}, "stderr": ""}
+	want := map[string]any{"status_code": json.Number("0"), "output": map[string]any{"rows": json.Number("1")}, "stderr": ""}
 	if !reflect.DeepEqual(spec.Expected, want) {
 		t.Errorf("spec_example expected %#v, want %#v", spec.Expected, want)
 	}
 	if !reflect.DeepEqual(bad.Arguments, []string{"run", "--nope"}) || bad.Stdin != nil ||
 		!reflect.DeepEqual(inputsOf(t, bad), map[string]string{"x.txt": "x"}) ||
-		!reflect.DeepEqual(bad.Expected, map[string]any{"status_code": 2, "stderr": "unknown flag\n"}) {
+		!reflect.DeepEqual(bad.Expected, map[string]any{"status_code": json.Number("2"), "stderr": "unknown flag\n"}) {
 		t.Errorf("bad_flag: %+v", bad)
 	}
 	v := verdicts(spec, verify.Actual{StatusCode: 0, Output: `{"rows": 1}`, Stderr: ""})
@@ -269,7 +270,7 @@ func TestCaseFiles(t *testing.T) {
 		t.Fatalf("ids %s", got)
 	}
 	first, basic, other := cs[0], cs[1], cs[2]
-	if !reflect.DeepEqual(first.Arguments, []string{"a"}) || *first.Stdin != `{"q":1}`+"\n" || first.Expected["status_code"] != 3 {
+	if !reflect.DeepEqual(first.Arguments, []string{"a"}) || *first.Stdin != `{"q":1}`+"\n" || first.Expected["status_code"] != json.Number("3") {
 		t.Errorf("first: %+v", first)
 	}
 	if !reflect.DeepEqual(basic.Arguments, []string{"proj", "--rules", "rules.json"}) {
@@ -424,7 +425,7 @@ func TestExpectedFilesAndMeta(t *testing.T) {
 	}
 	j := byID["json_out"]
 	if !reflect.DeepEqual(j.Arguments, []string{"run", "--in", "data.csv"}) ||
-		!reflect.DeepEqual(j.Expected, map[string]any{"output": map[string]any{"total": float64(3), "names": []any{"a", "b"}}}) ||
+		!reflect.DeepEqual(j.Expected, map[string]any{"output": map[string]any{"total": json.Number("3"), "names": []any{"a", "b"}}}) ||
 		!reflect.DeepEqual(inputsOf(t, j), map[string]string{"data.csv": "n\n1\n2\n"}) || len(j.Checks) != 0 {
 		t.Errorf("json_out: %+v", j)
 	}
@@ -432,7 +433,7 @@ func TestExpectedFilesAndMeta(t *testing.T) {
 		t.Errorf("json_out verdicts %v", v)
 	}
 	l := byID["jsonl_out"]
-	if !reflect.DeepEqual(l.Expected["output"], []any{map[string]any{"i": float64(1)}, map[string]any{"i": float64(2)}}) || len(inputsOf(t, l)) != 0 {
+	if !reflect.DeepEqual(l.Expected["output"], []any{map[string]any{"i": json.Number("1")}, map[string]any{"i": json.Number("2")}}) || len(inputsOf(t, l)) != 0 {
 		t.Errorf("jsonl_out: %+v", l)
 	}
 	if v := verdicts(l, verify.Actual{Output: "{\"i\":1}\n{\"i\":2}\n"}); !reflect.DeepEqual(v, map[string]bool{"output:jsonl": true}) {
@@ -442,7 +443,7 @@ func TestExpectedFilesAndMeta(t *testing.T) {
 		t.Errorf("jsonl_out wrong record passes: %v", v)
 	}
 	e := byID["error"]
-	if !reflect.DeepEqual(e.Arguments, []string{"eval", "bogus"}) || e.Expected["status_code"] != 2 || e.Expected["stderr"] != `^error: unknown metric "\w+"` {
+	if !reflect.DeepEqual(e.Arguments, []string{"eval", "bogus"}) || e.Expected["status_code"] != json.Number("2") || e.Expected["stderr"] != `^error: unknown metric "\w+"` {
 		t.Errorf("error: %+v", e)
 	}
 	pass := verdicts(e, verify.Actual{StatusCode: 2, Stderr: "error: unknown metric \"bogus\" at line 1\n"})

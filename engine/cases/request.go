@@ -93,12 +93,12 @@ type rawAny struct {
 
 func (a *rawAny) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	a.node = n
-	var x any
-	if err := n.Decode(&x); err != nil {
+	x, err := strictyaml.JSONValue(n)
+	if err != nil {
 		d.Errorf(n, path, "%v", err)
 		return
 	}
-	a.v = strictyaml.Normalize(x)
+	a.v = x
 }
 
 // withDefaults fills the request's unset fields from a default request;

@@ -181,13 +181,13 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 				readErr <- err
 				return
 			}
-			var r Result
-			if err := json.Unmarshal(m.Data(), &r); err != nil {
+			r, err := decodeResult(m.Data())
+			if err != nil {
 				c.logf("warning: a result message of run %s is not one: %v", c.RunID, err)
 				continue
 			}
 			select {
-			case results <- &r:
+			case results <- r:
 			case <-ctx.Done():
 				return
 			}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
 )
@@ -215,6 +216,28 @@ type Result struct {
 }
 
 func resultsSubject(runID string) string { return resultsPrefix + "." + runID }
+
+// decodeResult decodes a result message. Its record is decoded as the
+// journal decodes its lines, so a value's numbers keep their text: what
+// the coordinator writes is what a run on one machine writes.
+func decodeResult(data []byte) (*Result, error) {
+	var wire struct {
+		Result
+		Record json.RawMessage `json:"record,omitempty"`
+	}
+	if err := json.Unmarshal(data, &wire); err != nil {
+		return nil, err
+	}
+	r := wire.Result
+	if len(wire.Record) > 0 && string(wire.Record) != "null" {
+		rec, err := journal.DecodeRecord(wire.Record)
+		if err != nil {
+			return nil, fmt.Errorf("record: %w", err)
+		}
+		r.Record = rec
+	}
+	return &r, nil
+}
 
 func decodeJob(data []byte) (*Job, error) {
 	var j Job

@@ -443,7 +443,10 @@ func (d *fastDecoder) stringMap() (map[string]string, bool) {
 	return m, ok
 }
 
-// value reads any JSON value as encoding/json decodes it into an any.
+// value reads any JSON value as encoding/json decodes it into an any
+// with UseNumber: a number keeps its text (json.Number), as the checks
+// made it (a verdict's 187.0 is read back as 187.0, an id beyond 2^53
+// with every digit).
 func (d *fastDecoder) value() (any, bool) {
 	switch c := d.peek(); {
 	case c == '{':
@@ -485,11 +488,11 @@ func (d *fastDecoder) value() (any, bool) {
 	case c == 'n':
 		return nil, d.null()
 	}
-	f, ok := d.float()
+	raw, ok := d.number()
 	if !d.build {
 		return nil, ok
 	}
-	return f, ok
+	return json.Number(raw), ok
 }
 
 // anyMap reads an object of any values (a key given twice keeps its last

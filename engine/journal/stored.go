@@ -1,6 +1,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -153,12 +154,30 @@ func (*skipped) UnmarshalJSON([]byte) error { return nil }
 
 // unmarshal decodes a record's body into v, naming a field of the wrong
 // type by the record's JSON keys, not by the Go types that decode them.
+// Numbers in values of any type keep their text (UseNumber), as
+// fastDecode keeps them.
 func unmarshal(body []byte, v any) error {
-	err := json.Unmarshal(body, v)
+	var err error
+	if !json.Valid(body) {
+		err = json.Unmarshal(body, v) // its message for what is wrong
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		err = dec.Decode(v)
+	}
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) && typ.Field != "" {
 		field := strings.TrimPrefix(typ.Field, "CaseRecord.")
 		return fmt.Errorf("%s: expected %s, got a JSON %s", field, typ.Type, typ.Value)
 	}
 	return err
+}
+
+// DecodeRecord decodes a record's JSON as the journal reads its lines,
+// whether the journal wrote it or encoding/json did: a value of any type
+// keeps its numbers' text (a distributed run's worker sends its records
+// so, and the coordinator must read 187.0 as 187.0, not as the float
+// 187).
+func DecodeRecord(data []byte) (*result.CaseRecord, error) {
+	return decodeRecord(bytes.TrimSpace(data))
 }

@@ -2,6 +2,7 @@ package journal
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,7 +24,7 @@ func TestLargeActualValuesAreStoredOnce(t *testing.T) {
 		Attributes: []verify.AttributeResult{
 			{Attribute: "output", Actual: out, Expected: "something else\n", Weight: 1, Check: "text"},
 			{Attribute: "stderr", Actual: errText, Expected: errText, IsCorrect: true, Weight: 1, Check: "text"},
-			{Attribute: "status_code", Actual: 0.0, Expected: 0.0, IsCorrect: true, Weight: 1, Check: "exact"},
+			{Attribute: "status_code", Actual: json.Number("0"), Expected: json.Number("0"), IsCorrect: true, Weight: 1, Check: "exact"},
 		}}
 	small := &result.CaseRecord{Checkpoint: "c", Group: "g", ID: "small", Result: result.Execution{Output: "hi\n"},
 		Attributes: []verify.AttributeResult{{Attribute: "output", Actual: "hi\n", Expected: "hi\n", IsCorrect: true, Weight: 1}}}

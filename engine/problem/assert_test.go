@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -28,7 +29,7 @@ checkpoints:
 		t.Fatal(err)
 	}
 	c := p.Checkpoints[0].Groups[0].Checks
-	if len(c) != 4 || c[0].Kind != "not-contains-any" || len(c[0].Values) != 3 || c[0].Values[1] != 3 ||
+	if len(c) != 4 || c[0].Kind != "not-contains-any" || len(c[0].Values) != 3 || c[0].Values[1] != json.Number("3") ||
 		*c[1].Threshold != 0.5 || c[2].Value != "Hello" || *c[3].MaxSeconds != 2.5 {
 		t.Fatalf("checks %+v", c)
 	}

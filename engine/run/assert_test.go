@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -108,7 +109,10 @@ func TestRunAssertionChecks(t *testing.T) {
 			t.Errorf("%s: passed %v with %d attributes: %+v", id, r.Passed, len(r.Attributes), r.Attributes)
 		}
 		for _, a := range r.Attributes {
-			if a.Check == "latency" && (a.Attribute != "latency" || a.Actual != r.Result.Elapsed || a.Expected != 600.0) {
+			// Read back from the journal, numbers are json.Number.
+			n, _ := a.Actual.(json.Number)
+			elapsed, err := n.Float64()
+			if a.Check == "latency" && (a.Attribute != "latency" || err != nil || elapsed != r.Result.Elapsed || a.Expected != json.Number("600")) {
 				t.Errorf("%s: latency verdict %+v, elapsed %v", id, a, r.Result.Elapsed)
 			}
 		}

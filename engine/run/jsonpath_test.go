@@ -122,7 +122,7 @@ func TestRunJSONPathChecks(t *testing.T) {
 	recs := runJSONPaths(t, jsonPathsProblem, wrong)
 	type failure struct{ check, summary, entry string }
 	want := map[string]failure{
-		"apple": {"json", "$.result.items[0].price: expected 1, got 1.5", "$.result.items[0].price changed"},
+		"apple": {"json", "$.result.items[0].price: expected 1.0, got 1.5", "$.result.items[0].price changed"},
 		"pear":  {"text", "$.result.count: not found in output", "$.result.count missing"},
 		"kiwi":  {"regex", "$.error in output does not match /^no such fruit: kiwi$/", "$.error mismatch"},
 	}

@@ -138,12 +138,14 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 		}
 		v.Set(s)
 	case reflect.Interface:
-		var x any
-		if err := node.Decode(&x); err != nil {
+		x, err := JSONValue(node)
+		if err != nil {
 			d.Errorf(node, path, "%v", err)
 			return
 		}
-		v.Set(reflect.ValueOf(Normalize(x)))
+		if x != nil {
+			v.Set(reflect.ValueOf(x))
+		}
 	default:
 		if node.Kind != yaml.ScalarNode {
 			d.Errorf(node, path, "expected %s, got %s", kindName(v), Describe(node))

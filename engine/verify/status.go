@@ -61,6 +61,9 @@ func toInt(v any) (int64, bool) {
 		if i, err := n.Int64(); err == nil {
 			return i, true
 		}
+		if f, err := n.Float64(); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+			return int64(f), true // 2.0, 1e3, as a float64 was taken
+		}
 	}
 	return 0, false
 }

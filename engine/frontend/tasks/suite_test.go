@@ -3,6 +3,7 @@ package tasks_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -68,7 +69,7 @@ func TestLoadSuite(t *testing.T) {
 	if got := a.Checks[0].Plugin.Path; got != filepath.Join(dir, "a-task", "own.wasm") {
 		t.Errorf("a task's own test function resolves beside its task.yaml: %s", got)
 	}
-	if cfg := b.Checks[0].Plugin.Config; cfg["word"] != "three" || cfg["keep"] != 1 {
+	if cfg := b.Checks[0].Plugin.Config; cfg["word"] != "three" || cfg["keep"] != json.Number("1") {
 		t.Errorf("test_config merges over the suite's config: %v", cfg)
 	}
 	if b.Task.Instruction != "Count the files." || b.Task.Category != "files" || b.Task.Metadata["max_iterations"] != 5 || b.Task.Metadata["hint"] != "ls" {

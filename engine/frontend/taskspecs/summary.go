@@ -70,7 +70,7 @@ func summarise(r *result.CaseRecord, log string) Summary {
 	}
 	for _, a := range r.Attributes {
 		if a.Attribute == "evaluation" {
-			if v, ok := a.Actual.(float64); ok {
+			if v, ok := number(a.Actual); ok {
 				out.Score = v
 			}
 		}

@@ -1,0 +1,99 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/result"
+	"github.com/wasmeval/wasmeval/engine/runtime/local"
+)
+
+// numbersProblem expects numbers a float64 cannot hold as written: an
+// integer beyond 2^53 (an id) and 187.0, in each place a case file can
+// give an expected value (a group file, a case file, an EXPECTED.json
+// and an EXPECTED.jsonl of a case directory).
+var numbersProblem = map[string]string{
+	"config.yaml": "name: numbers\ncommand: \"sh main.sh\"\ncheckpoints:\n  c1:\n    groups:\n" +
+		"      g: {type: Core}\n      files: {type: Functionality}\n      dirs: {type: Functionality}\n",
+	"c1/g.json": `{
+  "same":  {"case": {"arguments": ["same"]},  "expected": {"output": {"id": 12345678901234567890123, "total": 187.0}}},
+  "other": {"case": {"arguments": ["other"]}, "expected": {"output": {"id": 12345678901234567890123, "total": 187.0}}}
+}`,
+	"c1/files/same.yaml":           "case: {arguments: [same]}\nexpected:\n  output: {id: 12345678901234567890123, total: 187.0}\n",
+	"c1/files/other.yaml":          "case: {arguments: [other]}\nexpected:\n  output: {id: 12345678901234567890123, total: 187.0}\n",
+	"c1/dirs/same/ARGS":            "same",
+	"c1/dirs/same/EXPECTED.json":   `{"id": 12345678901234567890123, "total": 187.0}`,
+	"c1/dirs/other/ARGS":           "other",
+	"c1/dirs/other/EXPECTED.json":  `{"id": 12345678901234567890123, "total": 187.0}`,
+	"c1/dirs/lines/ARGS":           "lines",
+	"c1/dirs/lines/EXPECTED.jsonl": `{"id": 12345678901234567890123}` + "\n",
+}
+
+// numbersSubmission prints the expected document for "same" and
+// "lines", and for "other" one whose id is one more: the nearest float64
+// of both ids is the same number.
+const numbersSubmission = `case "$1" in
+same) echo '{"total": 187.0, "id": 12345678901234567890123}' ;;
+other) echo '{"total": 187.0, "id": 12345678901234567890124}' ;;
+lines) echo '{"id": 12345678901234567890123}' ;;
+esac
+`
+
+// A number in a case file keeps the text its author wrote: two integers
+// a float64 cannot tell apart are told apart, and the journal, read back,
+// holds the numbers as they were written, on both sides of a verdict.
+func TestNumbersKeepTheirText(t *testing.T) {
+	prob := writeFiles(t, numbersProblem)
+	sub := writeFiles(t, map[string]string{"main.sh": numbersSubmission})
+	p, err := LoadProblem(prob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate(context.Background(), p, BuiltinLoader, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out,
+		Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: BuiltinLoader}); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	if err := journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
+		seen++
+		attrs, err := json.Marshal(r.Attributes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(attrs)
+		switch r.ID {
+		case "same", "lines":
+			if !r.Passed {
+				t.Errorf("%s/%s failed: %s", r.Group, r.ID, text)
+			}
+		case "other":
+			if r.Passed {
+				t.Errorf("%s/other passed: an id one off was taken for the expected one: %s", r.Group, text)
+			}
+			if !strings.Contains(text, `"expected":12345678901234567890123,"actual":12345678901234567890124`) {
+				t.Errorf("%s/other: the diff does not show both ids as written: %s", r.Group, text)
+			}
+		}
+		if r.ID != "lines" && (!strings.Contains(text, `"total":187.0`) || strings.Contains(text, "e+22")) {
+			t.Errorf("%s/%s: the journal does not hold the numbers as written: %s", r.Group, r.ID, text)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if seen != 7 {
+		t.Errorf("%d records, want 7", seen)
+	}
+	if data, err := os.ReadFile(filepath.Join(out, journal.FileName)); err != nil || strings.Contains(string(data), "e+22") {
+		t.Errorf("the journal file holds a rounded id (%v)", err)
+	}
+}

@@ -1,0 +1,226 @@
+package strictyaml
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
+)
+
+// Values whose type is left open (an expected output, a case's stdin, a
+// plugin's config) are built here from the node tree rather than by
+// yaml.v3's decoding into an interface, which makes every number an int or
+// a float64: 187.0 became 187, and an integer beyond 2^53 (an id, a
+// checksum) became the nearest float, so an expected
+// 12345678901234567890123 matched an output of 12345678901234567890124.
+// A number keeps the text its author wrote instead, as a json.Number: the
+// engine's model of a JSON value (jsonvalue), which the checks compare
+// exactly and the journal and reports write back as written.
+
+// JSONValue builds the value of node as map[string]any, []any,
+// json.Number, string, bool or nil (and, for the YAML scalars JSON has no
+// form for, what yaml.v3 decodes them to: a float64 infinity or NaN, a
+// time). A mapping's keys are their text; merge keys (<<) are applied;
+// aliases are expanded within a budget, so a few lines cannot expand
+// into billions of values.
+func JSONValue(node *yaml.Node) (any, error) {
+	b := valueBuilder{budget: AliasBudget(node)}
+	return b.value(node, 0)
+}
+
+// AliasBudget is how many values expanding node's aliases may add: the
+// node's own size, and never less than minAliasBudget. Whatever expands
+// a node's aliases (JSONValue, a case's input file written as JSON)
+// charges each expansion its Size and stops past the budget, as yaml.v3
+// stops a document that repeats its anchors too often.
+func AliasBudget(node *yaml.Node) int { return max(Size(node), minAliasBudget) }
+
+const minAliasBudget = 100_000
+
+type valueBuilder struct {
+	budget int
+}
+
+func (b *valueBuilder) value(n *yaml.Node, depth int) (any, error) {
+	if depth > jsonvalue.MaxDepth {
+		return nil, fmt.Errorf("line %d: nested more than %d levels deep", n.Line, jsonvalue.MaxDepth)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, nil
+		}
+		return b.value(n.Content[0], depth)
+	case yaml.AliasNode:
+		if b.budget -= Size(n.Alias); b.budget < 0 {
+			return nil, fmt.Errorf("line %d: the document expands its aliases into too many values", n.Line)
+		}
+		return b.value(n.Alias, depth+1)
+	case yaml.SequenceNode:
+		list := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			v, err := b.value(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			list[i] = v
+		}
+		return list, nil
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		if err := b.mapping(n, m, depth); err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	return scalar(n)
+}
+
+// mapping adds n's members to m: its own keys, then what its merge keys
+// bring that it does not have (YAML's merge: the mapping's own keys win,
+// and of several merged mappings the first that has a key).
+func (b *valueBuilder) mapping(n *yaml.Node, m map[string]any, depth int) error {
+	own := map[string]bool{}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			merges = append(merges, v)
+			continue
+		}
+		key, err := keyText(k)
+		if err != nil {
+			return err
+		}
+		if own[key] {
+			return fmt.Errorf("line %d: mapping key %q already defined", k.Line, key)
+		}
+		own[key] = true
+		val, err := b.value(v, depth+1)
+		if err != nil {
+			return err
+		}
+		m[key] = val
+	}
+	for _, v := range merges {
+		sources := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			sources = v.Content
+		}
+		for _, src := range sources {
+			merged, err := b.value(src, depth+1)
+			if err != nil {
+				return err
+			}
+			mm, ok := merged.(map[string]any)
+			if !ok {
+				return fmt.Errorf("line %d: a merge (<<) takes a mapping or a list of mappings", src.Line)
+			}
+			for k, x := range mm {
+				if _, ok := m[k]; !ok {
+					m[k] = x
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// keyText is a mapping key as text: a string as it is, another scalar as
+// yaml.v3 decodes it, printed (as keys were before: `1: x` has key "1").
+func keyText(k *yaml.Node) (string, error) {
+	if k.Kind != yaml.ScalarNode {
+		return "", fmt.Errorf("line %d: a mapping key must be a scalar, got %s", k.Line, Describe(k))
+	}
+	var x any
+	if err := k.Decode(&x); err != nil {
+		return "", err
+	}
+	if s, ok := x.(string); ok {
+		return s, nil
+	}
+	return fmt.Sprint(x), nil
+}
+
+// scalar is a scalar's value: a number as its text when the text is a
+// JSON number, else as yaml.v3 decodes it, a finite number then written
+// as JSON writes it (0x1F is 31, .5 is 0.5).
+func scalar(n *yaml.Node) (any, error) {
+	if (n.Tag == "!!int" || n.Tag == "!!float") && jsonvalue.ValidText(n.Value) {
+		return json.Number(n.Value), nil // 1e999 too, as a JSON document's
+	}
+	var x any
+	if err := n.Decode(&x); err != nil {
+		return nil, err
+	}
+	switch v := x.(type) {
+	case int:
+		return json.Number(strconv.Itoa(v)), nil
+	case int64:
+		return json.Number(strconv.FormatInt(v, 10)), nil
+	case uint64:
+		return json.Number(strconv.FormatUint(v, 10)), nil
+	case float64:
+		if !math.IsInf(v, 0) && !math.IsNaN(v) {
+			return json.Number(strconv.FormatFloat(v, 'g', -1, 64)), nil
+		}
+	}
+	return x, nil
+}
+
+// Size counts the nodes under node, itself included (an alias once).
+func Size(n *yaml.Node) int {
+	s := 1
+	for _, c := range n.Content {
+		s += Size(c)
+	}
+	return s
+}
+
+// NodeOf is v as a YAML node, as yaml.v3 encodes it, but with a
+// json.Number a number scalar of its text (yaml.v3 writes a json.Number,
+// a string type, as a quoted string): the inverse of JSONValue, for
+// values decoded by it and decoded again as YAML (a group's
+// case_defaults).
+func NodeOf(v any) (*yaml.Node, error) {
+	switch t := v.(type) {
+	case json.Number:
+		tag := "!!int"
+		if strings.ContainsAny(string(t), ".eE") {
+			tag = "!!float"
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: string(t)}, nil
+	case map[string]any:
+		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			val, err := NodeOf(t[k])
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, val)
+		}
+		return n, nil
+	case []any:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		for _, x := range t {
+			val, err := NodeOf(x)
+			if err != nil {
+				return nil, err
+			}
+			n.Content = append(n.Content, val)
+		}
+		return n, nil
+	}
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
