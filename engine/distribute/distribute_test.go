@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/engine/run/runtest"
@@ -103,25 +104,35 @@ func distributedRun(t *testing.T, url string, log *syncBuffer) (map[string]int, 
 	sub := filepath.Join(exampleDir, "submissions", "reference")
 	coord := &Coordinator{Conn: nc, JS: js, RunID: "run-" + strings.ReplaceAll(t.Name(), "/", "-"), Version: "v-test", ABI: 1,
 		ProblemDir: exampleDir, Submission: sub, Needs: HostCapability("local"), Log: log}
+	count := map[string]int{}
+	outcome := map[string]result.Outcome{}
+	runRead(ctx, t, p, sub, h, coord, func(r *result.CaseRecord) {
+		count[r.Key()]++
+		outcome[r.Key()] = result.OutcomeOf(r)
+	})
+	return count, outcome, coord
+}
+
+// runRead runs p against sub through executor (nil: on this machine),
+// fails the test if the run could not finish, and hands each record of
+// its journal to each, as the journal reads them back.
+func runRead(ctx context.Context, t *testing.T, p *problem.Problem, sub string, h *host.Host, executor run.Executor, each func(*result.CaseRecord)) {
+	t.Helper()
 	out := t.TempDir()
 	res, err := run.Run(ctx, run.Options{Problem: p, Submission: sub, OutDir: out, Loader: run.BuiltinLoader, Plugins: h,
-		Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Executor: coord})
+		Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Executor: executor})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Interrupted {
 		t.Fatalf("run interrupted: %v", res.ExecutorError)
 	}
-	count := map[string]int{}
-	outcome := map[string]result.Outcome{}
 	if err := journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
-		count[r.Key()]++
-		outcome[r.Key()] = result.OutcomeOf(r)
+		each(r)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return count, outcome, coord
 }
 
 func TestDistributedRunRecordsEveryCaseOnce(t *testing.T) {

@@ -9,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/engine/run/runtest"
-	"github.com/wasmeval/wasmeval/engine/runtime/local"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
 
@@ -51,23 +49,14 @@ esac
 	verdicts := func(executor run.Executor) map[string]string {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		out := t.TempDir()
-		res, err := run.Run(ctx, run.Options{Problem: p, Submission: sub, OutDir: out, Loader: run.BuiltinLoader, Plugins: h,
-			Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Executor: executor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Interrupted {
-			t.Fatalf("run interrupted: %v", res.ExecutorError)
-		}
 		got := map[string]string{}
-		if err := journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
+		runRead(ctx, t, p, sub, h, executor, func(r *result.CaseRecord) {
 			data, err := json.Marshal(r.Attributes)
+			if err != nil {
+				t.Fatal(err)
+			}
 			got[r.ID] = string(data)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		})
 		return got
 	}
 	alone := verdicts(nil)

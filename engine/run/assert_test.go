@@ -11,9 +11,7 @@ import (
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
-	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
-	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
 // assertConfig is a greeter checked only with assertions: its output is a
@@ -75,27 +73,8 @@ const assertCases = 5
 
 func runAsserts(t *testing.T, script string) map[string]*result.CaseRecord {
 	t.Helper()
-	prob := writeFiles(t, assertProblem)
-	sub := writeFiles(t, map[string]string{"main.sh": script})
-	p, err := LoadProblem(prob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Validate(context.Background(), p, BuiltinLoader, nil); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if _, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out,
-		Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: BuiltinLoader}); err != nil {
-		t.Fatal(err)
-	}
-	recs := map[string]*result.CaseRecord{}
-	if err := journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
-		recs[r.ID] = r
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	_, all := runFiles(t, assertProblem, script)
+	recs := byID(all)
 	if len(recs) != assertCases {
 		t.Fatalf("%d cases run, want %d", len(recs), assertCases)
 	}

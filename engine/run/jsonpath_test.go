@@ -8,9 +8,7 @@ import (
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
-	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
-	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
 
 // jsonPathsConfig is the config of a problem whose output is a JSON
@@ -73,27 +71,8 @@ esac
 
 func runJSONPaths(t *testing.T, files map[string]string, script string) map[string]*result.CaseRecord {
 	t.Helper()
-	prob := writeFiles(t, files)
-	sub := writeFiles(t, map[string]string{"main.sh": script})
-	p, err := LoadProblem(prob)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Validate(context.Background(), p, BuiltinLoader, nil); err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if _, err := Run(context.Background(), Options{Problem: p, Submission: sub, OutDir: out,
-		Runtime: local.New(local.Options{BaseDir: t.TempDir()}), Loader: BuiltinLoader}); err != nil {
-		t.Fatal(err)
-	}
-	recs := map[string]*result.CaseRecord{}
-	if err := journal.Read(filepath.Join(out, journal.FileName), func(r *result.CaseRecord) error {
-		recs[r.ID] = r
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	_, all := runFiles(t, files, script)
+	recs := byID(all)
 	if len(recs) != 4 {
 		t.Fatalf("%d cases run, want 4", len(recs))
 	}

@@ -82,7 +82,16 @@ func writeFiles(t *testing.T, files map[string]string) string {
 // case's record by key.
 func runLayouts(t *testing.T, script string) (*Outcome, map[string]*result.CaseRecord) {
 	t.Helper()
-	prob := writeFiles(t, layoutsProblem)
+	return runFiles(t, layoutsProblem, script)
+}
+
+// runFiles writes a problem's files and a submission of one script
+// (main.sh), validates the problem, runs it on the local runtime and
+// returns the outcome and each case's record as the journal reads it
+// back, by checkpoint/group/id.
+func runFiles(t *testing.T, files map[string]string, script string) (*Outcome, map[string]*result.CaseRecord) {
+	t.Helper()
+	prob := writeFiles(t, files)
 	sub := writeFiles(t, map[string]string{"main.sh": script})
 	p, err := LoadProblem(prob)
 	if err != nil {
@@ -105,6 +114,15 @@ func runLayouts(t *testing.T, script string) (*Outcome, map[string]*result.CaseR
 		t.Fatal(err)
 	}
 	return res, recs
+}
+
+// byID is records keyed by case id alone (problems whose ids are unique).
+func byID(recs map[string]*result.CaseRecord) map[string]*result.CaseRecord {
+	out := make(map[string]*result.CaseRecord, len(recs))
+	for _, r := range recs {
+		out[r.ID] = r
+	}
+	return out
 }
 
 func TestRunPortedLayouts(t *testing.T) {
