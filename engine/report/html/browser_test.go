@@ -103,6 +103,9 @@ func TestAgentTranscriptRenderedInChromium(t *testing.T) {
 		chromedp.Navigate("file://"+page),
 		chromedp.WaitVisible("#cases", chromedp.ByQuery),
 		chromedp.Click(`tr[data-key="c1/g/q1"] a.transcript-link`, chromedp.ByQuery),
+		// Opened by the page's hashchange handler, after the click: a
+		// closed details' content already counts as visible.
+		chromedp.Poll(q1+`.open`, nil),
 		chromedp.WaitVisible(`details[data-key="c1/g/q1"] .conversation`, chromedp.ByQuery),
 		chromedp.Evaluate(q1+`.open`, &opened),
 		chromedp.Evaluate(`typeof window.__pwned`, &pwned),

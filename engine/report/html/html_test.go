@@ -114,9 +114,14 @@ func TestHTMLRenderedInChromium(t *testing.T) {
 		chromedp.Click("#failing-only", chromedp.ByQuery),
 		chromedp.Evaluate(visible, &visibleFailing),
 		chromedp.Click(`tr[data-key="checkpoint_1/a/a2"] a`, chromedp.ByQuery),
+		// The link opens the details from the page's hashchange handler,
+		// which runs after the click returns; a closed details' content
+		// counts as visible, and its innerText is empty.
+		chromedp.Poll(`document.querySelector('details[data-key="checkpoint_1/a/a2"]').open`, nil),
 		chromedp.WaitVisible(`details[data-key="checkpoint_1/a/a2"] .diff`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector('details[data-key="checkpoint_1/a/a2"] .diff').innerText`, &diffText),
 		chromedp.Click(`tr[data-key="checkpoint_1/b/b2"] a`, chromedp.ByQuery),
+		chromedp.Poll(`document.querySelector('details[data-key="checkpoint_1/b/b2"]').open`, nil),
 		chromedp.WaitVisible(`details[data-key="checkpoint_1/b/b2"] table.entries`, chromedp.ByQuery),
 		chromedp.Evaluate(`document.querySelector('details[data-key="checkpoint_1/b/b2"] table.entries').innerText`, &entryText),
 		chromedp.Evaluate(`document.querySelector('details[data-key="checkpoint_2/c/c1"] summary').innerText`, &timeoutText),
