@@ -43,7 +43,7 @@ func TestBrowserRunReportsSayWhy(t *testing.T) {
 		!strings.Contains(r.stdout, `FAILED  checkpoint_1/ui/heading - output (json): $.heading: expected "Todos", got "Todo"`) {
 		t.Errorf("run's failure list:\n%s", r.stdout)
 	}
-	if r := wasmeval(t, "report", out, "--failures", "1"); r.code != 0 || !strings.Contains(r.stdout, "failures: 3 (the first 1 shown)") ||
+	if r := wasmeval(t, "report", out, "--failures", "1"); r.code != 0 || !strings.Contains(r.stdout, "failures: 3 (1 shown)") ||
 		!strings.Contains(r.stdout, "… and 2 more not shown") {
 		t.Errorf("report --failures 1: exit %d\n%s", r.code, r.stdout)
 	}

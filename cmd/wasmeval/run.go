@@ -377,7 +377,7 @@ func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 const errorPolicyUsage = "how cases that end in an error (the harness failed, not the submission) count: inconclusive (a checkpoint they decide is neither passed nor failed), fail, ignore"
 
 // failuresUsage is the --failures flag's help.
-const failuresUsage = "after the table, list this many failing or errored cases, one line each with why (0: none)"
+const failuresUsage = "after the table, list failing or errored cases in this many lines at most, each with why; cases that fail alike share a line (0: none)"
 
 // maxRetryErrors bounds --retry-errors: past a few tries, an error that
 // keeps coming back is the harness's state, not bad luck.

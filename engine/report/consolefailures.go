@@ -20,21 +20,38 @@ const consoleLineBytes = 200
 // that failed or ended in an error, one line each — its status, its key
 // and why (its first diff line or its error's message) — in journal
 // order, the first limit of them, then how many more were not shown.
-// limit 0 prints nothing. The journal is streamed: nothing but the count
-// is kept past the limit.
+// Cases whose lines would say the same after their key (a plugin that
+// traps on every case, a submission that crashes the same way) share
+// the first one's line, which counts them, so a list of limit lines
+// shows limit different reasons. limit 0 prints nothing. The journal
+// is streamed: nothing but the shown lines and the counts is kept.
 func PrintFailures(w io.Writer, dir string, limit int) error {
 	if limit <= 0 {
 		return nil
 	}
-	var lines []string
-	n := 0
+	type line struct {
+		head, why string
+		same      int // more cases with this status and why
+	}
+	var lines []*line
+	byWhy := map[string]*line{}
+	n, shown := 0, 0
 	err := EachCase(dir, func(r *result.CaseRecord) error {
 		if o := result.OutcomeOf(r); o != result.OutcomeFailed && o != result.OutcomeError {
 			return nil
 		}
 		n++
+		status, key, why := consoleFailure(r)
+		if l := byWhy[status+why]; l != nil {
+			l.same++
+			shown++
+			return nil
+		}
 		if len(lines) < limit {
-			lines = append(lines, ConsoleFailure(r))
+			l := &line{head: status + " " + key, why: why}
+			lines = append(lines, l)
+			byWhy[status+why] = l
+			shown++
 		}
 		return nil
 	})
@@ -44,15 +61,19 @@ func PrintFailures(w io.Writer, dir string, limit int) error {
 	if n == 0 {
 		return nil
 	}
-	if n > len(lines) {
-		fmt.Fprintf(w, "\nfailures: %d (the first %d shown)\n", n, len(lines))
+	if n > shown {
+		fmt.Fprintf(w, "\nfailures: %d (%d shown)\n", n, shown)
 	} else {
 		fmt.Fprintf(w, "\nfailures: %d\n", n)
 	}
 	for _, l := range lines {
-		fmt.Fprintln(w, l)
+		head := l.head
+		if l.same > 0 {
+			head += fmt.Sprintf(" (and %d more like it)", l.same)
+		}
+		fmt.Fprintln(w, consoleLine(head, l.why))
 	}
-	if more := n - len(lines); more > 0 {
+	if more := n - shown; more > 0 {
 		fmt.Fprintf(w, "… and %d more not shown (--failures N lists more; the HTML report details every one)\n", more)
 	}
 	return nil
@@ -61,7 +82,21 @@ func PrintFailures(w io.Writer, dir string, limit int) error {
 // ConsoleFailure is a failing case's line in the console's failure list:
 // "FAILED  checkpoint/group/id - why", at most consoleLineBytes long.
 func ConsoleFailure(r *result.CaseRecord) string {
-	status, why := "FAILED ", Reason(r, 0)
+	status, key, why := consoleFailure(r)
+	return consoleLine(status+" "+key, why)
+}
+
+// consoleLine is a failure line of head ("FAILED  key") and why, cut to
+// consoleLineBytes.
+func consoleLine(head, why string) string {
+	head += " - "
+	return head + OneLine(why, max(consoleLineBytes-len(head), 40))
+}
+
+// consoleFailure is a failing case's status (padded to seven columns),
+// printable key and why, as its console line shows them.
+func consoleFailure(r *result.CaseRecord) (status, key, why string) {
+	status, why = "FAILED ", Reason(r, 0)
 	switch {
 	case result.OutcomeOf(r) == result.OutcomeError:
 		status = "ERROR  "
@@ -85,6 +120,5 @@ func ConsoleFailure(r *result.CaseRecord) string {
 	case r.Result.OOMKilled:
 		status = "OOM    "
 	}
-	head := status + " " + Printable(EpochName(r.Key(), r.Epoch), 100) + " - "
-	return head + OneLine(why, max(consoleLineBytes-len(head), 40))
+	return status, Printable(EpochName(r.Key(), r.Epoch), 100), why
 }

@@ -40,13 +40,19 @@ func TestConsoleFailureList(t *testing.T) {
 	}
 }
 
-// Past the cap, the list says how many more cases failed; every line
-// stays one short line whatever the case's message holds.
+// The list shows at most --failures lines, each cut short and
+// printable; cases whose lines would say the same after their key share
+// one line that counts them, so the lines show different reasons; past
+// the cap, the list says how many more cases failed.
 func TestConsoleFailureListCapsAndCounts(t *testing.T) {
+	long := strings.Repeat("very long message with a \x1b[2J clear-screen ", 40)
 	run := reporttest.BrowserRun(t, nil, func(add func(*result.CaseRecord)) {
 		for i := range 30 {
-			add(&result.CaseRecord{Group: "many", ID: fmt.Sprintf("m%02d", i), Result: result.Execution{
-				Error: strings.Repeat("very long message with a \x1b[2J clear-screen ", 40) + "\nsecond line"},
+			msg := fmt.Sprintf("case %d: %s", i, long) // 20 different reasons
+			if i%3 == 0 {
+				msg = "the same crash: " + long // and one, 10 times
+			}
+			add(&result.CaseRecord{Group: "many", ID: fmt.Sprintf("m%02d", i), Result: result.Execution{Error: msg + "\nsecond line"},
 				Attributes: []verify.AttributeResult{{Attribute: "output", Weight: 1, Expected: "a", Actual: "b"}}})
 		}
 	})
@@ -54,20 +60,25 @@ func TestConsoleFailureListCapsAndCounts(t *testing.T) {
 	if err := report.PrintFailures(&buf, run.Dir, 5); err != nil {
 		t.Fatal(err)
 	}
+	// The run's 4 other failures, then m00's line for all 10 alike.
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if lines[0] != "failures: 34 (the first 5 shown)" || len(lines) != 7 ||
-		lines[6] != "… and 29 more not shown (--failures N lists more; the HTML report details every one)" {
+	if len(lines) != 7 || lines[0] != "failures: 34 (14 shown)" ||
+		!strings.HasPrefix(lines[5], "FAILED  checkpoint_1/many/m00 (and 9 more like it) - the same crash: very long") ||
+		lines[6] != "… and 20 more not shown (--failures N lists more; the HTML report details every one)" {
 		t.Fatalf("capped list:\n%s", buf.String())
 	}
 	buf.Reset()
 	report.PrintFailures(&buf, run.Dir, 100)
 	lines = strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 35 {
-		t.Fatalf("%d lines for 34 failures and a header", len(lines))
+	if len(lines) != 26 || lines[0] != "failures: 34" {
+		t.Fatalf("%d lines for 25 reasons and a header:\n%s", len(lines), buf.String())
 	}
 	for _, l := range lines[5:] {
 		if len(l) > 200 || strings.ContainsAny(l, "\x1b\n") || !strings.HasPrefix(l, "FAILED  checkpoint_1/many/m") || !strings.HasSuffix(l, "…") {
 			t.Errorf("line not kept short and printable (%d bytes): %q", len(l), l)
 		}
+	}
+	if strings.Count(buf.String(), "the same crash") != 1 {
+		t.Errorf("the 10 alike take more than one line:\n%s", buf.String())
 	}
 }
