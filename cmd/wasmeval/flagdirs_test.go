@@ -45,3 +45,19 @@ func TestDirectoryFlagsMustBeDirectories(t *testing.T) {
 		}
 	}
 }
+
+// "run PROBLEM SUBMISSION", the natural first guess, is a usage error
+// that says how the submission is given, not only how many arguments run
+// takes; nothing runs.
+func TestRunSaysHowTheSubmissionIsGiven(t *testing.T) {
+	prob, sub := "../../examples/inventory", "../../examples/inventory/submissions/reference"
+	out := filepath.Join(t.TempDir(), "run")
+	res := wasmeval(t, "run", prob, sub, "--out", out, "--progress", "none", "--no-history")
+	want := "run takes one PROBLEM, got 2 arguments (" + prob + " " + sub + "); the submission is given with --submission: wasmeval run " + prob + " --submission " + sub
+	if res.code != exitUsage || !strings.Contains(res.stderr, want) {
+		t.Errorf("exit %d, stderr %q\nwant %d and %q", res.code, res.stderr, exitUsage, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("the run wrote %s (%v)", out, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,7 +70,18 @@ submission in DIR and write the results journal and a summary per checkpoint.
 
 When DIR holds one directory per checkpoint (named like the checkpoints),
 each checkpoint is evaluated against its own snapshot.`,
-		Args: cobra.RangeArgs(0, 1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) <= 1 {
+				return nil
+			}
+			// "run PROBLEM SUBMISSION" is the natural first guess: say
+			// how the submission is given instead of counting arguments.
+			hint := ""
+			if len(args) == 2 && f.submission == "" {
+				hint = fmt.Sprintf("; the submission is given with --submission: wasmeval run %s --submission %s", args[0], args[1])
+			}
+			return usageErr(fmt.Errorf("run takes one PROBLEM, got %d arguments (%s)%s", len(args), strings.Join(args, " "), hint))
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.resume != "" {
 				problemPath, err := resumeDefaults(cmd, args, &f)
