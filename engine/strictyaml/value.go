@@ -150,11 +150,11 @@ func keyText(k *yaml.Node) (string, error) {
 }
 
 // scalar is a scalar's value: a number as its text when the text is a
-// JSON number, else as yaml.v3 decodes it, a finite number then written
-// as JSON writes it (0x1F is 31, .5 is 0.5).
+// JSON number (numberText), else as yaml.v3 decodes it, a finite number
+// then written as JSON writes it (0x1F is 31, .5 is 0.5).
 func scalar(n *yaml.Node) (any, error) {
-	if (n.Tag == "!!int" || n.Tag == "!!float") && jsonvalue.ValidText(n.Value) {
-		return json.Number(n.Value), nil // 1e999 too, as a JSON document's
+	if text, ok := numberText(n); ok {
+		return json.Number(text), nil
 	}
 	var x any
 	if err := n.Decode(&x); err != nil {
@@ -182,6 +182,27 @@ func Size(n *yaml.Node) int {
 		s += Size(c)
 	}
 	return s
+}
+
+// numberText is the JSON number a scalar writes: its text when YAML reads
+// it as a number, without the leading + and the _ between digits YAML
+// allows (+12_345.0 is 12345.0); and the text of a plain scalar YAML
+// leaves a string only because no float64 holds it (1e999, which a JSON
+// document's number keeps). ok is false for anything else: a quoted or
+// explicitly tagged string stays a string.
+func numberText(n *yaml.Node) (string, bool) {
+	text := n.Value
+	switch {
+	case n.Tag == "!!int" || n.Tag == "!!float":
+		text = strings.ReplaceAll(strings.TrimPrefix(text, "+"), "_", "")
+	case n.Tag == "!!str" && n.Style&(yaml.TaggedStyle|yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0:
+	default:
+		return "", false
+	}
+	if text == "" || !(text[0] == '-' || text[0] >= '0' && text[0] <= '9') || !jsonvalue.ValidText(text) {
+		return "", false
+	}
+	return text, true
 }
 
 // NodeOf is v as a YAML node, as yaml.v3 encodes it, but with a

@@ -32,6 +32,11 @@ oct: 0o17
 half: .5
 inf: .inf
 text: "187.0"
+plus: +12345678901234567890123
+grouped: 12_345_678_901_234_567_890_123.0
+huge: 1e999
+quoted: "1e999"
+tagged: !!str 1e3
 yes: true
 none: null
 1: one
@@ -47,7 +52,9 @@ list: [*base, 2.50]
 	n := func(s string) json.Number { return json.Number(s) }
 	want := map[string]any{
 		"id": n("12345678901234567890123"), "total": n("187.0"), "exp": n("1E+2"), "neg": n("-0.50"),
-		"hex": n("31"), "oct": n("15"), "half": n("0.5"), "inf": math.Inf(1), "text": "187.0", "yes": true, "none": nil,
+		"hex": n("31"), "oct": n("15"), "half": n("0.5"), "inf": math.Inf(1), "text": "187.0",
+		"plus": n("12345678901234567890123"), "grouped": n("12345678901234567890123.0"), "huge": n("1e999"),
+		"quoted": "1e999", "tagged": "1e3", "yes": true, "none": nil,
 		"1": "one", "base": map[string]any{"a": n("1"), "b": n("2")}, "merged": map[string]any{"a": n("1"), "b": n("3")},
 		"list": []any{map[string]any{"a": n("1"), "b": n("2")}, n("2.50")},
 	}

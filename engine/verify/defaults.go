@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/json"
 	"sort"
 
 	"github.com/wasmeval/wasmeval/engine/checkspec"
@@ -59,9 +60,11 @@ func DefaultChecks(expected map[string]any) []checkspec.CheckSpec {
 		case "tool_output":
 			out = append(out, checkspec.CheckSpec{Kind: "tool-output"})
 		default:
+			// A structure, or a number (EXPECTED.json holding 187.0), is
+			// compared as JSON: by value, so an output of 187 matches.
 			kind := "text"
 			switch v.(type) {
-			case map[string]any, []any:
+			case map[string]any, []any, json.Number:
 				kind = "json"
 			}
 			out = append(out, checkspec.CheckSpec{Kind: kind, Attribute: k})

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/wasmeval/wasmeval/plugins/abi/jsonvalue"
 )
@@ -227,15 +228,19 @@ func (c *jsonComparer) typeMismatch(path string, want, got any) {
 	addEntry(&c.diff, DiffEntry{Path: path, Op: "type", Expected: want, Actual: got})
 }
 
-// numbersEqual compares integers exactly (no float rounding for large
-// IDs) and everything else as floats, within the tolerances either way.
+// numbersEqual compares numbers that are integers by value exactly, at
+// any size and however written (12345678901234567890124,
+// 1.2345678901234567890124e22 and 12345678901234567890124.0 are one
+// number, and none is 12345678901234567890123, though all are one
+// float64), and any other number as a float64, within the tolerances
+// either way.
 func (c *jsonComparer) numbersEqual(a, b json.Number) bool {
 	if a == b {
 		return true
 	}
 	var d, scale float64
-	ai, aok := new(big.Int).SetString(string(a), 10)
-	bi, bok := new(big.Int).SetString(string(b), 10)
+	ai, aok := exactInteger(string(a))
+	bi, bok := exactInteger(string(b))
 	if aok && bok {
 		diff := new(big.Int).Sub(ai, bi)
 		if diff.Sign() == 0 {
@@ -257,6 +262,48 @@ func (c *jsonComparer) numbersEqual(a, b json.Number) bool {
 		d, scale = math.Abs(af-bf), math.Max(math.Abs(af), math.Abs(bf))
 	}
 	return d <= c.opts.Tolerance || d <= c.opts.RelTolerance*scale
+}
+
+// maxExactDigits bounds the integers numbersEqual builds: a literal such
+// as 1e1000000000 is an integer too, and is compared as a float64 rather
+// than built digit by digit.
+const maxExactDigits = 4096
+
+// exactInteger is the JSON number s as an integer, when its value is one
+// (a fraction of zeros, an exponent that covers the fraction) of at most
+// maxExactDigits digits.
+func exactInteger(s string) (*big.Int, bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, exp := s, 0
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		e, err := strconv.Atoi(s[i+1:])
+		if err != nil {
+			return nil, false // beyond an int's exponent: not built
+		}
+		mant, exp = s[:i], e
+	}
+	digits := mant
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		digits = mant[:i] + mant[i+1:]
+		exp -= len(mant) - i - 1
+	}
+	// digits × 10^exp: trailing zeros make up a negative exponent.
+	for exp < 0 && strings.HasSuffix(digits, "0") {
+		digits, exp = digits[:len(digits)-1], exp+1
+	}
+	digits = strings.TrimLeft(digits, "0")
+	if digits == "" {
+		return new(big.Int), true // zero, however written
+	}
+	if exp < 0 || len(digits)+exp > maxExactDigits {
+		return nil, false
+	}
+	n, ok := new(big.Int).SetString(digits+strings.Repeat("0", exp), 10)
+	if ok && neg {
+		n.Neg(n)
+	}
+	return n, ok
 }
 
 func jsonType(v any) string {

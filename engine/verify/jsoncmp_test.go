@@ -95,3 +95,37 @@ func TestNormalizeJSONFromYAMLTypes(t *testing.T) {
 		t.Fatalf("YAML-typed value should equal its JSON form: %+v", entries)
 	}
 }
+
+// Numbers that are integers by value compare exactly however they are
+// written; others compare as float64s; tolerances apply to the exact
+// difference of two integers.
+func TestNumbersCompareByValue(t *testing.T) {
+	n := func(s string) any { return json.Number(s) }
+	for _, tc := range []struct {
+		want, got string
+		opts      JSONOptions
+		equal     bool
+	}{
+		{"12345678901234567890123", "12345678901234567890124", JSONOptions{}, false},
+		{"1.2345678901234567890123e22", "12345678901234567890124", JSONOptions{}, false},
+		{"12345678901234567890123", "12345678901234567890124.0", JSONOptions{}, false},
+		{"9007199254740992", "9007199254740993.0", JSONOptions{}, false},
+		{"1000000000000000000000000000001", "1e30", JSONOptions{}, false},
+		{"1.2345678901234567890124e22", "12345678901234567890124.000", JSONOptions{}, true},
+		{"1", "1.0", JSONOptions{}, true},
+		{"100", "1E+2", JSONOptions{}, true},
+		{"0", "-0.0", JSONOptions{}, true},
+		{"0.1", "0.10000000000000001", JSONOptions{}, true}, // one float64
+		{"187.5", "187.0", JSONOptions{}, false},
+		{"1.2345678901234567890123e22", "12345678901234567890124", JSONOptions{Tolerance: 0.5}, false},
+		{"1.2345678901234567890123e22", "12345678901234567890124", JSONOptions{Tolerance: 1}, true},
+		{"1e999", "1e999", JSONOptions{}, true},
+		{"1e999", "2e999", JSONOptions{}, false},
+		{"1e1000000000", "1e1000000000", JSONOptions{}, true},
+	} {
+		entries, _ := CompareJSON(n(tc.want), n(tc.got), tc.opts)
+		if (len(entries) == 0) != tc.equal {
+			t.Errorf("%s against %s (%+v): equal %v, want %v", tc.want, tc.got, tc.opts, len(entries) == 0, tc.equal)
+		}
+	}
+}
