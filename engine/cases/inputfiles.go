@@ -213,10 +213,10 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
 }
 
 func writeJSONWithin(buf *bytes.Buffer, n *yaml.Node, budget *int) error {
+	if *budget--; *budget < 0 {
+		return fmt.Errorf("line %d: the content expands its aliases into too many values", n.Line)
+	}
 	if n.Kind == yaml.AliasNode {
-		if *budget -= strictyaml.Size(n.Alias); *budget < 0 {
-			return fmt.Errorf("line %d: the content expands its aliases into too many values", n.Line)
-		}
 		n = n.Alias
 	}
 	switch n.Kind {

@@ -35,12 +35,12 @@ func JSONValue(node *yaml.Node) (any, error) {
 	return b.value(node, 0)
 }
 
-// AliasBudget is how many values expanding node's aliases may add: the
-// node's own size, and never less than minAliasBudget. Whatever expands
-// a node's aliases (JSONValue, a case's input file written as JSON)
-// charges each expansion its Size and stops past the budget, as yaml.v3
-// stops a document that repeats its anchors too often.
-func AliasBudget(node *yaml.Node) int { return max(Size(node), minAliasBudget) }
+// AliasBudget is how many values whatever walks node may build, its
+// aliases expanded (JSONValue, a case's input file written as JSON): the
+// node's own size, and minAliasBudget more. The walk charges each value it
+// builds and stops past the budget, which only expanding aliases can
+// reach, as yaml.v3 stops a document that repeats its anchors too often.
+func AliasBudget(node *yaml.Node) int { return size(node) + minAliasBudget }
 
 const minAliasBudget = 100_000
 
@@ -52,6 +52,9 @@ func (b *valueBuilder) value(n *yaml.Node, depth int) (any, error) {
 	if depth > jsonvalue.MaxDepth {
 		return nil, fmt.Errorf("line %d: nested more than %d levels deep", n.Line, jsonvalue.MaxDepth)
 	}
+	if b.budget--; b.budget < 0 {
+		return nil, fmt.Errorf("line %d: the document expands its aliases into too many values", n.Line)
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
@@ -59,9 +62,6 @@ func (b *valueBuilder) value(n *yaml.Node, depth int) (any, error) {
 		}
 		return b.value(n.Content[0], depth)
 	case yaml.AliasNode:
-		if b.budget -= Size(n.Alias); b.budget < 0 {
-			return nil, fmt.Errorf("line %d: the document expands its aliases into too many values", n.Line)
-		}
 		return b.value(n.Alias, depth+1)
 	case yaml.SequenceNode:
 		list := make([]any, len(n.Content))
@@ -139,6 +139,9 @@ func keyText(k *yaml.Node) (string, error) {
 	if k.Kind != yaml.ScalarNode {
 		return "", fmt.Errorf("line %d: a mapping key must be a scalar, got %s", k.Line, Describe(k))
 	}
+	if k.Tag == "!!str" {
+		return k.Value, nil // most keys: no decoder needed
+	}
 	var x any
 	if err := k.Decode(&x); err != nil {
 		return "", err
@@ -155,6 +158,12 @@ func keyText(k *yaml.Node) (string, error) {
 func scalar(n *yaml.Node) (any, error) {
 	if text, ok := numberText(n); ok {
 		return json.Number(text), nil
+	}
+	switch n.Tag {
+	case "!!str":
+		return n.Value, nil // most scalars: no decoder needed
+	case "!!null":
+		return nil, nil
 	}
 	var x any
 	if err := n.Decode(&x); err != nil {
@@ -175,11 +184,11 @@ func scalar(n *yaml.Node) (any, error) {
 	return x, nil
 }
 
-// Size counts the nodes under node, itself included (an alias once).
-func Size(n *yaml.Node) int {
+// size counts the nodes under node, itself included (an alias once).
+func size(n *yaml.Node) int {
 	s := 1
 	for _, c := range n.Content {
-		s += Size(c)
+		s += size(c)
 	}
 	return s
 }
