@@ -3,8 +3,9 @@ package cases
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"sort"
+
+	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // FieldError is one expected value of the wrong type.
@@ -44,7 +45,7 @@ func CheckExpected(expected map[string]any) []FieldError {
 	for key, v := range expected {
 		switch key {
 		case "status_code":
-			if !isInteger(v) {
+			if _, ok := verify.IntegerValue(v); !ok {
 				add(key, "", "expected an integer (an exit status, or an HTTP status for the api adapter), got %s", describe(v))
 			}
 		case "files":
@@ -83,23 +84,6 @@ func CheckExpected(expected map[string]any) []FieldError {
 	return out
 }
 
-// isInteger accepts the integer forms YAML, JSON and Go produce, as the
-// status check does.
-func isInteger(v any) bool {
-	switch n := v.(type) {
-	case int, int64, uint64:
-		return true
-	case float64:
-		return n == math.Trunc(n) && !math.IsInf(n, 0)
-	case json.Number:
-		if _, err := n.Int64(); err == nil {
-			return true
-		}
-		f, err := n.Float64() // 2.0, 1e3: integers written as floats, as before
-		return err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63
-	}
-	return false
-}
 
 func describe(v any) string {
 	switch t := v.(type) {

@@ -13,7 +13,7 @@ import (
 func checkStatus(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, expected map[string]any) {
 	got, _ := actualValue(actual, Env{}, res.Attribute)
 	res.Actual = got
-	gotInt, ok := toInt(got)
+	gotInt, ok := IntegerValue(got)
 	if !ok {
 		fail(res, "attribute %s is not available as a number", res.Attribute)
 		return
@@ -32,7 +32,7 @@ func checkStatus(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, 
 		want = v
 	}
 	res.Expected = want
-	wantInt, ok := toInt(want)
+	wantInt, ok := IntegerValue(want)
 	if !ok {
 		fail(res, "expected %s must be an integer, got %v", res.Attribute, want)
 		return
@@ -44,17 +44,19 @@ func checkStatus(res *AttributeResult, spec checkspec.CheckSpec, actual Actual, 
 	}
 }
 
-// toInt accepts the integer forms YAML, JSON and Go produce.
-func toInt(v any) (int64, bool) {
+// IntegerValue is v as an integer when it is one in any form YAML, JSON
+// and Go produce (2, 2.0, 1e3, "2" excluded): what the status check and
+// the validation of a case's expected status code accept.
+func IntegerValue(v any) (int64, bool) {
 	switch n := v.(type) {
 	case int:
 		return int64(n), true
 	case int64:
 		return n, true
 	case uint64:
-		return int64(n), true
+		return int64(n), n < 1<<63
 	case float64:
-		if n == math.Trunc(n) {
+		if n == math.Trunc(n) && math.Abs(n) < 1<<63 {
 			return int64(n), true
 		}
 	case json.Number:
