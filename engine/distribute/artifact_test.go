@@ -84,11 +84,7 @@ func TestPackRefusesSymlinks(t *testing.T) {
 func TestFetchRefusesDigestMismatch(t *testing.T) {
 	e := embedded(t)
 	ctx := context.Background()
-	nc, js, err := Connect(ctx, e.URL(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	_, js := connect(ctx, t, e.URL(), "test")
 	store, err := ensureStreams(ctx, js, Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -129,11 +125,7 @@ func TestPublishReplacesATamperedObject(t *testing.T) {
 	e := embedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	nc, js, err := Connect(ctx, e.URL(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	_, js := connect(ctx, t, e.URL(), "test")
 	store, err := ensureStreams(ctx, js, Config{})
 	if err != nil {
 		t.Fatal(err)

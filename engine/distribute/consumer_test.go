@@ -11,11 +11,7 @@ import (
 func TestWorkerKeepsTheCoordinatorsConsumer(t *testing.T) {
 	e := embedded(t)
 	ctx := context.Background()
-	nc, js, err := Connect(ctx, e.URL(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	_, js := connect(ctx, t, e.URL(), "test")
 	if _, err := ensureStreams(ctx, js, DefaultConfig); err != nil {
 		t.Fatal(err)
 	}

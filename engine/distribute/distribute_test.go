@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -50,6 +53,17 @@ func embedded(t *testing.T) *Embedded {
 	}
 	t.Cleanup(e.Stop)
 	return e
+}
+
+// connect connects to the server at url as name, until the test ends.
+func connect(ctx context.Context, t *testing.T, url, name string) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, js, err := Connect(ctx, url, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc, js
 }
 
 // startWorker runs a worker of version in this process until the test

@@ -24,11 +24,7 @@ func TestGroupsThatExhaustDeliveriesAreHarnessErrors(t *testing.T) {
 	e := embedded(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	nc, js, err := Connect(ctx, e.URL(), "coordinator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc, js := connect(ctx, t, e.URL(), "coordinator")
 	cfg := Config{AckWait: time.Second, MaxDeliver: 2}
 	// A worker that takes every job and never answers.
 	if _, err := ensureStreams(ctx, js, cfg); err != nil {

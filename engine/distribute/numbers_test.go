@@ -66,11 +66,7 @@ esac
 	startWorker(t, e.URL(), "w1", "v-test", h, log)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	nc, js, err := Connect(ctx, e.URL(), "coordinator")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	nc, js := connect(ctx, t, e.URL(), "coordinator")
 	coord := &Coordinator{Conn: nc, JS: js, RunID: "run-numbers", Version: "v-test", ABI: 1,
 		ProblemDir: prob, Submission: sub, Needs: HostCapability("local"), Log: log}
 	spread := verdicts(coord)
