@@ -35,7 +35,7 @@ func PrintFailures(w io.Writer, dir string, limit int) error {
 	}
 	var lines []*line
 	byWhy := map[string]*line{}
-	n, shown := 0, 0
+	n := 0
 	err := EachCase(dir, func(r *result.CaseRecord) error {
 		if o := result.OutcomeOf(r); o != result.OutcomeFailed && o != result.OutcomeError {
 			return nil
@@ -44,14 +44,12 @@ func PrintFailures(w io.Writer, dir string, limit int) error {
 		status, key, why := consoleFailure(r)
 		if l := byWhy[status+why]; l != nil {
 			l.same++
-			shown++
 			return nil
 		}
 		if len(lines) < limit {
 			l := &line{head: status + " " + key, why: why}
 			lines = append(lines, l)
 			byWhy[status+why] = l
-			shown++
 		}
 		return nil
 	})
@@ -60,6 +58,10 @@ func PrintFailures(w io.Writer, dir string, limit int) error {
 	}
 	if n == 0 {
 		return nil
+	}
+	shown := 0
+	for _, l := range lines {
+		shown += 1 + l.same
 	}
 	if n > shown {
 		fmt.Fprintf(w, "\nfailures: %d (%d shown)\n", n, shown)
