@@ -84,7 +84,6 @@ func CheckExpected(expected map[string]any) []FieldError {
 	return out
 }
 
-
 func describe(v any) string {
 	switch t := v.(type) {
 	case nil:
