@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/plugins/host"
@@ -117,12 +118,12 @@ func repin(t *testing.T, prob string, dirs ...string) {
 // (not under the problem) runs on a worker that has neither, with the
 // verdicts of a run on one machine: the plugins travel by digest.
 func TestDistributedRunSendsPluginsFromOutsideTheProblem(t *testing.T) {
-	srv := startNATS(t)
-	startQueueWorker(t, srv.url(), "w1")
+	srv := natstest.Start(t)
+	startQueueWorker(t, srv.URL(), "w1")
 	prob, pluginDir := inventoryWithPluginDir(t)
 	sub := filepath.Join(prob, "submissions", "broken")
 	localCode, local := runRecords(t, filepath.Join(t.TempDir(), "local"), "run", prob, "--submission", sub, "--plugin-dir", pluginDir)
-	distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, "--plugin-dir", pluginDir, "--queue", srv.url())
+	distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, "--plugin-dir", pluginDir, "--queue", srv.URL())
 	if distCode != localCode {
 		t.Errorf("distributed run exited %d, the local one %d", distCode, localCode)
 	}
@@ -150,8 +151,8 @@ func TestDistributedRunSendsPluginsFromOutsideTheProblem(t *testing.T) {
 // draws its cases from it), and the worker finds that loader, bound by
 // name, only because the coordinator sent it.
 func TestDistributedRunSendsTheSeed(t *testing.T) {
-	srv := startNATS(t)
-	startQueueWorker(t, srv.url(), "w1")
+	srv := natstest.Start(t)
+	startQueueWorker(t, srv.URL(), "w1")
 	pluginDir := t.TempDir()
 	wasm := filepath.Join(pluginDir, "seedloader.wasm")
 	if err := pluginbuild.Build("../../engine/run/testdata/seedloader", wasm); err != nil {
@@ -168,7 +169,7 @@ func TestDistributedRunSendsTheSeed(t *testing.T) {
 	})
 	sub := writeTree(t, map[string]string{"echo.sh": `printf '%s' "$1"` + "\n"})
 	_, local := runRecords(t, filepath.Join(t.TempDir(), "local"), "run", prob, "--submission", sub, "--plugin-dir", pluginDir, "--seed", "7")
-	code, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, "--plugin-dir", pluginDir, "--seed", "7", "--queue", srv.url())
+	code, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, "--plugin-dir", pluginDir, "--seed", "7", "--queue", srv.URL())
 	if code != 0 || len(dist) != 3 {
 		t.Fatalf("distributed run exited %d with %d cases, want 0 and the loader's 3", code, len(dist))
 	}
@@ -211,17 +212,17 @@ func tamperObject(t *testing.T, url, digest string) {
 // run's log: the worker then fetches the right plugin and every case
 // gets the verdict of a run on one machine.
 func TestDistributedRunReplacesATamperedPlugin(t *testing.T) {
-	srv := startNATS(t)
+	srv := natstest.Start(t)
 	prob, pluginDir := inventoryWithPluginDir(t)
 	digest, _, err := host.Digest(filepath.Join(pluginDir, "inventory-verifier.wasm"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tamperObject(t, srv.url(), digest)
-	startQueueWorker(t, srv.url(), "w1")
+	tamperObject(t, srv.URL(), digest)
+	startQueueWorker(t, srv.URL(), "w1")
 	out := filepath.Join(t.TempDir(), "dist")
 	code, dist := runRecords(t, out, "run", prob, "--submission", filepath.Join(prob, "submissions", "reference"),
-		"--plugin-dir", pluginDir, "--queue", srv.url())
+		"--plugin-dir", pluginDir, "--queue", srv.URL())
 	if code != 0 || len(dist) != 20 {
 		t.Errorf("run exited %d with %d cases, want 0 and the example's 20", code, len(dist))
 	}
@@ -245,7 +246,7 @@ func TestDistributedRunReplacesATamperedPlugin(t *testing.T) {
 // here), is refused by the worker: no case runs with it, each is an error
 // of the harness naming the object and both digests.
 func TestDistributedRunRefusesATamperedPlugin(t *testing.T) {
-	srv := startNATS(t)
+	srv := natstest.Start(t)
 	prob, pluginDir := inventoryWithPluginDir(t)
 	digest, _, err := host.Digest(filepath.Join(pluginDir, "inventory-verifier.wasm"))
 	if err != nil {
@@ -253,13 +254,13 @@ func TestDistributedRunRefusesATamperedPlugin(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "dist")
 	run := startProc(t, "run", prob, "--submission", filepath.Join(prob, "submissions", "reference"),
-		"--plugin-dir", pluginDir, "--queue", srv.url(), "--out", out, "--progress", "none", "--no-history")
+		"--plugin-dir", pluginDir, "--queue", srv.URL(), "--out", out, "--progress", "none", "--no-history")
 	// The jobs are published once the artifacts are: tamper with the
 	// verifier's object then, before any worker fetches it.
 	waitUntil(t, "the run's jobs are published", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		nc, js, err := distribute.Connect(ctx, srv.url(), "probe")
+		nc, js, err := distribute.Connect(ctx, srv.URL(), "probe")
 		if err != nil {
 			return false
 		}
@@ -271,8 +272,8 @@ func TestDistributedRunRefusesATamperedPlugin(t *testing.T) {
 		info, err := st.Info(ctx)
 		return err == nil && info.State.Msgs > 0
 	})
-	tamperObject(t, srv.url(), digest)
-	w := startQueueWorker(t, srv.url(), "w1")
+	tamperObject(t, srv.URL(), digest)
+	w := startQueueWorker(t, srv.URL(), "w1")
 	code := run.wait(t, "the distributed run")
 	if code != exitInconclusive {
 		t.Errorf("run exited %d, want %d (inconclusive: every case an error of the harness)\n%s", code, exitInconclusive, run.out)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -17,14 +18,9 @@ import (
 // for token, and returns its port.
 func startTokenNATS(t *testing.T, token string) int {
 	t.Helper()
-	if _, err := os.Stat(natsServerBin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing (apt-get install nats-server): %v", natsServerBin, err)
-		}
-		t.Skipf("%s is missing (apt-get install nats-server)", natsServerBin)
-	}
-	port := freePort(t)
-	srv := exec.Command(natsServerBin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", t.TempDir(), "--auth", token)
+	natstest.Require(t)
+	port := natstest.FreePort(t)
+	srv := exec.Command(natstest.Bin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", t.TempDir(), "--auth", token)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +42,7 @@ func TestQueueTokenAndServerList(t *testing.T) {
 	const token = "t0ken-s3cret"
 	port := startTokenNATS(t, token)
 	live := "nats://" + token + "@127.0.0.1:" + strconv.Itoa(port)
-	dead := "nats://" + token + "@127.0.0.1:" + strconv.Itoa(freePort(t))
+	dead := "nats://" + token + "@127.0.0.1:" + strconv.Itoa(natstest.FreePort(t))
 	list := dead + "," + live
 
 	w := startProc(t, "worker", "--queue", list, "--slots", "2", "--name", "tok", "--cache", t.TempDir())
@@ -73,7 +69,7 @@ func TestQueueAuthErrorsAreOneLine(t *testing.T) {
 	port := startTokenNATS(t, token)
 	wrong := "nats://wr0ng-t0ken@127.0.0.1:" + strconv.Itoa(port)
 	live := "nats://" + token + "@127.0.0.1:" + strconv.Itoa(port)
-	deadList := "nats://127.0.0.1:" + strconv.Itoa(freePort(t)) + ",nats://127.0.0.1:" + strconv.Itoa(freePort(t))
+	deadList := "nats://127.0.0.1:" + strconv.Itoa(natstest.FreePort(t)) + ",nats://127.0.0.1:" + strconv.Itoa(natstest.FreePort(t))
 	missing := filepath.Join(t.TempDir(), "missing.creds")
 	garbage := filepath.Join(t.TempDir(), "garbage.creds")
 	if err := os.WriteFile(garbage, []byte("not a credentials file\n"), 0o600); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -78,12 +79,7 @@ func userCreds(t *testing.T, a natsAccount) string {
 // user's credentials file, and refuses a user of an account it does not
 // know with one line.
 func TestQueueCredentialsFile(t *testing.T) {
-	if _, err := os.Stat(natsServerBin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing (apt-get install nats-server): %v", natsServerBin, err)
-		}
-		t.Skipf("%s is missing (apt-get install nats-server)", natsServerBin)
-	}
+	natstest.Require(t)
 	operator, err := nkeys.CreateOperator()
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +93,7 @@ func TestQueueCredentialsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	sys, acct, stranger := newNATSAccount(t, operator, false), newNATSAccount(t, operator, true), newNATSAccount(t, operator, true)
-	port := freePort(t)
+	port := natstest.FreePort(t)
 	conf := filepath.Join(t.TempDir(), "nats.conf")
 	text := "listen: 127.0.0.1:" + strconv.Itoa(port) + "\n" +
 		"operator: " + ojwt + "\n" +
@@ -109,7 +105,7 @@ func TestQueueCredentialsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := &lockedBuffer{}
-	srv := exec.Command(natsServerBin, "-c", conf)
+	srv := exec.Command(natstest.Bin, "-c", conf)
 	srv.Stdout, srv.Stderr = log, log
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
 )
@@ -17,18 +18,18 @@ import (
 // local runtime, serving the same queue, gets none of them.
 func TestDistributedDockerWorker(t *testing.T) {
 	image := dockertest.Image(t, "python")
-	srv := startNATS(t)
+	srv := natstest.Start(t)
 	spec := writeSpec(t, "runtime: docker\nimage: "+image+"\nmemory: 256MiB\n")
 
-	local := startProc(t, "worker", "--queue", srv.url(), "--slots", "2", "--name", "plain", "--runtime", "local", "--cache", t.TempDir())
-	dock := startProc(t, "worker", "--queue", srv.url(), "--slots", "2", "--name", "dock", "--runtime", "docker", "--cache", t.TempDir())
+	local := startProc(t, "worker", "--queue", srv.URL(), "--slots", "2", "--name", "plain", "--runtime", "local", "--cache", t.TempDir())
+	dock := startProc(t, "worker", "--queue", srv.URL(), "--slots", "2", "--name", "dock", "--runtime", "docker", "--cache", t.TempDir())
 	for _, w := range []*proc{local, dock} {
 		w := w
 		waitUntil(t, "the workers serve", func() bool { return strings.Contains(w.out.String(), "serving") })
 	}
 	out := filepath.Join(t.TempDir(), "run")
 	coord := startProc(t, "run", batchExample+"/problems/add", "--submission", batchExample+"/submissions/reference/add",
-		"--env", spec, "--queue", srv.url(), "--progress", "none", "--out", out, "--no-history")
+		"--env", spec, "--queue", srv.URL(), "--progress", "none", "--out", out, "--no-history")
 	if code := coord.wait(t, "the coordinator"); code != 0 {
 		t.Fatalf("run exited %d:\n%s\nDocker worker:\n%s\nlocal worker:\n%s", code, coord.out, dock.out, local.out)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -23,7 +24,7 @@ import (
 // the coordinator was away (killed), and its jobs' messages are still in
 // the stream's duplicate window, so the resume publishes nothing new.
 func TestResumeGivesUpGroupsExhaustedWhileNoCoordinatorRan(t *testing.T) {
-	srv := startNATS(t)
+	srv := natstest.Start(t)
 	prob := writeTree(t, map[string]string{
 		"config.yaml":            "name: tiny\ncommand: sh echo.sh\ncheckpoints:\n  c1:\n    groups:\n      g1: {type: Core}\n      g2: {type: Core}\n",
 		"c1/g1/case_1/case.yaml": "expected: {status_code: 0}\n",
@@ -32,11 +33,11 @@ func TestResumeGivesUpGroupsExhaustedWhileNoCoordinatorRan(t *testing.T) {
 	})
 	sub := writeTree(t, map[string]string{"echo.sh": "echo ok\n"})
 	out := filepath.Join(t.TempDir(), "run")
-	queue := []string{"--queue", srv.url(), "--ack-wait", "1s", "--max-deliver", "2", "--progress", "none", "--no-history"}
+	queue := []string{"--queue", srv.URL(), "--ack-wait", "1s", "--max-deliver", "2", "--progress", "none", "--no-history"}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	nc, js, err := distribute.Connect(ctx, srv.url(), "test")
+	nc, js, err := distribute.Connect(ctx, srv.URL(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

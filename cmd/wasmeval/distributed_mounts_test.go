@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime/docker/dockertest"
 )
@@ -36,13 +37,13 @@ func mountedProblem(t *testing.T, image, value string, writable bool) (prob, sub
 // before anything is handed out: each worker would write to a copy.
 func TestDistributedRunSendsMountSources(t *testing.T) {
 	image := dockertest.Image(t, "python")
-	srv := startNATS(t)
-	dock := startProc(t, "worker", "--queue", srv.url(), "--slots", "1", "--name", "dock", "--runtime", "docker", "--cache", t.TempDir())
+	srv := natstest.Start(t)
+	dock := startProc(t, "worker", "--queue", srv.URL(), "--slots", "1", "--name", "dock", "--runtime", "docker", "--cache", t.TempDir())
 	waitUntil(t, "the worker serves", func() bool { return strings.Contains(dock.out.String(), "serving") })
 
 	prob, sub, shared, spec := mountedProblem(t, image, "mounted-41", false)
 	out := filepath.Join(t.TempDir(), "run")
-	coord := startProc(t, "run", prob, "--submission", sub, "--env", spec, "--mount-root", shared, "--queue", srv.url(),
+	coord := startProc(t, "run", prob, "--submission", sub, "--env", spec, "--mount-root", shared, "--queue", srv.URL(),
 		"--progress", "none", "--out", out, "--no-history")
 	if code := coord.wait(t, "the coordinator"); code != 0 {
 		t.Fatalf("run exited %d:\n%s\nworker:\n%s", code, coord.out, dock.out)
@@ -50,7 +51,7 @@ func TestDistributedRunSendsMountSources(t *testing.T) {
 	eachCaseOnce(t, out, 1, result.OutcomePassed)
 
 	prob, sub, shared, spec = mountedProblem(t, image, "mounted-42", true)
-	coord = startProc(t, "run", prob, "--submission", sub, "--env", spec, "--mount-root", shared, "--queue", srv.url(),
+	coord = startProc(t, "run", prob, "--submission", sub, "--env", spec, "--mount-root", shared, "--queue", srv.URL(),
 		"--progress", "none", "--out", filepath.Join(t.TempDir(), "rw"), "--no-history")
 	code := coord.wait(t, "the coordinator of a writable mount")
 	if code != exitUsage || !strings.Contains(coord.out.String(), "mounts[0] ("+shared) ||

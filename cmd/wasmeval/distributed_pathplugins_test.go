@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/plugins/host"
 )
@@ -107,8 +108,8 @@ func sameQueueVerdicts(t *testing.T, local, dist map[string]*result.CaseRecord) 
 // verdicts of a run on one machine (the top group's cases are scored by
 // the moved evaluator).
 func TestDistributedRunSendsPluginsBoundByPathOutsideTheProblem(t *testing.T) {
-	srv := startNATS(t)
-	startQueueWorker(t, srv.url(), "w1")
+	srv := natstest.Start(t)
+	startQueueWorker(t, srv.URL(), "w1")
 	for _, tc := range []struct {
 		name    string
 		inCases bool
@@ -125,7 +126,7 @@ func TestDistributedRunSendsPluginsBoundByPathOutsideTheProblem(t *testing.T) {
 			}
 			sub := filepath.Join(prob, "submissions", "reference")
 			localCode, local := runRecords(t, filepath.Join(t.TempDir(), "local"), "run", prob, "--submission", sub, allow, shared)
-			distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, allow, shared, "--queue", srv.url())
+			distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, allow, shared, "--queue", srv.URL())
 			if localCode != 0 || distCode != 0 {
 				t.Errorf("local run exited %d, distributed %d; want 0 (the reference submission)", localCode, distCode)
 			}
@@ -140,9 +141,9 @@ func TestDistributedRunSendsPluginsBoundByPathOutsideTheProblem(t *testing.T) {
 // refused before any job is published, naming the case file, the key, the
 // plugin and why.
 func TestDistributedRunRefusesACasePluginOutsideTheMountRoots(t *testing.T) {
-	srv := startNATS(t)
+	srv := natstest.Start(t)
 	prob, _ := inventoryWithOutsideRanking(t, true)
-	p := startProc(t, "run", prob, "--submission", filepath.Join(prob, "submissions", "reference"), "--queue", srv.url(),
+	p := startProc(t, "run", prob, "--submission", filepath.Join(prob, "submissions", "reference"), "--queue", srv.URL(),
 		"--out", filepath.Join(t.TempDir(), "dist"), "--progress", "none", "--no-history")
 	code := p.wait(t, "the distributed run")
 	out := p.out.String()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -57,11 +58,11 @@ func assetsProblem(t *testing.T) (prob, sub, shared string) {
 // (or anything of shared) runs the cases on the same bytes as a run on
 // one machine, and their outputs are the local run's.
 func TestDistributedRunSendsPathsUnderTheMountRoot(t *testing.T) {
-	srv := startNATS(t)
-	w := startQueueWorker(t, srv.url(), "w1")
+	srv := natstest.Start(t)
+	w := startQueueWorker(t, srv.URL(), "w1")
 	prob, sub, shared := assetsProblem(t)
 	localCode, local := runRecords(t, filepath.Join(t.TempDir(), "local"), "run", prob, "--submission", sub, "--mount-root", shared)
-	distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, "--mount-root", shared, "--queue", srv.url())
+	distCode, dist := runRecords(t, filepath.Join(t.TempDir(), "dist"), "run", prob, "--submission", sub, "--mount-root", shared, "--queue", srv.URL())
 	if localCode != 0 || distCode != 0 {
 		t.Errorf("local run exited %d, distributed %d; want 0\nworker:\n%s", localCode, distCode, w.out)
 	}
@@ -87,13 +88,13 @@ func TestDistributedRunSendsPathsUnderTheMountRoot(t *testing.T) {
 // cannot be sent as the local run reads it: the run is refused before any
 // group is handed out, naming the link and why.
 func TestDistributedRunRefusesASymlinkInAPathUnderTheMountRoot(t *testing.T) {
-	srv := startNATS(t)
+	srv := natstest.Start(t)
 	prob, sub, shared := assetsProblem(t)
 	link := filepath.Join(shared, "tree", "inner", "link.bin")
 	if err := os.Symlink(filepath.Join(shared, "blob.bin"), link); err != nil {
 		t.Fatal(err)
 	}
-	p := startProc(t, "run", prob, "--submission", sub, "--mount-root", shared, "--queue", srv.url(),
+	p := startProc(t, "run", prob, "--submission", sub, "--mount-root", shared, "--queue", srv.URL(),
 		"--out", filepath.Join(t.TempDir(), "dist"), "--progress", "none", "--no-history")
 	code := p.wait(t, "the distributed run")
 	out := p.out.String()
@@ -107,7 +108,7 @@ func TestDistributedRunRefusesASymlinkInAPathUnderTheMountRoot(t *testing.T) {
 // "..") is refused before any group is handed out: the problem travels
 // on its own, and the message says what to name instead.
 func TestDistributedRunRefusesAPathHoldingTheProblem(t *testing.T) {
-	srv := startNATS(t)
+	srv := natstest.Start(t)
 	prob, sub, _ := assetsProblem(t)
 	cfg := filepath.Join(prob, "config.yaml")
 	b, err := os.ReadFile(cfg)
@@ -118,7 +119,7 @@ func TestDistributedRunRefusesAPathHoldingTheProblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := filepath.Dir(prob)
-	p := startProc(t, "run", prob, "--submission", sub, "--mount-root", root, "--queue", srv.url(),
+	p := startProc(t, "run", prob, "--submission", sub, "--mount-root", root, "--queue", srv.URL(),
 		"--out", filepath.Join(t.TempDir(), "dist"), "--progress", "none", "--no-history")
 	code := p.wait(t, "the distributed run")
 	if out := p.out.String(); code != exitUsage || !strings.Contains(out, root+" holds the problem directory "+prob) {

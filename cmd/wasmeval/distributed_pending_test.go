@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
 
@@ -122,19 +123,19 @@ func TestLocalWorkersSlotsBoundTheGroupsInFlight(t *testing.T) {
 // --max-pending sets the queue's unacknowledged limit; --slots belongs to
 // --workers, and is refused with --queue.
 func TestQueueMaxPending(t *testing.T) {
-	srv := startNATS(t)
-	startQueueWorker(t, srv.url(), "w1")
+	srv := natstest.Start(t)
+	startQueueWorker(t, srv.URL(), "w1")
 	out := filepath.Join(t.TempDir(), "run")
 	code, recs := runRecords(t, out, "run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/reference",
-		"--queue", srv.url(), "--max-pending", "3")
+		"--queue", srv.URL(), "--max-pending", "3")
 	if code != 0 || len(recs) != 20 {
 		t.Fatalf("run exited %d with %d cases, want 0 and 20", code, len(recs))
 	}
-	if info := workConsumer(t, srv.url()); info == nil || info.Config.MaxAckPending != 3 {
+	if info := workConsumer(t, srv.URL()); info == nil || info.Config.MaxAckPending != 3 {
 		t.Errorf("work consumer %+v, want MaxAckPending 3", info)
 	}
 	p := startProc(t, "run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/reference",
-		"--queue", srv.url(), "--slots", "4", "--out", filepath.Join(t.TempDir(), "bad"), "--progress", "none", "--no-history")
+		"--queue", srv.URL(), "--slots", "4", "--out", filepath.Join(t.TempDir(), "bad"), "--progress", "none", "--no-history")
 	if code := p.wait(t, "run --queue --slots"); code != exitUsage || !strings.Contains(p.out.String(), "--slots is each local worker's (--workers)") {
 		t.Errorf("run --queue --slots exited %d, want %d and why:\n%s", code, exitUsage, p.out)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
@@ -59,13 +60,13 @@ func recordsSent(t *testing.T, url string) int {
 // as a resume on one machine does, so no finished case is redone and
 // sent again; every case is still recorded once.
 func TestResumedGroupsSkipFinishedCasesOnWorkers(t *testing.T) {
-	first := startNATS(t)
-	startQueueWorker(t, first.url(), "w1")
+	first := natstest.Start(t)
+	startQueueWorker(t, first.URL(), "w1")
 	out := filepath.Join(t.TempDir(), "run")
-	if code, recs := runRecords(t, out, "run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/reference", "--queue", first.url()); code != 0 || len(recs) != 20 {
+	if code, recs := runRecords(t, out, "run", "../../examples/inventory", "--submission", "../../examples/inventory/submissions/reference", "--queue", first.URL()); code != 0 || len(recs) != 20 {
 		t.Fatalf("first run exited %d with %d cases, want 0 and 20", code, len(recs))
 	}
-	first.stop()
+	first.Stop()
 	// Keep the journal's first 12 records: some groups finished, some
 	// partly, some not begun.
 	const kept = 12
@@ -82,14 +83,14 @@ func TestResumedGroupsSkipFinishedCasesOnWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	second := startNATS(t)
-	w := startQueueWorker(t, second.url(), "w2")
-	again := startProc(t, "run", "--resume", out, "--queue", second.url(), "--progress", "none", "--no-history")
+	second := natstest.Start(t)
+	w := startQueueWorker(t, second.URL(), "w2")
+	again := startProc(t, "run", "--resume", out, "--queue", second.URL(), "--progress", "none", "--no-history")
 	if code := again.wait(t, "the resumed run"); code != 0 {
 		t.Fatalf("run --resume exited %d:\n%s\nworker:\n%s", code, again.out, w.out)
 	}
 	eachCaseOnce(t, out, 20, result.OutcomePassed)
-	if sent := recordsSent(t, second.url()); sent != 20-kept {
+	if sent := recordsSent(t, second.URL()); sent != 20-kept {
 		t.Errorf("workers sent %d records for the resumed run, want the %d cases not finished:\n%s", sent, 20-kept, w.out)
 	}
 	if !regexp.MustCompile(`\(delivery 1; \d+ case\(s\) finished already\)`).MatchString(w.out.String()) {

@@ -5,93 +5,20 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
 )
-
-// natsServerBin is Debian's nats-server (apt-get install nats-server).
-const natsServerBin = "/usr/sbin/nats-server"
-
-// natsServer is a real nats-server process with JetStream on, on
-// loopback, keeping its streams in dir.
-type natsServer struct {
-	t    *testing.T
-	port int
-	dir  string
-	cmd  *exec.Cmd
-	log  *os.File
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-func startNATS(t *testing.T) *natsServer {
-	t.Helper()
-	if _, err := os.Stat(natsServerBin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing (apt-get install nats-server): %v", natsServerBin, err)
-		}
-		t.Skipf("%s is missing (apt-get install nats-server)", natsServerBin)
-	}
-	s := &natsServer{t: t, port: freePort(t), dir: t.TempDir()}
-	log, err := os.Create(filepath.Join(t.TempDir(), "nats.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.log = log
-	s.start()
-	t.Cleanup(s.stop)
-	return s
-}
-
-func (s *natsServer) url() string { return "nats://127.0.0.1:" + strconv.Itoa(s.port) }
-
-func (s *natsServer) start() {
-	s.t.Helper()
-	s.cmd = exec.Command(natsServerBin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-sd", s.dir)
-	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	waitUntil(s.t, "nats-server answers", func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		nc, _, err := distribute.Connect(ctx, s.url(), "probe")
-		if err != nil {
-			return false
-		}
-		nc.Close()
-		return true
-	})
-}
-
-func (s *natsServer) stop() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	_ = s.cmd.Wait()
-	s.cmd = nil
-}
 
 // waitUntil polls cond until it holds, failing the test after a generous
 // deadline: the machine is shared and slow, nothing here is timed.
@@ -242,19 +169,19 @@ func eachCaseOnce(t *testing.T, out string, cases int, want result.Outcome) {
 // the server is stopped for a few seconds and started again on the same
 // store. Each time every case is recorded exactly once.
 func TestDistributedRunAgainstRealServer(t *testing.T) {
-	srv := startNATS(t)
+	srv := natstest.Start(t)
 	sub := slowSubmission(t)
 	cache := t.TempDir()
 	var workers []*proc
 	for i := 1; i <= 3; i++ {
-		workers = append(workers, startProc(t, "worker", "--queue", srv.url(), "--slots", "1", "--name", "w"+strconv.Itoa(i),
+		workers = append(workers, startProc(t, "worker", "--queue", srv.URL(), "--slots", "1", "--name", "w"+strconv.Itoa(i),
 			"--cache", filepath.Join(cache, strconv.Itoa(i))))
 	}
 	for i, w := range workers {
 		waitUntil(t, "worker "+strconv.Itoa(i+1)+" serves", func() bool { return strings.Contains(w.out.String(), "serving") })
 	}
 	runArgs := func(out string) []string {
-		return []string{"run", "../../examples/inventory", "--submission", sub, "--queue", srv.url(), "--ack-wait", "3s",
+		return []string{"run", "../../examples/inventory", "--submission", sub, "--queue", srv.URL(), "--ack-wait", "3s",
 			"--progress", "none", "--out", out, "--no-history"}
 	}
 
@@ -307,13 +234,13 @@ func TestDistributedRunAgainstRealServer(t *testing.T) {
 		if n := journalLines(out); n >= 20 {
 			t.Logf("the run had finished (%d records) before the coordinator was killed", n)
 		}
-		again := startProc(t, "run", "--resume", out, "--queue", srv.url(), "--ack-wait", "3s", "--progress", "none", "--no-history")
+		again := startProc(t, "run", "--resume", out, "--queue", srv.URL(), "--ack-wait", "3s", "--progress", "none", "--no-history")
 		if code := again.wait(t, "the resumed coordinator"); code != 0 {
 			t.Fatalf("run --resume exited %d:\n%s", code, again.out)
 		}
 		everyCaseOnce(t, out)
 		// Resumed once more, finished: nothing is handed out or waited for.
-		done := startProc(t, "run", "--resume", out, "--queue", srv.url(), "--ack-wait", "3s", "--progress", "none", "--no-history")
+		done := startProc(t, "run", "--resume", out, "--queue", srv.URL(), "--ack-wait", "3s", "--progress", "none", "--no-history")
 		if code := done.wait(t, "the coordinator of a finished run"); code != 0 {
 			t.Fatalf("run --resume of a finished run exited %d:\n%s", code, done.out)
 		}
@@ -324,9 +251,9 @@ func TestDistributedRunAgainstRealServer(t *testing.T) {
 		out := filepath.Join(t.TempDir(), "run")
 		coord := startProc(t, runArgs(out)...)
 		waitUntil(t, "two records are in", func() bool { return journalLines(out) >= 2 })
-		srv.stop()
+		srv.Stop()
 		time.Sleep(3 * time.Second) // the outage itself, not a wait for a condition
-		srv.start()
+		srv.Start()
 		if code := coord.wait(t, "the coordinator"); code != 0 {
 			t.Fatalf("run exited %d:\n%s", code, coord.out)
 		}
@@ -342,14 +269,9 @@ func TestDistributedRunAgainstRealServer(t *testing.T) {
 // A server that cannot be reached, or that refuses the credentials, is
 // one clear line and exit 2, for the coordinator and for a worker.
 func TestQueueBadServerIsOneLine(t *testing.T) {
-	if _, err := os.Stat(natsServerBin); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing (apt-get install nats-server): %v", natsServerBin, err)
-		}
-		t.Skipf("%s is missing (apt-get install nats-server)", natsServerBin)
-	}
-	port := freePort(t)
-	srv := exec.Command(natsServerBin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", t.TempDir(), "--user", "eval", "--pass", "s3cret")
+	natstest.Require(t)
+	port := natstest.FreePort(t)
+	srv := exec.Command(natstest.Bin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", t.TempDir(), "--user", "eval", "--pass", "s3cret")
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +284,7 @@ func TestQueueBadServerIsOneLine(t *testing.T) {
 		}
 		return err == nil
 	})
-	unreachable := "nats://127.0.0.1:" + strconv.Itoa(freePort(t))
+	unreachable := "nats://127.0.0.1:" + strconv.Itoa(natstest.FreePort(t))
 	for _, tc := range []struct{ url, want string }{
 		{unreachable, "cannot reach the NATS server at " + unreachable},
 		{"nats://eval:wrong@127.0.0.1:" + strconv.Itoa(port), "refused the credentials (authorization violation)"},

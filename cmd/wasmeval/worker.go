@@ -147,6 +147,8 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 				RetryErrors: job.Settings.RetryErrors, RetryBackoff: time.Duration(job.Settings.RetryBackoff * float64(time.Second)),
 				VerdictCache: cacheFlags.open(cmd.ErrOrStderr())})
 		}}
-	fmt.Fprintf(cmd.ErrOrStderr(), "worker %s: serving %v on %s with %d slot(s)\n", f.name, f.runtimes, distribute.Redacted(f.queue), f.slots)
+	w.Ready = func() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "worker %s: serving %v on %s with %d slot(s)\n", f.name, f.runtimes, distribute.Redacted(f.queue), f.slots)
+	}
 	return w.Serve(ctx)
 }

@@ -85,7 +85,7 @@ func TestFetchRefusesDigestMismatch(t *testing.T) {
 	e := embedded(t)
 	ctx := context.Background()
 	_, js := connect(ctx, t, e.URL(), "test")
-	store, err := ensureStreams(ctx, js, Config{})
+	store, err := ensureStreams(ctx, js, Config{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestPublishReplacesATamperedObject(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	_, js := connect(ctx, t, e.URL(), "test")
-	store, err := ensureStreams(ctx, js, Config{})
+	store, err := ensureStreams(ctx, js, Config{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,18 +3,16 @@ package distribute
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
 	"runtime/metrics"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/engine/distribute/natstest"
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
@@ -166,7 +164,9 @@ func (syntheticRunner) Close() {}
 // streams records to the journal and spools the summaries' per-case
 // entries.
 func BenchmarkCoordinatorHeap(b *testing.B) {
-	url := externalNATS(b)
+	// A nats-server process of its own, so the streams it holds are not
+	// counted in this process's heap.
+	url := natstest.Start(b).URL()
 	prob, sub := sleepProblem(b, 100, 0)
 	for _, cases := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("cases=%d", cases), func(b *testing.B) {
@@ -219,40 +219,4 @@ func peakHeap(fn func()) (inuse, live uint64) {
 	close(stop)
 	wg.Wait()
 	return peak.Load(), peakLive.Load()
-}
-
-// externalNATS starts Debian's nats-server as a process of its own, so
-// the streams it holds are not counted in this process's heap.
-func externalNATS(b *testing.B) string {
-	const bin = "/usr/sbin/nats-server"
-	if _, err := os.Stat(bin); err != nil {
-		if os.Getenv("CI") == "true" {
-			b.Fatalf("%s is missing (apt-get install nats-server): %v", bin, err)
-		}
-		b.Skipf("%s is missing (apt-get install nats-server)", bin)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", b.TempDir())
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	url := "nats://127.0.0.1:" + strconv.Itoa(port)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		nc, _, err := Connect(context.Background(), url, "probe")
-		if err == nil {
-			nc.Close()
-			return url
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("nats-server did not answer: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }

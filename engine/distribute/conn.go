@@ -112,14 +112,12 @@ func Connect(ctx context.Context, addr, name string, opts ...Option) (*nats.Conn
 			shown = redact(cu)
 		}
 	}
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(APITimeout))
 	if err != nil {
 		nc.Close()
 		return nil, nil, fmt.Errorf("NATS server %s: %w", shown, err)
 	}
-	actx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if _, err := js.AccountInfo(actx); err != nil {
+	if _, err := js.AccountInfo(ctx); err != nil {
 		nc.Close()
 		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
 			return nil, nil, fmt.Errorf("NATS server %s has no JetStream: start it with -js", shown)
@@ -185,32 +183,93 @@ func redact(u *url.URL) string {
 	return c.String()
 }
 
+// APITimeout is how long a JetStream request given no deadline of its
+// own waits for the server's answer. The client's default, 5 s, is
+// shorter than a loaded server can take to create a file-backed stream
+// (it writes and syncs the stream's files first): workers that started
+// together on a busy machine each gave up on their first request and
+// exited. A request that is asked again (setUp, retry) waits this long
+// each time.
+const APITimeout = 30 * time.Second
+
+// setUp runs step, one request that sets the streams or consumers up,
+// again while the server is only slow or away (see transient), until
+// ctx ends; logf hears of each attempt given up. Any other error is
+// returned at once: a stream set up another way, or a permission
+// refused, does not change by asking again.
+func setUp(ctx context.Context, logf func(format string, args ...any), step func() error) error {
+	wait := 500 * time.Millisecond
+	for {
+		err := step()
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		if logf != nil {
+			logf("the NATS server did not answer (%v); asking again", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// transient reports whether err says the server did not answer in
+// time, or that its JetStream is not there at the moment (restarting,
+// or electing a leader): what a later attempt may not meet.
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders),
+		errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrDisconnected):
+		return true
+	case errors.As(err, &apiErr):
+		return apiErr.Code == 503 || apiErr.Code == 408
+	}
+	return false
+}
+
 // ensureStreams creates (or updates) the work stream, the results stream,
-// the advisories stream and the artifact store. Both are kept on disk: a server that restarts
-// keeps the jobs and the records not yet journaled.
-func ensureStreams(ctx context.Context, js jetstream.JetStream, cfg Config) (jetstream.ObjectStore, error) {
+// the advisories stream and the artifact store, each asked again while
+// the server is slow or away (setUp). All are kept on disk: a server that
+// restarts keeps the jobs and the records not yet journaled.
+func ensureStreams(ctx context.Context, js jetstream.JetStream, cfg Config, logf func(string, ...any)) (jetstream.ObjectStore, error) {
 	cfg = cfg.withDefaults()
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: WorkStream, Subjects: []string{workPrefix + ".>"}, Retention: jetstream.WorkQueuePolicy,
-		Storage: jetstream.FileStorage, Duplicates: cfg.Duplicates,
-	}); err != nil {
-		return nil, fmt.Errorf("work stream %s: %w", WorkStream, err)
+	streams := []struct {
+		what string
+		cfg  jetstream.StreamConfig
+	}{
+		{"work stream", jetstream.StreamConfig{
+			Name: WorkStream, Subjects: []string{workPrefix + ".>"}, Retention: jetstream.WorkQueuePolicy,
+			Storage: jetstream.FileStorage, Duplicates: cfg.Duplicates,
+		}},
+		{"results stream", jetstream.StreamConfig{
+			Name: ResultsStream, Subjects: []string{resultsPrefix + ".>"}, Retention: jetstream.LimitsPolicy,
+			Storage: jetstream.FileStorage, Duplicates: cfg.Duplicates, MaxAge: 7 * 24 * time.Hour,
+		}},
+		// Created before any job is: an advisory made while no stream
+		// captured it is lost.
+		{"advisories stream", jetstream.StreamConfig{
+			Name: AdvisoryStream, Subjects: []string{maxDeliveriesSubject}, Retention: jetstream.LimitsPolicy,
+			Storage: jetstream.FileStorage, MaxAge: 7 * 24 * time.Hour,
+		}},
 	}
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: ResultsStream, Subjects: []string{resultsPrefix + ".>"}, Retention: jetstream.LimitsPolicy,
-		Storage: jetstream.FileStorage, Duplicates: cfg.Duplicates, MaxAge: 7 * 24 * time.Hour,
-	}); err != nil {
-		return nil, fmt.Errorf("results stream %s: %w", ResultsStream, err)
+	for _, st := range streams {
+		err := setUp(ctx, logf, func() error {
+			_, err := js.CreateOrUpdateStream(ctx, st.cfg)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", st.what, st.cfg.Name, err)
+		}
 	}
-	// Created before any job is: an advisory made while no stream
-	// captured it is lost.
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: AdvisoryStream, Subjects: []string{maxDeliveriesSubject}, Retention: jetstream.LimitsPolicy,
-		Storage: jetstream.FileStorage, MaxAge: 7 * 24 * time.Hour,
-	}); err != nil {
-		return nil, fmt.Errorf("advisories stream %s: %w", AdvisoryStream, err)
-	}
-	store, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: ArtifactBucket, Storage: jetstream.FileStorage})
+	var store jetstream.ObjectStore
+	err := setUp(ctx, logf, func() (err error) {
+		store, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: ArtifactBucket, Storage: jetstream.FileStorage})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("artifact store %s: %w", ArtifactBucket, err)
 	}

@@ -12,7 +12,7 @@ func TestWorkerKeepsTheCoordinatorsConsumer(t *testing.T) {
 	e := embedded(t)
 	ctx := context.Background()
 	_, js := connect(ctx, t, e.URL(), "test")
-	if _, err := ensureStreams(ctx, js, DefaultConfig); err != nil {
+	if _, err := ensureStreams(ctx, js, DefaultConfig, nil); err != nil {
 		t.Fatal(err)
 	}
 	limit := func(c Capability) int {

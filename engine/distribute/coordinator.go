@@ -118,11 +118,14 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 	if !validToken(c.RunID) {
 		return fmt.Errorf("run id %q cannot name a subject", c.RunID)
 	}
-	store, err := ensureStreams(ctx, c.JS, c.Config)
+	store, err := ensureStreams(ctx, c.JS, c.Config, c.logf)
 	if err != nil {
 		return err
 	}
-	if _, err := ensureWorkConsumer(ctx, c.JS, c.Needs, c.Config); err != nil {
+	if err := setUp(ctx, c.logf, func() error {
+		_, err := ensureWorkConsumer(ctx, c.JS, c.Needs, c.Config)
+		return err
+	}); err != nil {
 		return err
 	}
 	problemDigest, rep, err := Publish(ctx, store, c.ProblemDir)

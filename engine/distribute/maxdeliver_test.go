@@ -27,7 +27,7 @@ func TestGroupsThatExhaustDeliveriesAreHarnessErrors(t *testing.T) {
 	nc, js := connect(ctx, t, e.URL(), "coordinator")
 	cfg := Config{AckWait: time.Second, MaxDeliver: 2}
 	// A worker that takes every job and never answers.
-	if _, err := ensureStreams(ctx, js, cfg); err != nil {
+	if _, err := ensureStreams(ctx, js, cfg, nil); err != nil {
 		t.Fatal(err)
 	}
 	cons, err := ensureWorkConsumer(ctx, js, HostCapability("local"), cfg)

@@ -58,8 +58,13 @@ type Worker struct {
 	// CacheDir holds the artifacts fetched (by digest).
 	CacheDir string
 	Prepare  Prepare
-	// Log hears of each job taken and finished, refused or returned.
+	// Log hears of each job taken and finished, refused or returned, and
+	// of each request to set the queue up that the server left
+	// unanswered.
 	Log io.Writer
+	// Ready, if set, is called once the streams and the work consumers
+	// are set up, before the first job is asked for.
+	Ready func()
 
 	mu       sync.Mutex
 	prepared map[string]*preparedRunner
@@ -90,20 +95,32 @@ func (w *Worker) Serve(ctx context.Context) error {
 	if len(w.Capabilities) == 0 {
 		return errors.New("worker: no capability to serve")
 	}
-	store, err := ensureStreams(ctx, w.JS, w.Config)
+	for _, c := range w.Capabilities {
+		if err := c.check(); err != nil {
+			return err
+		}
+	}
+	// A worker is a service: while the server is slow or away it asks
+	// again, saying so, rather than exit.
+	setUpLog := func(format string, args ...any) { w.logf("worker "+w.Name+": "+format, args...) }
+	store, err := ensureStreams(ctx, w.JS, w.Config, setUpLog)
 	if err != nil {
 		return err
 	}
 	var consumers []jetstream.Consumer
 	for _, c := range w.Capabilities {
-		if err := c.check(); err != nil {
+		var cons jetstream.Consumer
+		err := setUp(ctx, setUpLog, func() (err error) {
+			cons, err = joinWorkConsumer(ctx, w.JS, c, w.Config)
 			return err
-		}
-		cons, err := joinWorkConsumer(ctx, w.JS, c, w.Config)
+		})
 		if err != nil {
 			return fmt.Errorf("work consumer %s: %w", c.consumer(), err)
 		}
 		consumers = append(consumers, cons)
+	}
+	if w.Ready != nil {
+		w.Ready()
 	}
 	defer w.closeRunners()
 	slots := make(chan struct{}, w.Slots)
