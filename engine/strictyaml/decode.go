@@ -121,8 +121,8 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
-		for i := 0; i+1 < len(node.Content); i += 2 {
-			k, val := node.Content[i], node.Content[i+1]
+		for _, kv := range d.pairs(node, path) {
+			k, val := kv[0], kv[1]
 			elem := reflect.New(v.Type().Elem()).Elem()
 			d.Value(val, diag.JoinPath(path, k.Value), elem)
 			v.SetMapIndex(reflect.ValueOf(k.Value), elem)
@@ -182,6 +182,24 @@ func integral(n *yaml.Node) bool {
 	return n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53
 }
 
+// pairs is node's pairs with its merges applied (Pairs); a merge it
+// refuses is reported at path and left out.
+func (d *Decoder) pairs(node *yaml.Node, path string) [][2]*yaml.Node {
+	out, err := Pairs(node)
+	if err == nil {
+		return out
+	}
+	var own [][2]*yaml.Node
+	for _, kv := range ownPairs(node) {
+		if kv[0].Kind == yaml.ScalarNode && kv[0].Tag == "!!merge" {
+			d.Errorf(kv[0], diag.JoinPath(path, "<<"), "%v", err)
+			continue
+		}
+		own = append(own, kv)
+	}
+	return own
+}
+
 // StructValue decodes a mapping into a struct whose fields carry yaml tags;
 // keys with no field are errors that list the known keys.
 func (d *Decoder) StructValue(node *yaml.Node, path string, v reflect.Value) {
@@ -191,8 +209,8 @@ func (d *Decoder) StructValue(node *yaml.Node, path string, v reflect.Value) {
 	}
 	fields := yamlFields(v.Type())
 	seen := map[string]bool{}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		k, val := node.Content[i], node.Content[i+1]
+	for _, kv := range d.pairs(node, path) {
+		k, val := kv[0], kv[1]
 		kp := diag.JoinPath(path, k.Value)
 		if seen[k.Value] {
 			d.Errorf(k, kp, "key given twice")
@@ -292,11 +310,95 @@ func Normalize(x any) any {
 	return x
 }
 
-// MappingPairs returns a mapping's key/value node pairs in file order.
+// MappingPairs returns a mapping's key/value node pairs: its own in file
+// order, then those its merge keys (<<) bring (see Pairs). A merge Pairs
+// refuses is returned as it is written, key "<<", so a caller that
+// refuses unknown keys refuses it; StructValue says why.
 func MappingPairs(n *yaml.Node) [][2]*yaml.Node {
-	var out [][2]*yaml.Node
+	out, err := Pairs(n)
+	if err != nil {
+		return ownPairs(n)
+	}
+	return out
+}
+
+// MaxMerged bounds the pairs one mapping's merges may bring, counting
+// those of merges within merges: a few lines of aliases that merge each
+// other twice over would otherwise ask for billions.
+const MaxMerged = 10_000
+
+// Pairs returns a mapping's key/value node pairs with its merge keys
+// applied, as YAML's merge (and yaml.v3 decoding into Go values) reads
+// them: the mapping's own keys first, in file order, then each merged
+// mapping's keys the mapping does not have, of several merged mappings
+// (<<: [*a, *b]) the first that has a key winning. A merged mapping's own
+// merges are applied first. A key a merge brings is the merged mapping's
+// key node, so a message about it names the line it is written on. An
+// error says a merge is not a mapping or a list of mappings, or brings
+// more than MaxMerged pairs.
+func Pairs(n *yaml.Node) ([][2]*yaml.Node, error) {
+	budget := MaxMerged
+	return pairs(n, &budget)
+}
+
+func ownPairs(n *yaml.Node) [][2]*yaml.Node {
+	out := make([][2]*yaml.Node, 0, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		out = append(out, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
 	}
 	return out
+}
+
+func pairs(n *yaml.Node, budget *int) ([][2]*yaml.Node, error) {
+	out := ownPairs(n)
+	var merges [][2]*yaml.Node
+	own := out[:0]
+	for _, kv := range out {
+		if kv[0].Kind == yaml.ScalarNode && kv[0].Tag == "!!merge" {
+			merges = append(merges, kv)
+		} else {
+			own = append(own, kv)
+		}
+	}
+	if len(merges) == 0 {
+		return own, nil
+	}
+	have := make(map[string]bool, len(own))
+	for _, kv := range own {
+		have[kv[0].Value] = true
+	}
+	for _, m := range merges {
+		v := resolve(m[1])
+		sources := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			sources = v.Content
+		}
+		for _, src := range sources {
+			src = resolve(src)
+			if src.Kind != yaml.MappingNode {
+				return nil, fmt.Errorf("line %d: a merge (<<) takes a mapping or a list of mappings, got %s", src.Line, Describe(src))
+			}
+			brought, err := pairs(src, budget)
+			if err != nil {
+				return nil, err
+			}
+			if *budget -= len(brought); *budget < 0 {
+				return nil, fmt.Errorf("the merges (<<) bring more than %d keys", MaxMerged)
+			}
+			for _, kv := range brought {
+				if !have[kv[0].Value] {
+					have[kv[0].Value] = true
+					own = append(own, kv)
+				}
+			}
+		}
+	}
+	return own, nil
+}
+
+func resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
 }

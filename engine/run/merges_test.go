@@ -1,0 +1,118 @@
+package run
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// mergesProblem shares settings through YAML anchors and merge keys (<<),
+// as yaml.v3 reads them into Go values, at every level the loaders
+// decode: a group's settings in config.yaml, its case_defaults, a group
+// file's cases (one merge of a list of two, the first winning), and a
+// case's input within it. A case's own key wins over a merged one.
+var mergesProblem = map[string]string{
+	"config.yaml": `name: merges
+command: "sh main.sh"
+checkpoints:
+  c1:
+    groups:
+      g: &core
+        type: Core
+        case_defaults: {<<: {timeout: 7}, env: {GREETING: hi}}
+      h:
+        <<: *core
+        type: Functionality
+`,
+	"c1/g.yaml": `
+exits_two: &exit2
+  case: {arguments: [exit, "2"]}
+  expected: {status_code: 2}
+greets: &greets
+  case: {arguments: [greet]}
+  expected: {output: "hi\n"}
+also_exits_two:
+  <<: *exit2
+both:
+  <<: [*greets, *exit2]
+own_wins:
+  <<: *exit2
+  expected: {status_code: 3}
+args_merged:
+  case: {<<: {arguments: [exit, "4"]}, env: {X: "1"}}
+  expected: {status_code: 4}
+`,
+	"c1/h.yaml": `
+greets_too: {case: {arguments: [greet]}, expected: {output: "hi\n"}}
+`,
+}
+
+const mergesSubmission = `case "$1" in
+exit) exit "$2" ;;
+greet) echo "$GREETING" ;;
+esac
+`
+
+// Merge keys apply at the level of case keys, group settings and
+// case_defaults, not only inside values: each case runs with what it
+// merged, and its own keys win.
+func TestMergeKeysApplyEverywhere(t *testing.T) {
+	_, recs := runFiles(t, mergesProblem, mergesSubmission)
+	want := map[string]bool{
+		"c1/g/exits_two": true, "c1/g/greets": true, "c1/g/also_exits_two": true,
+		"c1/g/both":        true,  // the first merged mapping (greets) wins for case and expected
+		"c1/g/own_wins":    false, // expects 3, the submission exits 2
+		"c1/g/args_merged": true, "c1/h/greets_too": true,
+	}
+	if len(recs) != len(want) {
+		t.Errorf("%d cases ran, want %d", len(recs), len(want))
+	}
+	for k, passed := range want {
+		r := recs[k]
+		if r == nil {
+			t.Errorf("%s did not run", k)
+			continue
+		}
+		if r.Passed != passed {
+			t.Errorf("%s passed=%v, want %v: %+v", k, r.Passed, passed, r.Attributes)
+		}
+		if r.Case.TimeoutS != 7 {
+			t.Errorf("%s: timeout %v, want 7 from a merge in case_defaults", k, r.Case.TimeoutS)
+		}
+	}
+	if r := recs["c1/h/greets_too"]; r != nil && r.GroupType != "Functionality" {
+		t.Errorf("group h: type %q, want its own key over the merged one", r.GroupType)
+	}
+}
+
+// A merge of something other than a mapping, and merges that multiply
+// past MaxMerged (each level's keys are also cases, refused as such), are
+// refused at the merge's line, naming the key.
+func TestBadMergesAreRefused(t *testing.T) {
+	bomb := "a: &a {k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, k5: 1, k6: 1, k7: 1, k8: 1, k9: 1}\n"
+	prev := "a"
+	for i := 0; i < 20; i++ {
+		name := "l" + strconv.Itoa(i)
+		bomb += name + ": &" + name + " {<<: [*" + prev + ", *" + prev + "]}\n"
+		prev = name
+	}
+	for name, tc := range map[string]struct{ group, want string }{
+		"scalar": {"c: {<<: 5, case: {arguments: [x]}}\n", `g.yaml:1: c.<<: line 1: a merge (<<) takes a mapping or a list of mappings, got "5"`},
+		"bomb":   {bomb + "c: {<<: *" + prev + ", case: {arguments: [x]}}\n", "g.yaml:22: c.<<: the merges (<<) bring more than 10000 keys"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			prob := writeFiles(t, map[string]string{
+				"config.yaml": "name: m\ncommand: \"sh main.sh\"\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n",
+				"c1/g.yaml":   tc.group,
+			})
+			p, err := LoadProblem(prob)
+			if err == nil {
+				err = Validate(context.Background(), p, BuiltinLoader, nil)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v\nwant an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
