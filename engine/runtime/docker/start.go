@@ -134,7 +134,10 @@ func (s *session) Start(ctx context.Context, req runtime.StartRequest) (runtime.
 		// behind the mark; it goes to the caller's stderr without it.
 		stdcopy.StdCopy(p.root, &unmark{w: stderr, mark: []byte(startMark + ": ")}, att.Reader)
 		p.root.finish()
-		ictx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// As a command's exit status is read (exec.go): a busy daemon can
+		// take seconds to note the exit, and giving up early would report
+		// a server that exited as killed.
+		ictx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
 		code, err := s.exitCode(ictx, ex.ID)
 		if err != nil {
