@@ -135,7 +135,9 @@ func TestCaseChildrenThatShedTheirEnvironmentDieWithTheCase(t *testing.T) {
 				marker := "shed-" + how
 				timeout := 60 * time.Second
 				if how == "hang" {
-					timeout = 5 * time.Second
+					// Long enough for python and its children to start
+					// and say so on a loaded machine, short enough to wait.
+					timeout = 20 * time.Second
 				}
 				res, err := s.Exec(context.Background(), runtime.ExecRequest{
 					Argv: []string{"python3", "shed.py", marker, how}, Env: env(s), Timeout: timeout})

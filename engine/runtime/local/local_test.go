@@ -152,7 +152,7 @@ func TestTimeoutKillsWholeTreeIncludingEscapees(t *testing.T) {
 		// group), a double-forked orphan, and one that cleared its
 		// environment, all sleeping far past the timeout.
 		req := sh("sleep 311.1 & setsid sleep 311.2 & (sh -c 'sleep 311.3 &') ; env -i sleep 311.5 & echo started; sleep 311.4")
-		req.Timeout = 2 * time.Second
+		req.Timeout = 5 * time.Second // room to start them all on a loaded machine
 		res, err := s.Exec(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
