@@ -139,9 +139,10 @@ func TestExecEnvironmentIsExactlyTheRequest(t *testing.T) {
 
 func TestExecStartErrors(t *testing.T) {
 	rt := newRuntime(t, pythonSpec(t, nil))
-	s := openSession(t, rt, map[string]string{"data.txt": "x"}, nil)
+	s := openSession(t, rt, map[string]string{"data.txt": "x", "noshebang": "echo hi\n"}, nil)
 	os.Chmod(filepath.Join(s.Workdir(), "data.txt"), 0o644)
-	for argv, want := range map[string]string{"no-such-program-xyz": "not found", "./missing.sh": "no such file", "./data.txt": "not an executable"} {
+	for argv, want := range map[string]string{"no-such-program-xyz": "not found", "./missing.sh": "no such file", "./data.txt": "not an executable",
+		"./noshebang": "not a program this system can run (exec format error): a script needs a first line naming its interpreter, such as #!/bin/sh"} {
 		_, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: []string{argv}, Env: env(s), Timeout: 10 * time.Second})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: want an error with %q, got %v", argv, want, err)

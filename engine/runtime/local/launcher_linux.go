@@ -16,6 +16,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	evalruntime "github.com/wasmeval/wasmeval/engine/runtime"
 )
 
 // The launcher is this same binary, started by the engine once per group
@@ -233,7 +235,7 @@ func (l *launcher) start(p *programSpec, files []int) (int, error) {
 		fork()
 	}
 	if err != nil {
-		return 0, fmt.Errorf("start %s: %w", p.Argv[0], err)
+		return 0, evalruntime.StartError(p.Argv[0], err)
 	}
 	return pid, nil
 }

@@ -121,6 +121,15 @@ func TestExecStartErrors(t *testing.T) {
 	if _, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: []string{"./data.txt"}, Env: baseEnv}); err == nil || !strings.Contains(err.Error(), "not an executable") {
 		t.Errorf("non-executable: %v", err)
 	}
+	// A script without a #! line: the kernel says only "exec format
+	// error"; the message says what is missing.
+	eachIsolation(t, func(t *testing.T, iso Isolation) {
+		s := openSessionWith(t, Options{Isolation: iso}, map[string]string{"noshebang": "echo hi\n"})
+		_, err := s.Exec(context.Background(), runtime.ExecRequest{Argv: []string{"./noshebang"}, Env: baseEnv, Timeout: time.Minute})
+		if err == nil || !strings.Contains(err.Error(), "start ./noshebang: not a program this system can run") || !strings.Contains(err.Error(), "#!/bin/sh") {
+			t.Errorf("script without #!: %v", err)
+		}
+	})
 }
 
 // procsWith lists live (non-zombie) processes whose command line holds s.

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wasmeval/wasmeval/engine/runtime"
 )
 
 func init() {
@@ -328,7 +330,7 @@ func (x *executor) runCase(r *run) Reply {
 		if inW != nil {
 			inW.Close()
 		}
-		return fail(fmt.Errorf("start %s: %v", req.Argv[0], err))
+		return fail(runtime.StartError(req.Argv[0], err))
 	}
 	if inW != nil {
 		go func() {
