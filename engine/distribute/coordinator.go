@@ -189,6 +189,7 @@ func (c *Coordinator) Execute(ctx context.Context, jobs []*run.GroupJob, sink ru
 				c.logf("warning: a result message of run %s is not one: %v", c.RunID, err)
 				continue
 			}
+			r.absoluteSource(c.ProblemDir)
 			select {
 			case results <- r:
 			case <-ctx.Done():

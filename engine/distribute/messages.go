@@ -9,7 +9,9 @@ package distribute
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/wasmeval/wasmeval/engine/journal"
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -209,13 +211,46 @@ type Result struct {
 	Delivery uint64             `json:"delivery"`
 	Record   *result.CaseRecord `json:"record,omitempty"`
 	Retried  bool               `json:"retried,omitempty"`
-	Message  string             `json:"message,omitempty"`
+	// ProblemSource says the record's case.source is relative to the
+	// problem directory (slash-separated): the worker's copy of the
+	// problem is gone once it ends, so the coordinator names the file
+	// in its own (relativeSource, absoluteSource).
+	ProblemSource bool   `json:"problem_source,omitempty"`
+	Message       string `json:"message,omitempty"`
 	// VerdictCache, on a done message, says how the job's plugin calls
 	// were answered (a runner that counts them: CountingRunner).
 	VerdictCache *run.CacheCounts `json:"verdict_cache,omitempty"`
 }
 
 func resultsSubject(runID string) string { return resultsPrefix + "." + runID }
+
+// relativeSource makes the record's case.source relative to dir, the
+// worker's copy of the problem, when it lies there. The record itself
+// is the runner's and is left as it is.
+func (r *Result) relativeSource(dir string) {
+	if r.Record == nil || r.Record.Case == nil || dir == "" || !filepath.IsAbs(r.Record.Case.Source) {
+		return
+	}
+	rel, err := filepath.Rel(dir, r.Record.Case.Source)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return
+	}
+	rec, info := *r.Record, *r.Record.Case
+	info.Source = filepath.ToSlash(rel)
+	rec.Case = &info
+	r.Record, r.ProblemSource = &rec, true
+}
+
+// absoluteSource names a record's case.source the worker gave relative
+// to the problem (ProblemSource) in dir, the coordinator's problem
+// directory: as a run on one machine names it.
+func (r *Result) absoluteSource(dir string) {
+	if !r.ProblemSource || r.Record == nil || r.Record.Case == nil {
+		return
+	}
+	r.Record.Case.Source = filepath.Join(dir, filepath.FromSlash(r.Record.Case.Source))
+	r.ProblemSource = false
+}
 
 // decodeResult decodes a result message. Its record is decoded as the
 // journal decodes its lines, so a value's numbers keep their text: what

@@ -46,20 +46,25 @@ esac
 		t.Fatal(err)
 	}
 	h := runtest.Host(t, host.Options{})
-	verdicts := func(executor run.Executor) map[string]string {
+	// verdicts are the run's verdicts by case id, and where each case
+	// came from.
+	verdicts := func(executor run.Executor) (map[string]string, map[string]string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		got := map[string]string{}
+		got, sources := map[string]string{}, map[string]string{}
 		runRead(ctx, t, p, sub, h, executor, func(r *result.CaseRecord) {
 			data, err := json.Marshal(r.Attributes)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got[r.ID] = string(data)
+			if r.Case != nil {
+				sources[r.ID] = r.Case.Source
+			}
 		})
-		return got
+		return got, sources
 	}
-	alone := verdicts(nil)
+	alone, aloneSources := verdicts(nil)
 
 	e := embedded(t)
 	log := &syncBuffer{}
@@ -69,7 +74,7 @@ esac
 	nc, js := connect(ctx, t, e.URL(), "coordinator")
 	coord := &Coordinator{Conn: nc, JS: js, RunID: "run-numbers", Version: "v-test", ABI: 1,
 		ProblemDir: prob, Submission: sub, Needs: HostCapability("local"), Log: log}
-	spread := verdicts(coord)
+	spread, spreadSources := verdicts(coord)
 
 	if len(alone) != 2 || len(spread) != 2 {
 		t.Fatalf("records: %d on one machine, %d distributed, want 2 each\nlog:\n%s", len(alone), len(spread), log)
@@ -77,6 +82,13 @@ esac
 	for id, want := range alone {
 		if spread[id] != want {
 			t.Errorf("%s: distributed verdicts\n%s\nwant what the run on one machine recorded\n%s", id, spread[id], want)
+		}
+	}
+	// The file a case came from is named as on one machine, not as the
+	// worker's copy of the problem, which is gone once the worker ends.
+	for id, want := range aloneSources {
+		if want != filepath.Join(prob, "c1", "g.json") || spreadSources[id] != want {
+			t.Errorf("%s: case.source %q distributed, %q on one machine; want %s", id, spreadSources[id], want, filepath.Join(prob, "c1", "g.json"))
 		}
 	}
 	if want := `"expected":12345678901234567890123,"actual":12345678901234567890124`; !json.Valid([]byte(spread["other"])) || !strings.Contains(spread["other"], want) {

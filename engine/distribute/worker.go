@@ -74,7 +74,9 @@ type Worker struct {
 type preparedRunner struct {
 	once   sync.Once
 	runner GroupRunner
-	err    error
+	// problemDir is where the job's problem was unpacked on this worker.
+	problemDir string
+	err        error
 }
 
 func (w *Worker) logf(format string, args ...any) {
@@ -231,7 +233,7 @@ func (w *Worker) handle(ctx context.Context, store jetstream.ObjectStore, m jets
 		refuse(err.Error())
 		return
 	}
-	runner, err := w.runner(ctx, store, job)
+	runner, problemDir, err := w.runner(ctx, store, job)
 	var de *DigestError
 	switch {
 	case errors.As(err, &de):
@@ -253,7 +255,9 @@ func (w *Worker) handle(ctx context.Context, store jetstream.ObjectStore, m jets
 		w.logf("worker %s: running group %s of run %s (delivery %d)", w.Name, job.Key(), job.RunID, delivery)
 	}
 	emit := func(rec *result.CaseRecord, retried bool) error {
-		return pub.send(ctx, &Result{Kind: KindRecord, Record: rec, Retried: retried})
+		r := &Result{Kind: KindRecord, Record: rec, Retried: retried}
+		r.relativeSource(problemDir)
+		return pub.send(ctx, r)
 	}
 	var counts *run.CacheCounts
 	var runErr error
@@ -292,7 +296,7 @@ var errPrepare = errors.New("cannot run it here")
 // runner is the job's prepared runner: the artifacts fetched once and
 // the problem loaded once per problem, submission, plugins, environment
 // spec and settings.
-func (w *Worker) runner(ctx context.Context, store jetstream.ObjectStore, job *Job) (GroupRunner, error) {
+func (w *Worker) runner(ctx context.Context, store jetstream.ObjectStore, job *Job) (GroupRunner, string, error) {
 	what, _ := json.Marshal([]any{job.Problem, job.Submission, job.Needs, job.Settings, job.Plugins, job.EnvSpec, job.Mounts, job.Origin, job.Paths})
 	key := string(what)
 	w.mu.Lock()
@@ -316,7 +320,7 @@ func (w *Worker) runner(ctx context.Context, store jetstream.ObjectStore, job *J
 			p.err = fmt.Errorf("%w: %v", errPrepare, err)
 			return
 		}
-		p.runner = r
+		p.runner, p.problemDir = r, fetched.ProblemDir
 	})
 	if p.err != nil {
 		if !errors.Is(p.err, errPrepare) {
@@ -329,9 +333,9 @@ func (w *Worker) runner(ctx context.Context, store jetstream.ObjectStore, job *J
 			}
 			w.mu.Unlock()
 		}
-		return nil, p.err
+		return nil, "", p.err
 	}
-	return p.runner, nil
+	return p.runner, p.problemDir, nil
 }
 
 // resultPublisher sends one delivery's result messages, each until the
