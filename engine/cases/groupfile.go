@@ -1,6 +1,7 @@
 package cases
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -45,8 +46,22 @@ func (gc *groupCtx) openGroupFile(file string) (Stream, error) {
 	}
 	nodes := map[string]*yaml.Node{}
 	var entries []entry
-	for _, kv := range strictyaml.MappingPairs(root) {
+	pairs, err := strictyaml.Pairs(root)
+	if err != nil {
+		var me *strictyaml.MergeError
+		if errors.As(err, &me) {
+			errs.Add(file, "<<", me.Line, "%s", me.Msg)
+		} else {
+			errs.Add(file, "<<", 0, "%v", err)
+		}
+		return nil, errs.Err()
+	}
+	for _, kv := range pairs {
 		name := kv[0].Value
+		if kv[0].Kind != yaml.ScalarNode {
+			errs.Add(file, "", kv[0].Line, "a case name must be text, got %s", strictyaml.Describe(kv[0]))
+			continue
+		}
 		if _, dup := nodes[name]; dup {
 			errs.Add(file, name, kv[0].Line, "case %q is given twice", name)
 			continue
@@ -66,7 +81,7 @@ func (gc *groupCtx) openGroupFile(file string) (Stream, error) {
 	if len(entries) == 0 {
 		return nil, gc.declared(fmt.Sprintf("%s has no cases: its group file %s maps no case name to a case", gc.where(), file))
 	}
-	entries, err := gc.ordered(entries)
+	entries, err = gc.ordered(entries)
 	if err != nil {
 		return nil, err
 	}

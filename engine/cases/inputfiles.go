@@ -52,7 +52,7 @@ func (f *rawInputFiles) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, p string
 	f.path = p
 	switch n.Kind {
 	case yaml.SequenceNode:
-		for i, item := range n.Content {
+		for i, item := range strictyaml.Items(n) {
 			var rf rawInputFile
 			ip := indexPath(p, i)
 			d.StructValue(item, ip, reflectValue(&rf))
@@ -175,7 +175,7 @@ func serialise(n *yaml.Node, fileType string) ([]byte, error) {
 			return nil, fmt.Errorf("expected a list of records, got %s", strictyaml.Describe(n))
 		}
 		var buf bytes.Buffer
-		for _, item := range n.Content {
+		for _, item := range strictyaml.Items(n) {
 			if err := writeJSON(&buf, item); err != nil {
 				return nil, err
 			}
@@ -236,7 +236,7 @@ func writeJSONWithin(buf *bytes.Buffer, n *yaml.Node, budget *int) error {
 		buf.WriteByte('}')
 	case yaml.SequenceNode:
 		buf.WriteByte('[')
-		for i, item := range n.Content {
+		for i, item := range strictyaml.Items(n) {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
@@ -272,7 +272,7 @@ func writeTable(n *yaml.Node, tabs bool) ([]byte, error) {
 	}
 	var header []string
 	records := false
-	for _, row := range n.Content {
+	for _, row := range strictyaml.Items(n) {
 		if row.Kind == yaml.MappingNode {
 			records = true
 			for _, kv := range strictyaml.MappingPairs(row) {
@@ -287,7 +287,7 @@ func writeTable(n *yaml.Node, tabs bool) ([]byte, error) {
 			return nil, err
 		}
 	}
-	for i, row := range n.Content {
+	for i, row := range strictyaml.Items(n) {
 		var cells []string
 		switch row.Kind {
 		case yaml.SequenceNode:

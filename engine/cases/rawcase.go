@@ -63,7 +63,7 @@ func (a *rawArgs) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	case yaml.ScalarNode:
 		a.text, a.isStr = n.Value, true
 	case yaml.SequenceNode:
-		for i, item := range n.Content {
+		for i, item := range strictyaml.Items(n) {
 			if item.Kind != yaml.ScalarNode {
 				d.Errorf(item, indexPath(path, i), "expected a string, got %s", strictyaml.Describe(item))
 				continue

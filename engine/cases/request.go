@@ -73,7 +73,7 @@ func (w *rawWords) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) 
 	case yaml.ScalarNode:
 		w.words = []string{n.Value}
 	case yaml.SequenceNode:
-		for i, item := range n.Content {
+		for i, item := range strictyaml.Items(n) {
 			if item.Kind != yaml.ScalarNode {
 				d.Errorf(item, indexPath(path, i), "expected a string, got %s", strictyaml.Describe(item))
 				continue

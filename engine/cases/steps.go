@@ -138,7 +138,7 @@ func (s *rawSteps) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) 
 		return
 	}
 	s.steps = []Step{}
-	for i, item := range n.Content {
+	for i, item := range strictyaml.Items(n) {
 		if st, ok := decodeStep(d, item, indexPath(path, i)); ok {
 			s.steps = append(s.steps, st)
 		}

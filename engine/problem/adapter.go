@@ -147,7 +147,7 @@ func (w *rawWords) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) 
 		}
 		w.words = words
 	case yaml.SequenceNode:
-		for i, item := range n.Content {
+		for i, item := range strictyaml.Items(n) {
 			if item.Kind != yaml.ScalarNode {
 				d.Errorf(item, diag.IndexPath(path, i), "expected a string, got %s", strictyaml.Describe(item))
 				continue

@@ -27,7 +27,7 @@ func (c *rawChecks) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string)
 		d.Errorf(n, path, "expected a list of checks, got %s", strictyaml.Describe(n))
 		return
 	}
-	for i, item := range n.Content {
+	for i, item := range strictyaml.Items(n) {
 		var spec CheckSpec
 		p := diag.IndexPath(path, i)
 		before := len(*d.Errs)

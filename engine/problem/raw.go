@@ -198,7 +198,7 @@ func (c *rawCheckpoints) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path st
 		}
 	case yaml.SequenceNode:
 		c.isList = true
-		for i, item := range n.Content {
+		for i, item := range strictyaml.Items(n) {
 			if item.Kind != yaml.ScalarNode || item.Value == "" {
 				d.Errorf(item, pathIndex(path, i), "expected a checkpoint directory name, got %s", strictyaml.Describe(item))
 				continue

@@ -42,6 +42,16 @@ own_wins:
 args_merged:
   case: {<<: {arguments: [exit, "4"]}, env: {X: "1"}}
   expected: {status_code: 4}
+copied: *exit2
+aliased_items:
+  case: {arguments: [&word greet, *word]}
+  expected: {output: "hi\n"}
+aliased_key:
+  case: {arguments: [env], env: {*word : "from an alias key"}}
+  expected: {output: "from an alias key\n"}
+ordered:
+  case: {arguments: [cat], stdin: {<<: [{p: 1, q: 2}, {q: 3, r: 4}], z: 0}}
+  expected: {output: "{\"p\":1,\"q\":2,\"r\":4,\"z\":0}\n"}
 `,
 	"c1/h.yaml": `
 greets_too: {case: {arguments: [greet]}, expected: {output: "hi\n"}}
@@ -51,12 +61,15 @@ greets_too: {case: {arguments: [greet]}, expected: {output: "hi\n"}}
 const mergesSubmission = `case "$1" in
 exit) exit "$2" ;;
 greet) echo "$GREETING" ;;
+env) echo "$greet" ;;
+cat) cat ;;
 esac
 `
 
 // Merge keys apply at the level of case keys, group settings and
 // case_defaults, not only inside values: each case runs with what it
-// merged, and its own keys win.
+// merged, and its own keys win. An alias stands for its value wherever
+// it is written: a whole case, an item of a list, a key.
 func TestMergeKeysApplyEverywhere(t *testing.T) {
 	_, recs := runFiles(t, mergesProblem, mergesSubmission)
 	want := map[string]bool{
@@ -64,6 +77,10 @@ func TestMergeKeysApplyEverywhere(t *testing.T) {
 		"c1/g/both":        true,  // the first merged mapping (greets) wins for case and expected
 		"c1/g/own_wins":    false, // expects 3, the submission exits 2
 		"c1/g/args_merged": true, "c1/h/greets_too": true,
+		"c1/g/copied":        true, // a whole case given as an alias
+		"c1/g/aliased_items": true, // an alias as an item of a list
+		"c1/g/aliased_key":   true, // an alias as a key: the key is the aliased text
+		"c1/g/ordered":       true, // merged keys where the << is, the first merged mapping winning
 	}
 	if len(recs) != len(want) {
 		t.Errorf("%d cases ran, want %d", len(recs), len(want))
@@ -98,8 +115,13 @@ func TestBadMergesAreRefused(t *testing.T) {
 		prev = name
 	}
 	for name, tc := range map[string]struct{ group, want string }{
-		"scalar": {"c: {<<: 5, case: {arguments: [x]}}\n", `g.yaml:1: c.<<: line 1: a merge (<<) takes a mapping or a list of mappings, got "5"`},
+		"scalar": {"c: {<<: 5, case: {arguments: [x]}}\n", `g.yaml:1: c.<<: a merge (<<) takes a mapping or a list of mappings, got "5"`},
 		"bomb":   {bomb + "c: {<<: *" + prev + ", case: {arguments: [x]}}\n", "g.yaml:22: c.<<: the merges (<<) bring more than 10000 keys"},
+		"itself": {"c: &c {<<: *c, case: {arguments: [x]}}\n", "g.yaml:1: the alias *c is inside the value &c names: a value cannot contain itself"},
+		"twice": {"c: {case: {arguments: [x], env: &e {A: '1', A: '2'}}}\nd: {case: {arguments: [x], env: {<<: *e}}}\n",
+			`g.yaml:1: c.case.env.A: key given twice`},
+		"twice-merged": {"c: {case: {arguments: [x]}, extra: &e {A: '1', A: '2'}}\nd: {case: {arguments: [x], env: {<<: *e}}}\n",
+			`g.yaml:2: d.case.env.<<: line 1: key "A" given twice in a merged mapping`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			prob := writeFiles(t, map[string]string{

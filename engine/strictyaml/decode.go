@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -55,7 +56,7 @@ func ParseFile(file string, errs *diag.List) (*yaml.Node, bool) {
 func ParseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := yamlErrorLine(err)
+		line, msg := yamlErrorLine(err, data)
 		errs.Add(file, "", line, "malformed YAML: %s", msg)
 		return nil, false
 	}
@@ -63,17 +64,73 @@ func ParseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
 		errs.Add(file, "", 0, "file is empty; expected a mapping")
 		return nil, false
 	}
+	if a := selfAlias(&doc, map[*yaml.Node]bool{}); a != nil {
+		errs.Add(file, "", a.Line, "the alias *%s is inside the value &%s names: a value cannot contain itself", a.Value, a.Value)
+		return nil, false
+	}
 	return doc.Content[0], true
 }
 
+// selfAlias is the first alias in n that names a value it is inside
+// (&a [*a], or a mapping that merges itself: &a {<<: *a}), or nil.
+// YAML's parser accepts one; expanded, it has no end, so a document
+// with one is refused before anything walks it. above holds n's
+// ancestors; aliases are not followed (their values are walked where
+// their anchors are).
+func selfAlias(n *yaml.Node, above map[*yaml.Node]bool) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		if above[n.Alias] {
+			return n
+		}
+		return nil
+	}
+	if len(n.Content) == 0 {
+		return nil
+	}
+	above[n] = true
+	defer delete(above, n)
+	for _, c := range n.Content {
+		if a := selfAlias(c, above); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
 // yamlErrorLine pulls "line N" out of yaml.v3's error text.
-func yamlErrorLine(err error) (int, string) {
+func yamlErrorLine(err error, data []byte) (int, string) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var line int
 	if i := strings.Index(msg, "line "); i >= 0 {
 		fmt.Sscanf(msg[i:], "line %d", &line)
 	}
+	if line == 0 {
+		// yaml.v3 names no line for an alias whose anchor is not
+		// defined (above it): the first line that uses it is the one.
+		if rest, ok := strings.CutPrefix(msg, "unknown anchor '"); ok {
+			anchor, _, _ := strings.Cut(rest, "'")
+			line = aliasLine(data, anchor)
+		}
+	}
 	return line, msg
+}
+
+// aliasLine is the first line of data that writes the alias *name, or 0.
+func aliasLine(data []byte, name string) int {
+	for i, l := range strings.Split(string(data), "\n") {
+		for rest := l; ; {
+			j := strings.Index(rest, "*"+name)
+			if j < 0 {
+				break
+			}
+			end := rest[j+1+len(name):]
+			if end == "" || strings.ContainsAny(end[:1], " ,]}:\t\r") {
+				return i + 1
+			}
+			rest = rest[j+1:]
+		}
+	}
+	return 0
 }
 
 // Decode fills out (a pointer) from node.
@@ -121,8 +178,14 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
+		seen := map[string]bool{}
 		for _, kv := range d.pairs(node, path) {
 			k, val := kv[0], kv[1]
+			if seen[k.Value] {
+				d.Errorf(k, diag.JoinPath(path, k.Value), "key given twice")
+				continue
+			}
+			seen[k.Value] = true
 			elem := reflect.New(v.Type().Elem()).Elem()
 			d.Value(val, diag.JoinPath(path, k.Value), elem)
 			v.SetMapIndex(reflect.ValueOf(k.Value), elem)
@@ -191,8 +254,14 @@ func (d *Decoder) pairs(node *yaml.Node, path string) [][2]*yaml.Node {
 	}
 	var own [][2]*yaml.Node
 	for _, kv := range ownPairs(node) {
-		if kv[0].Kind == yaml.ScalarNode && kv[0].Tag == "!!merge" {
-			d.Errorf(kv[0], diag.JoinPath(path, "<<"), "%v", err)
+		if isMerge(kv[0]) {
+			// The line is said once: the merge's own, or the anchor's
+			// where the value at fault is elsewhere.
+			msg := err.Error()
+			if me, ok := err.(*MergeError); ok && (me.Line == kv[0].Line || me.Line == 0) {
+				msg = me.Msg
+			}
+			d.Errorf(kv[0], diag.JoinPath(path, "<<"), "%s", msg)
 			continue
 		}
 		own = append(own, kv)
@@ -310,10 +379,10 @@ func Normalize(x any) any {
 	return x
 }
 
-// MappingPairs returns a mapping's key/value node pairs: its own in file
-// order, then those its merge keys (<<) bring (see Pairs). A merge Pairs
-// refuses is returned as it is written, key "<<", so a caller that
-// refuses unknown keys refuses it; StructValue says why.
+// MappingPairs returns a mapping's key/value node pairs, aliases resolved
+// and merge keys (<<) applied (see Pairs). A merge Pairs refuses is
+// returned as it is written, key "<<", so a caller that refuses unknown
+// keys refuses it; StructValue says why.
 func MappingPairs(n *yaml.Node) [][2]*yaml.Node {
 	out, err := Pairs(n)
 	if err != nil {
@@ -322,83 +391,128 @@ func MappingPairs(n *yaml.Node) [][2]*yaml.Node {
 	return out
 }
 
+// Items returns a sequence's items, aliases resolved.
+func Items(n *yaml.Node) []*yaml.Node {
+	out := make([]*yaml.Node, len(n.Content))
+	for i, c := range n.Content {
+		out[i] = Resolve(c)
+	}
+	return out
+}
+
+// Resolve is the node an alias names (n itself when it is none).
+func Resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
 // MaxMerged bounds the pairs one mapping's merges may bring, counting
 // those of merges within merges: a few lines of aliases that merge each
 // other twice over would otherwise ask for billions.
 const MaxMerged = 10_000
 
-// Pairs returns a mapping's key/value node pairs with its merge keys
+// MergeError is a merge key (<<) Pairs refuses; Line is where the value
+// at fault is (the merge's own line, or an anchor's elsewhere), 0 when
+// no one place is.
+type MergeError struct {
+	Line int
+	Msg  string
+}
+
+func (e *MergeError) Error() string {
+	if e.Line == 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+}
+
+// Pairs returns a mapping's key/value node pairs with aliases resolved
+// (a key or value written *a is the node &a names) and merge keys
 // applied, as YAML's merge (and yaml.v3 decoding into Go values) reads
-// them: the mapping's own keys first, in file order, then each merged
-// mapping's keys the mapping does not have, of several merged mappings
-// (<<: [*a, *b]) the first that has a key winning. A merged mapping's own
-// merges are applied first. A key a merge brings is the merged mapping's
-// key node, so a message about it names the line it is written on. An
-// error says a merge is not a mapping or a list of mappings, or brings
-// more than MaxMerged pairs.
+// them: the mapping's own keys win, and of several merged mappings
+// (<<: [*a, *b]) the first that has a key. Merged keys take the place of
+// the << that brings them, so keys keep the order they are read in. A
+// merged mapping's own merges are applied first. A key a merge brings
+// is the merged mapping's key node, so a message about it names the line
+// it is written on. A merge that is not a mapping or a list of mappings,
+// a merged mapping that gives a key twice, one that merges itself, and
+// merges that bring more than MaxMerged pairs are errors (MergeError).
 func Pairs(n *yaml.Node) ([][2]*yaml.Node, error) {
 	budget := MaxMerged
-	return pairs(n, &budget)
+	return pairs(n, &budget, nil)
 }
 
 func ownPairs(n *yaml.Node) [][2]*yaml.Node {
 	out := make([][2]*yaml.Node, 0, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		out = append(out, [2]*yaml.Node{n.Content[i], n.Content[i+1]})
+		out = append(out, [2]*yaml.Node{Resolve(n.Content[i]), Resolve(n.Content[i+1])})
 	}
 	return out
 }
 
-func pairs(n *yaml.Node, budget *int) ([][2]*yaml.Node, error) {
-	out := ownPairs(n)
-	var merges [][2]*yaml.Node
-	own := out[:0]
-	for _, kv := range out {
-		if kv[0].Kind == yaml.ScalarNode && kv[0].Tag == "!!merge" {
-			merges = append(merges, kv)
-		} else {
-			own = append(own, kv)
-		}
+func isMerge(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.Tag == "!!merge" }
+
+// pairs is Pairs, with budget the merged pairs still allowed and within
+// the mappings being merged into (a mapping that merges one of them
+// merges itself).
+func pairs(n *yaml.Node, budget *int, within []*yaml.Node) ([][2]*yaml.Node, error) {
+	own := ownPairs(n)
+	merges := false
+	for _, kv := range own {
+		merges = merges || isMerge(kv[0])
 	}
-	if len(merges) == 0 {
+	if !merges {
 		return own, nil
 	}
-	have := make(map[string]bool, len(own))
+	mine := make(map[string]bool, len(own))
 	for _, kv := range own {
-		have[kv[0].Value] = true
+		if !isMerge(kv[0]) {
+			mine[kv[0].Value] = true
+		}
 	}
-	for _, m := range merges {
-		v := resolve(m[1])
-		sources := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			sources = v.Content
+	within = append(within, n)
+	have := map[string]bool{}
+	out := make([][2]*yaml.Node, 0, len(own))
+	for _, kv := range own {
+		if !isMerge(kv[0]) {
+			out = append(out, kv)
+			continue
+		}
+		sources := []*yaml.Node{kv[1]}
+		if kv[1].Kind == yaml.SequenceNode {
+			sources = Items(kv[1])
 		}
 		for _, src := range sources {
-			src = resolve(src)
 			if src.Kind != yaml.MappingNode {
-				return nil, fmt.Errorf("line %d: a merge (<<) takes a mapping or a list of mappings, got %s", src.Line, Describe(src))
+				return nil, &MergeError{src.Line, "a merge (<<) takes a mapping or a list of mappings, got " + Describe(src)}
 			}
-			brought, err := pairs(src, budget)
+			if slices.Contains(within, src) {
+				return nil, &MergeError{kv[0].Line, "a mapping cannot merge itself"}
+			}
+			brought, err := pairs(src, budget, within)
 			if err != nil {
 				return nil, err
 			}
 			if *budget -= len(brought); *budget < 0 {
-				return nil, fmt.Errorf("the merges (<<) bring more than %d keys", MaxMerged)
+				// No line: the budget is spent by all the merges
+				// together, and reported at the first.
+				return nil, &MergeError{0, fmt.Sprintf("the merges (<<) bring more than %d keys", MaxMerged)}
 			}
-			for _, kv := range brought {
-				if !have[kv[0].Value] {
-					have[kv[0].Value] = true
-					own = append(own, kv)
+			given := make(map[string]bool, len(brought))
+			for _, b := range brought {
+				key := b[0].Value
+				if given[key] {
+					return nil, &MergeError{b[0].Line, fmt.Sprintf("key %q given twice in a merged mapping", key)}
+				}
+				given[key] = true
+				if !mine[key] && !have[key] {
+					have[key] = true
+					out = append(out, b)
 				}
 			}
 		}
 	}
-	return own, nil
-}
-
-func resolve(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
+	return out, nil
 }

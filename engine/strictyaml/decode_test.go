@@ -1,7 +1,10 @@
 package strictyaml
 
 import (
+	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 )
@@ -54,5 +57,49 @@ func TestIntegralFloatKeepsItsValue(t *testing.T) {
 	(&Decoder{File: "f.yaml", Errs: &errs}).Decode(node, "", &d)
 	if len(errs) > 0 || d.Version != 3 {
 		t.Fatalf("version %d, %v", d.Version, errs)
+	}
+}
+
+// Pairs resolves aliases and applies merges where the << is written,
+// the mapping's own keys winning and the first merged mapping after them.
+func TestPairs(t *testing.T) {
+	var errs diag.List
+	node, ok := ParseBytes("f.yaml", []byte("base: &b {x: 1, y: 2}\nother: &o {y: 3, z: 4}\nk: &k key\nm: {a: 0, <<: [*b, *o], *k : v, x: 9}\n"), &errs)
+	if !ok {
+		t.Fatal(errs)
+	}
+	m := MappingPairs(node)[3][1]
+	var got []string
+	for _, kv := range MappingPairs(m) {
+		got = append(got, kv[0].Value+"="+kv[1].Value)
+	}
+	if want := "a=0 y=2 z=4 key=v x=9"; strings.Join(got, " ") != want {
+		t.Errorf("pairs %v, want %s", got, want)
+	}
+}
+
+// A tree that holds a mapping merging itself (which ParseBytes refuses
+// before anything walks it) is an error for Pairs, not endless recursion.
+func TestPairsRefuseAMappingMergingItself(t *testing.T) {
+	m := &yaml.Node{Kind: yaml.MappingNode, Line: 1}
+	m.Content = []*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!merge", Value: "<<", Line: 1}, {Kind: yaml.AliasNode, Alias: m, Line: 1}}
+	if _, err := Pairs(m); err == nil || !strings.Contains(err.Error(), "cannot merge itself") {
+		t.Errorf("Pairs = %v, want a refusal", err)
+	}
+	var errs diag.List
+	if _, ok := ParseBytes("f.yaml", []byte("a: &a [1, {b: *a}]\n"), &errs); ok || !strings.Contains(errs.Err().Error(), "f.yaml:1: the alias *a is inside the value &a names") {
+		t.Errorf("ParseBytes of a value that contains itself: %v", errs.Err())
+	}
+}
+
+// An alias of an anchor that is not defined above it is reported at the
+// line that uses it; yaml.v3's message names none.
+func TestUnknownAnchorHasALine(t *testing.T) {
+	var errs diag.List
+	if _, ok := ParseBytes("f.yaml", []byte("a: 1\nb: {<<: *nope}\nc: &nope {x: 1}\n"), &errs); ok {
+		t.Fatal("parsed")
+	}
+	if got := errs.Err().Error(); !strings.Contains(got, "f.yaml:2: malformed YAML: unknown anchor 'nope' referenced") {
+		t.Errorf("got %s", got)
 	}
 }

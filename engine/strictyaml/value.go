@@ -136,6 +136,7 @@ func (b *valueBuilder) mapping(n *yaml.Node, m map[string]any, depth int) error 
 // keyText is a mapping key as text: a string as it is, another scalar as
 // yaml.v3 decodes it, printed (as keys were before: `1: x` has key "1").
 func keyText(k *yaml.Node) (string, error) {
+	k = Resolve(k)
 	if k.Kind != yaml.ScalarNode {
 		return "", fmt.Errorf("line %d: a mapping key must be a scalar, got %s", k.Line, Describe(k))
 	}
