@@ -39,9 +39,12 @@ func openGroup(g GroupInput) (*groupCtx, error) {
 	if len(g.CaseDefaults) == 0 {
 		return gc, nil
 	}
-	node, err := strictyaml.NodeOf(g.CaseDefaults)
-	if err != nil {
-		return nil, fmt.Errorf("case_defaults: %w", err)
+	node := g.CaseDefaultsNode
+	if node == nil {
+		var err error
+		if node, err = strictyaml.NodeOf(g.CaseDefaults); err != nil {
+			return nil, fmt.Errorf("case_defaults: %w", err)
+		}
 	}
 	var errs diag.List
 	d := &strictyaml.Decoder{File: g.ConfigFile, Errs: &errs}

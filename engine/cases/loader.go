@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/verify"
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
@@ -31,6 +33,9 @@ type GroupInput struct {
 	CaseOrder []string
 	// CaseDefaults are merged under every case (nested merge, case wins).
 	CaseDefaults map[string]any
+	// CaseDefaultsNode, when set, is the YAML CaseDefaults were read
+	// from: they are decoded from it, so messages name its lines.
+	CaseDefaultsNode *yaml.Node
 	// Timeout is the group's resolved timeout (group > checkpoint > problem);
 	// a case's own timeout wins over it.
 	Timeout time.Duration

@@ -549,7 +549,7 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 
 func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name string, rg *rawGroup, sc scope, byName map[string]*resolvedCheckpoint) *Group {
 	g := &Group{
-		Name: name, Type: GroupType(rg.Type), CaseOrder: rg.CaseOrder, CaseDefaults: rg.CaseDefaults,
+		Name: name, Type: GroupType(rg.Type), CaseOrder: rg.CaseOrder, CaseDefaults: rg.CaseDefaults.values, CaseDefaultsNode: rg.CaseDefaults.node,
 		Isolated: true, Timeout: sc.timeout, Env: MergeEnv(sc.env, rg.Env), Loader: sc.loader, LoaderRef: sc.loaderRef,
 		Verifier: l.verifierRef(file, path, rg.Verifier, sc.verifier),
 		Mocks:    l.mocks(file, path, &rg.Mocks, sc.mocks),

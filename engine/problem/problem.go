@@ -12,6 +12,8 @@ package problem
 import (
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
@@ -105,12 +107,16 @@ type Group struct {
 	Type         GroupType
 	CaseOrder    []string
 	CaseDefaults map[string]any
-	Isolated     bool
-	Timeout      time.Duration
-	Env          map[string]string
-	GroupFiles   []string
-	Checks       []CheckSpec
-	Loader       string
+	// CaseDefaultsNode is the YAML CaseDefaults were read from, so
+	// messages about them name their lines; nil when they were not read
+	// from a file.
+	CaseDefaultsNode *yaml.Node
+	Isolated         bool
+	Timeout          time.Duration
+	Env              map[string]string
+	GroupFiles       []string
+	Checks           []CheckSpec
+	Loader           string
 	// LoaderRef is the loader plugin when Loader is LoaderPlugin.
 	LoaderRef *PluginRef
 	// Verifier is a verifier plugin run on every case in addition to

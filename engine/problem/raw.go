@@ -1,6 +1,8 @@
 package problem
 
 import (
+	"reflect"
+
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 
 	"gopkg.in/yaml.v3"
@@ -259,16 +261,28 @@ func (g *rawGroups) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string)
 	}
 }
 
+// rawDefaults are a group's case_defaults, and the node they were read
+// from.
+type rawDefaults struct {
+	values map[string]any
+	node   *yaml.Node
+}
+
+func (r *rawDefaults) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
+	r.node = n
+	d.Value(n, path, reflect.ValueOf(&r.values).Elem())
+}
+
 type rawGroup struct {
-	Name               string         `yaml:"name"`
-	Type               string         `yaml:"type"`
-	GroupFiles         []string       `yaml:"group_files"`
-	OriginalCheckpoint string         `yaml:"original_checkpoint"`
-	OriginalGroup      string         `yaml:"original_group"`
-	CaseOrder          []string       `yaml:"case_order"`
-	Timeout            *float64       `yaml:"timeout"`
-	CaseDefaults       map[string]any `yaml:"case_defaults"`
-	Isolated           *bool          `yaml:"isolated"`
+	Name               string      `yaml:"name"`
+	Type               string      `yaml:"type"`
+	GroupFiles         []string    `yaml:"group_files"`
+	OriginalCheckpoint string      `yaml:"original_checkpoint"`
+	OriginalGroup      string      `yaml:"original_group"`
+	CaseOrder          []string    `yaml:"case_order"`
+	Timeout            *float64    `yaml:"timeout"`
+	CaseDefaults       rawDefaults `yaml:"case_defaults"`
+	Isolated           *bool       `yaml:"isolated"`
 	// wasmeval additions.
 	Env      map[string]string `yaml:"env"`
 	Checks   rawChecks         `yaml:"checks"`

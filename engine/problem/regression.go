@@ -96,7 +96,7 @@ func (l *loader) expandRegression(file, path string, r *rawRegression, cp *Check
 			}
 			out = append(out, &Group{
 				Name: gname, Type: Regression,
-				CaseOrder: sg.CaseOrder, CaseDefaults: sg.CaseDefaults, Isolated: sg.Isolated,
+				CaseOrder: sg.CaseOrder, CaseDefaults: sg.CaseDefaults, CaseDefaultsNode: sg.CaseDefaultsNode, Isolated: sg.Isolated,
 				Timeout: sg.Timeout, Env: MergeEnv(sc.env, nil), GroupFiles: sg.GroupFiles,
 				Checks: sg.Checks, Loader: sg.Loader, LoaderRef: sg.LoaderRef, Verifier: sg.Verifier,
 				Mocks: sg.Mocks, OriginalCheckpoint: src.cp.Name, OriginalGroup: name,

@@ -688,7 +688,7 @@ func GroupInput(p *problem.Problem, cp *problem.Checkpoint, g *problem.Group) ca
 		Checkpoint: cp.Name, Group: g.Name, GroupType: g.Type,
 		OriginalCheckpoint: g.OriginalCheckpoint, OriginalGroup: g.OriginalGroup,
 		ProblemDir: p.Dir, CheckpointDir: g.CasesDir, CaseGroup: g.CaseGroup,
-		CaseOrder: g.CaseOrder, CaseDefaults: g.CaseDefaults, Timeout: g.Timeout,
+		CaseOrder: g.CaseOrder, CaseDefaults: g.CaseDefaults, CaseDefaultsNode: g.CaseDefaultsNode, Timeout: g.Timeout,
 		Env: g.Env, Checks: g.Checks, TrackedFiles: p.Adapter.TrackedFiles,
 		ConfigFile: g.File, ConfigPath: g.Path, Files: p.Files,
 		ArgumentSplitting: p.ArgumentSplitting, Seed: p.Seed,
