@@ -138,14 +138,9 @@ func (gc *groupCtx) setExpected(expected map[string]any, key, file string, d *st
 		}
 		expected[key] = v
 	case ".yaml", ".yml":
-		var doc yaml.Node
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			d.Errs.Add(file, "", 0, "malformed YAML: %v", err)
-			return
-		}
-		v, err := strictyaml.JSONValue(&doc)
+		v, line, err := strictyaml.DocumentValue(data)
 		if err != nil {
-			d.Errs.Add(file, "", 0, "malformed YAML: %v", err)
+			d.Errs.Add(file, "", line, "%v", err)
 			return
 		}
 		expected[key] = v

@@ -221,8 +221,12 @@ func writeJSONWithin(buf *bytes.Buffer, n *yaml.Node, budget *int) error {
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
+		pairs, err := strictyaml.UniquePairs(n)
+		if err != nil {
+			return err
+		}
 		buf.WriteByte('{')
-		for i, kv := range strictyaml.MappingPairs(n) {
+		for i, kv := range pairs {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
@@ -272,10 +276,14 @@ func writeTable(n *yaml.Node, tabs bool) ([]byte, error) {
 	}
 	var header []string
 	records := false
-	for _, row := range strictyaml.Items(n) {
+	for i, row := range strictyaml.Items(n) {
 		if row.Kind == yaml.MappingNode {
 			records = true
-			for _, kv := range strictyaml.MappingPairs(row) {
+			pairs, err := strictyaml.UniquePairs(row)
+			if err != nil {
+				return nil, fmt.Errorf("row %d: %w", i, err)
+			}
+			for _, kv := range pairs {
 				if !slices.Contains(header, kv[0].Value) {
 					header = append(header, kv[0].Value)
 				}
@@ -294,7 +302,7 @@ func writeTable(n *yaml.Node, tabs bool) ([]byte, error) {
 			if records {
 				return nil, fmt.Errorf("row %d: mixes lists and mappings", i)
 			}
-			for _, c := range row.Content {
+			for _, c := range strictyaml.Items(row) {
 				cells = append(cells, c.Value)
 			}
 		case yaml.MappingNode:

@@ -92,13 +92,13 @@ type rawAny struct {
 }
 
 func (a *rawAny) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
-	a.node = n
 	x, err := strictyaml.JSONValue(n)
 	if err != nil {
-		d.Errorf(n, path, "%v", err)
+		// Reported once: left not given, it is not also "null".
+		d.ValueError(n, path, err)
 		return
 	}
-	a.v = x
+	a.v, a.node = x, n
 }
 
 // withDefaults fills the request's unset fields from a default request;

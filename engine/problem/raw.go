@@ -248,7 +248,13 @@ func (g *rawGroups) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string)
 		d.Errorf(n, path, "expected a mapping of group name to group config, got %s", strictyaml.Describe(n))
 		return
 	}
+	seen := map[string]bool{}
 	for _, kv := range strictyaml.MappingPairs(n) {
+		if seen[kv[0].Value] {
+			d.Errorf(kv[0], path+"."+kv[0].Value, "group %q is given twice", kv[0].Value)
+			continue
+		}
+		seen[kv[0].Value] = true
 		var rg rawGroup
 		rg.line = kv[0].Line
 		if !(kv[1].Kind == yaml.ScalarNode && kv[1].Tag == "!!null") {

@@ -122,6 +122,16 @@ func TestBadMergesAreRefused(t *testing.T) {
 			`g.yaml:1: c.case.env.A: key given twice`},
 		"twice-merged": {"c: {case: {arguments: [x]}, extra: &e {A: '1', A: '2'}}\nd: {case: {arguments: [x], env: {<<: *e}}}\n",
 			`g.yaml:2: d.case.env.<<: line 1: key "A" given twice in a merged mapping`},
+		// What becomes data the submission reads (stdin as JSON, an input
+		// file's content) is held to the same rules.
+		"stdin-twice":        {"c: {case: {arguments: [x], stdin: {a: 1, a: 2}}}\n", `key "a" given twice`},
+		"stdin-merged-twice": {"c: {case: {arguments: [x], stdin: {<<: {a: 1, a: 2}, z: 0}}}\n", `key "a" given twice in a merged mapping`},
+		"stdin-bad-merge":    {"c: {case: {arguments: [x], stdin: {<<: [1], k: 2}}}\n", `a merge (<<) takes a mapping or a list of mappings, got "1"`},
+		"input-file-key":     {"c: {case: {arguments: [x], input_files: [{path: u.json, content: {[a, b]: 1}}]}}\n", `a mapping key must be text, got a list`},
+		"env-key":            {"c: {case: {arguments: [x], env: {[a]: x}}}\n", `g.yaml:1: c.case.env: a key must be text, got a list`},
+		// One message for a value that does not build, its line said once,
+		// and no second one calling it null.
+		"output-twice": {"c:\n  case: {arguments: [x]}\n  expected: {output: {a: 1, a: 2}}\n", `g.yaml:3: c.expected.output: mapping key "a" already defined`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			prob := writeFiles(t, map[string]string{
@@ -135,7 +145,19 @@ func TestBadMergesAreRefused(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v\nwant an error containing %q", err, tc.want)
 			}
+			if strings.Contains(err.Error(), "null") || strings.Count(err.Error(), "\n") > 0 && name == "output-twice" {
+				t.Errorf("more than the one error:\n%v", err)
+			}
 		})
+	}
+	// A group named twice in config.yaml: the second used to run as well,
+	// under the first's settings.
+	prob := writeFiles(t, map[string]string{
+		"config.yaml": "name: m\ncommand: \"sh main.sh\"\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n      g: {type: Error}\n",
+		"c1/g.yaml":   "c: {case: {arguments: [x]}}\n",
+	})
+	if _, err := LoadProblem(prob); err == nil || !strings.Contains(err.Error(), `config.yaml:7: checkpoints.c1.groups.g: group "g" is given twice`) {
+		t.Errorf("a group given twice: %v", err)
 	}
 }
 

@@ -32,6 +32,16 @@ type NodeDecoder interface {
 	DecodeNode(d *Decoder, node *yaml.Node, path string)
 }
 
+// ValueError records err, from building node's value (JSONValue), at
+// node and path; the line the error names is not said twice.
+func (d *Decoder) ValueError(node *yaml.Node, path string, err error) {
+	msg := err.Error()
+	if rest, ok := strings.CutPrefix(msg, fmt.Sprintf("line %d: ", node.Line)); ok {
+		msg = rest
+	}
+	d.Errorf(node, path, "%s", msg)
+}
+
 // Errorf records a diagnostic at node (its line) and path.
 func (d *Decoder) Errorf(node *yaml.Node, path, format string, args ...any) {
 	line := 0
@@ -181,14 +191,23 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 		seen := map[string]bool{}
 		for _, kv := range d.pairs(node, path) {
 			k, val := kv[0], kv[1]
+			if k.Kind != yaml.ScalarNode {
+				d.Errorf(k, path, "a key must be text, got %s", Describe(k))
+				continue
+			}
 			if seen[k.Value] {
 				d.Errorf(k, diag.JoinPath(path, k.Value), "key given twice")
 				continue
 			}
 			seen[k.Value] = true
 			elem := reflect.New(v.Type().Elem()).Elem()
+			before := len(*d.Errs)
 			d.Value(val, diag.JoinPath(path, k.Value), elem)
-			v.SetMapIndex(reflect.ValueOf(k.Value), elem)
+			if len(*d.Errs) == before {
+				// A value that did not decode is left out, so what
+				// checks the map later does not report it again as null.
+				v.SetMapIndex(reflect.ValueOf(k.Value), elem)
+			}
 		}
 	case reflect.Slice:
 		if node.Kind != yaml.SequenceNode {
@@ -203,7 +222,7 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 	case reflect.Interface:
 		x, err := JSONValue(node)
 		if err != nil {
-			d.Errorf(node, path, "%v", err)
+			d.ValueError(node, path, err)
 			return
 		}
 		if x != nil {
@@ -280,6 +299,10 @@ func (d *Decoder) StructValue(node *yaml.Node, path string, v reflect.Value) {
 	seen := map[string]bool{}
 	for _, kv := range d.pairs(node, path) {
 		k, val := kv[0], kv[1]
+		if k.Kind != yaml.ScalarNode {
+			d.Errorf(k, path, "a key must be text, got %s", Describe(k))
+			continue
+		}
 		kp := diag.JoinPath(path, k.Value)
 		if seen[k.Value] {
 			d.Errorf(k, kp, "key given twice")
@@ -389,6 +412,27 @@ func MappingPairs(n *yaml.Node) [][2]*yaml.Node {
 		return ownPairs(n)
 	}
 	return out
+}
+
+// UniquePairs is Pairs for a mapping whose keys become data (a JSON
+// object, a CSV header): a key that is not text or is given twice is an
+// error too, not a key "" or one that silently replaces the other.
+func UniquePairs(n *yaml.Node) ([][2]*yaml.Node, error) {
+	out, err := Pairs(n)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(out))
+	for _, kv := range out {
+		if kv[0].Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("line %d: a mapping key must be text, got %s", kv[0].Line, Describe(kv[0]))
+		}
+		if seen[kv[0].Value] {
+			return nil, fmt.Errorf("line %d: key %q given twice", kv[0].Line, kv[0].Value)
+		}
+		seen[kv[0].Value] = true
+	}
+	return out, nil
 }
 
 // Items returns a sequence's items, aliases resolved.

@@ -2,6 +2,7 @@ package strictyaml
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -33,6 +34,30 @@ import (
 func JSONValue(node *yaml.Node) (any, error) {
 	b := valueBuilder{budget: AliasBudget(node)}
 	return b.value(node, 0)
+}
+
+// DocumentValue is a whole YAML document's value as JSONValue builds it
+// (nil for an empty document), for files that hold one value rather than
+// wasmeval's keys (an expected_output.yaml). An error says what is wrong
+// with the document; line is where, when that is known, else 0.
+func DocumentValue(data []byte) (v any, line int, err error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line, msg := yamlErrorLine(err, data)
+		return nil, line, fmt.Errorf("malformed YAML: %s", msg)
+	}
+	if a := selfAlias(&doc, map[*yaml.Node]bool{}); a != nil {
+		return nil, a.Line, fmt.Errorf("the alias *%s is inside the value &%s names: a value cannot contain itself", a.Value, a.Value)
+	}
+	v, err = JSONValue(&doc)
+	if err != nil {
+		msg := err.Error()
+		if _, serr := fmt.Sscanf(msg, "line %d: ", &line); serr == nil {
+			msg = strings.TrimPrefix(msg, fmt.Sprintf("line %d: ", line))
+		}
+		return nil, line, errors.New(msg)
+	}
+	return v, 0, nil
 }
 
 // AliasBudget is how many values whatever walks node may build, its

@@ -2,6 +2,7 @@ package strictyaml
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -110,5 +111,21 @@ func TestNodeOfRoundTrips(t *testing.T) {
 	var timeout float64
 	if err := node.Content[5].Decode(&timeout); err != nil || timeout != 187 {
 		t.Errorf("a number decodes into a float64 field: %v %v", timeout, err)
+	}
+}
+
+// A file that holds one value (an expected_output.yaml) gets the checks
+// a case file gets, each error with its line.
+func TestDocumentValue(t *testing.T) {
+	for text, want := range map[string]string{
+		"a: 1\nb: &o {k: *o}\n": "2: the alias *o is inside the value &o names",
+		"a: 1\nb: *nope\n":      "2: malformed YAML: unknown anchor 'nope' referenced",
+		"a: 1\na: 2\n":          `2: mapping key "a" already defined`,
+		"":                      "0: <nil>",
+	} {
+		_, line, err := DocumentValue([]byte(text))
+		if got := fmt.Sprintf("%d: %v", line, err); !strings.HasPrefix(got, want) {
+			t.Errorf("%q: got %s, want %s", text, got, want)
+		}
 	}
 }
