@@ -124,6 +124,7 @@ func TestBadMergesAreRefused(t *testing.T) {
 			`g.yaml:2: d.case.env.<<: line 1: key "A" given twice in a merged mapping`},
 		// What becomes data the submission reads (stdin as JSON, an input
 		// file's content) is held to the same rules.
+		"merge-twice":        {"a: &a {case: {arguments: [a]}}\nb: &b {case: {arguments: [b]}}\nc:\n  <<: *a\n  <<: *b\n", `g.yaml:5: c.<<: the merge key (<<) is given twice: merge several mappings with <<: [*a, *b]`},
 		"stdin-twice":        {"c: {case: {arguments: [x], stdin: {a: 1, a: 2}}}\n", `key "a" given twice`},
 		"stdin-merged-twice": {"c: {case: {arguments: [x], stdin: {<<: {a: 1, a: 2}, z: 0}}}\n", `key "a" given twice in a merged mapping`},
 		"stdin-bad-merge":    {"c: {case: {arguments: [x], stdin: {<<: [1], k: 2}}}\n", `a merge (<<) takes a mapping or a list of mappings, got "1"`},

@@ -503,11 +503,17 @@ func isMerge(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.Tag == "
 // merges itself).
 func pairs(n *yaml.Node, budget *int, within []*yaml.Node) ([][2]*yaml.Node, error) {
 	own := ownPairs(n)
-	merges := false
+	merges := 0
 	for _, kv := range own {
-		merges = merges || isMerge(kv[0])
+		if isMerge(kv[0]) {
+			if merges++; merges > 1 {
+				// PyYAML lets the last win, yaml.v3 refuses it: a key
+				// given twice is refused here as any other.
+				return nil, &MergeError{kv[0].Line, "the merge key (<<) is given twice: merge several mappings with <<: [*a, *b]"}
+			}
+		}
 	}
-	if !merges {
+	if merges == 0 {
 		return own, nil
 	}
 	mine := make(map[string]bool, len(own))
