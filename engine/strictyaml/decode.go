@@ -188,18 +188,8 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
-		seen := map[string]bool{}
 		for _, kv := range d.pairs(node, path) {
 			k, val := kv[0], kv[1]
-			if k.Kind != yaml.ScalarNode {
-				d.Errorf(k, path, "a key must be text, got %s", Describe(k))
-				continue
-			}
-			if seen[k.Value] {
-				d.Errorf(k, diag.JoinPath(path, k.Value), "key given twice")
-				continue
-			}
-			seen[k.Value] = true
 			elem := reflect.New(v.Type().Elem()).Elem()
 			before := len(*d.Errs)
 			d.Value(val, diag.JoinPath(path, k.Value), elem)
@@ -264,11 +254,26 @@ func integral(n *yaml.Node) bool {
 	return n.Decode(&f) == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53
 }
 
-// pairs is node's pairs with its merges applied (Pairs); a merge it
-// refuses is reported at path and left out.
+// pairs is node's pairs with its merges applied (Pairs), for decoding
+// into a map or a struct; a merge it refuses, a key that is not text and
+// a key given twice are reported at path and left out.
 func (d *Decoder) pairs(node *yaml.Node, path string) [][2]*yaml.Node {
-	out, err := Pairs(node)
+	all, err := Pairs(node)
 	if err == nil {
+		out := all[:0:0]
+		seen := make(map[string]bool, len(all))
+		for _, kv := range all {
+			k := kv[0]
+			switch {
+			case k.Kind != yaml.ScalarNode:
+				d.Errorf(k, path, "a key must be text, got %s", Describe(k))
+			case seen[k.Value]:
+				d.Errorf(k, diag.JoinPath(path, k.Value), "key given twice")
+			default:
+				seen[k.Value] = true
+				out = append(out, kv)
+			}
+		}
 		return out
 	}
 	var own [][2]*yaml.Node
@@ -296,19 +301,9 @@ func (d *Decoder) StructValue(node *yaml.Node, path string, v reflect.Value) {
 		return
 	}
 	fields := yamlFields(v.Type())
-	seen := map[string]bool{}
 	for _, kv := range d.pairs(node, path) {
 		k, val := kv[0], kv[1]
-		if k.Kind != yaml.ScalarNode {
-			d.Errorf(k, path, "a key must be text, got %s", Describe(k))
-			continue
-		}
 		kp := diag.JoinPath(path, k.Value)
-		if seen[k.Value] {
-			d.Errorf(k, kp, "key given twice")
-			continue
-		}
-		seen[k.Value] = true
 		idx, ok := fields[k.Value]
 		if !ok {
 			d.Errorf(k, kp, "unknown key %q (known keys: %s)", k.Value, strings.Join(fieldNames(v.Type()), ", "))
