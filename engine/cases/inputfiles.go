@@ -230,8 +230,9 @@ func writeJSONWithin(buf *bytes.Buffer, n *yaml.Node, budget *int) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			k, _ := json.Marshal(kv[0].Value)
-			buf.Write(k)
+			if err := writeJSONText(buf, kv[0].Value); err != nil {
+				return err
+			}
 			buf.WriteByte(':')
 			if err := writeJSONWithin(buf, kv[1], budget); err != nil {
 				return err
@@ -254,12 +255,21 @@ func writeJSONWithin(buf *bytes.Buffer, n *yaml.Node, budget *int) error {
 		if err != nil {
 			return err
 		}
-		data, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		buf.Write(data)
+		return writeJSONText(buf, v)
 	}
+	return nil
+}
+
+// writeJSONText appends v as JSON, with <, > and & as they are:
+// encoding/json's \u003c escapes are for HTML pages, and the text is
+// meant to be what the author wrote, as other JSON writers write it.
+func writeJSONText(buf *bytes.Buffer, v any) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	buf.Truncate(buf.Len() - 1) // Encode's newline
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package cases
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"maps"
@@ -158,11 +159,19 @@ func (r *rawRequest) resolve(d *strictyaml.Decoder, path string) *Request {
 	bodies := 0
 	if r.JSON != nil {
 		bodies++
-		b, err := json.Marshal(r.JSON.v)
+		// Written from the YAML when there is some, as stdin is: keys in
+		// the order written, numbers as written.
+		var buf bytes.Buffer
+		var err error
+		if r.JSON.node != nil {
+			err = writeJSON(&buf, r.JSON.node)
+		} else {
+			err = writeJSONText(&buf, r.JSON.v)
+		}
 		if err != nil {
 			d.Errorf(n, at("json"), "cannot encode as JSON: %v", err)
 		}
-		req.Body, req.ContentType = b, "application/json"
+		req.Body, req.ContentType = buf.Bytes(), "application/json"
 	}
 	if r.Body != nil {
 		bodies++

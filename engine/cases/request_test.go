@@ -55,7 +55,7 @@ ui:
 	}
 	r := by["create"].Request
 	if r.Method != "POST" || r.URL() != "/notes?q=x+y&tag=a&tag=b" || r.Headers["X-Token"] != "7" || r.Headers["X-Default"] != "d" ||
-		string(r.Body) != `{"n":[1,2],"title":"t"}` || r.ContentType != "application/json" ||
+		string(r.Body) != `{"title":"t","n":[1,2]}` || r.ContentType != "application/json" ||
 		r.Timeout != 1500*time.Millisecond || r.Retries != 2 || r.Response != "json" {
 		t.Errorf("create: %+v", r)
 	}

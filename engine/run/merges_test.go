@@ -180,3 +180,16 @@ func TestCaseDefaultsErrorsNameTheirLine(t *testing.T) {
 		}
 	}
 }
+
+// Stdin given as a mapping is written as its author wrote it: keys in
+// order, and <, > and & as they are, not as encoding/json's \u003c
+// escapes for HTML pages (which a submission comparing text would see).
+func TestStdinJSONIsWrittenAsAuthored(t *testing.T) {
+	_, recs := runFiles(t, map[string]string{
+		"config.yaml": "name: s\ncommand: \"sh main.sh\"\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n",
+		"c1/g.yaml":   "a: {case: {stdin: {z: 1, q: \"a<b && c>d\"}}, expected: {output: \"{\\\"z\\\":1,\\\"q\\\":\\\"a<b && c>d\\\"}\\n\"}}\n",
+	}, "cat\n")
+	if r := recs["c1/g/a"]; r == nil || !r.Passed {
+		t.Fatalf("stdin was not written as authored: %+v", r)
+	}
+}
