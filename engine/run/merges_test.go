@@ -109,15 +109,22 @@ func TestMergeKeysApplyEverywhere(t *testing.T) {
 func TestBadMergesAreRefused(t *testing.T) {
 	bomb := "a: &a {k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, k5: 1, k6: 1, k7: 1, k8: 1, k9: 1}\n"
 	prev := "a"
-	for i := 0; i < 20; i++ {
+	for i := 0; i < 11; i++ { // 20,480 keys merged, in a file that stays within what it may expand into
 		name := "l" + strconv.Itoa(i)
 		bomb += name + ": &" + name + " {<<: [*" + prev + ", *" + prev + "]}\n"
 		prev = name
 	}
+	// Each case's stdin is one large value named again: within what one
+	// value may expand into, but the file would expand into 270 million.
+	expanding := "c: {case: {arguments: [x], stdin: &big [" + strings.Repeat("1, ", 89_999) + "1]}}\n"
+	for i := 0; i < 3000; i++ {
+		expanding += "c" + strconv.Itoa(i) + ": {case: {arguments: [x], stdin: *big}}\n"
+	}
 	for name, tc := range map[string]struct{ group, want string }{
-		"scalar": {"c: {<<: 5, case: {arguments: [x]}}\n", `g.yaml:1: c.<<: a merge (<<) takes a mapping or a list of mappings, got "5"`},
-		"bomb":   {bomb + "c: {<<: *" + prev + ", case: {arguments: [x]}}\n", "g.yaml:22: c.<<: the merges (<<) bring more than 10000 keys"},
-		"itself": {"c: &c {<<: *c, case: {arguments: [x]}}\n", "g.yaml:1: the alias *c is inside the value &c names: a value cannot contain itself"},
+		"scalar":    {"c: {<<: 5, case: {arguments: [x]}}\n", `g.yaml:1: c.<<: a merge (<<) takes a mapping or a list of mappings, got "5"`},
+		"bomb":      {bomb + "c: {<<: *" + prev + ", case: {arguments: [x]}}\n", "g.yaml:13: c.<<: the merges (<<) bring more than 10000 keys"},
+		"itself":    {"c: &c {<<: *c, case: {arguments: [x]}}\n", "g.yaml:1: the alias *c is inside the value &c names: a value cannot contain itself"},
+		"expanding": {expanding, "g.yaml:13: the alias *big takes the file past 1170110 values once its aliases are expanded (the file itself has 117011)"},
 		"twice": {"c: {case: {arguments: [x], env: &e {A: '1', A: '2'}}}\nd: {case: {arguments: [x], env: {<<: *e}}}\n",
 			`g.yaml:1: c.case.env.A: key given twice`},
 		"twice-merged": {"c: {case: {arguments: [x]}, extra: &e {A: '1', A: '2'}}\nd: {case: {arguments: [x], env: {<<: *e}}}\n",

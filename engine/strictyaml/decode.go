@@ -74,37 +74,11 @@ func ParseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
 		errs.Add(file, "", 0, "file is empty; expected a mapping")
 		return nil, false
 	}
-	if a := selfAlias(&doc, map[*yaml.Node]bool{}); a != nil {
-		errs.Add(file, "", a.Line, "the alias *%s is inside the value &%s names: a value cannot contain itself", a.Value, a.Value)
+	if err := checkAliases(&doc); err != nil {
+		errs.Add(file, "", err.Line, "%s", err.Msg)
 		return nil, false
 	}
 	return doc.Content[0], true
-}
-
-// selfAlias is the first alias in n that names a value it is inside
-// (&a [*a], or a mapping that merges itself: &a {<<: *a}), or nil.
-// YAML's parser accepts one; expanded, it has no end, so a document
-// with one is refused before anything walks it. above holds n's
-// ancestors; aliases are not followed (their values are walked where
-// their anchors are).
-func selfAlias(n *yaml.Node, above map[*yaml.Node]bool) *yaml.Node {
-	if n.Kind == yaml.AliasNode {
-		if above[n.Alias] {
-			return n
-		}
-		return nil
-	}
-	if len(n.Content) == 0 {
-		return nil
-	}
-	above[n] = true
-	defer delete(above, n)
-	for _, c := range n.Content {
-		if a := selfAlias(c, above); a != nil {
-			return a
-		}
-	}
-	return nil
 }
 
 // yamlErrorLine pulls "line N" out of yaml.v3's error text.

@@ -46,8 +46,8 @@ func DocumentValue(data []byte) (v any, line int, err error) {
 		line, msg := yamlErrorLine(err, data)
 		return nil, line, fmt.Errorf("malformed YAML: %s", msg)
 	}
-	if a := selfAlias(&doc, map[*yaml.Node]bool{}); a != nil {
-		return nil, a.Line, fmt.Errorf("the alias *%s is inside the value &%s names: a value cannot contain itself", a.Value, a.Value)
+	if err := checkAliases(&doc); err != nil {
+		return nil, err.Line, errors.New(err.Msg)
 	}
 	v, err = JSONValue(&doc)
 	if err != nil {

@@ -1,0 +1,144 @@
+package strictyaml
+
+import (
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// A parsed document is checked for two things its aliases can do before
+// anything walks it (checkAliases):
+//
+//   - name a value they are inside (&a [*a]): expanded, it has no end;
+//   - expand the document far beyond its own size. Every walk of a
+//     value expands its aliases, so each *big in a file costs as much as
+//     the value &big names, every time the file is read. Each value is
+//     bounded on its own (AliasBudget), but a file of 20,000 cases that
+//     each give *big as their input stays within that bound case by case
+//     while its 600 KB expand into billions of values: minutes of
+//     loading, and gigabytes written into workspaces.
+//
+// So a document may expand into at most MaxExpanded values, or
+// ExpansionFactor times its own size when that is more. A case file with
+// anchors used as defaults (a mapping of twenty keys merged into each of
+// 100,000 cases) stays well within it; what is refused is repetition that
+// the file does not pay for in its own size. yaml.v3 bounds its own
+// decoding into Go values the same way (by the share of values coming
+// from aliases); the engine walks node trees, where it does not apply.
+
+// MaxExpanded is how many values a document may expand into, its aliases
+// expanded, whatever its own size.
+const MaxExpanded = 1_000_000
+
+// ExpansionFactor is how many times its own size a document larger than
+// MaxExpanded/ExpansionFactor values may expand into.
+const ExpansionFactor = 10
+
+// aliasError is a document refused for its aliases, at the line of the
+// alias concerned.
+type aliasError struct {
+	Line int
+	Msg  string
+}
+
+func (e *aliasError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+
+// checkAliases refuses a document (or any node) whose aliases name a
+// value they are inside or expand it past its limit (see above); nil when
+// neither.
+func checkAliases(doc *yaml.Node) *aliasError {
+	if a := selfAlias(doc, map[*yaml.Node]bool{}); a != nil {
+		return &aliasError{a.Line, fmt.Sprintf("the alias *%s is inside the value &%s names: a value cannot contain itself", a.Value, a.Value)}
+	}
+	own := size(doc)
+	limit := max(MaxExpanded, ExpansionFactor*own)
+	e := expansion{limit: limit, sizes: map[*yaml.Node]int{}}
+	if a := e.over(doc); a != nil {
+		return &aliasError{a.Line, fmt.Sprintf("the alias *%s takes the file past %d values once its aliases are expanded "+
+			"(the file itself has %d): each alias repeats the whole value its anchor names, every time the file is read; "+
+			"repeat large values less often, or give them once in a file of their own", a.Value, limit, own)}
+	}
+	return nil
+}
+
+// selfAlias is the first alias in n that names a value it is inside
+// (&a [*a], or a mapping that merges itself: &a {<<: *a}), or nil.
+// YAML's parser accepts one; expanded, it has no end, so a document
+// with one is refused before anything walks it. above holds n's
+// ancestors; aliases are not followed (their values are walked where
+// their anchors are).
+func selfAlias(n *yaml.Node, above map[*yaml.Node]bool) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		if above[n.Alias] {
+			return n
+		}
+		return nil
+	}
+	if len(n.Content) == 0 {
+		return nil
+	}
+	above[n] = true
+	defer delete(above, n)
+	for _, c := range n.Content {
+		if a := selfAlias(c, above); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
+// expansion counts a document's values with its aliases expanded, in
+// document order, and stops at the first alias that takes the count past
+// limit. An alias's value is counted once (sizes), however often it is
+// named, so the count costs the document's own size, not its expansion.
+// It needs a document without self-containing aliases (selfAlias).
+type expansion struct {
+	limit int
+	count int
+	sizes map[*yaml.Node]int // an anchored value's size, aliases expanded, at most limit+1
+}
+
+// over adds n to the count and returns the alias that takes it past the
+// limit, or nil.
+func (e *expansion) over(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return nil
+		}
+		if e.count += e.size(n.Alias); e.count > e.limit {
+			return n
+		}
+		return nil
+	}
+	e.count++ // a document's own values cannot take it past the limit: it is at least ExpansionFactor times its size
+	for _, c := range n.Content {
+		if a := e.over(c); a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
+// size is how many values n expands into, at most limit+1.
+func (e *expansion) size(n *yaml.Node) int {
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return 1
+		}
+		return e.size(n.Alias)
+	}
+	if s, ok := e.sizes[n]; ok {
+		return s
+	}
+	s := 1
+	for _, c := range n.Content {
+		if s += e.size(c); s > e.limit {
+			s = e.limit + 1
+			break
+		}
+	}
+	if n.Anchor != "" {
+		e.sizes[n] = s
+	}
+	return s
+}
