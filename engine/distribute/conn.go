@@ -198,21 +198,46 @@ const APITimeout = 30 * time.Second
 // returned at once: a stream set up another way, or a permission
 // refused, does not change by asking again.
 func setUp(ctx context.Context, logf func(format string, args ...any), step func() error) error {
-	wait := 500 * time.Millisecond
+	return askAgain(ctx, asking{first: 500 * time.Millisecond, most: 5 * time.Second, again: transient, logf: logf}, step)
+}
+
+// retry calls f until it succeeds or ctx ends, waiting a little longer
+// each time (at most 2 s): a server restarting is waited for.
+func retry(ctx context.Context, f func() error) error {
+	return askAgain(ctx, asking{first: 100 * time.Millisecond, most: 2 * time.Second}, f)
+}
+
+// asking is how askAgain asks: the first wait, doubled after each
+// attempt up to most; which errors are worth asking again for (nil: any
+// but ctx's own cancellation); and logf, which hears of each attempt
+// given up (nil: none).
+type asking struct {
+	first, most time.Duration
+	again       func(error) bool
+	logf        func(format string, args ...any)
+}
+
+// askAgain calls f until it succeeds, ctx ends, or it fails with an
+// error a.again says will not change.
+func askAgain(ctx context.Context, a asking, f func() error) error {
+	wait := a.first
 	for {
-		err := step()
-		if err == nil || ctx.Err() != nil || !transient(err) {
+		err := f()
+		if err == nil || ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			return err
 		}
-		if logf != nil {
-			logf("the NATS server did not answer (%v); asking again", err)
+		if a.again != nil && (ctx.Err() != nil || !a.again(err)) {
+			return err
+		}
+		if a.logf != nil {
+			a.logf("the NATS server did not answer (%v); asking again", err)
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
 		case <-time.After(wait):
 		}
-		wait = min(wait*2, 5*time.Second)
+		wait = min(wait*2, a.most)
 	}
 }
 

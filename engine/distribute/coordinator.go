@@ -3,7 +3,6 @@ package distribute
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -430,23 +429,5 @@ func (c *Coordinator) onMaxDeliveries(ctx context.Context, data []byte, out chan
 	select {
 	case out <- exhaustedJob{key: job.Key(), seq: adv.StreamSeq, deliveries: adv.Deliveries}:
 	case <-ctx.Done():
-	}
-}
-
-// retry calls f until it succeeds or ctx ends, waiting a little longer
-// each time (at most 2 s): a server restarting is waited for.
-func retry(ctx context.Context, f func() error) error {
-	wait := 100 * time.Millisecond
-	for {
-		err := f()
-		if err == nil || errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
-		case <-time.After(wait):
-		}
-		wait = min(wait*2, 2*time.Second)
 	}
 }
