@@ -135,7 +135,7 @@ func TestBadMergesAreRefused(t *testing.T) {
 		"stdin-twice":        {"c: {case: {arguments: [x], stdin: {a: 1, a: 2}}}\n", `key "a" given twice`},
 		"stdin-merged-twice": {"c: {case: {arguments: [x], stdin: {<<: {a: 1, a: 2}, z: 0}}}\n", `key "a" given twice in a merged mapping`},
 		"stdin-bad-merge":    {"c: {case: {arguments: [x], stdin: {<<: [1], k: 2}}}\n", `a merge (<<) takes a mapping or a list of mappings, got "1"`},
-		"input-file-key":     {"c: {case: {arguments: [x], input_files: [{path: u.json, content: {[a, b]: 1}}]}}\n", `a mapping key must be text, got a list`},
+		"input-file-key":     {"c: {case: {arguments: [x], input_files: [{path: u.json, content: {[a, b]: 1}}]}}\n", `a key must be text, got a list`},
 		"env-key":            {"c: {case: {arguments: [x], env: {[a]: x}}}\n", `g.yaml:1: c.case.env: a key must be text, got a list`},
 		// One message for a value that does not build, its line said once,
 		// and no second one calling it null.

@@ -238,13 +238,12 @@ func (d *Decoder) pairs(node *yaml.Node, path string) [][2]*yaml.Node {
 		seen := make(map[string]bool, len(all))
 		for _, kv := range all {
 			k := kv[0]
-			switch {
-			case k.Kind != yaml.ScalarNode:
+			switch badKey(k, seen) {
+			case notText:
 				d.Errorf(k, path, "a key must be text, got %s", Describe(k))
-			case seen[k.Value]:
+			case givenTwice:
 				d.Errorf(k, diag.JoinPath(path, k.Value), "key given twice")
 			default:
-				seen[k.Value] = true
 				out = append(out, kv)
 			}
 		}
@@ -393,15 +392,35 @@ func UniquePairs(n *yaml.Node) ([][2]*yaml.Node, error) {
 	}
 	seen := make(map[string]bool, len(out))
 	for _, kv := range out {
-		if kv[0].Kind != yaml.ScalarNode {
-			return nil, fmt.Errorf("line %d: a mapping key must be text, got %s", kv[0].Line, Describe(kv[0]))
-		}
-		if seen[kv[0].Value] {
+		switch badKey(kv[0], seen) {
+		case notText:
+			return nil, fmt.Errorf("line %d: a key must be text, got %s", kv[0].Line, Describe(kv[0]))
+		case givenTwice:
 			return nil, fmt.Errorf("line %d: key %q given twice", kv[0].Line, kv[0].Value)
 		}
-		seen[kv[0].Value] = true
 	}
 	return out, nil
+}
+
+// What can be wrong with a mapping's key where keys become names (of
+// fields, of a JSON object's members): badKey's answers.
+const (
+	goodKey = iota
+	notText
+	givenTwice
+)
+
+// badKey says what is wrong with k as the next key of a mapping whose
+// keys so far are seen, and adds a good one to seen.
+func badKey(k *yaml.Node, seen map[string]bool) int {
+	switch {
+	case k.Kind != yaml.ScalarNode:
+		return notText
+	case seen[k.Value]:
+		return givenTwice
+	}
+	seen[k.Value] = true
+	return goodKey
 }
 
 // Items returns a sequence's items, aliases resolved.
