@@ -208,12 +208,42 @@ func blockStyle(n *yaml.Node) *yaml.Node {
 // Aliases are expanded within strictyaml's budget: a few lines of
 // anchors must not write gigabytes into a workspace.
 func writeJSON(buf *bytes.Buffer, n *yaml.Node) error {
-	budget := strictyaml.AliasBudget(n)
-	return writeJSONWithin(buf, n, &budget)
+	w := newJSONWriter(buf)
+	w.budget = strictyaml.AliasBudget(n)
+	return w.node(n)
 }
 
-func writeJSONWithin(buf *bytes.Buffer, n *yaml.Node, budget *int) error {
-	if *budget--; *budget < 0 {
+// writeJSONText appends v as JSON, with <, > and & as they are:
+// encoding/json's \u003c escapes are for HTML pages, and the text is
+// meant to be what the author wrote, as other JSON writers write it.
+func writeJSONText(buf *bytes.Buffer, v any) error {
+	return newJSONWriter(buf).value(v)
+}
+
+// jsonWriter writes JSON into buf: a node tree, its aliases expanded
+// within budget, or values, through one encoder for all its scalars.
+type jsonWriter struct {
+	buf    *bytes.Buffer
+	enc    *json.Encoder
+	budget int
+}
+
+func newJSONWriter(buf *bytes.Buffer) *jsonWriter {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return &jsonWriter{buf: buf, enc: enc}
+}
+
+func (w *jsonWriter) value(v any) error {
+	if err := w.enc.Encode(v); err != nil {
+		return err
+	}
+	w.buf.Truncate(w.buf.Len() - 1) // Encode's newline
+	return nil
+}
+
+func (w *jsonWriter) node(n *yaml.Node) error {
+	if w.budget--; w.budget < 0 {
 		return fmt.Errorf("line %d: the content expands its aliases into too many values", n.Line)
 	}
 	if n.Kind == yaml.AliasNode {
@@ -225,51 +255,38 @@ func writeJSONWithin(buf *bytes.Buffer, n *yaml.Node, budget *int) error {
 		if err != nil {
 			return err
 		}
-		buf.WriteByte('{')
+		w.buf.WriteByte('{')
 		for i, kv := range pairs {
 			if i > 0 {
-				buf.WriteByte(',')
+				w.buf.WriteByte(',')
 			}
-			if err := writeJSONText(buf, kv[0].Value); err != nil {
+			if err := w.value(kv[0].Value); err != nil {
 				return err
 			}
-			buf.WriteByte(':')
-			if err := writeJSONWithin(buf, kv[1], budget); err != nil {
+			w.buf.WriteByte(':')
+			if err := w.node(kv[1]); err != nil {
 				return err
 			}
 		}
-		buf.WriteByte('}')
+		w.buf.WriteByte('}')
 	case yaml.SequenceNode:
-		buf.WriteByte('[')
+		w.buf.WriteByte('[')
 		for i, item := range strictyaml.Items(n) {
 			if i > 0 {
-				buf.WriteByte(',')
+				w.buf.WriteByte(',')
 			}
-			if err := writeJSONWithin(buf, item, budget); err != nil {
+			if err := w.node(item); err != nil {
 				return err
 			}
 		}
-		buf.WriteByte(']')
+		w.buf.WriteByte(']')
 	default:
 		v, err := strictyaml.JSONValue(n)
 		if err != nil {
 			return err
 		}
-		return writeJSONText(buf, v)
+		return w.value(v)
 	}
-	return nil
-}
-
-// writeJSONText appends v as JSON, with <, > and & as they are:
-// encoding/json's \u003c escapes are for HTML pages, and the text is
-// meant to be what the author wrote, as other JSON writers write it.
-func writeJSONText(buf *bytes.Buffer, v any) error {
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	buf.Truncate(buf.Len() - 1) // Encode's newline
 	return nil
 }
 
