@@ -215,6 +215,9 @@ func TestStaticAssetMustBeFileOrDirectory(t *testing.T) {
 		"c1/g/a/case.yaml": "{}\n",
 	})
 	if err := mkfifo(filepath.Join(dir, "s.sock")); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
 		t.Skip(err)
 	}
 	text := loadErr(t, dir, testOpts)

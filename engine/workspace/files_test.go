@@ -110,6 +110,9 @@ func TestWriteFilesRefusesProblemFilesSwappedAfterLoading(t *testing.T) {
 
 	os.Remove(filepath.Join(problem, "fifo.txt"))
 	if err := syscall.Mkfifo(filepath.Join(problem, "fifo.txt"), 0o644); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no FIFOs here:", err)
+		}
 		t.Skip("no FIFOs here:", err)
 	}
 	done := make(chan error, 1)

@@ -242,7 +242,7 @@ policies:
 			moved := mustRef(t, "oci://"+reg.host+"/team-b/verifier:1.0")
 			pm := pushTestPlugin(t, r, moved.String(), "signed")
 			if pm.ManifestDigest != p.ManifestDigest {
-				t.Skip("push is not reproducible; cannot copy the manifest")
+				t.Fatalf("the same plugin pushed twice has manifests %s and %s: a push must be reproducible", p.ManifestDigest, pm.ManifestDigest)
 			}
 			pushReferrer(t, r, moved, subjectOf(t, r, moved), body)
 			polB := writePolicy(t, t.TempDir(), fmt.Sprintf("version: 1\nkeys:\n  a: %s\npolicies:\n  - repositories: [\"*\"]\n    signed_by: [a]\n", filepath.Join(dir, "team-a.pub")))

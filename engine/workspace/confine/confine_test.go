@@ -133,6 +133,9 @@ func TestTreeMountRoots(t *testing.T) {
 func TestTreeRefusesSpecialFiles(t *testing.T) {
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no FIFOs here:", err)
+		}
 		t.Skip("no FIFOs here:", err)
 	}
 	tree, err := New(dir)
