@@ -184,6 +184,8 @@ func TestExpectedValueTypes(t *testing.T) {
 	dir := writeTree(t, map[string]string{
 		"g/zero/case.yaml":    "expected:\n  status_code: \"zero\"\n",
 		"g/frac/case.yaml":    "expected: {status_code: 1.5}\n",
+		"g/neg/case.yaml":     "expected: {status_code: -254}\n",
+		"g/big/case.yaml":     "expected: {status_code: 600}\n",
 		"g/null/case.yaml":    "expected:\n  output:\n",
 		"g/files/case.yaml":   "expected:\n  files:\n    ../up.txt: x\n",
 		"g/headers/case.yaml": "input:\n  expected:\n    headers: {X-A: [1, 2]}\n",
@@ -196,6 +198,8 @@ func TestExpectedValueTypes(t *testing.T) {
 	want := map[string]string{
 		"zero":    `g/zero/case.yaml:2: expected.status_code: expected an integer (an exit status, or an HTTP status for the api adapter), got "zero"`,
 		"frac":    `g/frac/case.yaml:1: expected.status_code: expected an integer`,
+		"neg":     `g/neg/case.yaml:1: expected.status_code: expected an exit status (0 to 255; 128+N for a process killed by signal N) or an HTTP status (100 to 599), got -254`,
+		"big":     `g/big/case.yaml:1: expected.status_code: expected an exit status`,
 		"null":    `g/null/case.yaml:2: expected.output: expected a value to compare output with, got null`,
 		"files":   `g/files/case.yaml:3: expected.files.../up.txt: path "../up.txt" escapes the workspace`,
 		"headers": `g/headers/case.yaml:3: expected.headers.X-A: expected the header's value as text, got a list`,

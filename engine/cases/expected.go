@@ -28,7 +28,7 @@ func (e FieldError) Path() string {
 // no check could compare (status_code: "zero") is refused when the problem
 // is validated instead of failing every run:
 //
-//   - status_code: an integer;
+//   - status_code: an integer from 0 to 599;
 //   - output, stderr: text or a structure (for JSON), not null;
 //   - files: a mapping of relative workspace path → content;
 //   - headers: a mapping of header name → text (numbers and booleans are
@@ -45,8 +45,13 @@ func CheckExpected(expected map[string]any) []FieldError {
 	for key, v := range expected {
 		switch key {
 		case "status_code":
-			if _, ok := verify.IntegerValue(v); !ok {
+			// No adapter reports a status outside 0..599: an expected one
+			// there (a sign slipped in, a signal as -9) would fail every
+			// run.
+			if n, ok := verify.IntegerValue(v); !ok {
 				add(key, "", "expected an integer (an exit status, or an HTTP status for the api adapter), got %s", describe(v))
+			} else if n < 0 || n > 599 {
+				add(key, "", "expected an exit status (0 to 255; 128+N for a process killed by signal N) or an HTTP status (100 to 599), got %d", n)
 			}
 		case "files":
 			files, ok := v.(map[string]any)
