@@ -1,7 +1,6 @@
 package cases
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -48,12 +47,11 @@ func (gc *groupCtx) openGroupFile(file string) (Stream, error) {
 	var entries []entry
 	pairs, err := strictyaml.Pairs(root)
 	if err != nil {
-		var me *strictyaml.MergeError
-		if errors.As(err, &me) {
-			errs.Add(file, "<<", me.Line, "%s", me.Msg)
-		} else {
-			errs.Add(file, "<<", 0, "%v", err)
+		line, msg := 0, err.Error()
+		if me, ok := err.(*strictyaml.MergeError); ok { // Pairs' errors are
+			line, msg = me.Line, me.Msg
 		}
+		errs.Add(file, "<<", line, "%s", msg)
 		return nil, errs.Err()
 	}
 	for _, kv := range pairs {

@@ -121,8 +121,10 @@ func TestBadMergesAreRefused(t *testing.T) {
 		expanding += "c" + strconv.Itoa(i) + ": {case: {arguments: [x], stdin: *big}}\n"
 	}
 	for name, tc := range map[string]struct{ group, want string }{
-		"scalar":    {"c: {<<: 5, case: {arguments: [x]}}\n", `g.yaml:1: c.<<: a merge (<<) takes a mapping or a list of mappings, got "5"`},
-		"bomb":      {bomb + "c: {<<: *" + prev + ", case: {arguments: [x]}}\n", "g.yaml:13: c.<<: the merges (<<) bring more than 10000 keys"},
+		"scalar": {"c: {<<: 5, case: {arguments: [x]}}\n", `g.yaml:1: c.<<: a merge (<<) takes a mapping or a list of mappings, got "5"`},
+		"bomb":   {bomb + "c: {<<: *" + prev + ", case: {arguments: [x]}}\n", "g.yaml:13: c.<<: the merges (<<) bring more than 10000 keys"},
+		// The same merges at the top of a group file, where cases are named.
+		"bomb-top":  {bomb + "<<: *" + prev + "\n", "g.yaml:13: <<: the merges (<<) bring more than 10000 keys"},
 		"itself":    {"c: &c {<<: *c, case: {arguments: [x]}}\n", "g.yaml:1: the alias *c is inside the value &c names: a value cannot contain itself"},
 		"expanding": {expanding, "g.yaml:13: the alias *big takes the file past 1170110 values once its aliases are expanded (the file itself has 117011)"},
 		"twice": {"c: {case: {arguments: [x], env: &e {A: '1', A: '2'}}}\nd: {case: {arguments: [x], env: {<<: *e}}}\n",

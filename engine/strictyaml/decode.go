@@ -473,7 +473,18 @@ func (e *MergeError) Error() string {
 // merges that bring more than MaxMerged pairs are errors (MergeError).
 func Pairs(n *yaml.Node) ([][2]*yaml.Node, error) {
 	budget := MaxMerged
-	return pairs(n, &budget, nil)
+	out, err := pairs(n, &budget, nil)
+	if me, ok := err.(*MergeError); ok && me.Line == 0 {
+		// The merges together spent the budget: the error is n's first
+		// merge's.
+		for _, kv := range ownPairs(n) {
+			if isMerge(kv[0]) {
+				me.Line = kv[0].Line
+				break
+			}
+		}
+	}
+	return out, err
 }
 
 func ownPairs(n *yaml.Node) [][2]*yaml.Node {
@@ -535,7 +546,7 @@ func pairs(n *yaml.Node, budget *int, within []*yaml.Node) ([][2]*yaml.Node, err
 			}
 			if *budget -= len(brought); *budget < 0 {
 				// No line: the budget is spent by all the merges
-				// together, and reported at the first.
+				// together, and reported at the first (Pairs).
 				return nil, &MergeError{0, fmt.Sprintf("the merges (<<) bring more than %d keys", MaxMerged)}
 			}
 			given := make(map[string]bool, len(brought))
