@@ -146,7 +146,11 @@ func unknown(p string, known []string) error {
 	if r := meant(p, known); r != "" {
 		hint = fmt.Sprintf("; did you mean %s?", r)
 	}
-	return fmt.Errorf("unknown placeholder %s (known here: %s%s)", p, strings.Join(known, ", "), hint)
+	list := strings.Join(known, ", ")
+	if list == "" {
+		list = "none"
+	}
+	return fmt.Errorf("unknown placeholder %s (known here: %s%s)", p, list, hint)
 }
 
 // meant is the known placeholder p most likely means — the same name in

@@ -94,6 +94,9 @@ type loader struct {
 	// files is the only way the loader reaches the problem's files: it
 	// refuses paths that leave the problem (and the mount roots).
 	files *confine.Tree
+	// envSites are the env mappings read, checked once the groups are
+	// known (checkEnvPlaceholders).
+	envSites []envSite
 }
 
 // parse reads a config file; file is named in diagnostics as given (the
@@ -223,6 +226,8 @@ func (l *loader) load(path string) *Problem {
 	p.Checkpoints = l.checkpoints(file, dir, &raw.Checkpoints, base)
 	// After the groups: a {{mock.NAME}} must name a mock of every group.
 	l.checkPlaceholders(file, root, raw.Adapter.node, p)
+	l.envSites = append(l.envSites, envSite{file: file, node: root, env: raw.Env, groups: p.groups})
+	l.checkEnvPlaceholders(p)
 	return p
 }
 
@@ -544,6 +549,7 @@ func (l *loader) checkpoint(file, dir, path string, node *yaml.Node, cp *Checkpo
 	if len(cp.Groups) == 0 {
 		l.errs.Add(file, groupsPath, keyLine(node, "groups"), "checkpoint %q has no groups", cp.Name)
 	}
+	l.envSites = append(l.envSites, envSite{file: file, path: path, node: node, env: raw.Env, groups: func() []*Group { return cp.Groups }})
 	return rcp
 }
 
@@ -555,6 +561,7 @@ func (l *loader) group(file, path string, node *yaml.Node, cp *Checkpoint, name 
 		Mocks:    l.mocks(file, path, &rg.Mocks, sc.mocks),
 		CasesDir: cp.Dir, CaseGroup: name, File: file, Path: path,
 	}
+	l.envSites = append(l.envSites, envSite{file: file, path: path, node: node, env: rg.Env, groups: func() []*Group { return []*Group{g} }})
 	if rg.Name != "" && rg.Name != name {
 		l.errs.Add(file, diag.JoinPath(path, "name"), keyLine(node, "name"), "group name %q does not match its key %q", rg.Name, name)
 	}

@@ -239,3 +239,47 @@ checkpoints:
 	text := loadErr(t, dir, testOpts)
 	wantAll(t, text, `command: {{mock.payments}}: group without of checkpoint c1 declares no mock "payments"`)
 }
+
+// The env a problem, a checkpoint or a group gives its processes is held
+// to the placeholders they would get filled in: {{mock.NAME}} of a mock
+// every group it applies to has, {{host}} and {{port}} only for a server,
+// {{static:NAME}}; anything else in double braces used to reach the
+// submission as written.
+func TestEnvPlaceholders(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"config.yaml": `name: shop
+entry_file: main.py
+env:
+  FINE: "{{static:data}} {asctime}"
+  URL: "http://{{host}}:{{port}}/"
+  TYPO: "{{mock.paymnets}}"
+static_assets: {data: {path: data.txt}}
+checkpoints:
+  c1:
+    env: {PAY: "{{mock.payments}}"}
+    groups:
+      with:
+        env: {PAY2: "{{mock.payments}}", OK: "{{mock.payments}}"}
+        mocks: {payments: {routes: [{path: /, responses: [{status: 200}]}]}}
+      without:
+        type: Core
+        env: {PAY3: "{{mock.payments}}", ODD: "{entry-file}"}
+`,
+		"data.txt": "x",
+		"c1/x":     "",
+	})
+	text := loadErr(t, dir, testOpts)
+	wantAll(t, text,
+		`config.yaml:5: env.URL: {{host}} is filled in only where the submission is a server`,
+		`config.yaml:5: env.URL: {{port}} is filled in only where the submission is a server`,
+		`config.yaml:6: env.TYPO: unknown placeholder {{mock.paymnets}} (known here: {{mock.payments}}; did you mean {{mock.payments}}?)`,
+		`config.yaml:10: checkpoints.c1.env.PAY: {{mock.payments}}: group without declares no mock "payments" (declared there: none)`,
+		`config.yaml:17: checkpoints.c1.groups.without.env.ODD: unknown placeholder {entry-file}`,
+		`config.yaml:17: checkpoints.c1.groups.without.env.PAY3: {{mock.payments}}: group without declares no mock "payments"`,
+	)
+	for _, fine := range []string{"env.FINE", "groups.with.env"} {
+		if strings.Contains(text, fine) {
+			t.Errorf("%s refused:\n%s", fine, text)
+		}
+	}
+}

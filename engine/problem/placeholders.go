@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/placeholder"
+	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
 // checkPlaceholders reports every placeholder of the problem's command
@@ -104,4 +105,73 @@ func CheckPlaceholders(file, prefix, command string, server *Server, mocks []str
 			errs.Add(file, adapterPrefix+"env."+k, line("env"), "%v", err)
 		}
 	}
+}
+
+// envSite is an env mapping written in a config file — the problem's,
+// a checkpoint's, a group's — checked once every group is known
+// (checkEnvPlaceholders).
+type envSite struct {
+	file, path string     // path: the key path of the mapping that holds env ("" at the top)
+	node       *yaml.Node // the mapping that holds env
+	env        map[string]string
+	groups     func() []*Group // the groups whose processes get these variables
+}
+
+// checkEnvPlaceholders reports the placeholders of env values that the
+// processes given them would get as written: {{mock.NAME}} is filled in
+// for every process of a group with that mock, {{host}} and {{port}} only
+// for a server, {{static:NAME}} for every case (whether the asset exists
+// is checked with the cases). Any other word in double braces, or a near
+// miss of one of these, is refused as in a command (placeholder.Check).
+func (l *loader) checkEnvPlaceholders(p *Problem) {
+	server := p.Adapter.Server != nil
+	declared := placeholder.Mocks(p.MockNames())
+	for _, s := range l.envSites {
+		var envNode *yaml.Node
+		for _, kv := range strictyaml.MappingPairs(s.node) {
+			if kv[0].Value == "env" {
+				envNode = kv[1]
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(s.env)) {
+			v := s.env[k]
+			key, line := diag.JoinPath(diag.JoinPath(s.path, "env"), k), keyLine(envNode, k)
+			known := slices.Clone(declared)
+			if server {
+				known = append(known, placeholder.Server...)
+			}
+			for _, f := range placeholder.Find(v) {
+				if strings.HasPrefix(f, "{{static:") {
+					known = append(known, f)
+				}
+				if !server && (f == placeholder.Host || f == placeholder.Port) {
+					l.errs.Add(s.file, key, line, "%s is filled in only where the submission is a server (the api and browser adapters, an agent with an endpoint); "+
+						"this problem's submission listens on no port, and would get %s as written", f, f)
+					known = append(known, f) // said once
+				}
+			}
+			if err := placeholder.CheckEnv(v, known); err != nil {
+				l.errs.Add(s.file, key, line, "%v", err)
+				continue
+			}
+			for _, name := range placeholder.MocksIn(v) {
+				for _, g := range s.groups() {
+					if !slices.Contains(MockNames(g.Mocks), name) {
+						l.errs.Add(s.file, key, line, "%s: group %s declares no mock %q (declared there: %s); declare it in the group, its checkpoint or the problem",
+							placeholder.Mock(name), g.Name, name, orNone(MockNames(g.Mocks)))
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+// groups are every group of every checkpoint.
+func (p *Problem) groups() []*Group {
+	var out []*Group
+	for _, cp := range p.Checkpoints {
+		out = append(out, cp.Groups...)
+	}
+	return out
 }
