@@ -3,7 +3,12 @@ package cases
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/wasmeval/wasmeval/engine/verify"
 )
@@ -72,7 +77,22 @@ func CheckExpected(expected map[string]any) []FieldError {
 				add(key, "", "expected a mapping of header name to value, got %s", describe(v))
 				continue
 			}
+			// Header names are compared without regard to case: two
+			// that differ only in case would be one check, and which
+			// value it took depended on the map's order.
+			byFold := map[string]string{}
+			for _, name := range slices.Sorted(maps.Keys(headers)) {
+				fold := strings.ToLower(name)
+				if other, dup := byFold[fold]; dup {
+					add(key, name, "header %q is given twice (as %q too): header names are compared without regard to case", name, other)
+				}
+				byFold[fold] = name
+			}
 			for name, value := range headers {
+				if !httpguts.ValidHeaderFieldName(name) {
+					add(key, name, "expected a header name (letters, digits and !#$%%&'*+-.^_`|~, no spaces), got %q", name)
+					continue
+				}
 				switch value.(type) {
 				case string, int, int64, uint64, float64, json.Number, bool:
 				default:
