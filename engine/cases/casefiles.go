@@ -156,11 +156,11 @@ func (gc *groupCtx) configLine() int {
 	if err != nil {
 		return 0
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+	n, err := strictyaml.Parse(data)
+	if err != nil || n == nil {
 		return 0
 	}
-	n, rest, line := doc.Content[0], gc.in.ConfigPath, 0
+	rest, line := gc.in.ConfigPath, 0
 	for rest != "" {
 		if n.Kind != yaml.MappingNode {
 			return line

@@ -341,3 +341,25 @@ func indent(s, by string) string {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	return by + strings.Join(lines, "\n"+by) + "\n"
 }
+
+// A case whose input contains itself is refused at its line, in each
+// layout whose files are read for their order before they are loaded:
+// that read followed `input` round the loop until Go's stack overflowed.
+func TestCaseContainingItselfIsRefused(t *testing.T) {
+	self := "&a\ninput: *a\narguments: [x]\n"
+	for loader, files := range map[string]map[string]string{
+		LoaderCaseDirs:     {"g/loop/case.yaml": self, "g/fine/case.yaml": "arguments: [x]\n"},
+		LoaderCaseFiles:    {"g/loop.yaml": "input: &a\n  arguments: [x]\n  input: *a\n", "g/fine.yaml": "arguments: [x]\n"},
+		LoaderArgsExpected: {"g/loop/ARGS": "x\n", "g/loop/META.yaml": "input: &a\n  input: *a\n", "g/fine/ARGS": "x\n"},
+	} {
+		t.Run(loader, func(t *testing.T) {
+			errs, loaded := caseErrors(t, loader, groupIn(writeTree(t, files), "g"))
+			if !strings.Contains(errs["loop"], "the alias *a is inside the value &a names") {
+				t.Errorf("loop: %q", errs["loop"])
+			}
+			if len(loaded) != 1 || loaded[0].ID != "fine" {
+				t.Errorf("loaded %s, want fine", ids(loaded))
+			}
+		})
+	}
+}

@@ -143,11 +143,13 @@ func (gc *groupCtx) peekOrder(file string) *int {
 	if err != nil {
 		return nil
 	}
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+	// Parsed with the checks of aliases: an `input` that contains itself
+	// would send orderOf round it for ever.
+	root, err := strictyaml.Parse(data)
+	if err != nil {
 		return nil
 	}
-	return orderOf(doc.Content[0])
+	return orderOf(root)
 }
 
 func orderOf(n *yaml.Node) *int {

@@ -61,6 +61,24 @@ func checkAliases(doc *yaml.Node) *aliasError {
 	return nil
 }
 
+// Parse parses a YAML (or JSON) document and returns its root with the
+// checks every walk relies on made (checkAliases), or an error naming the
+// line; nil and no error for an empty document. For reading a file
+// quickly (one key of it) where ParseBytes' diagnostics are not wanted.
+func Parse(data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil, nil
+	}
+	if err := checkAliases(&doc); err != nil {
+		return nil, err
+	}
+	return doc.Content[0], nil
+}
+
 // selfAlias is the first alias in n that names a value it is inside
 // (&a [*a], or a mapping that merges itself: &a {<<: *a}), or nil.
 // YAML's parser accepts one; expanded, it has no end, so a document
