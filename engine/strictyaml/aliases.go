@@ -12,26 +12,29 @@ import (
 //   - name a value they are inside (&a [*a]): expanded, it has no end;
 //   - expand the document far beyond its own size. Every walk of a
 //     value expands its aliases, so each *big in a file costs as much as
-//     the value &big names, every time the file is read. Each value is
-//     bounded on its own (AliasBudget), but a file of 20,000 cases that
-//     each give *big as their input stays within that bound case by case
-//     while its 600 KB expand into billions of values: minutes of
-//     loading, and gigabytes written into workspaces.
+//     the value &big names, every time the file is read, and again in
+//     whatever the value becomes: files written into workspaces, the
+//     journal, a plugin's input. A file of 20,000 cases that each give
+//     *big as their input expands its 600 KB into billions of values;
+//     one megabyte string named by a few hundred cases, into gigabytes.
 //
-// So a document may expand into at most MaxExpanded values, or
-// ExpansionFactor times its own size when that is more. A case file with
-// anchors used as defaults (a mapping of twenty keys merged into each of
-// 100,000 cases) stays well within it; what is refused is repetition that
-// the file does not pay for in its own size. yaml.v3 bounds its own
-// decoding into Go values the same way (by the share of values coming
-// from aliases); the engine walks node trees, where it does not apply.
+// So a document's size is measured in bytes of values (each value counts
+// its text and one byte more, so an empty one counts too), and with its
+// aliases expanded it may be at most MaxExpanded, or ExpansionFactor
+// times its own when that is more. Defaults merged into each of 100,000
+// cases stay well within it, as does a large value named a few times;
+// what is refused is repetition the file does not pay for in its own
+// size. yaml.v3 bounds its own decoding into Go values the same way (by
+// the share of values that come from aliases); the engine walks node
+// trees, where it does not apply. Each value is bounded on its own as
+// well (AliasBudget).
 
-// MaxExpanded is how many values a document may expand into, its aliases
-// expanded, whatever its own size.
-const MaxExpanded = 1_000_000
+// MaxExpanded is the size, in bytes of values, that a document may expand
+// into whatever its own size.
+const MaxExpanded = 4 << 20
 
-// ExpansionFactor is how many times its own size a document larger than
-// MaxExpanded/ExpansionFactor values may expand into.
+// ExpansionFactor is how many times its own size a document may expand
+// into, when that is more than MaxExpanded.
 const ExpansionFactor = 10
 
 // aliasError is a document refused for its aliases, at the line of the
@@ -50,11 +53,11 @@ func checkAliases(doc *yaml.Node) *aliasError {
 	if a := selfAlias(doc, map[*yaml.Node]bool{}); a != nil {
 		return &aliasError{a.Line, fmt.Sprintf("the alias *%s is inside the value &%s names: a value cannot contain itself", a.Value, a.Value)}
 	}
-	own := size(doc)
+	own := ownWeight(doc)
 	limit := max(MaxExpanded, ExpansionFactor*own)
 	e := expansion{limit: limit, sizes: map[*yaml.Node]int{}}
 	if a := e.over(doc); a != nil {
-		return &aliasError{a.Line, fmt.Sprintf("the alias *%s takes the file past %d values once its aliases are expanded "+
+		return &aliasError{a.Line, fmt.Sprintf("the alias *%s takes the file past %d bytes of values once its aliases are expanded "+
 			"(the file itself has %d): each alias repeats the whole value its anchor names, every time the file is read; "+
 			"repeat large values less often, or give them once in a file of their own", a.Value, limit, own)}
 	}
@@ -105,11 +108,24 @@ func selfAlias(n *yaml.Node, above map[*yaml.Node]bool) *yaml.Node {
 	return nil
 }
 
-// expansion counts a document's values with its aliases expanded, in
-// document order, and stops at the first alias that takes the count past
-// limit. An alias's value is counted once (sizes), however often it is
-// named, so the count costs the document's own size, not its expansion.
-// It needs a document without self-containing aliases (selfAlias).
+// weight is what one node counts for in a document's size: its text
+// (a scalar's value, an alias's name) and one byte more.
+func weight(n *yaml.Node) int { return 1 + len(n.Value) }
+
+// ownWeight is n's size as written: its aliases count as themselves.
+func ownWeight(n *yaml.Node) int {
+	w := weight(n)
+	for _, c := range n.Content {
+		w += ownWeight(c)
+	}
+	return w
+}
+
+// expansion measures a document with its aliases expanded, in document
+// order, and stops at the first alias that takes it past limit. An
+// alias's value is measured once (sizes), however often it is named, so
+// measuring costs the document's own size, not its expansion. It needs a
+// document without self-containing aliases (selfAlias).
 type expansion struct {
 	limit int
 	count int
@@ -128,7 +144,7 @@ func (e *expansion) over(n *yaml.Node) *yaml.Node {
 		}
 		return nil
 	}
-	e.count++ // a document's own values cannot take it past the limit: it is at least ExpansionFactor times its size
+	e.count += weight(n) // a document's own values cannot take it past the limit: it is at least ExpansionFactor times its size
 	for _, c := range n.Content {
 		if a := e.over(c); a != nil {
 			return a
@@ -137,18 +153,18 @@ func (e *expansion) over(n *yaml.Node) *yaml.Node {
 	return nil
 }
 
-// size is how many values n expands into, at most limit+1.
+// size is n's size with its aliases expanded, at most limit+1.
 func (e *expansion) size(n *yaml.Node) int {
 	if n.Kind == yaml.AliasNode {
 		if n.Alias == nil {
-			return 1
+			return weight(n)
 		}
 		return e.size(n.Alias)
 	}
 	if s, ok := e.sizes[n]; ok {
 		return s
 	}
-	s := 1
+	s := weight(n)
 	for _, c := range n.Content {
 		if s += e.size(c); s > e.limit {
 			s = e.limit + 1

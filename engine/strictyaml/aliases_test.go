@@ -30,24 +30,53 @@ func casesNaming(n, values int) string {
 // they would expand the file thousands of times over: refused at the
 // alias that takes it past, naming the limit and the file's own size.
 func TestAFileIsBoundedByWhatItsAliasesExpandInto(t *testing.T) {
-	text := casesNaming(3000, 90_000)
+	const n, values = 3000, 90_000
+	text := casesNaming(n, values)
 	var errs diag.List
 	if _, ok := ParseBytes("errors.yaml", []byte(text), &errs); ok {
 		t.Fatal("a file expanding into 270 million values was parsed")
 	}
-	// The file has the document, its mapping, the first case's key,
-	// mapping and stdin key, the list and its 90,000 numbers, then four
-	// values a case (its key and mapping, stdin's key, the alias): the
-	// limit is ten times that, which the eleventh alias passes (case c10,
-	// line 4 + 2*10).
-	own := 6 + 90_000 + 3000*4
-	want := fmt.Sprintf("errors.yaml:24: the alias *big takes the file past %d values once its aliases are expanded (the file itself has %d)", 10*own, own)
+	// Each value counts its text and one byte: the document and its
+	// mapping (1 each), the first case's key, mapping and stdin key (6,
+	// 1, 6), the list (1) and its numbers (2 each), then a case's key
+	// (1 + its name), mapping (1), stdin key (6) and alias (1 + "big").
+	before := 1 + 1 + 6 + 1 + 6 + 1 + 2*values
+	big := 1 + 2*values
+	own := before
+	for i := 0; i < n; i++ {
+		own += 1 + len(fmt.Sprintf("c%d", i)) + 1 + 6 + 4
+	}
+	limit := max(MaxExpanded, ExpansionFactor*own)
+	line, count := 0, before
+	for i := 0; line == 0; i++ {
+		if count += 1 + len(fmt.Sprintf("c%d", i)) + 1 + 6 + big; count > limit {
+			line = 4 + 2*i // case ci's stdin
+		}
+	}
+	want := fmt.Sprintf("errors.yaml:%d: the alias *big takes the file past %d bytes of values once its aliases are expanded (the file itself has %d)", line, limit, own)
 	if got := errs.Err().Error(); !strings.Contains(got, want) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	// The same message for a document read as one value.
-	if _, line, err := DocumentValue([]byte(text)); line != 24 || err == nil || !strings.Contains(err.Error(), "the alias *big takes the file past") {
-		t.Errorf("DocumentValue: line %d, %v", line, err)
+	if _, l, err := DocumentValue([]byte(text)); l != line || err == nil || !strings.Contains(err.Error(), "the alias *big takes the file past") {
+		t.Errorf("DocumentValue: line %d, %v", l, err)
+	}
+}
+
+// Values count by their size: one long string named by a few hundred
+// cases is refused as a long list would be.
+func TestLongTextCountsByItsBytes(t *testing.T) {
+	text := "first: {stdin: &big " + strings.Repeat("x", 1<<20) + "}\n"
+	for i := 0; i < 40; i++ {
+		text += fmt.Sprintf("c%d: {stdin: *big}\n", i)
+	}
+	var errs diag.List
+	if _, ok := ParseBytes("f.yaml", []byte(text), &errs); ok {
+		t.Fatal("a 1 MB string named 40 times was parsed")
+	}
+	// 1 MiB a case: the tenth alias takes the file past ten times its size.
+	if got := errs.Err().Error(); !strings.Contains(got, "f.yaml:11: the alias *big takes the file past") {
+		t.Errorf("got %s", got)
 	}
 }
 
@@ -85,8 +114,9 @@ func TestNestedAliasesAreCountedWithoutExpanding(t *testing.T) {
 	if _, ok := ParseBytes("f.yaml", []byte(b.String()), &errs); ok {
 		t.Fatal("parsed")
 	}
-	// a5 expands into 1,111,111 values, past the floor, at its first alias.
-	if got := errs.Err().Error(); !strings.Contains(got, "f.yaml:6: the alias *a4 takes the file past 1000000 values") {
+	// a5 is 2,111,111 bytes of values (a0 is 21, and each is ten of the
+	// one before and 1): the first alias of it passes the floor.
+	if got := errs.Err().Error(); !strings.Contains(got, "f.yaml:7: the alias *a5 takes the file past 4194304 bytes of values") {
 		t.Errorf("got %s", got)
 	}
 }
