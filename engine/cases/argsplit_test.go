@@ -27,6 +27,9 @@ func TestSplitArgsTwice(t *testing.T) {
 		{`a$B c`, []string{"a$B", "c"}, []string{"a$B", "c"}, ""},
 		{`$HOME "$X y"`, []string{"$HOME", "$X y"}, []string{"$HOME", "$X", "y"}, ""},
 		{`"it's"`, []string{"it's"}, nil, "argument_splitting: twice"},
+		// Nothing a shell would expand is: shlex.split leaves it as written.
+		{`echo ${HOME} ~ ~/x $((1+2)) {a,b} *.txt`, []string{"echo", "${HOME}", "~", "~/x", "$((1+2))", "{a,b}", "*.txt"}, []string{"echo", "${HOME}", "~", "~/x", "$((1+2))", "{a,b}", "*.txt"}, ""},
+		{`"${X:-a b}" "q\"q" "\a" \$x 'a\b'`, []string{"${X:-a b}", `q"q`, `\a`, "$x", `a\b`}, nil, "argument_splitting: twice"},
 	} {
 		once, err := SplitArgs(tc.in)
 		if err != nil || !reflect.DeepEqual(once, tc.once) {

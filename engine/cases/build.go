@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-	"mvdan.cc/sh/v3/shell"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/shellwords"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
@@ -110,19 +110,9 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	return c
 }
 
-// SplitArgs splits a string into words with POSIX shell quoting rules,
-// without expanding variables or globs: `a "b c"` is two words, `$HOME`
-// stays as written.
-func SplitArgs(s string) ([]string, error) {
-	return shell.Fields(s, func(name string) string {
-		if name == "IFS" {
-			// Words are split at blanks: the parser asks for IFS first,
-			// and "$IFS" would split `$HOME` at its $, I, F and S.
-			return " \t\n"
-		}
-		return "$" + name
-	})
-}
+// SplitArgs splits a string of arguments into words (shellwords.Split):
+// POSIX shell quoting, nothing expanded.
+func SplitArgs(s string) ([]string, error) { return shellwords.Split(s) }
 
 // SplitArgsTwice splits s as SplitArgs does, joins the words with single
 // spaces and splits the result again: what SlopCodeBench's reference

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
-	"mvdan.cc/sh/v3/shell"
 
 	"github.com/wasmeval/wasmeval/engine/diag"
+	"github.com/wasmeval/wasmeval/engine/shellwords"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
@@ -141,7 +141,7 @@ type rawWords struct{ words []string }
 func (w *rawWords) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {
 	switch n.Kind {
 	case yaml.ScalarNode:
-		words, err := shell.Fields(n.Value, func(name string) string { return "$" + name })
+		words, err := shellwords.Split(n.Value)
 		if err != nil {
 			d.Errorf(n, path, "cannot split %q into words: %v", n.Value, err)
 		}
