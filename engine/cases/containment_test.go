@@ -191,6 +191,8 @@ func TestExpectedValueTypes(t *testing.T) {
 		"g/headers/case.yaml": "input:\n  expected:\n    headers: {X-A: [1, 2]}\n",
 		"g/hcase/case.yaml":   "expected:\n  headers:\n    Content-Type: application/json\n    content-type: text/plain\n",
 		"g/hname/case.yaml":   "expected:\n  headers:\n    Bad Name: x\n",
+		"g/nan/case.yaml":     "expected:\n  output: {d: [1, .nan]}\n",
+		"g/inf/case.yaml":     "expected: {output: .inf}\n",
 		"g/fine/case.yaml":    "expected: {status_code: 2, output: {a: 1}, headers: {X-N: 5}, files: {o.txt: hi}, items: 3}\n",
 		"g/check/case.yaml":   "checks:\n  - {kind: file, path: o.txt}\n  - {kind: file, path: o.txt, expected_file: ../../etc/passwd}\n",
 		"h.yaml":              "a:\n  expected:\n    status_code: [0]\n",
@@ -207,6 +209,8 @@ func TestExpectedValueTypes(t *testing.T) {
 		"headers": `g/headers/case.yaml:3: expected.headers.X-A: expected the header's value as text, got a list`,
 		"hcase":   `g/hcase/case.yaml:4: expected.headers.content-type: header "content-type" is given twice (as "Content-Type" too): header names are compared without regard to case`,
 		"hname":   "g/hname/case.yaml:3: expected.headers.Bad Name: expected a header name (letters, digits and !#$%&'*+-.^_`|~, no spaces), got \"Bad Name\"",
+		"nan":     `g/nan/case.yaml:2: expected.output: holds .inf or .nan at $.d[1], which JSON has no form for`,
+		"inf":     `g/inf/case.yaml:1: expected.output: holds .inf or .nan, which JSON has no form for`,
 		"check":   `g/check/case.yaml:3: checks[1].expected_file: expected a path relative to the problem directory that stays inside it, got "../../etc/passwd"`,
 	}
 	for id, w := range want {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -105,8 +106,40 @@ func CheckExpected(expected map[string]any) []FieldError {
 			}
 		}
 	}
+	for key, v := range expected {
+		if where, bad := nonFinite(v, ""); bad {
+			add(key, "", "holds .inf or .nan%s, which JSON has no form for: no check can compare it (quote it, \"NaN\", for the text)", where)
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path() < out[j].Path() })
 	return out
+}
+
+// nonFinite reports whether v holds an infinity or NaN (YAML's .inf,
+// .nan), and where below it (" at $.a[2]", "" at the top).
+func nonFinite(v any, at string) (string, bool) {
+	switch t := v.(type) {
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			if at == "" {
+				return "", true
+			}
+			return " at $" + at, true
+		}
+	case []any:
+		for i, item := range t {
+			if w, bad := nonFinite(item, fmt.Sprintf("%s[%d]", at, i)); bad {
+				return w, true
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if w, bad := nonFinite(t[k], at+"."+k); bad {
+				return w, true
+			}
+		}
+	}
+	return "", false
 }
 
 func describe(v any) string {

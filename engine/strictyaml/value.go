@@ -26,9 +26,9 @@ import (
 // exactly and the journal and reports write back as written.
 
 // JSONValue builds the value of node as map[string]any, []any,
-// json.Number, string, bool or nil (and, for the YAML scalars JSON has no
-// form for, what yaml.v3 decodes them to: a float64 infinity or NaN, a
-// time). A mapping's keys are their text; merge keys (<<) are applied;
+// json.Number, string, bool or nil (and, for .inf and .nan, which JSON
+// has no form for, a float64 infinity or NaN; a date is its text). A
+// mapping's keys are their text; merge keys (<<) are applied;
 // aliases are expanded within a budget, so a few lines cannot expand
 // into billions of values.
 func JSONValue(node *yaml.Node) (any, error) {
@@ -190,6 +190,11 @@ func scalar(n *yaml.Node) (any, error) {
 		return n.Value, nil // most scalars: no decoder needed
 	case "!!null":
 		return nil, nil
+	case "!!timestamp":
+		// A date is the text its author wrote (2024-01-01), as it is in
+		// arguments and env, not yaml.v3's time.Time, which printed as
+		// "2024-01-01 00:00:00 +0000 UTC" or "2024-01-01T00:00:00Z".
+		return n.Value, nil
 	}
 	var x any
 	if err := n.Decode(&x); err != nil {
