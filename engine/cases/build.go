@@ -2,7 +2,9 @@ package cases
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +65,23 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	c.InputFiles = append(c.InputFiles, dirFiles...)
 	if rc.InputFiles != nil {
 		c.InputFiles = append(c.InputFiles, rc.InputFiles.materialise(d)...)
+	}
+	if err := checkInputPaths(c.InputFiles); err != nil {
+		d.Errorf(src.node, at("input_files"), "%v", err)
+	}
+	for i, a := range c.Arguments {
+		if strings.ContainsRune(a, 0) {
+			d.Errorf(src.node, indexPath(at("arguments"), i), "an argument cannot hold a NUL byte (no process can be given one), got %q", a)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(rc.Env)) {
+		if err := problem.CheckEnvVar(k, rc.Env[k]); err != nil {
+			at := lookup(src.node, "env", k)
+			if at == nil {
+				at = lookup(src.node, "input", "env", k)
+			}
+			d.Errorf(at, diag.JoinPath(src.path, "env."+k), "%v", err)
+		}
 	}
 	c.TrackedFiles = append(append([]string{}, g.TrackedFiles...), rc.TrackedFiles...)
 	for i, pattern := range rc.TrackedFiles {

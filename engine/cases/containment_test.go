@@ -367,3 +367,43 @@ func TestCaseContainingItselfIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// What no process can be given, and paths the engine would look for
+// under another name, are refused at their line; they used to validate
+// and then fail or stop every run.
+func TestInputsEveryRunWouldTripOn(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"g/envnul/case.yaml":   "env: {V: \"a\\0b\"}\n",
+		"g/envname/case.yaml":  "arguments: [x]\nenv: {\"A=B\": x}\n",
+		"g/argnul/case.yaml":   "arguments: [echo, \"a\\0b\"]\n",
+		"g/dotdot/case.yaml":   "input_files: [{path: a/../b, content: x}]\n",
+		"g/dot/case.yaml":      "input_files: {.: x}\n",
+		"g/slash/case.yaml":    "input_files: [{path: a/, content: x}]\n",
+		"g/twice/case.yaml":    "input_files:\n  - {path: a, content: x}\n  - {path: a, content: y}\n",
+		"g/inside/case.yaml":   "input_files:\n  - {path: a, content: x}\n  - {path: a/b, content: y}\n",
+		"g/expected/case.yaml": "tracked_files: [a]\nexpected: {files: {./a: x}}\n",
+		"g/tracked/case.yaml":  "tracked_files: [./a]\n",
+		"g/fine/case.yaml":     "arguments: [x]\nenv: {A: \"{x}\"}\ninput_files: {a/b: x, a/c: y}\ntracked_files: [out/*.txt]\n",
+	})
+	errs, loaded := caseErrors(t, LoaderCaseDirs, groupIn(dir, "g"))
+	want := map[string]string{
+		"envnul":   `g/envnul/case.yaml:1: env.V: an environment variable's value cannot hold a NUL byte, got "a\x00b"`,
+		"envname":  `g/envname/case.yaml:2: env.A=B: an environment variable's name cannot hold = or a NUL byte, got "A=B"`,
+		"argnul":   `g/argnul/case.yaml:1: arguments[1]: an argument cannot hold a NUL byte`,
+		"dotdot":   `g/dotdot/case.yaml:1: input_files[0].path: path "a/../b" is not written plainly: write "b"`,
+		"dot":      `g/dot/case.yaml:1: input_files..: path "." names the workspace itself, not a file in it`,
+		"slash":    `g/slash/case.yaml:1: input_files[0].path: path "a/" is not written plainly: write "a"`,
+		"twice":    `g/twice/case.yaml:3: input_files[1]: input file "a" is given twice`,
+		"inside":   `input_files: input file "a/b" is inside "a", which is an input file too`,
+		"expected": `g/expected/case.yaml:2: expected.files../a: path "./a" is not written plainly: write "a"`,
+		"tracked":  `tracked_files[0]: path "./a" is not written plainly: write "a"`,
+	}
+	for id, w := range want {
+		if got := strings.ReplaceAll(errs[id], dir+"/", ""); !strings.Contains(got, w) {
+			t.Errorf("%s: %q\nwant it to contain %q", id, got, w)
+		}
+	}
+	if len(loaded) != 1 || loaded[0].ID != "fine" {
+		t.Errorf("loaded %s, want fine", ids(loaded))
+	}
+}

@@ -72,10 +72,18 @@ func (f *rawInputFiles) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, p string
 // entries on d.
 func (f *rawInputFiles) materialise(d *strictyaml.Decoder) []InputFile {
 	var out []InputFile
+	seen := map[string]bool{}
 	for _, rf := range f.files {
-		if in, ok := rf.materialise(d); ok {
-			out = append(out, in)
+		in, ok := rf.materialise(d)
+		if !ok {
+			continue
 		}
+		if seen[in.Path] {
+			d.Errorf(rf.node, rf.keyPath, "input file %q is given twice", in.Path)
+			continue
+		}
+		seen[in.Path] = true
+		out = append(out, in)
 	}
 	return out
 }
@@ -122,9 +130,41 @@ func (rf *rawInputFile) materialise(d *strictyaml.Decoder) (InputFile, bool) {
 }
 
 // CheckRelPath refuses paths that would land outside the workspace.
+//
+// A path is also written plainly, as the file it names is found and
+// reported: a/../b, ./a and a/ name files the engine would look for under
+// another name (a tracked ./a was never "produced"), and writing one
+// failed every run.
 func CheckRelPath(p string) error {
-	if p == "" || strings.ContainsRune(p, 0) || !filepath.IsLocal(filepath.FromSlash(p)) {
+	switch {
+	case strings.ContainsRune(p, 0):
+		return fmt.Errorf("path %q holds a NUL byte", p)
+	case p == "" || !filepath.IsLocal(filepath.FromSlash(p)):
 		return fmt.Errorf("path %q escapes the workspace (it must be relative and stay inside it)", p)
+	case path.Clean(p) == ".":
+		return fmt.Errorf("path %q names the workspace itself, not a file in it", p)
+	case path.Clean(p) != p:
+		return fmt.Errorf("path %q is not written plainly: write %q", p, path.Clean(p))
+	}
+	return nil
+}
+
+// checkInputPaths refuses input files that cannot all be written: one
+// inside another (a and a/b: a cannot be a file and a directory). The
+// same path twice is the later one replacing the earlier (a case's own
+// file replaces one of its directory's), reported by the list that
+// declares both.
+func checkInputPaths(files []InputFile) error {
+	paths := map[string]bool{}
+	for _, f := range files {
+		paths[f.Path] = true
+	}
+	for _, f := range files {
+		for dir := path.Dir(f.Path); dir != "."; dir = path.Dir(dir) {
+			if paths[dir] {
+				return fmt.Errorf("input file %q is inside %q, which is an input file too: a path cannot be a file and a directory", f.Path, dir)
+			}
+		}
 	}
 	return nil
 }

@@ -253,6 +253,7 @@ env:
   FINE: "{{static:data}} {asctime}"
   URL: "http://{{host}}:{{port}}/"
   TYPO: "{{mock.paymnets}}"
+  BAD=NAME: x
 static_assets: {data: {path: data.txt}}
 checkpoints:
   c1:
@@ -273,9 +274,10 @@ checkpoints:
 		`config.yaml:5: env.URL: {{host}} is filled in only where the submission is a server`,
 		`config.yaml:5: env.URL: {{port}} is filled in only where the submission is a server`,
 		`config.yaml:6: env.TYPO: unknown placeholder {{mock.paymnets}} (known here: {{mock.payments}}; did you mean {{mock.payments}}?)`,
-		`config.yaml:10: checkpoints.c1.env.PAY: {{mock.payments}}: group without declares no mock "payments" (declared there: none)`,
-		`config.yaml:17: checkpoints.c1.groups.without.env.ODD: unknown placeholder {entry-file}`,
-		`config.yaml:17: checkpoints.c1.groups.without.env.PAY3: {{mock.payments}}: group without declares no mock "payments"`,
+		`config.yaml:7: env.BAD=NAME: an environment variable's name cannot hold = or a NUL byte, got "BAD=NAME"`,
+		`config.yaml:11: checkpoints.c1.env.PAY: {{mock.payments}}: group without declares no mock "payments" (declared there: none)`,
+		`config.yaml:18: checkpoints.c1.groups.without.env.ODD: unknown placeholder {entry-file}`,
+		`config.yaml:18: checkpoints.c1.groups.without.env.PAY3: {{mock.payments}}: group without declares no mock "payments"`,
 	)
 	for _, fine := range []string{"env.FINE", "groups.with.env"} {
 		if strings.Contains(text, fine) {

@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -136,6 +137,10 @@ func (l *loader) checkEnvPlaceholders(p *Problem) {
 		for _, k := range slices.Sorted(maps.Keys(s.env)) {
 			v := s.env[k]
 			key, line := diag.JoinPath(diag.JoinPath(s.path, "env"), k), keyLine(envNode, k)
+			if err := CheckEnvVar(k, v); err != nil {
+				l.errs.Add(s.file, key, line, "%v", err)
+				continue
+			}
 			known := slices.Clone(declared)
 			if server {
 				known = append(known, placeholder.Server...)
@@ -174,4 +179,20 @@ func (p *Problem) groups() []*Group {
 		out = append(out, cp.Groups...)
 	}
 	return out
+}
+
+// CheckEnvVar refuses an environment variable no process can be given:
+// a name that is empty or holds = or a NUL byte (the process would not
+// see it, or see another), a value with a NUL byte (starting the process
+// fails, on every case).
+func CheckEnvVar(name, value string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("an environment variable needs a name")
+	case strings.ContainsAny(name, "=\x00"):
+		return fmt.Errorf("an environment variable's name cannot hold = or a NUL byte, got %q", name)
+	case strings.ContainsRune(value, 0):
+		return fmt.Errorf("an environment variable's value cannot hold a NUL byte, got %q", value)
+	}
+	return nil
 }
