@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 )
 
 func symlink(t *testing.T, target, name string) {
@@ -405,5 +407,28 @@ func TestInputsEveryRunWouldTripOn(t *testing.T) {
 	}
 	if len(loaded) != 1 || loaded[0].ID != "fine" {
 		t.Errorf("loaded %s, want fine", ids(loaded))
+	}
+}
+
+// Structured content written as a YAML file is written with its aliases
+// expanded and its merges applied: the anchor an alias names may lie
+// outside the content, and `settings: *cfg` alone is not YAML.
+func TestYAMLInputFileHasNoDanglingAlias(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"g/a/case.yaml": "extra: {cfg: &cfg {depth: 3, name: deep}}\n" +
+			"input_files:\n  d.yaml: {settings: *cfg, more: {<<: *cfg, depth: 4}, list: [1, 2]}\n",
+	})
+	errs, loaded := caseErrors(t, LoaderCaseDirs, groupIn(dir, "g"))
+	if len(loaded) != 1 {
+		t.Fatalf("errors %v", errs)
+	}
+	got := string(loaded[0].InputFiles[0].Content)
+	want := "settings:\n    depth: 3\n    name: deep\nmore:\n    name: deep\n    depth: 4\nlist:\n    - 1\n    - 2\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	var back map[string]any
+	if err := yaml.Unmarshal([]byte(got), &back); err != nil {
+		t.Errorf("the file is not YAML: %v", err)
 	}
 }

@@ -223,25 +223,52 @@ func serialise(n *yaml.Node, fileType string) ([]byte, error) {
 		}
 		return buf.Bytes(), nil
 	case "yaml":
-		return yaml.Marshal(blockStyle(n))
+		budget := strictyaml.AliasBudget(n)
+		plain, err := plainYAML(n, &budget)
+		if err != nil {
+			return nil, err
+		}
+		return yaml.Marshal(plain)
 	case "csv", "tsv":
 		return writeTable(n, fileType == "tsv")
 	}
 	return nil, fmt.Errorf("structured content needs file_type json, jsonl, yaml, csv or tsv, not %s", fileType)
 }
 
-// blockStyle returns a copy of n in block style, so content written inline
-// in a case file ({a: 1}) is still written as an ordinary YAML file.
-func blockStyle(n *yaml.Node) *yaml.Node {
+// plainYAML returns a copy of n to write as a YAML file of its own: in
+// block style, so content written inline in a case file ({a: 1}) is
+// still an ordinary YAML file, and with its aliases expanded and merges
+// applied (within budget, as for JSON), since the anchors they name may
+// lie outside the content: `settings: *cfg` alone is not YAML.
+func plainYAML(n *yaml.Node, budget *int) (*yaml.Node, error) {
+	if *budget--; *budget < 0 {
+		return nil, fmt.Errorf("line %d: the content expands its aliases into too many values", n.Line)
+	}
+	n = strictyaml.Resolve(n)
 	c := *n
-	if c.Kind == yaml.MappingNode || c.Kind == yaml.SequenceNode {
-		c.Style &^= yaml.FlowStyle
+	c.Anchor = ""
+	c.Style &^= yaml.FlowStyle
+	var children []*yaml.Node
+	switch n.Kind {
+	case yaml.MappingNode:
+		pairs, err := strictyaml.UniquePairs(n)
+		if err != nil {
+			return nil, err
+		}
+		for _, kv := range pairs {
+			children = append(children, kv[0], kv[1])
+		}
+	case yaml.SequenceNode:
+		children = strictyaml.Items(n)
 	}
-	c.Content = make([]*yaml.Node, len(n.Content))
-	for i, child := range n.Content {
-		c.Content[i] = blockStyle(child)
+	c.Content = make([]*yaml.Node, len(children))
+	for i, child := range children {
+		var err error
+		if c.Content[i], err = plainYAML(child, budget); err != nil {
+			return nil, err
+		}
 	}
-	return &c
+	return &c, nil
 }
 
 // writeJSON renders a YAML node as JSON keeping mapping key order.
