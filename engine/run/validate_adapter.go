@@ -4,6 +4,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/verify"
 )
 
 // validateCaseForAdapter reports a case whose shape does not fit the
@@ -28,5 +29,15 @@ func validateCaseForAdapter(p *problem.Problem, c *cases.Case, errs *diag.List) 
 	}
 	if typ != problem.AdapterBrowser && c.Steps != nil {
 		errs.Add(c.Source, "steps", 0, "case %s has steps, but the problem's adapter is %s (steps need adapter type browser)", c.ID, typ)
+	}
+	// The loaders hold status_code to 0..599, whatever the adapter; the
+	// cli and api adapters report less than that.
+	if n, ok := verify.IntegerValue(c.Expected["status_code"]); ok {
+		switch {
+		case typ == problem.AdapterCLI && n > 255:
+			errs.Add(c.Source, "expected.status_code", 0, "case %s expects exit status %d, which no process exits with: an exit status is 0 to 255 (128+N for a process killed by signal N)", c.ID, n)
+		case typ == problem.AdapterAPI && n < 100:
+			errs.Add(c.Source, "expected.status_code", 0, "case %s expects HTTP status %d, which no response has: an HTTP status is 100 to 599", c.ID, n)
+		}
 	}
 }
