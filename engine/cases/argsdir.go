@@ -36,7 +36,7 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 		if rc.Arguments != nil {
 			errs.Add(meta, "arguments", 0, "arguments are given both in ARGS and in META.yaml; keep one")
 		}
-		rc.Arguments = &rawArgs{text: strings.TrimSpace(string(data)), isStr: true}
+		rc.Arguments = &rawArgs{text: strings.TrimSpace(withoutBOM(string(data))), isStr: true}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs.Add(argsFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}
@@ -108,7 +108,7 @@ func (gc *groupCtx) readExpectedOutput(file string, d *strictyaml.Decoder) (v an
 			return nil, false, false
 		}
 		records := []any{}
-		for i, line := range strings.Split(s, "\n") {
+		for i, line := range strings.Split(withoutBOM(s), "\n") {
 			if strings.TrimSpace(line) == "" {
 				continue
 			}

@@ -3,6 +3,7 @@ package cases
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -430,5 +431,28 @@ func TestYAMLInputFileHasNoDanglingAlias(t *testing.T) {
 	var back map[string]any
 	if err := yaml.Unmarshal([]byte(got), &back); err != nil {
 		t.Errorf("the file is not YAML: %v", err)
+	}
+}
+
+// A byte order mark an editor put at the start of a file that is parsed
+// is not part of its first word or token.
+func TestParsedFilesIgnoreAByteOrderMark(t *testing.T) {
+	const bom = "\ufeff"
+	dir := writeTree(t, map[string]string{
+		"g/a/ARGS":                 bom + "echo a b\n",
+		"g/a/EXPECTED.jsonl":       bom + "{\"n\": 1}\n",
+		"g/b/case.yaml":            "arguments: [x]\n",
+		"g/b/expected_output.json": bom + "{\"n\": 2}\n",
+		"g/b/expected_status_code": bom + "3\n",
+	})
+	errs, loaded := caseErrors(t, LoaderAuto, groupIn(dir, "g"))
+	if len(errs) > 0 || len(loaded) != 2 {
+		t.Fatalf("errors %v, loaded %s", errs, ids(loaded))
+	}
+	if got := loaded[0].Arguments; len(got) != 3 || got[0] != "echo" {
+		t.Errorf("arguments %q", got)
+	}
+	if got := fmt.Sprint(loaded[1].Expected["status_code"], " ", loaded[1].Expected["output"]); got != "3 map[n:2]" {
+		t.Errorf("expected %s", got)
 	}
 }

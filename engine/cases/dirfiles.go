@@ -72,7 +72,7 @@ func (gc *groupCtx) readCaseDir(dir string, skip map[string]bool, withInputs boo
 				d.Errs.Add(full, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 				continue
 			}
-			code, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			code, err := strconv.Atoi(strings.TrimSpace(withoutBOM(string(data))))
 			if err != nil {
 				d.Errs.Add(full, "", 0, "expected an integer exit status, got %q", strings.TrimSpace(string(data)))
 				continue
@@ -131,7 +131,7 @@ func (gc *groupCtx) setExpected(expected map[string]any, key, file string, d *st
 	switch ext {
 	case ".json":
 		// Numbers keep their text, as in a case file (strictyaml.JSONValue).
-		v, err := jsonvalue.Parse(string(data))
+		v, err := jsonvalue.Parse(withoutBOM(string(data)))
 		if err != nil {
 			d.Errs.Add(file, "", 0, "malformed JSON: %v", err)
 			return

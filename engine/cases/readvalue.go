@@ -42,3 +42,9 @@ func (gc *groupCtx) readValue(file string) (any, error) {
 	}
 	return []byte(s), nil
 }
+
+// withoutBOM is text without the UTF-8 byte order mark an editor may put
+// at its start: for files that are parsed (ARGS, expected JSON, an exit
+// status), where it would be read as part of the first word or token.
+// Files given to the submission keep theirs.
+func withoutBOM(text string) string { return strings.TrimPrefix(text, "\ufeff") }
