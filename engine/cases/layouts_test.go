@@ -327,7 +327,7 @@ func TestCaseFileErrors(t *testing.T) {
 	got = loadErrors(t, LoaderAuto, groupIn(dir, "bad"))
 	want := map[string]string{
 		"list":   "bad/list.json:1: expected a mapping of case keys, got a list",
-		"broken": "bad/broken.json:1: malformed YAML",
+		"broken": "bad/broken.json:1: malformed JSON: unexpected end of JSON input",
 		"typo":   `bad/typo.yaml:1: argumens: unknown key "argumens"`,
 		"args":   "bad/args.json:1: arguments: expected a string or a list of strings, got a mapping",
 		"empty":  "bad/empty.yaml: file is empty",

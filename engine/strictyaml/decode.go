@@ -6,9 +6,13 @@
 package strictyaml
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -63,7 +67,17 @@ func ParseFile(file string, errs *diag.List) (*yaml.Node, bool) {
 
 // ParseBytes parses a YAML (or JSON) document held in memory; file names it
 // in diagnostics.
+//
+// A file named .json is held to JSON first: read as YAML, 017 would be
+// the octal 15, 0x1F 31 and NaN the text "NaN", none of which a JSON
+// file can mean.
 func ParseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
+	if strings.EqualFold(filepath.Ext(file), ".json") {
+		if line, err := checkJSON(data); err != nil {
+			errs.Add(file, "", line, "malformed JSON: %v", err)
+			return nil, false
+		}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line, msg := yamlErrorLine(err, data)
@@ -79,6 +93,22 @@ func ParseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
 		return nil, false
 	}
 	return doc.Content[0], true
+}
+
+// checkJSON reports whether data (after a byte order mark) is one JSON
+// document, and if not the line of the error.
+func checkJSON(data []byte) (int, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	err := json.Unmarshal(data, new(json.RawMessage))
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		before := data[:min(int(syntax.Offset), len(data))]
+		if len(before) == len(data) { // the input ended early: its last line
+			before = bytes.TrimRight(before, " \t\r\n")
+		}
+		return 1 + bytes.Count(before, []byte("\n")), err
+	}
+	return 0, err
 }
 
 // yamlErrorLine pulls "line N" out of yaml.v3's error text.

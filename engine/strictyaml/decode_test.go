@@ -1,6 +1,7 @@
 package strictyaml
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -101,5 +102,24 @@ func TestUnknownAnchorHasALine(t *testing.T) {
 	}
 	if got := errs.Err().Error(); !strings.Contains(got, "f.yaml:2: malformed YAML: unknown anchor 'nope' referenced") {
 		t.Errorf("got %s", got)
+	}
+}
+
+// A file named .json is JSON: what YAML alone would read into another
+// value (017 as the octal 15) is an error at its line.
+func TestJSONFilesAreJSON(t *testing.T) {
+	for text, want := range map[string]string{
+		"{\"a\": 1,\n \"b\": 017}\n": "c.json:2: malformed JSON: invalid character '1' after object key:value pair",
+		"{\"a\": NaN}\n":             "c.json:1: malformed JSON: invalid character 'N' looking for beginning of value",
+		"a: 1\n":                     "c.json:1: malformed JSON: invalid character 'a' looking for beginning of value",
+	} {
+		var errs diag.List
+		if _, ok := ParseBytes("c.json", []byte(text), &errs); ok || !strings.Contains(fmt.Sprint(errs.Err()), want) {
+			t.Errorf("%q: %v, want %s", text, errs.Err(), want)
+		}
+	}
+	var errs diag.List
+	if n, ok := ParseBytes("c.json", []byte("\ufeff{\"a\": 1e400, \"b\": [0.5]}"), &errs); !ok || n.Kind != yaml.MappingNode {
+		t.Errorf("valid JSON refused: %v", errs.Err())
 	}
 }
