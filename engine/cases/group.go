@@ -118,7 +118,7 @@ func (gc *groupCtx) caseDirs() ([]string, error) {
 func (gc *groupCtx) caseDir(name string) (string, error) {
 	dir := filepath.Join(gc.groupDir(), name)
 	if st, err := gc.files.Stat(dir); err != nil {
-		return "", fmt.Errorf("case directory: %w", err)
+		return "", &diag.Error{File: dir, Msg: fmt.Sprintf("case directory: %v", diag.UnwrapPathError(err))}
 	} else if !st.IsDir() {
 		return "", fmt.Errorf("case directory %s is not a directory", dir)
 	}

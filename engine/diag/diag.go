@@ -29,9 +29,14 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}
 	if e.Path != "" {
-		fmt.Fprintf(&b, ": %s", e.Path)
+		if b.Len() > 0 {
+			b.WriteString(": ")
+		}
+		b.WriteString(e.Path)
 	}
-	b.WriteString(": ")
+	if b.Len() > 0 { // an error with no place is its message alone
+		b.WriteString(": ")
+	}
 	b.WriteString(e.Msg)
 	return b.String()
 }
