@@ -158,24 +158,16 @@ func (b *valueBuilder) mapping(n *yaml.Node, m map[string]any, depth int) error 
 	return nil
 }
 
-// keyText is a mapping key as text: a string as it is, another scalar as
-// yaml.v3 decodes it, printed (as keys were before: `1: x` has key "1").
+// keyText is a mapping key as text: the scalar's text.
 func keyText(k *yaml.Node) (string, error) {
 	k = Resolve(k)
 	if k.Kind != yaml.ScalarNode {
-		return "", fmt.Errorf("line %d: a mapping key must be a scalar, got %s", k.Line, Describe(k))
+		return "", fmt.Errorf("line %d: a key must be text, got %s", k.Line, Describe(k))
 	}
-	if k.Tag == "!!str" {
-		return k.Value, nil // most keys: no decoder needed
-	}
-	var x any
-	if err := k.Decode(&x); err != nil {
-		return "", err
-	}
-	if s, ok := x.(string); ok {
-		return s, nil
-	}
-	return fmt.Sprint(x), nil
+	// The key as written, whatever YAML would read it as: ~ is "~" (not
+	// Go's "<nil>"), 0x1F "0x1F", a date its text; the same key as
+	// stdin and input files written as JSON get.
+	return k.Value, nil
 }
 
 // scalar is a scalar's value: a number as its text when the text is a

@@ -40,6 +40,8 @@ quoted: "1e999"
 tagged: !!str 1e3
 yes: true
 none: null
+~: null key
+0x1F: hex key
 day: 2024-01-01
 stamp: 2024-01-01T10:00:00+02:00
 1: one
@@ -57,7 +59,7 @@ list: [*base, 2.50]
 		"id": n("12345678901234567890123"), "total": n("187.0"), "exp": n("1E+2"), "neg": n("-0.50"),
 		"hex": n("31"), "oct": n("15"), "half": n("0.5"), "inf": math.Inf(1), "text": "187.0",
 		"plus": n("12345678901234567890123"), "grouped": n("12345678901234567890123.0"), "huge": n("1e999"),
-		"quoted": "1e999", "tagged": "1e3", "yes": true, "none": nil, "day": "2024-01-01", "stamp": "2024-01-01T10:00:00+02:00",
+		"quoted": "1e999", "tagged": "1e3", "yes": true, "none": nil, "~": "null key", "0x1F": "hex key", "day": "2024-01-01", "stamp": "2024-01-01T10:00:00+02:00",
 		"1": "one", "base": map[string]any{"a": n("1"), "b": n("2")}, "merged": map[string]any{"a": n("1"), "b": n("3")},
 		"list": []any{map[string]any{"a": n("1"), "b": n("2")}, n("2.50")},
 	}
