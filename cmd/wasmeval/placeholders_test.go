@@ -144,3 +144,42 @@ func TestValidateAndRunRefuseAMisspelledPlaceholder(t *testing.T) {
 		t.Errorf("a refused run wrote a journal in %s", out)
 	}
 }
+
+// A server gets the env of the problem, its checkpoint and its group with
+// every placeholder filled in: {{static:NAME}} as a case's env gets it,
+// as well as {{host}} and {{port}}. It used to get {{static:NAME}} as
+// written.
+func TestServerEnvGetsStaticAssets(t *testing.T) {
+	prob := writeTree(t, map[string]string{
+		"config.yaml": `name: p
+entry_file: server.py
+command: python3 {entry_file}
+adapter: {type: api, health_check: {path: /, startup_timeout: 120}}
+static_assets: {greeting: {path: static/greeting.txt}}
+env: {GREETING_FILE: "{{static:greeting}}", ADDR: "{{host}}:{{port}}"}
+checkpoints:
+  c1: {groups: {g: {type: Core}}}
+`,
+		"static/greeting.txt": "hello from the asset",
+		"c1/g.yaml":           "a: {request: {path: /}, expected: {output: hello from the asset}}\n",
+	})
+	sub := writeTree(t, map[string]string{"server.py": `import os
+from http.server import BaseHTTPRequestHandler, HTTPServer
+host, port = os.environ["ADDR"].rsplit(":", 1)
+class H(BaseHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        b = open(os.environ["GREETING_FILE"], "rb").read()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+HTTPServer((host, int(port)), H).serve_forever()
+`})
+	out := filepath.Join(t.TempDir(), "out")
+	res := wasmeval(t, "run", prob, "--submission", sub, "-o", out, "--progress", "none")
+	if res.code != 0 {
+		t.Fatalf("run: exit %d\nstdout:\n%s\nstderr:\n%s", res.code, res.stdout, res.stderr)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/placeholder"
 	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/result"
@@ -139,6 +140,9 @@ func (s *Server) start(ctx context.Context, sess runtime.Session) (portTaken boo
 	}
 	env := map[string]string{}
 	for k, v := range s.Env {
+		// The env of the problem, a checkpoint or the group: a case's
+		// {{static:NAME}} is resolved with the case, the server's here.
+		v, _ = cases.ExpandStatic(v, sess.StaticPath)
 		env[k] = placeholder.Expand(v, values)
 	}
 	for k, v := range s.Config.Env {

@@ -42,6 +42,26 @@ func holdIfStatic(f InputFile) (InputFile, error) {
 	return InputFile{Path: f.Path, Content: data}, nil
 }
 
+// ExpandStatic replaces every {{static:NAME}} in s with the path at which
+// the runtime exposes the asset (lookup), and returns the names lookup
+// does not know, left as written.
+func ExpandStatic(s string, lookup func(name string) (string, bool)) (string, []string) {
+	if !strings.Contains(s, staticPrefix) {
+		return s, nil
+	}
+	var missing []string
+	out := staticRef.ReplaceAllStringFunc(s, func(m string) string {
+		name := staticRef.FindStringSubmatch(m)[1]
+		p, ok := lookup(name)
+		if !ok {
+			missing = append(missing, name)
+			return m
+		}
+		return p
+	})
+	return out, missing
+}
+
 // ResolveStatic replaces every {{static:NAME}} in the case — arguments,
 // stdin, env, text input files held in memory (inline content, and files
 // of the problem up to StaticMaxBytes that hold a reference), expected
@@ -51,18 +71,9 @@ func holdIfStatic(f InputFile) (InputFile, error) {
 func ResolveStatic(c *Case, lookup func(name string) (string, bool)) error {
 	var missing []string
 	repl := func(s string) string {
-		if !strings.Contains(s, staticPrefix) {
-			return s
-		}
-		return staticRef.ReplaceAllStringFunc(s, func(m string) string {
-			name := staticRef.FindStringSubmatch(m)[1]
-			p, ok := lookup(name)
-			if !ok {
-				missing = append(missing, name)
-				return m
-			}
-			return p
-		})
+		out, unknown := ExpandStatic(s, lookup)
+		missing = append(missing, unknown...)
+		return out
 	}
 	// Everything is rewritten into fresh slices and maps: a case may share
 	// them with its group's case_defaults.
