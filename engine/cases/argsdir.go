@@ -36,7 +36,7 @@ func (gc *groupCtx) loadArgsDir(name string) (*Case, error) {
 		if rc.Arguments != nil {
 			errs.Add(meta, "arguments", 0, "arguments are given both in ARGS and in META.yaml; keep one")
 		}
-		rc.Arguments = &rawArgs{text: strings.TrimSpace(withoutBOM(string(data))), isStr: true}
+		rc.Arguments = &rawArgs{text: strings.TrimSpace(withoutBOM(string(data))), isStr: true, file: argsFile}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		errs.Add(argsFile, "", 0, "cannot read: %v", diag.UnwrapPathError(err))
 	}

@@ -51,7 +51,10 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	if a := rc.Arguments; a != nil {
 		if a.isStr {
 			words, err := splitArgs(a.text, g.ArgumentSplitting)
-			if err != nil {
+			switch {
+			case err != nil && a.file != "":
+				d.Errs.Add(a.file, "", 0, "cannot split %q into words: %v", a.text, err)
+			case err != nil:
 				d.Errorf(a.node, at("arguments"), "cannot split %q into words: %v", a.text, err)
 			}
 			c.Arguments = words

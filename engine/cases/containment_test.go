@@ -456,3 +456,14 @@ func TestParsedFilesIgnoreAByteOrderMark(t *testing.T) {
 		t.Errorf("expected %s", got)
 	}
 }
+
+// Arguments that cannot be split are reported in the file they were
+// read from: ARGS, not the case's META.yaml or directory.
+func TestArgsFileErrorsNameTheFile(t *testing.T) {
+	dir := writeTree(t, map[string]string{"g/a/ARGS": "x\ny $(z)\n", "g/a/EXPECTED.json": "[]\n"})
+	errs, _ := caseErrors(t, LoaderArgsExpected, groupIn(dir, "g"))
+	want := filepath.Join(dir, "g", "a", "ARGS") + `: cannot split "x\ny $(z)" into words: unexpected command substitution at 2:3`
+	if !strings.Contains(errs["a"], want) {
+		t.Errorf("got  %q\nwant %q", errs["a"], want)
+	}
+}

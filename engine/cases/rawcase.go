@@ -55,6 +55,7 @@ type rawArgs struct {
 	text  string
 	isStr bool
 	node  *yaml.Node
+	file  string // the file the words were read from when it is not the case's (ARGS)
 }
 
 func (a *rawArgs) DecodeNode(d *strictyaml.Decoder, n *yaml.Node, path string) {

@@ -25,6 +25,9 @@ func Split(s string) ([]string, error) {
 	var out []string
 	for w, err := range syntax.NewParser().WordsSeq(strings.NewReader(s)) {
 		if err != nil {
+			if strings.Contains(err.Error(), "is not a valid word") { // an operator: ; & | < > ( )
+				return nil, fmt.Errorf("%w: quote it ('…') to pass it as an argument, or give the arguments as a list", err)
+			}
 			return nil, err
 		}
 		var b strings.Builder
@@ -56,9 +59,9 @@ func literalParts(b *strings.Builder, s string, parts []syntax.WordPart, quoted 
 				return err
 			}
 		case *syntax.CmdSubst:
-			return fmt.Errorf("unexpected command substitution at %s", p.Pos())
+			return fmt.Errorf("unexpected command substitution at %s: quote it ('…') to pass it as an argument", p.Pos())
 		case *syntax.ProcSubst:
-			return fmt.Errorf("unexpected process substitution at %s", p.Pos())
+			return fmt.Errorf("unexpected process substitution at %s: quote it ('…') to pass it as an argument", p.Pos())
 		default: // $NAME, ${…}, $((…)), extended globs: as written
 			b.WriteString(s[part.Pos().Offset():part.End().Offset()])
 		}
