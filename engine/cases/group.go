@@ -58,6 +58,11 @@ func openGroup(g GroupInput) (*groupCtx, error) {
 	// it is built.
 	reportExpected(d, gc.defaults.Expected, node, src.path)
 	gc.checkFiles(d, gc.defaults.Checks, node, src.path)
+	if a := gc.defaults.Arguments; a != nil && a.isStr {
+		if _, err := splitArgs(a.text, g.ArgumentSplitting); err != nil {
+			d.Errorf(a.node, diag.JoinPath(src.path, "arguments"), "cannot split %q into words: %v", a.text, err)
+		}
+	}
 	if err := errs.Err(); err != nil {
 		return nil, err
 	}

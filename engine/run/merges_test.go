@@ -176,14 +176,15 @@ func TestBadMergesAreRefused(t *testing.T) {
 // from the decoded values, which have none), a regression group's too.
 func TestCaseDefaultsErrorsNameTheirLine(t *testing.T) {
 	prob := writeFiles(t, map[string]string{
-		"config.yaml": "name: m\ncommand: \"sh main.sh\"\ncheckpoints:\n  c1:\n    groups:\n      g:\n        type: Core\n        case_defaults:\n          timeout: soon\n          stdn: x\n",
-		"c1/g.yaml":   "a: {case: {arguments: [x]}}\n",
+		"config.yaml": "name: m\ncommand: \"sh main.sh\"\ncheckpoints:\n  c1:\n    groups:\n      g:\n        type: Core\n        case_defaults:\n          timeout: soon\n          stdn: x\n          arguments: \"a $(b)\"\n",
+		"c1/g.yaml":   "a: {case: {expected: {status_code: 0}}}\n",
 	})
 	p, err := LoadProblem(prob)
 	if err == nil {
 		err = Validate(context.Background(), p, BuiltinLoader, nil)
 	}
-	for _, want := range []string{"config.yaml:9: checkpoints.c1.groups.g.case_defaults.timeout: expected a number", "config.yaml:10: checkpoints.c1.groups.g.case_defaults.stdn: unknown key"} {
+	for _, want := range []string{"config.yaml:9: checkpoints.c1.groups.g.case_defaults.timeout: expected a number", "config.yaml:10: checkpoints.c1.groups.g.case_defaults.stdn: unknown key",
+		`config.yaml:11: checkpoints.c1.groups.g.case_defaults.arguments: cannot split "a $(b)" into words: unexpected command substitution at 1:3`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v\nwant an error containing %q", err, want)
 		}
