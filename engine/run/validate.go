@@ -213,6 +213,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 			}
 		}
 		validateCaseForAdapter(p, c, &errs)
+		validateCasePlaceholders(g, c, &errs)
 		validateAttributes(p, g, c, &errs)
 		for _, name := range cases.StaticNames(c) {
 			if _, ok := p.StaticAssets[name]; !ok {

@@ -48,6 +48,14 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 	if typ == "" {
 		typ = problem.AdapterCLI
 	}
+	if len(checks) == 0 && typ != problem.AdapterAgent {
+		// No check, no verifier, no expected value a default check
+		// compares: the case ran and was scored 0 with no reason given.
+		// (An agent's case is judged by its task's tests.)
+		errs.Add(c.Source, "expected", 0, "case %s checks nothing: it has no expected value (status_code, output, …), no checks and no verifier plugin; "+
+			"give it what to expect, or remove it", c.ID)
+		return
+	}
 	archive := typ == problem.AdapterAPI && (p.Adapter.Response == problem.ResponseArchive ||
 		(c.Request != nil && c.Request.Response == problem.ResponseArchive))
 	mocks := mockNames(g)

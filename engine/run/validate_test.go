@@ -99,6 +99,7 @@ func TestValidateExpectedAgainstTheAdapter(t *testing.T) {
 		{"cli: unknown key", "cli", "a: {expected: {stdout: x}}\n", []string{"expected.stdout: case a: the cli adapter produces no attribute stdout"}},
 		{"cli: untracked file", "cli", "a: {expected: {files: {r.txt: x}}, tracked_files: [other.txt]}\n",
 			[]string{"expected.files.r.txt: case a: no tracked_files entry reads r.txt back after the case (tracked: other.txt)", "add it to the case's or the adapter's tracked_files"}},
+		{"cli: nothing checked", "cli", "a: {arguments: [x]}\nb: {expected: {}}\nc: {expected: {files: {}}}\n", []string{"expected: case a checks nothing: it has no expected value", "case b checks nothing", "case c checks nothing"}},
 		{"cli: exit status 255", "cli", "a: {expected: {status_code: 255}}\n", nil},
 		{"cli: exit status 256", "cli", "a: {expected: {status_code: 256}}\n", []string{"expected.status_code: case a expects exit status 256, which no process exits with: an exit status is 0 to 255"}},
 		{"api: status 42", "api", "a: {request: {path: /}, expected: {status_code: 42}}\n", []string{"expected.status_code: case a expects HTTP status 42, which no response has: an HTTP status is 100 to 599"}},
@@ -253,5 +254,35 @@ func TestValidateRunsLoaderPlugins(t *testing.T) {
 	if stats == nil || stats.Cases == 0 || !strings.HasPrefix(stats.Loader, "loader plugin notes-statsloader@") ||
 		!strings.Contains(stats.Partial, "the loader is stateful") {
 		t.Fatalf("stateful loader: %+v", stats)
+	}
+}
+
+// wasmeval's own placeholders in a case's arguments and env are held to
+// what its processes get filled in; other words in double braces are the
+// submission's data.
+func TestValidateCasePlaceholders(t *testing.T) {
+	dir := problemTree(t, map[string]string{
+		"config.yaml": "name: p\nentry_file: app.py\ncheckpoints:\n  c1:\n    groups:\n      g:\n        type: Core\n        env: {G: \"{{mock.pay}}\"}\n" +
+			"        mocks: {pay: {routes: [{path: /, responses: [{status: 200}]}]}}\n",
+		"c1/g.yaml": "a: {arguments: [\"{{mock.pay}}\", \"{{mock.nope}}\", \"--port={{port}}\", \"Hello {{name}}\"], env: {E: \"{{host}}\", G: \"{{mock.pay}}\"}, expected: {status_code: 0}}\n",
+	})
+	_, err := validateDir(t, dir)
+	if err == nil {
+		t.Fatal("validation passed")
+	}
+	text := err.Error()
+	for _, w := range []string{
+		`arguments[1]: case a: {{mock.nope}}: group g declares no mock "nope" (declared there: pay)`,
+		`arguments[2]: case a: {{port}} is filled in only in a server's command, arguments and env`,
+		`env.E: case a: {{host}} is filled in only in a server's command, arguments and env`,
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s\nwant %q", text, w)
+		}
+	}
+	for _, fine := range []string{"arguments[0]", "arguments[3]", "env.G"} {
+		if strings.Contains(text, fine) {
+			t.Errorf("%s refused:\n%s", fine, text)
+		}
 	}
 }
