@@ -172,7 +172,7 @@ func TestCaseIDsAreNames(t *testing.T) {
 	for _, want := range []string{
 		`g.yaml:2: a/b: case name "a/b" contains a path separator`,
 		`g.yaml:3: ..: case name ".." is . or ..`,
-		`g.yaml:4: x	y: case name "x\ty" contains a control character`,
+		`g.yaml:4: "x\ty": case name "x\ty" contains a control character`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("missing %q in:\n%s", want, msg)

@@ -108,7 +108,7 @@ func CheckExpected(expected map[string]any) []FieldError {
 	}
 	for key, v := range expected {
 		if where, bad := nonFinite(v, ""); bad {
-			add(key, "", "holds .inf or .nan%s, which JSON has no form for: no check can compare it (quote it, \"NaN\", for the text)", where)
+			add(key, "", "holds .inf or .nan%s, which JSON has no form for: no check can compare it (quote it, as \"inf\" or \"nan\", for the text)", where)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path() < out[j].Path() })

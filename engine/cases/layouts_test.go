@@ -164,7 +164,7 @@ bad_expected:
 		"both_blocks":  "g.yaml:3: both_blocks.case: both an input block and a case block are given; keep one",
 		"twice":        "g.yaml:8: twice.case.arguments: arguments is given both at the top level and under case; keep one",
 		"wrong_type":   "g.yaml:10: wrong_type.case: expected a mapping, got a list",
-		"nested":       "g.yaml:12: nested.case: a case block cannot hold another input or case block",
+		"nested":       "g.yaml:12: nested.case: the `case` block cannot hold another input or case block",
 		"bad_expected": "g.yaml:16: bad_expected.expected.status_code: expected an integer",
 	}
 	for id, w := range want {

@@ -92,7 +92,7 @@ func (c *rawCase) absorb(d *strictyaml.Decoder, node *yaml.Node, path string) {
 		return
 	}
 	if in.Input != nil || in.Case != nil {
-		d.Errorf(lookup(node, block), diag.JoinPath(path, block), "a %s block cannot hold another input or case block", block)
+		d.Errorf(lookup(node, block), diag.JoinPath(path, block), "the `%s` block cannot hold another input or case block", block)
 	}
 	conflict := func(key string) {
 		d.Errorf(lookup(node, block, key), diag.JoinPath(path, block+"."+key), "%s is given both at the top level and under %s; keep one", key, block)

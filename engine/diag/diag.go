@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Error is one problem found in one input file.
@@ -32,7 +34,7 @@ func (e *Error) Error() string {
 		if b.Len() > 0 {
 			b.WriteString(": ")
 		}
-		b.WriteString(e.Path)
+		b.WriteString(printable(e.Path))
 	}
 	if b.Len() > 0 { // an error with no place is its message alone
 		b.WriteString(": ")
@@ -114,4 +116,14 @@ func UnwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// printable is a key path to print: as it is, or quoted (a\x00b) when it
+// holds a control character, which would otherwise be printed raw (a
+// NUL, a newline that breaks the line in two).
+func printable(path string) string {
+	if strings.IndexFunc(path, unicode.IsControl) < 0 {
+		return path
+	}
+	return strconv.Quote(path)
 }

@@ -13,6 +13,7 @@ func TestErrorSaysWhereItKnows(t *testing.T) {
 		{Error{File: "c.yaml", Msg: "bad"}, "c.yaml: bad"},
 		{Error{Path: "a.b", Msg: "bad"}, "a.b: bad"},
 		{Error{Msg: "bad"}, "bad"},
+		{Error{File: "g.yaml", Line: 1, Path: "a\x00b.env", Msg: "bad"}, `g.yaml:1: "a\x00b.env": bad`},
 	} {
 		if got := tc.e.Error(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.e, got, tc.want)

@@ -56,7 +56,7 @@ checkpoints:
 		cfg+`:12: checkpoints.c1.groups.../g: group name "../g" contains a path separator`,
 		cfg+`:13: checkpoints.c1.groups.g/a: group name "g/a" contains a path separator`,
 		cfg+`:14: checkpoints.c1.groups.: group name "" is empty`,
-		cfg+`:15: checkpoints.c1.groups.tab	here: group name "tab\there" contains a control character`,
+		cfg+`:15: "checkpoints.c1.groups.tab\there": group name "tab\there" contains a control character`,
 		cfg+`:19: checkpoints.c2.regressions[0].name_template: regression group name "../ok" contains a path separator`,
 	)
 

@@ -145,6 +145,7 @@ func (l *loader) checkEnvPlaceholders(p *Problem) {
 			if server {
 				known = append(known, placeholder.Server...)
 			}
+			rest := v // what is left to check once {{host}} and {{port}} are said
 			for _, f := range placeholder.Find(v) {
 				if strings.HasPrefix(f, "{{static:") {
 					known = append(known, f)
@@ -152,10 +153,10 @@ func (l *loader) checkEnvPlaceholders(p *Problem) {
 				if !server && (f == placeholder.Host || f == placeholder.Port) {
 					l.errs.Add(s.file, key, line, "%s is filled in only where the submission is a server (the api and browser adapters, an agent with an endpoint); "+
 						"this problem's submission listens on no port, and would get %s as written", f, f)
-					known = append(known, f) // said once
+					rest = strings.ReplaceAll(rest, f, "")
 				}
 			}
-			if err := placeholder.CheckEnv(v, known); err != nil {
+			if err := placeholder.CheckEnv(rest, known); err != nil {
 				l.errs.Add(s.file, key, line, "%v", err)
 				continue
 			}
