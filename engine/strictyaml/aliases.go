@@ -37,27 +37,27 @@ const MaxExpanded = 4 << 20
 // into, when that is more than MaxExpanded.
 const ExpansionFactor = 10
 
-// aliasError is a document refused for its aliases, at the line of the
-// alias concerned.
-type aliasError struct {
+// docError is a document refused, at the line concerned (0 when not
+// known): malformed, or for its aliases.
+type docError struct {
 	Line int
 	Msg  string
 }
 
-func (e *aliasError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
+func (e *docError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // checkAliases refuses a document (or any node) whose aliases name a
 // value they are inside or expand it past its limit (see above); nil when
 // neither.
-func checkAliases(doc *yaml.Node) *aliasError {
+func checkAliases(doc *yaml.Node) *docError {
 	if a := selfAlias(doc, map[*yaml.Node]bool{}); a != nil {
-		return &aliasError{a.Line, fmt.Sprintf("the alias *%s is inside the value &%s names: a value cannot contain itself", a.Value, a.Value)}
+		return &docError{a.Line, fmt.Sprintf("the alias *%s is inside the value &%s names: a value cannot contain itself", a.Value, a.Value)}
 	}
 	own := ownWeight(doc)
 	limit := max(MaxExpanded, ExpansionFactor*own)
 	e := expansion{limit: limit, sizes: map[*yaml.Node]int{}}
 	if a := e.over(doc); a != nil {
-		return &aliasError{a.Line, fmt.Sprintf("the alias *%s takes the file past %d bytes of values once its aliases are expanded "+
+		return &docError{a.Line, fmt.Sprintf("the alias *%s takes the file past %d bytes of values once its aliases are expanded "+
 			"(the file itself has %d): each alias repeats the whole value its anchor names, every time the file is read; "+
 			"repeat large values less often, or give them once in a file of their own", a.Value, limit, own)}
 	}
@@ -69,9 +69,20 @@ func checkAliases(doc *yaml.Node) *aliasError {
 // line; nil and no error for an empty document. For reading a file
 // quickly (one key of it) where ParseBytes' diagnostics are not wanted.
 func Parse(data []byte) (*yaml.Node, error) {
+	root, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	return root, nil
+}
+
+// parse is what Parse, ParseBytes and DocumentValue share: the document's
+// root (nil when it is empty), or why it is refused.
+func parse(data []byte) (*yaml.Node, *docError) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
+		line, msg := yamlErrorLine(err, data)
+		return nil, &docError{line, "malformed YAML: " + msg}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, nil

@@ -78,21 +78,16 @@ func ParseBytes(file string, data []byte, errs *diag.List) (*yaml.Node, bool) {
 			return nil, false
 		}
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := yamlErrorLine(err, data)
-		errs.Add(file, "", line, "malformed YAML: %s", msg)
-		return nil, false
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		errs.Add(file, "", 0, "file is empty; expected a mapping")
-		return nil, false
-	}
-	if err := checkAliases(&doc); err != nil {
+	root, err := parse(data)
+	if err != nil {
 		errs.Add(file, "", err.Line, "%s", err.Msg)
 		return nil, false
 	}
-	return doc.Content[0], true
+	if root == nil {
+		errs.Add(file, "", 0, "file is empty; expected a mapping")
+		return nil, false
+	}
+	return root, true
 }
 
 // checkJSON reports whether data (after a byte order mark) is one JSON

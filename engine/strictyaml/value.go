@@ -41,15 +41,14 @@ func JSONValue(node *yaml.Node) (any, error) {
 // wasmeval's keys (an expected_output.yaml). An error says what is wrong
 // with the document; line is where, when that is known, else 0.
 func DocumentValue(data []byte) (v any, line int, err error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		line, msg := yamlErrorLine(err, data)
-		return nil, line, fmt.Errorf("malformed YAML: %s", msg)
+	root, derr := parse(data)
+	if derr != nil {
+		return nil, derr.Line, errors.New(derr.Msg)
 	}
-	if err := checkAliases(&doc); err != nil {
-		return nil, err.Line, errors.New(err.Msg)
+	if root == nil {
+		return nil, 0, nil
 	}
-	v, err = JSONValue(&doc)
+	v, err = JSONValue(root)
 	if err != nil {
 		msg := err.Error()
 		if _, serr := fmt.Sscanf(msg, "line %d: ", &line); serr == nil {
