@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/placeholder"
+	"github.com/wasmeval/wasmeval/engine/shellwords"
 )
 
 // EntryCommand resolves how a submission is started: the command template
@@ -37,7 +37,7 @@ func EntryCommand(submission, entryFile, template string) ([]string, error) {
 	if template == "" {
 		template = defaultTemplate(entry)
 	}
-	argv, err := cases.SplitArgs(template)
+	argv, err := shellwords.Split(template)
 	if err != nil {
 		return nil, fmt.Errorf("command template %q: %w", template, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/shellwords"
 )
 
 // Splitting twice is what SlopCodeBench's harness does to a string of
@@ -31,9 +32,9 @@ func TestSplitArgsTwice(t *testing.T) {
 		{`echo ${HOME} ~ ~/x $((1+2)) {a,b} *.txt`, []string{"echo", "${HOME}", "~", "~/x", "$((1+2))", "{a,b}", "*.txt"}, []string{"echo", "${HOME}", "~", "~/x", "$((1+2))", "{a,b}", "*.txt"}, ""},
 		{`"${X:-a b}" "q\"q" "\a" \$x 'a\b'`, []string{"${X:-a b}", `q"q`, `\a`, "$x", `a\b`}, nil, "argument_splitting: twice"},
 	} {
-		once, err := SplitArgs(tc.in)
+		once, err := shellwords.Split(tc.in)
 		if err != nil || !reflect.DeepEqual(once, tc.once) {
-			t.Errorf("SplitArgs(%s) = %q, %v; want %q", tc.in, once, err, tc.once)
+			t.Errorf("Split(%s) = %q, %v; want %q", tc.in, once, err, tc.once)
 		}
 		twice, err := SplitArgsTwice(tc.in)
 		if tc.twiceError != "" {

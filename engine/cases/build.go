@@ -132,11 +132,7 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 	return c
 }
 
-// SplitArgs splits a string of arguments into words (shellwords.Split):
-// POSIX shell quoting, nothing expanded.
-func SplitArgs(s string) ([]string, error) { return shellwords.Split(s) }
-
-// SplitArgsTwice splits s as SplitArgs does, joins the words with single
+// SplitArgsTwice splits s as shellwords.Split does, joins the words with single
 // spaces and splits the result again: what SlopCodeBench's reference
 // harness does to a string of arguments. Quotes therefore protect only
 // from the first split: `--format "%Y-%m-%d %H:%M:%S"` is three words
@@ -145,11 +141,11 @@ func SplitArgs(s string) ([]string, error) { return shellwords.Split(s) }
 // quotes no longer balance after the first split (`"it's"`) cannot be
 // split a second time and is an error.
 func SplitArgsTwice(s string) ([]string, error) {
-	words, err := SplitArgs(s)
+	words, err := shellwords.Split(s)
 	if err != nil {
 		return nil, err
 	}
-	words, err = SplitArgs(strings.Join(words, " "))
+	words, err = shellwords.Split(strings.Join(words, " "))
 	if err != nil {
 		return nil, fmt.Errorf("splitting a second time (argument_splitting: %s): %w", problem.SplitTwice, err)
 	}
@@ -161,7 +157,7 @@ func splitArgs(s, mode string) ([]string, error) {
 	if mode == problem.SplitTwice {
 		return SplitArgsTwice(s)
 	}
-	return SplitArgs(s)
+	return shellwords.Split(s)
 }
 
 // CaseError is one case that could not be loaded. The stream has moved past
