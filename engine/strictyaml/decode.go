@@ -465,10 +465,14 @@ func Resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
-// MaxMerged bounds the pairs one mapping's merges may bring, counting
-// those of merges within merges: a few lines of aliases that merge each
-// other twice over would otherwise ask for billions.
-const MaxMerged = 10_000
+// MaxMerged bounds the work one mapping's merges take: the pairs they
+// bring, a merged mapping's pairs counted each time it is merged, whether
+// by the mapping or by a mapping it merges. Each merged mapping's own
+// merges are applied once however often it is named, so mappings that
+// merge each other several times over cost what they hold, not what
+// naming them again and again would spell out; this bounds what is left,
+// a mapping merged by very many others.
+const MaxMerged = 100_000
 
 // MergeError is a merge key (<<) Pairs refuses; Line is where the value
 // at fault is (the merge's own line, or an anchor's elsewhere), 0 when
@@ -497,8 +501,8 @@ func (e *MergeError) Error() string {
 // a merged mapping that gives a key twice, one that merges itself, and
 // merges that bring more than MaxMerged pairs are errors (MergeError).
 func Pairs(n *yaml.Node) ([][2]*yaml.Node, error) {
-	budget := MaxMerged
-	out, err := pairs(n, &budget, nil)
+	m := merger{budget: MaxMerged}
+	out, err := m.pairs(n, nil)
 	if me, ok := err.(*MergeError); ok && me.Line == 0 {
 		// The merges together spent the budget: the error is n's first
 		// merge's.
@@ -522,10 +526,17 @@ func ownPairs(n *yaml.Node) [][2]*yaml.Node {
 
 func isMerge(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.Tag == "!!merge" }
 
-// pairs is Pairs, with budget the merged pairs still allowed and within
-// the mappings being merged into (a mapping that merges one of them
-// merges itself).
-func pairs(n *yaml.Node, budget *int, within []*yaml.Node) ([][2]*yaml.Node, error) {
+// merger applies the merges of one Pairs call.
+type merger struct {
+	budget int // the merged pairs still allowed
+	// done holds the pairs of each mapping merged so far: a mapping
+	// named again is not merged again.
+	done map[*yaml.Node][][2]*yaml.Node
+}
+
+// pairs is Pairs, with within the mappings being merged into (a mapping
+// that merges one of them merges itself).
+func (m *merger) pairs(n *yaml.Node, within []*yaml.Node) ([][2]*yaml.Node, error) {
 	own := ownPairs(n)
 	merges := 0
 	for _, kv := range own {
@@ -565,22 +576,17 @@ func pairs(n *yaml.Node, budget *int, within []*yaml.Node) ([][2]*yaml.Node, err
 			if slices.Contains(within, src) {
 				return nil, &MergeError{kv[0].Line, "a mapping cannot merge itself"}
 			}
-			brought, err := pairs(src, budget, within)
+			brought, err := m.merged(src, within)
 			if err != nil {
 				return nil, err
 			}
-			if *budget -= len(brought); *budget < 0 {
+			if m.budget -= len(brought); m.budget < 0 {
 				// No line: the budget is spent by all the merges
 				// together, and reported at the first (Pairs).
 				return nil, &MergeError{0, fmt.Sprintf("the merges (<<) bring more than %d keys", MaxMerged)}
 			}
-			given := make(map[string]bool, len(brought))
 			for _, b := range brought {
 				key := b[0].Value
-				if given[key] {
-					return nil, &MergeError{b[0].Line, fmt.Sprintf("key %q given twice in a merged mapping", key)}
-				}
-				given[key] = true
 				if !mine[key] && !have[key] {
 					have[key] = true
 					out = append(out, b)
@@ -589,4 +595,30 @@ func pairs(n *yaml.Node, budget *int, within []*yaml.Node) ([][2]*yaml.Node, err
 		}
 	}
 	return out, nil
+}
+
+// merged is the pairs src brings to a mapping that merges it: its own
+// and its merges', each key once. They are worked out once per Pairs
+// call, however often src is named.
+func (m *merger) merged(src *yaml.Node, within []*yaml.Node) ([][2]*yaml.Node, error) {
+	if p, ok := m.done[src]; ok {
+		return p, nil
+	}
+	p, err := m.pairs(src, within)
+	if err != nil {
+		return nil, err
+	}
+	given := make(map[string]bool, len(p))
+	for _, b := range p {
+		key := b[0].Value
+		if given[key] {
+			return nil, &MergeError{b[0].Line, fmt.Sprintf("key %q given twice in a merged mapping", key)}
+		}
+		given[key] = true
+	}
+	if m.done == nil {
+		m.done = map[*yaml.Node][][2]*yaml.Node{}
+	}
+	m.done[src] = p
+	return p, nil
 }

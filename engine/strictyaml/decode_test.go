@@ -79,6 +79,63 @@ func TestPairs(t *testing.T) {
 	}
 }
 
+// Merges are worked out once per mapping merged: layers of mappings that
+// each merge the one before (each layer's keys its own) and mappings that
+// merge the one before twice over are read in what they hold, and only
+// a mapping named by very many merges passes MaxMerged.
+func TestMergesCostWhatTheyHold(t *testing.T) {
+	parse := func(t *testing.T, doc string) *yaml.Node {
+		t.Helper()
+		var errs diag.List
+		node, ok := ParseBytes("f.yaml", []byte(doc), &errs)
+		if !ok {
+			t.Fatal(errs.Err())
+		}
+		return node
+	}
+	last := func(node *yaml.Node) *yaml.Node {
+		own := MappingPairs(node)
+		return own[len(own)-1][1]
+	}
+	t.Run("layers", func(t *testing.T) {
+		var b strings.Builder
+		for l := 0; l < 4; l++ {
+			fmt.Fprintf(&b, "l%d: &l%d {", l, l)
+			if l > 0 {
+				fmt.Fprintf(&b, "<<: *l%d, ", l-1)
+			}
+			for k := 0; k < 3000; k++ {
+				fmt.Fprintf(&b, "k%d_%d: %d, ", l, k, k)
+			}
+			b.WriteString("end: 0}\n")
+		}
+		got, err := Pairs(last(parse(t, b.String())))
+		if err != nil || len(got) != 4*3000+1 {
+			t.Fatalf("Pairs of four layers of 3,000 keys: %d pairs, %v; want %d", len(got), err, 4*3000+1)
+		}
+	})
+	t.Run("twice-over", func(t *testing.T) {
+		doc := "a: &a {k0: 1, k1: 1, k2: 1}\n"
+		prev := "a"
+		for i := 0; i < 13; i++ { // naming each layer again would be 2^13 merges of the first
+			doc += fmt.Sprintf("l%d: &l%d {<<: [*%s, *%s], own%d: 1}\n", i, i, prev, prev, i)
+			prev = fmt.Sprintf("l%d", i)
+		}
+		got, err := Pairs(last(parse(t, doc)))
+		if err != nil || len(got) != 3+13 {
+			t.Fatalf("Pairs: %d pairs, %v; want %d", len(got), err, 3+13)
+		}
+	})
+	t.Run("named-by-many", func(t *testing.T) {
+		doc := "a: &a {k0: 1, k1: 1, k2: 1, k3: 1, k4: 1, k5: 1, k6: 1, k7: 1, k8: 1, k9: 1}\nm:\n  <<: [" +
+			strings.Repeat("*a, ", MaxMerged/10) + "*a]\n"
+		_, err := Pairs(last(parse(t, doc)))
+		if want := fmt.Sprintf("line 3: the merges (<<) bring more than %d keys", MaxMerged); err == nil || err.Error() != want {
+			t.Fatalf("Pairs = %v, want %q", err, want)
+		}
+	})
+}
+
 // A tree that holds a mapping merging itself (which ParseBytes refuses
 // before anything walks it) is an error for Pairs, not endless recursion.
 func TestPairsRefuseAMappingMergingItself(t *testing.T) {
