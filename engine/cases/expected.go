@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -70,6 +71,10 @@ func CheckExpected(expected map[string]any) []FieldError {
 					add(key, p, "%v", err)
 				} else if content == nil {
 					add(key, p, "expected the file's content, got null")
+				} else if ext := strings.ToLower(path.Ext(p)); (ext == ".yaml" || ext == ".yml") && verify.IsStructure(content) {
+					// A structure is compared as the JSON document the
+					// file holds; a YAML file is not read as YAML.
+					add(key, p, "expected the YAML file's text (a block scalar, |), got %s: a structure is compared as a JSON document", describe(content))
 				}
 			}
 		case "headers":

@@ -173,3 +173,37 @@ func TestRunPortedLayouts(t *testing.T) {
 		}
 	}
 }
+
+// An expected file given as a structure is the JSON document the file
+// must hold, compared by value: an indented file matches, a wrong value
+// fails at its path. A YAML file's expected content must be its text.
+func TestStructuredExpectedFileIsComparedAsJSON(t *testing.T) {
+	files := map[string]string{
+		"config.yaml": "name: files\ncommand: \"sh main.sh\"\ncheckpoints:\n  c1:\n    groups:\n      core: {type: Core}\n",
+		"c1/core.yaml": "right:\n  case: {arguments: [right], tracked_files: [out.json]}\n  expected: {files: {out.json: {total: 3, items: [a, b]}}}\n" +
+			"wrong:\n  case: {arguments: [wrong], tracked_files: [out.json]}\n  expected: {files: {out.json: {total: 3, items: [a, b]}}}\n",
+	}
+	script := `case "$1" in
+right) printf '{\n  "items": [\n    "a",\n    "b"\n  ],\n  "total": 3\n}\n' > out.json ;;
+wrong) printf '{\n  "items": ["a", "b"],\n  "total": 4\n}\n' > out.json ;;
+esac
+`
+	_, recs := runFiles(t, files, script)
+	if r := recs["c1/core/right"]; r == nil || !r.Passed {
+		t.Errorf("right: %+v, want passed: the indented file holds the expected document", r)
+	}
+	r := recs["c1/core/wrong"]
+	if r == nil || r.Passed || len(r.Attributes) != 1 || r.Attributes[0].Diff == nil ||
+		!strings.Contains(r.Attributes[0].Diff.Summary, "file out.json: $.total: expected 3, got 4") {
+		t.Fatalf("wrong: %+v, want failed at $.total", r)
+	}
+
+	files["c1/core.yaml"] = "cfg:\n  case: {arguments: [right], tracked_files: [out.yaml]}\n  expected: {files: {out.yaml: {total: 3}}}\n"
+	p, err := LoadProblem(writeFiles(t, files))
+	if err == nil {
+		err = Validate(context.Background(), p, BuiltinLoader, nil)
+	}
+	if want := "core.yaml:3: cfg.expected.files.out.yaml: expected the YAML file's text (a block scalar, |), got a mapping"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("validate: %v, want %q", err, want)
+	}
+}
