@@ -134,21 +134,34 @@ func (c *Cache) withStore(ctx context.Context, exclusive bool, fn func(*oci.Stor
 	return fn(s)
 }
 
-// NotCachedError says a module is not in the cache.
-type NotCachedError struct{ WasmDigest string }
+// NotCachedError says a module, or a manifest, is not in the cache.
+type NotCachedError struct {
+	WasmDigest string // the module's, in hex
+	Manifest   string // or the manifest's, "sha256:<hex>"
+}
 
 func (e *NotCachedError) Error() string {
+	if e.Manifest != "" {
+		return "manifest " + e.Manifest + " is not in the plugin cache"
+	}
 	return "module sha256:" + e.WasmDigest + " is not in the plugin cache"
 }
 
-// CorruptError says a cached module no longer matches its digest.
+// CorruptError says a cached module, or manifest, no longer matches its
+// digest.
 type CorruptError struct {
 	WasmDigest, Path, Got string
+	// Manifest is set when the manifest is what is damaged; Why says how.
+	Manifest, Why string
 }
 
 func (e *CorruptError) Error() string {
-	return fmt.Sprintf("cached module sha256:%s (%s) is corrupt: its content hashes to sha256:%s; run `wasmeval plugin cache prune --corrupt` to drop it (and keep the rest), then pull it again by digest or `wasmeval plugin import` it",
-		e.WasmDigest, e.Path, e.Got)
+	const fix = "run `wasmeval plugin cache prune --corrupt` to drop it (and keep the rest), then pull it again by digest or `wasmeval plugin import` it"
+	if e.Manifest != "" {
+		return fmt.Sprintf("cached manifest %s (%s) is damaged: %s; %s", e.Manifest, e.Path, e.Why, fix)
+	}
+	return fmt.Sprintf("cached module sha256:%s (%s) is corrupt: its content hashes to sha256:%s; %s",
+		e.WasmDigest, e.Path, e.Got, fix)
 }
 
 // blobPath is where the layout keeps a sha256 blob.

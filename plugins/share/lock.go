@@ -235,7 +235,7 @@ func parseEntry(data []byte, at string) (LockEntry, error) {
 			return e, err
 		}
 	}
-	for _, k := range []string{"ref", "manifest", "sha256"} {
+	for _, k := range []string{"ref", "manifest", "sha256", "size"} {
 		if !seen[k] {
 			return e, fmt.Errorf("%s.%s: missing", at, k)
 		}

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/content/oci"
 	"oras.land/oras-go/v2/errdef"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
@@ -177,17 +179,53 @@ func copyBlob(ctx context.Context, src content.Fetcher, dst content.Storage, ref
 	return nil
 }
 
-// resolved is the Resolved of an artifact already in the cache.
+// resolved is the Resolved of an artifact already in the cache. Its
+// module is the one its manifest describes, in size too: a module cached
+// from another artifact is not copied again, so a layer that lies about
+// its size is caught here, not by the copy.
 func (c *Cache) resolved(ref Ref, a *artifact) (Resolved, error) {
 	path, err := c.Path(a.wasmHex())
 	if err != nil {
 		return Resolved{}, err
+	}
+	if fi, err := os.Stat(path); err != nil {
+		return Resolved{}, fmt.Errorf("plugin cache: %w", err)
+	} else if fi.Size() != a.layer.Size {
+		return Resolved{}, integrityErr(ref, "manifest %s gives its Wasm layer %d bytes, but module sha256:%s has %d; refusing it", a.desc.Digest, a.layer.Size, a.wasmHex(), fi.Size())
 	}
 	return Resolved{
 		Ref: ref, ManifestDigest: a.desc.Digest.String(), WasmDigest: a.wasmHex(), Size: a.layer.Size,
 		ABIVersion: a.describe.ABIVersion, Kinds: a.describe.Kinds, Name: a.describe.Name, Version: a.describe.Version,
 		Annotations: maps.Clone(a.manifest.Annotations), Path: path,
 	}, nil
+}
+
+// Locked is the artifact of ref (a reference by manifest digest, as a lock
+// records it) from the cache, its manifest and module checked against
+// their digests: a *NotCachedError when either is not cached, a
+// *CorruptError when either no longer matches its digest (Path is then
+// the damaged file, to drop before fetching it again).
+func (c *Cache) Locked(ctx context.Context, ref Ref) (Resolved, error) {
+	var a *artifact
+	err := c.view(ctx, func(s *oci.Store) error {
+		desc, err := s.Resolve(ctx, ref.Digest)
+		if err != nil {
+			return &NotCachedError{Manifest: ref.Digest}
+		}
+		if a, err = readArtifact(ctx, s, ref, desc); err != nil {
+			p := c.blobPath(desc.Digest.Encoded())
+			if _, serr := os.Stat(p); serr != nil {
+				return &NotCachedError{Manifest: ref.Digest}
+			}
+			got, _ := hashFile(p)
+			return &CorruptError{Manifest: ref.Digest, Path: p, Got: got, Why: oneLine(err)}
+		}
+		return nil
+	})
+	if err != nil {
+		return Resolved{}, err
+	}
+	return c.resolved(ref, a)
 }
 
 // holdsModule says whether a cached plugin's module has digest d

@@ -93,19 +93,26 @@ func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
 		return "", fmt.Errorf("%s: %s records module sha256:%s but the problem pins sha256:%s: the lock no longer matches the problem; run `wasmeval plugin lock %s`",
 			parsed, r.lockPath, e.SHA256, sha256, r.problem)
 	}
-	path, err := r.cache.Path(e.SHA256)
+	pinned := parsed.AtDigest(e.Manifest)
+	// The module is used from the cache only through the manifest the
+	// lock records: the manifest is what signatures sign and what the
+	// lock was written from, so a lock whose module and manifest do not
+	// belong together (edited by hand) is refused, cached or not.
+	got, err := r.cache.Locked(r.ctx, pinned)
 	if err == nil {
-		if fi, serr := os.Stat(path); serr == nil && e.Size > 0 && fi.Size() != e.Size {
-			return "", r.edited(parsed, "size", fmt.Sprint(e.Size), fmt.Sprint(fi.Size()))
+		if got.WasmDigest != e.SHA256 {
+			return "", integrityErr(pinned, "holds module sha256:%s but %s records sha256:%s; refusing it", got.WasmDigest, r.lockPath, e.SHA256)
 		}
-		return path, nil
+		if err := r.checkRecorded(parsed, e, got); err != nil {
+			return "", err
+		}
+		return got.Path, nil
 	}
 	var nc *NotCachedError
 	var ce *CorruptError
 	if !errors.As(err, &nc) && !errors.As(err, &ce) {
 		return "", fmt.Errorf("%s: %w", parsed, err)
 	}
-	pinned := parsed.AtDigest(e.Manifest)
 	if r.remote == nil {
 		if ce != nil {
 			return "", fmt.Errorf("%s: %v; offline, it cannot be fetched again: run `wasmeval plugin pull %s` when online, or `wasmeval plugin import`", parsed, ce, pinned)
@@ -117,7 +124,7 @@ func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
 		// A corrupt entry is a miss: drop it and fetch it again by digest.
 		os.Remove(ce.Path)
 	}
-	got, err := pull(r.ctx, r.remote, r.cache, pinned, parsed.Name())
+	got, err = pull(r.ctx, r.remote, r.cache, pinned, parsed.Name())
 	if err != nil {
 		return "", err
 	}
@@ -137,7 +144,7 @@ func (r *Resolver) Resolve(ref, sha256 string) (string, error) {
 // (signer is informative: it says who signed when the lock was written;
 // the trust policy is checked on every run.)
 func (r *Resolver) checkRecorded(ref Ref, e *LockEntry, got Resolved) error {
-	if e.Size > 0 && e.Size != got.Size {
+	if e.Size != got.Size {
 		return r.edited(ref, "size", fmt.Sprint(e.Size), fmt.Sprint(got.Size))
 	}
 	if e.ABIVersion > 0 && got.ABIVersion > 0 && e.ABIVersion != got.ABIVersion {

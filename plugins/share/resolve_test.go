@@ -3,7 +3,9 @@ package share
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/memory"
@@ -246,5 +249,123 @@ func TestLayerMediaTypes(t *testing.T) {
 	missing := mustRef(t, host+"/odd/verifier:404")
 	if _, err := Pull(context.Background(), r, newCache(t), missing); !IsKind(err, ErrNotFound) || !strings.Contains(err.Error(), missing.String()) {
 		t.Fatalf("missing tag: %v", err)
+	}
+}
+
+// A run uses a cached module only through the manifest its lock records:
+// a lock edited to pair one artifact's module with another's manifest
+// (a signed one, say) is refused whether the module is cached or not; a
+// lock whose manifest the cache lacks is fetched by digest online and
+// refused offline; a damaged cached manifest is fetched again online.
+func TestLockedModuleGoesWithItsManifest(t *testing.T) {
+	ctx := context.Background()
+	host := inProcessRegistry(t)
+	r := testRemote(t)
+	push := func(tag string) (Ref, Pushed) {
+		ref := mustRef(t, "oci://"+host+"/team/verifier:"+tag)
+		p, err := Push(ctx, writeModule(t, fakeModule(tag)), ref, PushOptions{Remote: r, Describe: testDescribe})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ref, p
+	}
+	refA, a := push("a")
+	refB, b := push("b")
+	c := newCache(t)
+	for _, ref := range []Ref{refA, refB} {
+		if _, err := Pull(ctx, r, c, ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resolve := func(remote *Remote, e LockEntry) (string, error) {
+		lock := &Lock{Version: LockVersion, Plugins: []LockEntry{e}}
+		res, err := NewResolver(ResolverOptions{Cache: c, Lock: lock, Remote: remote, Problem: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Resolve(refA.String(), a.WasmDigest)
+	}
+	edited := LockEntry{Ref: refA.String(), Manifest: b.ManifestDigest, SHA256: a.WasmDigest, Size: a.Size, ABIVersion: 1}
+	for name, remote := range map[string]*Remote{"offline": nil, "online": r} {
+		_, err := resolve(remote, edited)
+		if want := "holds module sha256:" + b.WasmDigest + " but wasmeval.lock records sha256:" + a.WasmDigest; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s, module cached, lock naming another manifest: %v, want %q", name, err, want)
+		}
+	}
+	right := LockEntry{Ref: refA.String(), Manifest: a.ManifestDigest, SHA256: a.WasmDigest, Size: a.Size, ABIVersion: 1}
+	for key, e := range map[string]LockEntry{
+		"size":        {Ref: right.Ref, Manifest: right.Manifest, SHA256: right.SHA256, Size: right.Size + 1, ABIVersion: 1},
+		"abi_version": {Ref: right.Ref, Manifest: right.Manifest, SHA256: right.SHA256, Size: right.Size, ABIVersion: 7},
+		"kinds":       {Ref: right.Ref, Manifest: right.Manifest, SHA256: right.SHA256, Size: right.Size, ABIVersion: 1, Kinds: []string{"loader"}},
+	} {
+		if _, err := resolve(nil, e); err == nil || !strings.Contains(err.Error(), "records "+key+" ") {
+			t.Errorf("offline, module cached, lock with another %s: %v, want it refused", key, err)
+		}
+	}
+	if _, err := resolve(nil, right); err != nil {
+		t.Fatalf("offline, the lock as written: %v", err)
+	}
+
+	// The manifest damaged in the cache: refused offline, fetched again
+	// online, and then there for the next offline run.
+	mp := c.blobPath(digest.Digest(a.ManifestDigest).Encoded())
+	if err := os.Truncate(mp, 10); err != nil {
+		t.Fatal(err)
+	}
+	// (The cache takes a damaged manifest out of its index when opened.)
+	if _, err := resolve(nil, right); err == nil || !strings.Contains(err.Error(), "manifest "+a.ManifestDigest+" (module sha256:"+a.WasmDigest+") is not in the plugin cache") {
+		t.Errorf("offline, manifest damaged: %v", err)
+	}
+	if _, err := resolve(r, right); err != nil {
+		t.Fatalf("online, manifest damaged: %v", err)
+	}
+	if _, err := resolve(nil, right); err != nil {
+		t.Fatalf("offline after the online run fetched the manifest again: %v", err)
+	}
+
+	// A cache that holds the module but not the lock's manifest (it came
+	// through another artifact): offline names the manifest.
+	c2 := newCache(t)
+	if _, err := Pull(ctx, r, c2, refA); err != nil {
+		t.Fatal(err)
+	}
+	other := LockEntry{Ref: refB.String(), Manifest: b.ManifestDigest, SHA256: b.WasmDigest, Size: b.Size, ABIVersion: 1}
+	res, _ := NewResolver(ResolverOptions{Cache: c2, Lock: &Lock{Version: LockVersion, Plugins: []LockEntry{other}}, Problem: "p"})
+	if _, err := res.Resolve(refB.String(), b.WasmDigest); err == nil || !strings.Contains(err.Error(), "manifest "+b.ManifestDigest+" (module sha256:"+b.WasmDigest+") is not in the plugin cache") {
+		t.Errorf("offline, manifest not cached: %v", err)
+	}
+}
+
+// A manifest whose Wasm layer gives another size than its module's is
+// refused even when the module is cached already (from another artifact),
+// where nothing is copied that would notice.
+func TestLayerSizeIsTheModules(t *testing.T) {
+	ctx := context.Background()
+	r, ref, pushed := published(t, "1")
+	c := newCache(t)
+	if _, err := Pull(ctx, r, c, ref); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := r.repository(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := []byte(`{"architecture":"wasm","os":"wasip1"}`)
+	cd := blob(ConfigMediaType, cfg)
+	if err := repo.Push(ctx, cd, bytes.NewReader(cfg)); err != nil {
+		t.Fatal(err)
+	}
+	layer := ocispec.Descriptor{MediaType: LayerMediaType, Digest: digest.Digest("sha256:" + pushed.WasmDigest), Size: 1000}
+	m, err := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest, Config: cd, Layers: []ocispec.Descriptor{layer}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lie := mustRef(t, ref.Host+"/"+ref.Repository+":sizelie")
+	if err := repo.PushReference(ctx, blob(ocispec.MediaTypeImageManifest, m), bytes.NewReader(m), lie.Tag); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Pull(ctx, r, c, lie)
+	if want := "gives its Wasm layer 1000 bytes, but module sha256:" + pushed.WasmDigest + " has " + fmt.Sprint(pushed.Size); !IsKind(err, ErrIntegrity) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Pull = %+v, %v; want %q", got, err, want)
 	}
 }
