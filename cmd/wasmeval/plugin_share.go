@@ -322,7 +322,7 @@ machine should do). Corrupt entries are always removed.`,
 				}
 			}
 			now := time.Now()
-			removed, err := c.Prune(cmd.Context(), func(e share.CacheEntry) bool {
+			removed, inUse, err := c.Prune(cmd.Context(), func(e share.CacheEntry) bool {
 				if corruptOnly || keepDigests[e.ManifestDigest] {
 					return true
 				}
@@ -337,6 +337,9 @@ machine should do). Corrupt entries are always removed.`,
 					what += " (corrupt: " + e.Problem + ")"
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), what)
+			}
+			for _, e := range inUse {
+				fmt.Fprintf(cmd.OutOrStdout(), "kept %s sha256:%s: in use by a running wasmeval\n", strings.Join(append(e.Refs, e.ManifestDigest), " "), e.WasmDigest)
 			}
 			if err != nil {
 				return shareFailed(err)

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/opencontainers/go-digest"
@@ -53,6 +54,9 @@ func DefaultCacheDir() (string, error) {
 // another's entries.
 type Cache struct {
 	dir string
+
+	mu   sync.Mutex
+	held map[string]*os.File // by module digest (hold)
 }
 
 // annotationLockedAs, on an index entry fetched by digest for a lock,
@@ -81,11 +85,54 @@ func OpenCache(dir string) (*Cache, error) {
 		return nil, fmt.Errorf("plugin cache: %w", err)
 	}
 	c := &Cache{dir: dir}
+	if layoutExists(dir) {
+		// Nothing to create: a cache provisioned read-only opens too.
+		return c, nil
+	}
 	// Creates oci-layout and index.json, under the lock.
 	if err := c.update(context.Background(), func(*oci.Store) error { return nil }); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+func layoutExists(dir string) bool {
+	for _, name := range []string{ocispec.ImageLayoutFile, ocispec.ImageIndexFile} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || !fi.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// hold marks the module wasmDigest in use by this process until it
+// exits (a shared lock on its marker in usedDir), so that a prune in
+// another process keeps it: a run loads its modules after resolving them,
+// and starts plugin workers, which read the module file, as it goes.
+func (c *Cache) hold(wasmDigest string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[wasmDigest] != nil {
+		return
+	}
+	dir := filepath.Join(c.dir, usedDir)
+	os.MkdirAll(dir, 0o755)
+	if f := holdFile(filepath.Join(dir, wasmDigest)); f != nil {
+		if c.held == nil {
+			c.held = map[string]*os.File{}
+		}
+		c.held[wasmDigest] = f
+	}
+}
+
+// release ends this Cache's hold on a module.
+func (c *Cache) release(wasmDigest string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f := c.held[wasmDigest]; f != nil {
+		f.Close()
+		delete(c.held, wasmDigest)
+	}
 }
 
 // Dir is the cache's directory.
@@ -458,16 +505,21 @@ func readIndex(dir string) (*ocispec.Index, error) {
 
 // Prune removes from the cache every plugin artifact keep does not keep
 // (nil keeps none) and every corrupt one, with their referrers and the
-// blobs nothing else uses. It returns what it removed.
-func (c *Cache) Prune(ctx context.Context, keep func(CacheEntry) bool) ([]CacheEntry, error) {
-	var removed []CacheEntry
-	err := c.update(ctx, func(s *oci.Store) error {
+// blobs nothing else uses. It returns what it removed, and what it kept
+// because a running process holds its module (see hold).
+func (c *Cache) Prune(ctx context.Context, keep func(CacheEntry) bool) (removed, inUseNow []CacheEntry, err error) {
+	err = c.update(ctx, func(s *oci.Store) error {
 		entries, err := c.list(ctx, s)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
 			if !e.Corrupt && keep != nil && keep(e) {
+				continue
+			}
+			c.release(e.WasmDigest) // this Cache's own use does not keep it
+			if !e.Corrupt && inUse(filepath.Join(c.dir, usedDir, e.WasmDigest)) {
+				inUseNow = append(inUseNow, e)
 				continue
 			}
 			if e.WasmDigest == "" {
@@ -508,7 +560,7 @@ func (c *Cache) Prune(ctx context.Context, keep func(CacheEntry) bool) ([]CacheE
 		// Blobs of interrupted pulls or imports that nothing refers to.
 		return c.collectGarbage()
 	})
-	return removed, err
+	return removed, inUseNow, err
 }
 
 // collectGarbage removes the blobs that no manifest of index.json (tagged

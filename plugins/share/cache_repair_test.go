@@ -89,7 +89,7 @@ func TestCorruptManifestIsOneMiss(t *testing.T) {
 	if sigs, err := c.Signatures(ctx, badRef, bad.ManifestDigest); err != nil || len(sigs) != 0 {
 		t.Fatalf("after refetch: %v %v", sigs, err)
 	}
-	removed, err := c.Prune(ctx, func(CacheEntry) bool { return true })
+	removed, _, err := c.Prune(ctx, func(CacheEntry) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestPruneKeepsWhatARunFetchedByDigest(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	removed, err := c.Prune(ctx, func(e CacheEntry) bool { return e.ManifestDigest == pushed.ManifestDigest })
+	removed, _, err := c.Prune(ctx, func(e CacheEntry) bool { return e.ManifestDigest == pushed.ManifestDigest })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestPruneKeepsWhatARunFetchedByDigest(t *testing.T) {
 		t.Fatalf("offline after prune: %q %v", p, err)
 	}
 	// A second prune has nothing to remove and keeps working.
-	if removed, err := c.Prune(ctx, func(CacheEntry) bool { return true }); err != nil || len(removed) != 0 {
+	if removed, _, err := c.Prune(ctx, func(CacheEntry) bool { return true }); err != nil || len(removed) != 0 {
 		t.Fatalf("second prune: %+v %v", removed, err)
 	}
 }
@@ -78,5 +78,42 @@ func TestRefHostIsCaseInsensitive(t *testing.T) {
 	l := &Lock{Plugins: []LockEntry{{Ref: "oci://Localhost:5391/team/v:1"}}}
 	if _, ok := l.Find("localhost:5391/team/v:1"); !ok {
 		t.Fatal("a lock written with an uppercase host is not found")
+	}
+}
+
+// A prune keeps the modules another process is using (it resolved them
+// for a run and may still load them, or start plugin workers that read
+// them), says so, and removes them once that process lets go.
+func TestPruneKeepsWhatARunningProcessHolds(t *testing.T) {
+	ctx := context.Background()
+	r, ref, pushed := published(t, "held")
+	dir := t.TempDir()
+	running, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := &Lock{Version: LockVersion, Plugins: []LockEntry{{Ref: ref.String(), Manifest: pushed.ManifestDigest, SHA256: pushed.WasmDigest, Size: pushed.Size, ABIVersion: 1}}}
+	run, _ := NewResolver(ResolverOptions{Cache: running, Lock: lock, Remote: r})
+	path, err := run.Resolve(ref.String(), pushed.WasmDigest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pruning process: its own Cache, its own open file, so the
+	// operating system's lock is what tells it the module is in use.
+	pruner, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, inUse, err := pruner.Prune(ctx, nil)
+	if err != nil || len(removed) != 0 || len(inUse) != 1 || inUse[0].WasmDigest != pushed.WasmDigest {
+		t.Fatalf("prune while held: removed %+v, in use %+v, %v; want it kept as in use", removed, inUse, err)
+	}
+	if got, err := hashFile(path); err != nil || got != pushed.WasmDigest {
+		t.Fatalf("the running process's module after the prune: %s, %v", got, err)
+	}
+	running.release(pushed.WasmDigest)
+	removed, inUse, err = pruner.Prune(ctx, nil)
+	if err != nil || len(removed) != 1 || len(inUse) != 0 {
+		t.Fatalf("prune once released: removed %+v, in use %+v, %v; want it removed", removed, inUse, err)
 	}
 }

@@ -184,6 +184,7 @@ func copyBlob(ctx context.Context, src content.Fetcher, dst content.Storage, ref
 // from another artifact is not copied again, so a layer that lies about
 // its size is caught here, not by the copy.
 func (c *Cache) resolved(ref Ref, a *artifact) (Resolved, error) {
+	c.hold(a.wasmHex())
 	path, err := c.Path(a.wasmHex())
 	if err != nil {
 		return Resolved{}, err

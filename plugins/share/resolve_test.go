@@ -148,7 +148,7 @@ func TestCorruptCacheEntry(t *testing.T) {
 	if len(entries) != 1 || !entries[0].Corrupt {
 		t.Fatalf("ls: %+v", entries)
 	}
-	removed, err := c.Prune(context.Background(), func(CacheEntry) bool { return true })
+	removed, _, err := c.Prune(context.Background(), func(CacheEntry) bool { return true })
 	if err != nil || len(removed) != 1 {
 		t.Fatalf("prune: %+v %v", removed, err)
 	}

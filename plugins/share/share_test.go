@@ -119,7 +119,7 @@ func TestPushPullRoundTrip(t *testing.T) {
 	if len(entries) != 1 || entries[0].WasmDigest != pushed.WasmDigest || len(entries[0].Refs) != 1 || entries[0].Refs[0] != ref.Name() || entries[0].LastUsed.IsZero() {
 		t.Fatalf("cache ls: %+v", entries)
 	}
-	removed, err := c.Prune(ctx, nil)
+	removed, _, err := c.Prune(ctx, nil)
 	if err != nil || len(removed) != 1 {
 		t.Fatalf("prune: %+v, %v", removed, err)
 	}
