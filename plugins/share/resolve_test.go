@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -367,5 +368,54 @@ func TestLayerSizeIsTheModules(t *testing.T) {
 	got, err := Pull(ctx, r, c, lie)
 	if want := "gives its Wasm layer 1000 bytes, but module sha256:" + pushed.WasmDigest + " has " + fmt.Sprint(pushed.Size); !IsKind(err, ErrIntegrity) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Pull = %+v, %v; want %q", got, err, want)
+	}
+}
+
+// One module published under two references (two manifests): with only
+// the first fetched, export fetches the second's manifest online, and
+// offline names it, rather than failing inside the copy.
+func TestExportFetchesEachLockedManifest(t *testing.T) {
+	ctx := context.Background()
+	host := inProcessRegistry(t)
+	r := testRemote(t)
+	mod := writeModule(t, fakeModule("shared"))
+	var entries []LockEntry
+	for i, name := range []string{"ev", "ev2"} {
+		ref := mustRef(t, "oci://"+host+"/team-c/"+name+":1")
+		d := testDescribe
+		d.Version = fmt.Sprintf("1.%d", i) // another manifest for the same module
+		p, err := Push(ctx, mod, ref, PushOptions{Remote: r, Describe: d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries = append(entries, LockEntry{Ref: ref.String(), Manifest: p.ManifestDigest, SHA256: p.WasmDigest, Size: p.Size, ABIVersion: 1})
+	}
+	if entries[0].Manifest == entries[1].Manifest {
+		t.Fatal("the two references share a manifest; the test needs two")
+	}
+	c := newCache(t)
+	if _, err := Pull(ctx, r, c, mustRef(t, entries[0].Ref)); err != nil {
+		t.Fatal(err)
+	}
+	err := Export(ctx, c, nil, entries, filepath.Join(t.TempDir(), "offline"))
+	if want := "manifest " + entries[1].Manifest + " is not in the plugin cache; pull it first"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("export offline: %v, want %q", err, want)
+	}
+	dest := filepath.Join(t.TempDir(), "online")
+	if err := Export(ctx, c, r, entries, dest); err != nil {
+		t.Fatalf("export online: %v", err)
+	}
+	index, err := readIndex(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range index.Manifests {
+		got = append(got, d.Digest.String())
+	}
+	for _, e := range entries {
+		if !slices.Contains(got, e.Manifest) {
+			t.Errorf("the export holds %v, not %s", got, e.Manifest)
+		}
 	}
 }

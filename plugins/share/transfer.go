@@ -33,19 +33,29 @@ func ExportTo(ctx context.Context, c *Cache, r *Remote, entries []LockEntry, des
 		return err
 	}
 	for _, e := range entries {
-		if _, err := c.Path(e.SHA256); err == nil {
-			continue
-		}
 		ref, err := ParseRef(e.Ref)
 		if err != nil {
 			return err
 		}
-		if r == nil {
-			return fmt.Errorf("%s: module sha256:%s is not in the plugin cache; pull it first", ref, e.SHA256)
+		// The lock's manifest is what is exported, with its module: a
+		// module cached through another artifact is not enough.
+		pinned := ref.AtDigest(e.Manifest)
+		got, err := c.Locked(ctx, pinned)
+		var nc *NotCachedError
+		var ce *CorruptError
+		if err != nil && !errors.As(err, &nc) && !errors.As(err, &ce) {
+			return fmt.Errorf("%s: %w", ref, err)
 		}
-		got, err := Pull(ctx, r, c, ref.AtDigest(e.Manifest))
+		if err != nil && r == nil {
+			return fmt.Errorf("%s: %v; pull it first: `wasmeval plugin pull %s`", ref, err, pinned)
+		}
 		if err != nil {
-			return err
+			if ce != nil {
+				os.Remove(ce.Path)
+			}
+			if got, err = Pull(ctx, r, c, pinned); err != nil {
+				return err
+			}
 		}
 		if got.WasmDigest != e.SHA256 {
 			return integrityErr(ref.AtDigest(e.Manifest), "holds module sha256:%s, the lock records sha256:%s", got.WasmDigest, e.SHA256)
