@@ -275,7 +275,13 @@ func hashFile(p string) (string, error) {
 // written by rename and need none), so a slow registry does not hold up
 // other processes; under the lock they are only checked to still be there
 // (a concurrent prune may have removed them) before the manifest is indexed.
-func (c *Cache) add(ctx context.Context, src content.ReadOnlyStorage, ref Ref, a *artifact) error {
+func (c *Cache) add(ctx context.Context, src content.ReadOnlyStorage, ref Ref, a *artifact) (err error) {
+	before := c.ingesting()
+	defer func() {
+		if err != nil {
+			c.dropIngested(before, a)
+		}
+	}()
 	cfg, err := fetchConfig(ctx, src, ref, a)
 	if err != nil {
 		return err
@@ -557,10 +563,61 @@ func (c *Cache) Prune(ctx context.Context, keep func(CacheEntry) bool) (removed,
 			}
 			removed = append(removed, e)
 		}
-		// Blobs of interrupted pulls or imports that nothing refers to.
+		// Blobs of interrupted pulls or imports that nothing refers to,
+		// and the partial files of fetches that died.
+		c.dropStaleIngest()
 		return c.collectGarbage()
 	})
 	return removed, inUseNow, err
+}
+
+// ingestDir is where oras writes a blob while it is fetched, before it
+// renames it into blobs/.
+const ingestDir = "ingest"
+
+// staleIngest is how long a file in ingestDir may go unwritten before a
+// prune takes it for the leftover of a fetch that died: a fetch in
+// progress writes it as the bytes arrive.
+const staleIngest = 10 * time.Minute
+
+// ingesting lists the files in ingestDir now.
+func (c *Cache) ingesting() map[string]bool {
+	names := map[string]bool{}
+	files, _ := os.ReadDir(filepath.Join(c.dir, ingestDir))
+	for _, f := range files {
+		names[f.Name()] = true
+	}
+	return names
+}
+
+// dropIngested removes what a failed fetch of a left in ingestDir: the
+// files of its blobs that were not there before it started. oras removes
+// a partial file when a copy fails only in some cases (not when the disk
+// is full), and a full disk is when its leftovers hurt most.
+func (c *Cache) dropIngested(before map[string]bool, a *artifact) {
+	ours := []string{a.manifest.Config.Digest.Encoded() + "_", a.layer.Digest.Encoded() + "_", a.desc.Digest.Encoded() + "_"}
+	for name := range c.ingesting() {
+		if before[name] {
+			continue
+		}
+		for _, prefix := range ours {
+			if strings.HasPrefix(name, prefix) {
+				os.Remove(filepath.Join(c.dir, ingestDir, name))
+			}
+		}
+	}
+}
+
+// dropStaleIngest removes the files in ingestDir no fetch has written for
+// staleIngest: those of fetches killed on the way.
+func (c *Cache) dropStaleIngest() {
+	dir := filepath.Join(c.dir, ingestDir)
+	files, _ := os.ReadDir(dir)
+	for _, f := range files {
+		if fi, err := f.Info(); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleIngest {
+			os.Remove(filepath.Join(dir, f.Name()))
+		}
+	}
 }
 
 // collectGarbage removes the blobs that no manifest of index.json (tagged

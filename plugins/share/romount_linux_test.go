@@ -86,3 +86,43 @@ func chmodTree(t *testing.T, dir string, writable bool) {
 		t.Fatal(err)
 	}
 }
+
+// A fetch that fills the disk leaves nothing behind in the cache: the
+// partial file of its module is removed, so that once there is room the
+// next fetch succeeds instead of finding the disk still full.
+func TestFullDiskFetchLeavesNoPartialFiles(t *testing.T) {
+	ctx := context.Background()
+	host := inProcessRegistry(t)
+	r := testRemote(t)
+	ref := mustRef(t, "oci://"+host+"/team/big:1")
+	big := append(fakeModule("big"), make([]byte, 600<<10)...)
+	if _, err := Push(ctx, writeModule(t, big), ref, PushOptions{Remote: r, Describe: testDescribe}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if os.Geteuid() != 0 {
+		t.Fatal("mounting a small tmpfs needs root (CI runs as root)")
+	}
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
+		t.Fatalf("mount a tmpfs: %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	c, err := OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := Pull(ctx, r, c, ref); err == nil || !strings.Contains(err.Error(), "no space left on device") {
+			t.Fatalf("pull %d on a full disk: %v, want ENOSPC", i, err)
+		}
+		if left, _ := os.ReadDir(filepath.Join(dir, ingestDir)); len(left) != 0 {
+			t.Fatalf("pull %d left %d partial files in %s", i, len(left), ingestDir)
+		}
+	}
+	if err := unix.Mount("", dir, "", unix.MS_REMOUNT, "size=4m"); err != nil {
+		t.Fatalf("resize the tmpfs: %v", err)
+	}
+	if _, err := Pull(ctx, r, c, ref); err != nil {
+		t.Fatalf("pull once there is room: %v", err)
+	}
+}
