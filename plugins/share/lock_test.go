@@ -117,6 +117,11 @@ func TestParseRef(t *testing.T) {
 			t.Errorf("ParseRef(%q) = %v; want an error containing %q", in, err, want)
 		}
 	}
+	// Credentials are refused without being repeated.
+	_, err := ParseRef("oci://alice:s3cret@localhost:5518/team/v:1")
+	if want := `reference "oci://***@localhost:5518/team/v:1": a reference holds no credentials`; err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("ParseRef with credentials = %v; want %q, without the password", err, want)
+	}
 	if !IsLoopback("localhost:5000") || !IsLoopback("127.0.0.2:80") || !IsLoopback("[::1]:5000") || IsLoopback("registry.example.com:5000") || IsLoopback("10.0.0.1") {
 		t.Error("IsLoopback")
 	}

@@ -40,6 +40,12 @@ func ParseRef(s string) (Ref, error) {
 		return Ref{}, fmt.Errorf("reference %q: contains white space", s)
 	}
 	host, path, ok := strings.Cut(rest, "/")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		// user:password@host: the message must not repeat the password,
+		// since errors end up in logs and run manifests.
+		shown := Scheme + "***@" + host[at+1:] + "/" + path
+		return Ref{}, fmt.Errorf("reference %q: a reference holds no credentials; wasmeval reads them from the Docker config, as `docker login %s` writes them", shown, host[at+1:])
+	}
 	if !ok || host == "" || path == "" {
 		return Ref{}, fmt.Errorf("reference %q: expected HOST/REPO after oci://, e.g. oci://registry.example.com/team/verifier:1.4", s)
 	}
