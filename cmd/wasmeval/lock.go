@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -67,8 +68,9 @@ type lockedRefs struct {
 	remote   *share.Remote // nil when offline
 	res      *share.Resolver
 
-	mu   sync.Mutex
-	used map[string]share.LockEntry
+	mu     sync.Mutex
+	used   map[string]share.LockEntry
+	listed bool // alsoMissing has listed what the cache lacks
 }
 
 func (f *refFlags) runRefs(ctx context.Context, problemPath string) *lockedRefs {
@@ -116,7 +118,7 @@ func (r *lockedRefs) Resolve(ref, sha256 string) (string, error) {
 	}
 	path, err := r.res.Resolve(ref, sha256)
 	if err != nil {
-		return "", err
+		return "", r.alsoMissing(err)
 	}
 	parsed, err := share.ParseRef(ref)
 	if err != nil {
@@ -141,6 +143,35 @@ func (r *lockedRefs) Resolve(ref, sha256 string) (string, error) {
 	r.used[entry.Ref] = entry
 	r.mu.Unlock()
 	return path, nil
+}
+
+// alsoMissing adds to the first failure of an offline run everything
+// else the lock names that the cache lacks. Bindings in case files are
+// resolved only when their cases load, after the problem's own have
+// failed: without the list a user would learn of one reference per try.
+func (r *lockedRefs) alsoMissing(err error) error {
+	if r.remote != nil {
+		return err
+	}
+	r.mu.Lock()
+	first := !r.listed
+	r.listed = true
+	r.mu.Unlock()
+	if !first {
+		return err
+	}
+	missing := r.cache.Missing(r.ctx, r.lock)
+	if len(missing) < 2 {
+		return err
+	}
+	refs := make([]string, 0, len(missing))
+	for _, e := range missing {
+		if p, perr := share.ParseRef(e.Ref); perr == nil {
+			refs = append(refs, p.AtDigest(e.Manifest).String())
+		}
+	}
+	return fmt.Errorf("%w (the plugin cache lacks %d of the artifacts %s names: pull each of %s, or import an export of the problem's plugins)",
+		err, len(missing), r.lockPath, strings.Join(refs, ", "))
 }
 
 // Shared lists the plugins resolved by reference, for the run manifest.

@@ -195,12 +195,18 @@ func (r *Resolver) Recorded() *Lock {
 	return l
 }
 
-// Missing lists the lock's entries whose module is not in the cache (or
-// no longer matches its digest): what an offline run would lack.
-func (c *Cache) Missing(l *Lock) []LockEntry {
+// Missing lists the lock's entries whose artifact (the manifest the lock
+// records and its module) is not in the cache, or no longer matches its
+// digests: what an offline run would lack.
+func (c *Cache) Missing(ctx context.Context, l *Lock) []LockEntry {
 	var out []LockEntry
 	for _, e := range l.Plugins {
-		if _, err := c.Path(e.SHA256); err != nil {
+		ref, err := ParseRef(e.Ref)
+		if err != nil {
+			out = append(out, e)
+			continue
+		}
+		if got, err := c.Locked(ctx, ref.AtDigest(e.Manifest)); err != nil || got.WasmDigest != e.SHA256 {
 			out = append(out, e)
 		}
 	}

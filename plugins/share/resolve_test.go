@@ -97,7 +97,7 @@ func TestLockThenRunOfflineAndExportImport(t *testing.T) {
 		if _, err := offline.Resolve(ref.String(), pushed.WasmDigest); err == nil || !strings.Contains(err.Error(), "offline") || !strings.Contains(err.Error(), pushed.WasmDigest) {
 			t.Fatalf("offline miss: %v", err)
 		}
-		if got := empty.Missing(lock); len(got) != 1 {
+		if got := empty.Missing(context.Background(), lock); len(got) != 1 {
 			t.Fatalf("missing %+v", got)
 		}
 		imported, err := Import(ctx, empty, dest)
