@@ -179,6 +179,11 @@ type PluginRef struct {
 	// once the plugin is loaded (a config its schema refuses, a function it
 	// lacks) is reported there. Not part of the binding itself.
 	At Location `yaml:"-" json:"-"`
+	// ModuleAt is where the plugin itself (path, name or ref) is written:
+	// At, or for a level that only configures the plugin of an enclosing
+	// level, that level's binding. A module that cannot be loaded is
+	// reported there, once.
+	ModuleAt Location `yaml:"-" json:"-"`
 }
 
 // Location is a place in a config file: the file, the key path of the

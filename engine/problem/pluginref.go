@@ -34,6 +34,7 @@ func (l *loader) pluginRef(file, key string, m *rawLoader) *PluginRef {
 // changed plugin is reported before anything runs.
 func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	ref.At = checkspec.Location{File: file, Key: key, Line: line}
+	ref.ModuleAt = ref.At
 	given := 0
 	for _, s := range []string{ref.Path, ref.Name, ref.Ref} {
 		if s != "" {

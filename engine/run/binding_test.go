@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/run/runtest"
 	"github.com/wasmeval/wasmeval/plugins/host"
+	"github.com/wasmeval/wasmeval/plugins/pin"
 )
 
 // Mistakes in a plugin binding that only the plugin can recognise are
@@ -80,4 +81,47 @@ func rankingDigest(t *testing.T, dir string) string {
 		t.Fatal("the example no longer pins its ranking plugin")
 	}
 	return string(m[1])
+}
+
+// A problem's verifier that cannot be loaded is reported once, where it
+// is written (config.yaml's verifier), not at a group that inherits it.
+func TestUnloadablePluginIsReportedWhereItIsWritten(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "inventory")
+	if err := os.CopyFS(dir, os.DirFS(exampleDir)); err != nil {
+		t.Fatal(err)
+	}
+	// A module with a valid header and a section that is not one: it
+	// passes the pin, and fails to compile.
+	broken := []byte("\x00asm\x01\x00\x00\x00\x01\x05\xff\xff\xff\xff\xff")
+	if err := os.WriteFile(filepath.Join(dir, "plugins", "inventory-verifier.wasm"), broken, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := regexp.MustCompile(`(path: plugins/inventory-verifier.wasm\n  sha256: )[0-9a-f]{64}`)
+	if !pinned.Match(data) {
+		t.Fatal("config.yaml does not pin plugins/inventory-verifier.wasm as expected")
+	}
+	data = pinned.ReplaceAll(data, []byte("${1}"+pin.Digest(broken)))
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProblem(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Validate(context.Background(), p, BuiltinLoader, runtest.Host(t, host.Options{}))
+	if err == nil {
+		t.Fatal("validation passed")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, filepath.Join(dir, "config.yaml")+":") || !strings.Contains(msg, ": verifier: ") || strings.Contains(msg, "groups.") {
+		t.Errorf("want the error at config.yaml's verifier only:\n%s", msg)
+	}
+	if n := strings.Count(msg, "inventory-verifier.wasm"); n != 1 {
+		t.Errorf("the verifier is reported %d times, want once:\n%s", n, msg)
+	}
 }

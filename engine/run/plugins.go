@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/engine/agent"
 	"github.com/wasmeval/wasmeval/engine/cases"
+	"github.com/wasmeval/wasmeval/engine/checkspec"
 	"github.com/wasmeval/wasmeval/engine/diag"
 	"github.com/wasmeval/wasmeval/engine/plugincall"
 	"github.com/wasmeval/wasmeval/engine/problem"
@@ -89,6 +90,10 @@ func (s *pluginSet) get(ctx context.Context, ref *problem.PluginRef, kind string
 		s.loading.Add(int64(time.Since(start)))
 		if err != nil && shippedMissing && errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("plugin %s (sha256 %s) lies outside the problem directory, the run's coordinator did not send it and this worker does not have it: %w", bound.Path, bound.SHA256, err)
+		}
+		if err != nil && ref.Ref != "" {
+			// The path is a cache blob's, which tells the user nothing.
+			return nil, fmt.Errorf("plugin %s: %w", ref.Ref, err)
 		}
 		if err != nil {
 			return nil, err
@@ -170,15 +175,24 @@ func (s *pluginSet) preload(ctx context.Context, p *problem.Problem) error {
 	var errs diag.List
 	seen := map[*problem.Group]bool{}
 	checked := map[*problem.PluginRef]bool{}
-	failed := map[*problem.PluginRef]bool{}
+	failed := map[checkspec.Location]bool{}
 	bind := func(file, key string, ref *problem.PluginRef, kind, function string) {
-		if failed[ref] {
-			return // an inherited binding: reported once, where it is written
+		// Where the plugin is named, not each group that inherits it
+		// or configures it.
+		named := ref.ModuleAt
+		if named.File == "" {
+			named = ref.At
+		}
+		if named.File == "" {
+			named = checkspec.Location{File: file, Key: key, Line: ref.At.Line}
+		}
+		if failed[named] {
+			return // reported once, where the plugin is named
 		}
 		pl, err := s.get(ctx, ref, kind)
 		if err != nil {
-			failed[ref] = true
-			errs.Add(file, key, ref.At.Line, "%v", err)
+			failed[named] = true
+			errs.Add(named.File, named.Key, named.Line, "%v", err)
 			return
 		}
 		if !checked[ref] {
