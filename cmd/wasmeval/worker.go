@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wasmeval/wasmeval/engine/distribute"
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/run"
 	"github.com/wasmeval/wasmeval/engine/workspace"
 	"github.com/wasmeval/wasmeval/plugins/abi"
@@ -144,7 +144,7 @@ func runWorker(cmd *cobra.Command, f workerFlags) error {
 			cacheFlags.off = cacheFlags.off || job.Settings.NoCache
 			return run.NewGroups(ctx, run.Options{Problem: src.problem, Submission: a.SubmissionDir, OutDir: scratch,
 				Command: command, Runtime: opened.rt, Loader: src.loader, Plugins: plugins, Browser: job.Settings.Browser,
-				RetryErrors: job.Settings.RetryErrors, RetryBackoff: time.Duration(job.Settings.RetryBackoff * float64(time.Second)),
+				RetryErrors: job.Settings.RetryErrors, RetryBackoff: problem.Seconds(job.Settings.RetryBackoff),
 				VerdictCache: cacheFlags.open(cmd.ErrOrStderr())})
 		}}
 	w.Ready = func() {

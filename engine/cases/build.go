@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -96,7 +95,7 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 		if *rc.Timeout <= 0 {
 			d.Errorf(src.node, at("timeout"), "expected a positive number of seconds, got %v", *rc.Timeout)
 		} else {
-			c.Timeout = time.Duration(*rc.Timeout * float64(time.Second))
+			c.Timeout = problem.Seconds(*rc.Timeout)
 		}
 	}
 	if rc.Reset != nil {

@@ -192,7 +192,7 @@ func (r *rawRequest) resolve(d *strictyaml.Decoder, path string) *Request {
 		if *r.Timeout <= 0 {
 			d.Errorf(n, at("timeout"), "expected a positive number of seconds, got %v", *r.Timeout)
 		}
-		req.Timeout = time.Duration(*r.Timeout * float64(time.Second))
+		req.Timeout = problem.Seconds(*r.Timeout)
 	}
 	if r.Retries != nil {
 		if *r.Retries < 0 {

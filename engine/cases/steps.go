@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/wasmeval/wasmeval/engine/problem"
 	"github.com/wasmeval/wasmeval/engine/strictyaml"
 )
 
@@ -162,7 +163,7 @@ func decodeStep(d *strictyaml.Decoder, n *yaml.Node, path string) (Step, bool) {
 				d.Errorf(v, kp, "expected a positive number of seconds, got %s", strictyaml.Describe(v))
 				continue
 			}
-			st.Timeout = time.Duration(secs * float64(time.Second))
+			st.Timeout = problem.Seconds(secs)
 		case slices.Contains(StepActions, k.Value):
 			if action != nil {
 				d.Errorf(k, kp, "a step has one action; this one already has %q", st.Action)
@@ -289,7 +290,7 @@ func decodeStep(d *strictyaml.Decoder, n *yaml.Node, path string) (Step, bool) {
 		}
 	case "wait":
 		if args.Seconds != nil {
-			st.Duration = time.Duration(*args.Seconds * float64(time.Second))
+			st.Duration = problem.Seconds(*args.Seconds)
 		}
 		need(st.Locator != nil || args.Seconds != nil || st.URL != "", "a locator, seconds or a url")
 		if st.State == "" && st.Locator != nil {

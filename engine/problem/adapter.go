@@ -1,6 +1,7 @@
 package problem
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -294,4 +295,19 @@ func AttemptsWait(attempts int, delay, startupTimeout time.Duration) time.Durati
 	return min(time.Duration(attempts)*delay, startupTimeout)
 }
 
-func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+func seconds(s float64) time.Duration { return Seconds(s) }
+
+// Seconds converts a number of seconds as written to a duration. One past
+// what a duration holds (about 292 years) is the longest duration, not
+// the negative number the conversion would overflow into: a timeout of
+// 1e30 seconds is no timeout, not one that has passed.
+func Seconds(s float64) time.Duration {
+	const longest = float64(math.MaxInt64)
+	if d := s * float64(time.Second); d >= longest {
+		return math.MaxInt64
+	} else if d <= -longest {
+		return math.MinInt64
+	} else {
+		return time.Duration(d)
+	}
+}

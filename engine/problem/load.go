@@ -383,7 +383,7 @@ func (l *loader) seconds(file, path string, line int, s float64) time.Duration {
 		l.errs.Add(file, path, line, "expected a positive number of seconds, got %v", s)
 		return DefaultTimeout
 	}
-	return time.Duration(s * float64(time.Second))
+	return Seconds(s)
 }
 
 // checkpoints resolves every checkpoint in run order.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/plugincall"
@@ -119,7 +118,7 @@ func (s *pluginStream) fromABI(ac abi.Case) (*cases.Case, error) {
 		c.Env[k] = v
 	}
 	if ac.TimeoutS > 0 {
-		c.Timeout = time.Duration(ac.TimeoutS * float64(time.Second))
+		c.Timeout = problem.Seconds(ac.TimeoutS)
 	}
 	// Every problem of the case is reported, not only the first.
 	var bad []string

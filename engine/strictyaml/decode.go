@@ -230,6 +230,13 @@ func (d *Decoder) Value(node *yaml.Node, path string, v reflect.Value) {
 		}
 		if err := node.Decode(v.Addr().Interface()); err != nil {
 			d.Errorf(node, path, "expected %s, got %q", kindName(v), node.Value)
+			return
+		}
+		if (v.Kind() == reflect.Float64 || v.Kind() == reflect.Float32) && (math.IsNaN(v.Float()) || math.IsInf(v.Float(), 0)) {
+			// A setting of .nan or .inf compares with nothing and has no
+			// JSON form: the results that would record it could not be.
+			v.SetFloat(0)
+			d.Errorf(node, path, "expected a finite number, got %q", node.Value)
 		}
 	}
 }

@@ -180,3 +180,24 @@ func TestJSONFilesAreJSON(t *testing.T) {
 		t.Errorf("valid JSON refused: %v", errs.Err())
 	}
 }
+
+// A number setting written .nan or .inf is refused at its line: it
+// compares with nothing, and the results that record it have no JSON
+// form for it.
+func TestNonFiniteNumbersAreRefused(t *testing.T) {
+	for _, v := range []string{".nan", ".inf", "-.Inf", ".NaN"} {
+		var errs diag.List
+		node, ok := ParseBytes("f.yaml", []byte("a: 1\nmax: "+v+"\n"), &errs)
+		if !ok {
+			t.Fatal(errs.Err())
+		}
+		var got struct {
+			A   int      `yaml:"a"`
+			Max *float64 `yaml:"max"`
+		}
+		(&Decoder{File: "f.yaml", Errs: &errs}).Decode(node, "", &got)
+		if want := `f.yaml:2: max: expected a finite number, got "` + v + `"`; errs.Err() == nil || errs.Err().Error() != want || got.Max != nil {
+			t.Errorf("max: %s decoded as %v, %v; want %q", v, got.Max, errs.Err(), want)
+		}
+	}
+}

@@ -76,4 +76,4 @@ func Apply(p *problem.Problem, a *Agent, results, file string, errs *diag.List) 
 }
 
 // Seconds converts a number of seconds as written to a duration.
-func Seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+func Seconds(s float64) time.Duration { return problem.Seconds(s) }
