@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/engine/adapter"
 	"github.com/wasmeval/wasmeval/engine/cases"
 	"github.com/wasmeval/wasmeval/engine/problem"
+	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/runtime/local"
 )
@@ -255,6 +257,53 @@ func TestRecorded(t *testing.T) {
 	unclaimed, err := adapter.RecordedFiles(dir, []string{"flat", "nested", "broken", "gone"})
 	if err != nil || strings.Join(unclaimed, " ") != "other/result.json stray.json" {
 		t.Errorf("unclaimed %q %v", unclaimed, err)
+	}
+}
+
+// What a results directory holds is untrusted: a FIFO in place of a
+// result file is refused without being opened (it would block the run
+// for good), and a result file or a sandbox that is a symlink out of the
+// directory is refused without its target being read into the case.
+func TestRecordedRefusesWhatLeadsOut(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte(`{"task_result": "SECRET-7731"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "box"), 0o755)
+	os.WriteFile(filepath.Join(dir, "box", "result.json"), []byte(`{"task_result": "ok"}`), 0o644)
+	if err := os.Symlink(outside, filepath.Join(dir, "box", "sandbox")); err != nil {
+		t.Fatal(err)
+	}
+	a := &adapter.Recorded{Dir: dir}
+	done := make(chan result.Execution)
+	go func() {
+		out, _ := a.Run(context.Background(), nil, agentCase("fifo", "x"))
+		done <- out
+	}()
+	select {
+	case out := <-done:
+		if !out.AdapterError || !strings.Contains(out.Error, "not a regular file") {
+			t.Errorf("fifo: %+v", out)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("reading a FIFO in place of a result file blocked")
+	}
+	out, _ := a.Run(context.Background(), nil, agentCase("link", "x"))
+	if !out.AdapterError || !strings.Contains(out.Error, "a symlink that leads out of the results directory") || strings.Contains(out.Error+out.Output, "SECRET") {
+		t.Errorf("link: %+v", out)
+	}
+	box := agentCase("box", "x")
+	box.TrackedFiles = []string{"secret.txt"}
+	out, _ = a.Run(context.Background(), nil, box)
+	if a.Sandbox(box) != "" || len(out.Files) != 0 {
+		t.Errorf("a sandbox linked out of the results directory was read: %q, %+v", a.Sandbox(box), out.Files)
 	}
 }
 

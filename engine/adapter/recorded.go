@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/wasmeval/wasmeval/engine/result"
 	"github.com/wasmeval/wasmeval/engine/runtime"
 	"github.com/wasmeval/wasmeval/engine/workspace"
+	"github.com/wasmeval/wasmeval/engine/workspace/confine"
 )
 
 // Recorded scores results another agent framework already produced: a
@@ -44,11 +44,23 @@ func (a *Recorded) Sandbox(c *cases.Case) string {
 	if !validName(name) {
 		return ""
 	}
-	dir := filepath.Join(a.Dir, name, RecordedSandbox)
-	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		return dir
+	// The sandbox, and the task directory holding it, must lie in the
+	// results directory, symlinks resolved: files are read from it into
+	// verdicts and reports, so a sandbox that is a link to / would put
+	// the host's files there.
+	t, err := confine.New(a.Dir)
+	if err != nil {
+		return ""
 	}
-	return ""
+	rel := filepath.Join(name, RecordedSandbox)
+	if st, err := t.Stat(rel); err != nil || !st.IsDir() {
+		return ""
+	}
+	dir, err := t.Resolve(rel)
+	if err != nil {
+		return ""
+	}
+	return dir
 }
 
 func recordedName(c *cases.Case) string {
@@ -92,7 +104,7 @@ func (a *Recorded) Read(c *cases.Case) (result.Execution, *agent.Result) {
 	var tried []string
 	for _, rel := range RecordedPaths(name) {
 		p := filepath.Join(a.Dir, rel)
-		data, err := readResultFile(p)
+		data, err := a.readResultFile(rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			tried = append(tried, p)
 			continue
@@ -127,17 +139,22 @@ func (a *Recorded) Read(c *cases.Case) (result.Execution, *agent.Result) {
 	return fail("missing: no recorded result for task %s (looked for %s)", name, strings.Join(tried, " and "))
 }
 
-// readResultFile reads a regular file of at most DefaultAgentResultBytes
-// without following a symlink out of the directory's intent: a FIFO or a
-// device would block or never end, so only regular files are read.
-func readResultFile(p string) ([]byte, error) {
-	f, err := os.Open(p)
+// readResultFile reads the regular file rel of the results directory, of
+// at most DefaultAgentResultBytes. A symlink is followed inside the
+// directory only (one to /etc/passwd would put the host's file in the
+// error and the reports), and only a regular file is opened: a FIFO or a
+// device would block or never end (confine's rules).
+func (a *Recorded) readResultFile(rel string) ([]byte, error) {
+	t, err := confine.New(a.Dir)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	st, err := t.Stat(rel)
 	if err != nil {
+		var esc *confine.EscapeError
+		if errors.As(err, &esc) {
+			return nil, fmt.Errorf("a symlink that leads out of the results directory %s", a.Dir)
+		}
 		return nil, err
 	}
 	if st.IsDir() {
@@ -149,7 +166,7 @@ func readResultFile(p string) ([]byte, error) {
 	if st.Size() > DefaultAgentResultBytes {
 		return nil, fmt.Errorf("%d bytes, over the size limit of %d", st.Size(), DefaultAgentResultBytes)
 	}
-	return io.ReadAll(io.LimitReader(f, DefaultAgentResultBytes+1))
+	return t.ReadFileMax(rel, DefaultAgentResultBytes+1)
 }
 
 // RecordedFiles lists the result files in dir that none of the task names
