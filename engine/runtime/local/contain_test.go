@@ -380,3 +380,31 @@ func TestContainmentWithoutRoot(t *testing.T) {
 		t.Fatalf("as an unprivileged user: %v\n%s", err, out)
 	}
 }
+
+// A private directory given relative to wasmeval's working directory (a
+// run's --out out/run) is covered as the same path made absolute, not as
+// that path from the case's workspace.
+func TestRelativePrivateDirectoryIsCovered(t *testing.T) {
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	journal := filepath.Join(cwd, "out", "run", "results.jsonl")
+	os.MkdirAll(filepath.Dir(journal), 0o755)
+	if err := os.WriteFile(journal, []byte(`{"expected": "SECRET-7731"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt := New(Options{BaseDir: t.TempDir(), Isolation: IsolationNamespaces})
+	s, err := rt.Open(context.Background(), runtime.SessionSpec{Submission: t.TempDir(), Label: "relative", Private: []string{filepath.Join("out", "run")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	req := sh(fmt.Sprintf(`cat %q; ls -A %q | wc -l`, journal, filepath.Dir(journal)))
+	req.Timeout = 5 * time.Minute
+	res, err := s.Exec(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := string(res.Stdout); strings.Contains(out, "SECRET") || strings.TrimSpace(out) != "0" {
+		t.Errorf("the case saw the run directory given as a relative path: %q (stderr %q)", out, res.Stderr)
+	}
+}

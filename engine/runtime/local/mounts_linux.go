@@ -49,7 +49,15 @@ func (s *session) prepareMounts(spec runtime.SessionSpec) error {
 		return err
 	}
 	for _, p := range spec.Private {
-		real, err := filepath.EvalSymlinks(p)
+		// Made absolute here, in wasmeval's working directory: the
+		// launcher covers it from the workspace, where a relative path
+		// (--out out/run) names another directory, leaving the run's
+		// own open to the submission.
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return fmt.Errorf("private directory %s: %w", p, err)
+		}
+		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
 			continue // nothing there to read
 		}
