@@ -200,7 +200,7 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	}
 	out := f.out
 	if out == "" {
-		out = filepath.Join("wasmeval-out", fmt.Sprintf("%s-%s", p.Name, time.Now().Format("20060102-150405")))
+		out = filepath.Join("wasmeval-out", fmt.Sprintf("%s-%s", dirName(p.Name), time.Now().Format("20060102-150405")))
 	} else if err := checkFreshOut(out, f); err != nil {
 		return err
 	}
@@ -417,4 +417,22 @@ func claimDir(base string) (string, error) {
 			return "", err
 		}
 	}
+}
+
+// dirName is a problem's name as one directory name: the name comes from
+// the problem's files, which are not to choose where a run writes, so
+// whatever is not a letter, a digit or one of - _ . becomes _ (a name of
+// ../../tmp/x stays under wasmeval-out).
+func dirName(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	s := strings.TrimLeft(string(b), ".")
+	if s == "" {
+		return "run"
+	}
+	return s
 }
