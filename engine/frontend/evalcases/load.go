@@ -155,7 +155,7 @@ func Load(path string, opts Options) (*Dataset, error) {
 	}
 	d.History = filepath.Join(filepath.Dir(dataset), "history")
 	if cfg.History != "" {
-		d.History = files.Abs(cfg.History)
+		d.History = confinedHistory(files, abs, cfg.History, &errs)
 	}
 	if data, ok := read.Read(dataset, MaxDatasetBytes); ok {
 		entries := Parse(dataset, data, &errs)
@@ -260,4 +260,27 @@ func checksOf(e Entry, cfg rawConfig) []checkspec.CheckSpec {
 func (d *Dataset) Loader(name string) (cases.Loader, bool) {
 	l := &cases.Listed{Layout: "eval-case dataset (a JSON list of cases)", Groups: map[string][]*cases.Case{GroupName: d.Cases}}
 	return l.Named(LoaderName)(name)
+}
+
+// confinedHistory is the history directory a config names: inside the
+// config's directory, as the dataset is, since runs write there and a
+// config is a file others hand over. The part of it that exists already
+// must not lead out through a symlink either.
+func confinedHistory(files *confine.Tree, file, dir string, errs *diag.List) string {
+	if !filepath.IsLocal(filepath.FromSlash(dir)) {
+		errs.Add(file, "history", 0, "expected a directory inside this file's directory (a relative path without ..), got %q", dir)
+		return ""
+	}
+	p := files.Abs(dir)
+	for existing := p; ; existing = filepath.Dir(existing) {
+		if _, err := os.Lstat(existing); err == nil {
+			if _, err := files.Resolve(existing); err != nil {
+				errs.Add(file, "history", 0, "%v", err)
+			}
+			return p
+		}
+		if existing == files.Dir() || filepath.Dir(existing) == existing {
+			return p
+		}
+	}
 }

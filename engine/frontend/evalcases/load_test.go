@@ -171,3 +171,32 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// A config's history directory lies inside the config's directory, as
+// its dataset does: runs write there, and a config is handed over by
+// others. Through .., an absolute path or a symlink that leads out, it is
+// refused.
+func TestHistoryStaysInTheConfigsDirectory(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	write(t, dir, "data/eval_cases.json", dataset)
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for history, want := range map[string]string{
+		"../escaped":   `history: expected a directory inside this file's directory (a relative path without ..), got "../escaped"`,
+		outside:        `history: expected a directory inside this file's directory`,
+		"link/history": "history: ",
+		"runs/history": "",
+	} {
+		cfg := write(t, dir, "eval.yaml", "dataset: data/eval_cases.json\nagent: {entry_file: agent.py, command: \"python3 {entry_file}\"}\nhistory: "+history+"\n")
+		d, err := evalcases.Load(cfg, evalcases.Options{})
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("history %s: %v", history, err)
+		case want == "" && d.History != filepath.Join(dir, "runs", "history"):
+			t.Errorf("history %s: %s", history, d.History)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("history %s: %v, want %q", history, err, want)
+		}
+	}
+}
