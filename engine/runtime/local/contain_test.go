@@ -408,3 +408,39 @@ func TestRelativePrivateDirectoryIsCovered(t *testing.T) {
 		t.Errorf("the case saw the run directory given as a relative path: %q (stderr %q)", out, res.Stderr)
 	}
 }
+
+// Two groups' sessions of one runtime, with namespaces, cannot reach
+// each other's workspace: a case of one neither reads nor writes the
+// other's files, while its own workspace works as before.
+func TestSessionsCannotReachEachOther(t *testing.T) {
+	rt := New(Options{BaseDir: t.TempDir(), Isolation: IsolationNamespaces})
+	open := func(label string) *session {
+		s, err := rt.Open(context.Background(), runtime.SessionSpec{Submission: t.TempDir(), Label: label})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s.(*session)
+	}
+	a, b := open("ga"), open("gb")
+	secret := filepath.Join(b.work, "answer.txt")
+	if err := os.WriteFile(secret, []byte("SECRET-B"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req := sh(fmt.Sprintf(`cat %q; echo tampered > %q && echo wrote-b; ls %q | wc -l; echo mine > own.txt && cat own.txt`, secret, secret, filepath.Dir(b.dir)))
+	req.Timeout = 5 * time.Minute
+	res, err := a.Exec(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Stdout)
+	if strings.Contains(out, "SECRET-B") || strings.Contains(out, "wrote-b") {
+		t.Errorf("a case of group a reached group b's workspace: %q", out)
+	}
+	if data, _ := os.ReadFile(secret); string(data) != "SECRET-B" {
+		t.Errorf("group b's file is now %q", data)
+	}
+	if lines := strings.Fields(out); len(lines) < 2 || lines[len(lines)-2] != "1" || lines[len(lines)-1] != "mine" {
+		t.Errorf("group a's own view: %q (stderr %q): want only its own session directory and a writable workspace", out, res.Stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -404,6 +405,39 @@ func (l *launcher) bindWorkspace(dir string) error {
 	return nil
 }
 
+// coverSiblings covers root with an empty tmpfs and binds the session
+// directory guard (inside root) back at its own path, then makes the
+// tmpfs read-only: what else root holds is out of sight. The session
+// directory is held open (O_PATH) before root is covered, since its path
+// then leads into the tmpfs.
+func coverSiblings(root, guard string) error {
+	var err error
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return err
+	}
+	if guard, err = filepath.EvalSymlinks(guard); err != nil {
+		return err
+	}
+	if !within(guard, root) || root == guard {
+		return fmt.Errorf("session directory %s is not inside %s", guard, root)
+	}
+	fd, err := unix.Open(guard, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Mount("tmpfs", root, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=64k,mode=0755"); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(guard, 0o755); err != nil {
+		return err
+	}
+	if err := unix.Mount(fmt.Sprintf("/proc/self/fd/%d", fd), guard, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind the session directory back: %w", err)
+	}
+	return unix.Mount("", root, "", unix.MS_REMOUNT|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=64k,mode=0755")
+}
+
 // remount sets the flags of the bind mount at target, keeping those of the
 // mount it was made from that a user namespace may not clear (noexec,
 // nosuid, nodev, the atime flags): leaving one out is refused there.
@@ -432,6 +466,11 @@ func setupMounts(s *launchSetup) error {
 	}
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount /proc: %w", err)
+	}
+	if s.Siblings != "" && s.Guard != "" {
+		if err := coverSiblings(s.Siblings, s.Guard); err != nil {
+			return fmt.Errorf("cover the other sessions in %s: %w", s.Siblings, err)
+		}
 	}
 	for _, b := range s.Binds {
 		if err := unix.Mount(b.Source, b.Target, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {

@@ -49,6 +49,12 @@ type launchSetup struct {
 	// program can change its workspace but not what surrounds it — the
 	// spare copy being prepared, the workspace's own name.
 	Guard string `json:"guard,omitempty"`
+	// Siblings is the directory holding every session of the runtime,
+	// Guard among them: it is covered with an empty read-only tmpfs in
+	// which Guard alone is bound back, so a group's processes cannot
+	// reach another group's workspace (agents of two groups running at
+	// once would otherwise read and write each other's sandboxes).
+	Siblings string `json:"siblings,omitempty"`
 	// Uid and Gid are the engine's. With namespaces each program runs in
 	// a user namespace of its own below the launcher's, as Uid and Gid
 	// again: it has no capability over the mount namespace, so even a

@@ -23,6 +23,9 @@ import (
 // Options configures the local runtime.
 type Options struct {
 	// BaseDir holds the per-group workspaces (default: the OS temp dir).
+	// A BaseDir given is this runtime's own: with namespaces, each
+	// group's processes see only their own session directory in it, not
+	// another group's workspace.
 	BaseDir string
 	// MemoryBytes caps the memory each process of a case may allocate
 	// (its data segment and private writable mappings, RLIMIT_DATA); its
@@ -56,6 +59,7 @@ const (
 // Runtime is the local runtime.
 type Runtime struct {
 	opts      Options
+	ownBase   bool // BaseDir was given: the sessions' own (see Options)
 	isoOnce   sync.Once
 	isolation Isolation
 	isoErr    error
@@ -63,10 +67,11 @@ type Runtime struct {
 
 // New returns a local runtime.
 func New(opts Options) *Runtime {
-	if opts.BaseDir == "" {
+	own := opts.BaseDir != ""
+	if !own {
 		opts.BaseDir = os.TempDir()
 	}
-	return &Runtime{opts: opts}
+	return &Runtime{opts: opts, ownBase: own}
 }
 
 // Name implements runtime.Runtime.
@@ -94,7 +99,11 @@ func (r *Runtime) Open(ctx context.Context, spec runtime.SessionSpec) (runtime.S
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("copy submission into workspace: %w", err)
 	}
-	return newSession(dir, work, spec, r.opts.MemoryBytes, iso == IsolationNamespaces)
+	siblings := ""
+	if r.ownBase {
+		siblings = r.opts.BaseDir
+	}
+	return newSession(dir, work, siblings, spec, r.opts.MemoryBytes, iso == IsolationNamespaces)
 }
 
 func newToken() string {

@@ -16,7 +16,8 @@ import (
 // prepareMounts plans what each launcher of the session mounts: a
 // read-only bind per static asset onto a placeholder in the session
 // directory, and a cover over each private directory.
-func (s *session) prepareMounts(spec runtime.SessionSpec) error {
+func (s *session) prepareMounts(spec runtime.SessionSpec, siblings string) error {
+	s.siblings = siblings
 	names := make([]string, 0, len(spec.StaticAssets))
 	for name := range spec.StaticAssets {
 		names = append(names, name)

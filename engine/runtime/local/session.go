@@ -32,6 +32,7 @@ type session struct {
 	ns          bool
 	binds       []bindMount
 	hide        []string
+	siblings    string // covered but for the session directory (launchSetup.Siblings)
 	staticPaths map[string]string
 	// cases runs the group's cases, one after another; started on first
 	// use, and again if it died.
@@ -70,10 +71,10 @@ func (s *session) StaticPath(name string) (string, bool) {
 	return p, ok
 }
 
-func newSession(dir, work string, spec runtime.SessionSpec, memory int64, ns bool) (runtime.Session, error) {
+func newSession(dir, work, siblings string, spec runtime.SessionSpec, memory int64, ns bool) (runtime.Session, error) {
 	s := &session{dir: dir, work: work, submission: spec.Submission, assets: spec.StaticAssets, token: newToken(), memory: memory, ns: ns}
 	if ns {
-		if err := s.prepareMounts(spec); err != nil {
+		if err := s.prepareMounts(spec, siblings); err != nil {
 			workspace.RemoveAll(dir)
 			return nil, err
 		}
@@ -175,7 +176,7 @@ func (s *session) setup() launchSetup {
 	if !s.ns {
 		return launchSetup{}
 	}
-	return launchSetup{Namespaces: true, Binds: s.binds, Hide: s.hide, Guard: s.dir}
+	return launchSetup{Namespaces: true, Binds: s.binds, Hide: s.hide, Guard: s.dir, Siblings: s.siblings}
 }
 
 // caseLauncher is the launcher the session's cases run under.
