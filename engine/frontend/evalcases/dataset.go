@@ -56,6 +56,12 @@ var keys = map[string]string{
 // naming file, the entry's index and key, and what was expected.
 func Parse(file string, data []byte, errs *diag.List) []Entry {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if p := diag.CheckJSON(data); p != nil {
+		// A key given twice would keep its last value silently; a
+		// syntax error gets its line.
+		p.Add(errs, file)
+		return nil
+	}
 	var top any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()

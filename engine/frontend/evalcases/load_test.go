@@ -200,3 +200,17 @@ func TestHistoryStaysInTheConfigsDirectory(t *testing.T) {
 		}
 	}
 }
+
+// A key given twice in an entry is refused at its line, rather than the
+// last value kept silently; a syntax error gets its line too.
+func TestDatasetKeysGivenTwiceAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	twice := write(t, dir, "twice.json", "[\n  {\"query\": \"a\",\n   \"expected_output_contains\": [\"abc\"],\n   \"expected_output_contains\": [\"xyz\"]}\n]")
+	if _, err := evalcases.Load(twice, evalcases.Options{}); err == nil || !strings.Contains(err.Error(), twice+`:4: [0]: key "expected_output_contains" given twice`) {
+		t.Errorf("a key given twice: %v", err)
+	}
+	nan := write(t, dir, "nan.json", "[\n  {\"query\": \"a\", \"expected_output_contains\": [\"x\"]},\n  {\"query\": NaN}\n]")
+	if _, err := evalcases.Load(nan, evalcases.Options{}); err == nil || !strings.Contains(err.Error(), nan+":3: not JSON: invalid character 'N'") {
+		t.Errorf("NaN: %v", err)
+	}
+}

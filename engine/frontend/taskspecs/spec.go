@@ -64,11 +64,22 @@ type Evaluation struct {
 
 // parseSpec reads a spec strictly, recording what is wrong in errs.
 func parseSpec(file string, data []byte, errs *diag.List) *Spec {
-	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if p := diag.CheckJSON(data); p != nil {
+		// A key given twice would keep its last value silently.
+		p.Add(errs, file)
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var raw map[string]any
-	if err := dec.Decode(&raw); err != nil {
+	var top any
+	if err := dec.Decode(&top); err != nil {
 		errs.Add(file, "", 0, "not a task spec: %v (expected one JSON object)", err)
+		return nil
+	}
+	raw, ok := top.(map[string]any)
+	if !ok {
+		errs.Add(file, "", 0, "not a task spec: expected one JSON object, got %s", diag.DescribeJSON(top))
 		return nil
 	}
 	s := &Spec{File: file, Raw: raw}
