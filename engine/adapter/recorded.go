@@ -164,7 +164,7 @@ func (a *Recorded) readResultFile(rel string) ([]byte, error) {
 		return nil, fmt.Errorf("not a regular file (%s)", st.Mode().Type())
 	}
 	if st.Size() > DefaultAgentResultBytes {
-		return nil, fmt.Errorf("%d bytes, over the size limit of %d", st.Size(), DefaultAgentResultBytes)
+		return nil, fmt.Errorf("%d bytes, over the size limit of %s; make the agent write less", st.Size(), agent.HumanBytes(DefaultAgentResultBytes))
 	}
 	return t.ReadFileMax(rel, DefaultAgentResultBytes+1)
 }

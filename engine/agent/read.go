@@ -68,14 +68,15 @@ func Read(r io.Reader, opts Options) (*Result, error) {
 }
 
 func tooLarge(opts Options, size int64) error {
-	msg := "over the size limit of " + humanBytes(opts.maxBytes())
+	msg := "over the size limit of " + HumanBytes(opts.maxBytes())
 	if size >= 0 {
 		msg = fmt.Sprintf("%d bytes, %s", size, msg)
 	}
-	return &Error{Source: opts.source(), Msg: msg + "; raise the limit or make the agent write less", Kind: ErrTooLarge}
+	return &Error{Source: opts.source(), Msg: msg + "; make the agent write less", Kind: ErrTooLarge}
 }
 
-func humanBytes(n int64) string {
+// HumanBytes writes a size as people read it (64 MiB).
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d MiB", n>>20)

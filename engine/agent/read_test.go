@@ -294,7 +294,7 @@ func TestTooLarge(t *testing.T) {
 		t.Errorf("Parse: %v", err)
 	}
 	_, err := Read(bytes.NewReader(big), opts)
-	if !errors.Is(err, ErrTooLarge) || err.Error() != "result.json: over the size limit of 1 KiB; raise the limit or make the agent write less" {
+	if !errors.Is(err, ErrTooLarge) || err.Error() != "result.json: over the size limit of 1 KiB; make the agent write less" {
 		t.Errorf("Read: %v", err)
 	}
 	name := filepath.Join(t.TempDir(), "result.json")
@@ -302,7 +302,7 @@ func TestTooLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ReadFile(name, opts)
-	if !errors.Is(err, ErrTooLarge) || err.Error() != "result.json: 2019 bytes, over the size limit of 1 KiB; raise the limit or make the agent write less" {
+	if !errors.Is(err, ErrTooLarge) || err.Error() != "result.json: 2019 bytes, over the size limit of 1 KiB; make the agent write less" {
 		t.Errorf("ReadFile: %v", err)
 	}
 	if _, err := Read(bytes.NewReader(big), Options{}); err != nil {
