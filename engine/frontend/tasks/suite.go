@@ -212,10 +212,34 @@ func (l *suiteLoader) taskDirs() []string {
 			out = append(out, e.Name())
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			l.errs.Add(l.show(filepath.Join(e.Name(), TaskFile)), "", 0, "%v", diag.UnwrapPathError(err))
+		} else {
+			l.notATask(e.Name())
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// notATask reports a subdirectory that looks meant as a task but would
+// be left out without a word: its task file misnamed (task.yml,
+// Task.yaml), or tasks one level too deep.
+func (l *suiteLoader) notATask(dir string) {
+	ents, err := l.files.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name := strings.ToLower(e.Name())
+		if !e.IsDir() && (name == "task.yaml" || name == "task.yml") {
+			l.errs.Add(l.show(filepath.Join(dir, e.Name())), "", 0, "a task's file is named %s exactly; rename it, or the task is left out", TaskFile)
+		}
+		if e.IsDir() {
+			if _, err := l.files.Stat(filepath.Join(dir, e.Name(), TaskFile)); err == nil {
+				l.errs.Add(l.show(filepath.Join(dir, e.Name(), TaskFile)), "", 0,
+					"a task one level too deep is left out (tasks are the suite's own subdirectories): move it up, or run %s as a suite of its own", l.show(dir))
+			}
+		}
+	}
 }
 
 // task reads one task directory into a case.

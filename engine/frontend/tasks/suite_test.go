@@ -105,6 +105,10 @@ func TestLoadSuiteErrors(t *testing.T) {
 		"escape/task.yaml":      "instruction: x\ntest: {path: ../../outside.wasm, sha256: " + pin + "}\n",
 		"not-wasm/task.yaml":    "instruction: x\ntest: {path: test.py, sha256: " + pin + "}\n",
 		"not-wasm/test.py":      "print(1)\n",
+		"yml/task.yml":          "instruction: x\n",
+		"capital/Task.yaml":     "instruction: x\n",
+		"grp/deep/task.yaml":    "instruction: x\n",
+		"images/logo.txt":       "not a task\n",
 	})
 	_, err := tasks.Load(dir, tasks.Options{})
 	if err == nil {
@@ -128,6 +132,10 @@ func TestLoadSuiteErrors(t *testing.T) {
 		filepath.Join(dir, "escape", "task.yaml") + ": test.path: plugin file",
 		"outside the problem directory",
 		filepath.Join(dir, "not-wasm", "task.yaml") + ": test.path",
+		// Tasks that would be left out without a word.
+		filepath.Join(dir, "yml", "task.yml") + ": a task's file is named task.yaml exactly",
+		filepath.Join(dir, "capital", "Task.yaml") + ": a task's file is named task.yaml exactly",
+		filepath.Join(dir, "grp", "deep", "task.yaml") + ": a task one level too deep is left out",
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("missing %q in:\n%s", want, msg)
