@@ -1,8 +1,10 @@
 package taskspecs
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -290,11 +292,35 @@ func (l *suiteLoader) specFiles() []string {
 		}
 		if !d.IsDir() && isSpecFile(p) {
 			out = append(out, rel)
+		} else if !d.IsDir() && strings.HasSuffix(p, ".json") && !isFile(filepath.Join(filepath.Dir(p), filepath.Base(filepath.Dir(p))+".json")) && looksLikeSpec(p) {
+			// A spec under another name would be left out without a
+			// word; data files beside a spec are not specs.
+			l.errs.Add(p, "", 0, "a task spec is read from <tool>/<id>/<id>.json: rename it %s (its directory's name), or the task is left out",
+				filepath.Base(filepath.Dir(p))+".json")
 		}
 		return nil
 	})
 	sort.Strings(out)
 	return out
+}
+
+// looksLikeSpec says whether the JSON file p is an object with a task
+// spec's id and instruction.
+func looksLikeSpec(p string) bool {
+	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() || st.Size() > MaxSpecBytes {
+		return false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), &obj) != nil {
+		return false
+	}
+	_, id := obj["id"]
+	_, instruction := obj["instruction"]
+	return id && instruction
 }
 
 // spec reads one spec file.

@@ -151,10 +151,12 @@ func TestLoadSpecErrors(t *testing.T) {
   "evaluation": {"func": "compare_csv", "result": {"type": "vm_file"}, "expected": {"type": "cloud_file", "path": "../../../../secret"}}}`,
 		"a/x3/x3.json": `{"id": "x3", "instruction": "i",
   "evaluation": {"func": "compare_csv", "result": "out.csv", "expected": {"type": "screenshot"}}}`,
-		"a/x4/x4.json": `not json`,
-		"a/x7/x7.json": "{\"id\": \"x7\", \"instruction\": \"a\",\n \"evaluation\": {\"func\": \"exact_match\"},\n \"evaluation\": {\"func\": \"other\"}}",
-		"a/x8/x8.json": `["a list"]`,
-		"a/x5/x5.json": `{"id": "x5", "instruction": "i", "evaluation": {"func": ["compare_csv", "compare_text_file"], "conj": "xor", "result": [{"type": "vm_file", "path": "a"}]}}`,
+		"a/x4/x4.json":           `not json`,
+		"a/x7/x7.json":           "{\"id\": \"x7\", \"instruction\": \"a\",\n \"evaluation\": {\"func\": \"exact_match\"},\n \"evaluation\": {\"func\": \"other\"}}",
+		"a/x8/x8.json":           `["a list"]`,
+		"a/wrongname/other.json": `{"id": "other", "instruction": "a"}`,
+		"a/x1/data.json":         `{"id": 1, "rows": []}`,
+		"a/x5/x5.json":           `{"id": "x5", "instruction": "i", "evaluation": {"func": ["compare_csv", "compare_text_file"], "conj": "xor", "result": [{"type": "vm_file", "path": "a"}]}}`,
 		// One getter for both functions, and a list with one per function.
 		"a/x6/x6.json": `{"id": "x6", "instruction": "i", "evaluation": {"func": ["compare_csv", "compare_text_file"],
   "result": {"type": "vm_file"}, "expected": [{"type": "rule", "rules": "a"}, {"type": "screenshot"}]}}`,
@@ -179,6 +181,7 @@ func TestLoadSpecErrors(t *testing.T) {
 		f("a/x4/x4.json") + `:1: not JSON: invalid character`,
 		f("a/x7/x7.json") + `:3: key "evaluation" given twice`,
 		f("a/x8/x8.json") + `: not a task spec: expected one JSON object, got a list`,
+		f("a/wrongname/other.json") + `: a task spec is read from <tool>/<id>/<id>.json: rename it wrongname.json`,
 		f("a/x5/x5.json") + `: evaluation.conj: expected "and" or "or"`,
 		f("a/x5/x5.json") + `: evaluation.result: expected 2 items, one per function of func, got 1`,
 		f("a/x6/x6.json") + `: evaluation.expected[1].type: unknown getter type "screenshot"`,
@@ -186,6 +189,10 @@ func TestLoadSpecErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("missing %q in\n%v", want, err)
 		}
+	}
+	// A data file beside a spec is not one.
+	if strings.Contains(err.Error(), "data.json") {
+		t.Errorf("a data file beside a spec is reported:\n%v", err)
 	}
 	// The getter both functions share is reported once.
 	if n := strings.Count(err.Error(), f("a/x6/x6.json")+`: evaluation.result.path: malformed getter`); n != 1 {
