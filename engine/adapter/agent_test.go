@@ -254,7 +254,12 @@ func TestRecorded(t *testing.T) {
 	if out, _ := a.Run(ctx, nil, agentCase("../flat", "x")); !out.AdapterError || !strings.Contains(out.Error, "cannot name a result file") {
 		t.Errorf("escape: %+v", out)
 	}
-	unclaimed, err := adapter.RecordedFiles(dir, []string{"flat", "nested", "broken", "gone"})
+	write("both.json", `{"task_result": "right"}`)
+	write("both/result.json", `{"task_result": "Lyon"}`)
+	if out, _ := a.Run(ctx, nil, agentCase("both", "x")); !out.AdapterError || !strings.Contains(out.Error, "two recorded results for task both: "+filepath.Join(dir, "both.json")+" and "+filepath.Join(dir, "both", "result.json")+"; keep one") {
+		t.Errorf("two results for one task: %+v", out)
+	}
+	unclaimed, err := adapter.RecordedFiles(dir, []string{"flat", "nested", "broken", "gone", "both"})
 	if err != nil || strings.Join(unclaimed, " ") != "other/result.json stray.json" {
 		t.Errorf("unclaimed %q %v", unclaimed, err)
 	}

@@ -102,12 +102,20 @@ func (a *Recorded) Read(c *cases.Case) (result.Execution, *agent.Result) {
 		return fail("task name %q cannot name a result file", name)
 	}
 	var tried []string
-	for _, rel := range RecordedPaths(name) {
+	paths := RecordedPaths(name)
+	for i, rel := range paths {
 		p := filepath.Join(a.Dir, rel)
 		data, err := a.readResultFile(rel)
 		if errors.Is(err, fs.ErrNotExist) {
 			tried = append(tried, p)
 			continue
+		}
+		for _, other := range paths[i+1:] {
+			// Two results for one task: which one is the agent's is not
+			// wasmeval's to guess.
+			if st, serr := os.Lstat(filepath.Join(a.Dir, other)); serr == nil && !st.IsDir() {
+				return fail("two recorded results for task %s: %s and %s; keep one", name, p, filepath.Join(a.Dir, other))
+			}
 		}
 		out.Command = []string{"recorded", p}
 		if err != nil {
