@@ -36,7 +36,10 @@ func (a *AgentCommand) Run(ctx context.Context, sess runtime.Session, c *cases.C
 	if run.Env[EnvTaskName] == "" {
 		run.Env[EnvTaskName] = c.ID
 	}
-	if len(c.Task.Instruction) <= maxEnvInstruction {
+	// An environment variable cannot hold a NUL byte (starting the agent
+	// would fail with "invalid argument"): such an instruction, like a
+	// long one, is the request's only.
+	if len(c.Task.Instruction) <= maxEnvInstruction && !strings.ContainsRune(c.Task.Instruction, 0) {
 		run.Env[EnvInstruction] = c.Task.Instruction
 	}
 	for k, v := range c.Env {

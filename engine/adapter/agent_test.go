@@ -366,3 +366,18 @@ func TestAgentInputFilesResolveStatic(t *testing.T) {
 		t.Errorf("%+v %v", out, err)
 	}
 }
+
+// An instruction with a NUL byte, which no environment variable can
+// hold, reaches a command agent in its request only: the agent starts.
+func TestInstructionWithNULIsTheRequestsOnly(t *testing.T) {
+	const script = `cat > /dev/null
+if [ -n "${WASMEVAL_INSTRUCTION+x}" ]; then e=set; else e=unset; fi
+printf '{"task_result": "%s"}' "$e"
+`
+	sess := agentSession(t, script)
+	a := &adapter.AgentCommand{Command: []string{"sh", "agent.sh"}}
+	out, err := a.Run(context.Background(), sess, agentCase("nul", "hi \x00 x"))
+	if err != nil || out.AdapterError || !strings.Contains(out.Output, `"unset"`) {
+		t.Errorf("an instruction with a NUL: %v, %+v", err, out)
+	}
+}
