@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -227,5 +228,38 @@ func TestTagTable(t *testing.T) {
 	PrintSummary(&text, sums)
 	if strings.Contains(text.String(), "TAG ") || Tags(sums) != nil {
 		t.Errorf("a tag table without tags:\n%s", text.String())
+	}
+}
+
+// Names and categories come from the problem: the Markdown report shows
+// HTML in them as text, where a renderer would otherwise act on it.
+func TestMarkdownShowsHTMLAsText(t *testing.T) {
+	dir := t.TempDir()
+	recs := []*result.CaseRecord{
+		agentRecord("c1", "<img src=x onerror=alert(1)>", "<b onmouseover=alert(2)>x</b>", result.OutcomeFailed),
+		agentRecord("c1", "ok", "plain", result.OutcomePassed),
+	}
+	writeTestJournal(t, dir, recs)
+	sums, err := FromRun(dir, nil, Judging{Policy: result.PolicyAllCases}, "run-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, dir, RunInfo{RunID: "run-1", Problem: "<script>p</script>"}, sums); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	// A fenced code block shows what it holds as written: HTML there is
+	// text already.
+	outside := regexp.MustCompile("(?s)```diff\n.*?```\n").ReplaceAllString(out, "")
+	for _, raw := range []string{"<img", "<b ", "<script>"} {
+		if strings.Contains(outside, raw) {
+			t.Errorf("the report holds %q as HTML:\n%s", raw, out)
+		}
+	}
+	for _, shown := range []string{"&lt;img src=x onerror=alert(1)&gt;", "&lt;b onmouseover=alert(2)&gt;x&lt;/b&gt;", "# &lt;script&gt;p&lt;/script&gt;"} {
+		if !strings.Contains(out, shown) {
+			t.Errorf("the report does not show %q as text:\n%s", shown, out)
+		}
 	}
 }

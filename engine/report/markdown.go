@@ -18,7 +18,7 @@ const MarkdownFailureLimit = 100
 // checkpoint (groups, then group types), then the failing cases with their
 // diffs, streamed from the run directory.
 func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSummary) error {
-	fmt.Fprintf(w, "# %s — wasmeval report\n\n", run.Problem)
+	fmt.Fprintf(w, "# %s — wasmeval report\n\n", mdCell(run.Problem))
 	t := Sum(sums)
 	fmt.Fprintf(w, "Run `%s` · %d/%d cases passed (%s)", run.RunID, t.Passed, t.Counted(), Rate(t.Passed, t.Counted()))
 	if t.Errored > 0 {
@@ -32,7 +32,7 @@ func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSumma
 		fmt.Fprintf(w, "> **Note:** %s.\n\n", note)
 	}
 	for _, s := range sums {
-		fmt.Fprintf(w, "## %s — %s\n\n", s.Name, mdCell(s.VerdictLine()))
+		fmt.Fprintf(w, "## %s — %s\n\n", mdCell(s.Name), mdCell(s.VerdictLine()))
 		fmt.Fprintf(w, "| group | type | passed | errors | rate | score |\n| --- | --- | --- | --- | --- | --- |\n")
 		for _, name := range s.Groups {
 			g := s.GroupOutcomes[name]
@@ -63,7 +63,7 @@ func WriteMarkdown(w io.Writer, dir string, run RunInfo, sums []*CheckpointSumma
 		fmt.Fprintf(w, "**Flaky in %s** (epochs disagree):", s.Name)
 		for _, name := range s.Groups {
 			for _, id := range s.GroupOutcomes[name].Flaky {
-				fmt.Fprintf(w, " `%s/%s`", mdCell(name), mdCell(id))
+				fmt.Fprintf(w, " `%s/%s`", mdCode(name), mdCode(id))
 			}
 		}
 		fmt.Fprint(w, "\n\n")
@@ -108,8 +108,19 @@ func markdownCases(w io.Writer, dir string, outcome result.Outcome, title string
 	return err
 }
 
+// mdCell is text from the problem or the run (names, categories,
+// messages) as Markdown text: a renderer must show it, not act on it, so
+// HTML is escaped as well as the table's separators.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return mdText.Replace(s)
+}
+
+var mdText = strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;", ">", "&gt;")
+
+// mdCode is text for a code span, which shows HTML as it is written: only
+// a backtick, which would end the span, is replaced.
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "‵", "\n", " ", "\r", " ").Replace(s)
 }
 
 // RunInfo is what every report says about the run beyond its summaries.
