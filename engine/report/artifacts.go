@@ -259,6 +259,13 @@ func Printable(s string, limit int) string {
 	return s
 }
 
+// termCell is a name (a checkpoint's, a group's, a category) as a cell of
+// a terminal table: printable (Printable), and without tabs, which would
+// shift the table's columns.
+func termCell(s string) string {
+	return strings.ReplaceAll(Printable(s, 0), "\t", " ")
+}
+
 // utf8Cut is the largest index ≤ n on a rune boundary of s.
 func utf8Cut(s string, n int) int {
 	for n > 0 && !utf8.RuneStart(s[n]) {

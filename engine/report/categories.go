@@ -168,7 +168,7 @@ func printCounts(w io.Writer, title string, names []string, counts map[string]*C
 	fmt.Fprintln(tw, title+"\tCASES\tPASSED\tFAILED\tERRORED\tPASS RATE\t")
 	for _, name := range names {
 		c := counts[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t\n", name, c.Cases, c.Passed, c.Failed, countCell(c.Errored), Rate(c.Passed, c.Counted()))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t\n", termCell(name), c.Cases, c.Passed, c.Failed, countCell(c.Errored), Rate(c.Passed, c.Counted()))
 	}
 	tw.Flush()
 }

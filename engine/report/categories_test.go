@@ -263,3 +263,22 @@ func TestMarkdownShowsHTMLAsText(t *testing.T) {
 		}
 	}
 }
+
+// A category or group name with terminal control sequences is printed
+// with them replaced: a report read in a terminal cannot move its cursor
+// or change its colours.
+func TestTerminalTablesShowNamesPrintable(t *testing.T) {
+	dir := t.TempDir()
+	writeTestJournal(t, dir, []*result.CaseRecord{agentRecord("c1", "a", "\x1b[31mred\x1b[0m", result.OutcomePassed)})
+	sums, err := FromRun(dir, nil, Judging{Policy: result.PolicyAllCases}, "run-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	PrintSummary(&out, sums)
+	PrintCategories(&out, sums)
+	PrintTable(&out, sums)
+	if strings.Contains(out.String(), "\x1b") || !strings.Contains(out.String(), "\uFFFD[31mred") {
+		t.Errorf("terminal output holds an escape, or lacks the category:\n%q", out.String())
+	}
+}

@@ -19,9 +19,9 @@ func PrintTable(w io.Writer, sums []*CheckpointSummary) {
 			if g.Error != "" {
 				note = "  error: " + g.Error
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", s.Name, name, g.Type, g.Passed, g.Counted(), countCell(g.Errors), g.ScoreCell(), note)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", termCell(s.Name), termCell(name), g.Type, g.Passed, g.Counted(), countCell(g.Errors), g.ScoreCell(), note)
 		}
-		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%s\t%s\n", s.Name, s.Policy, s.CasesPassed, s.Cases-s.CasesUnscored,
+		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%s\t%s\n", termCell(s.Name), s.Policy, s.CasesPassed, s.Cases-s.CasesUnscored,
 			countCell(s.CasesErrored), s.ScoreCell(), s.VerdictLine())
 	}
 	tw.Flush()

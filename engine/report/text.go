@@ -27,16 +27,16 @@ func PrintSummary(w io.Writer, sums []*CheckpointSummary) {
 			if g.Error != "" {
 				note = "error: " + g.Error
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", s.Name, name, g.Type, g.Passed, g.Counted(), countCell(g.Errors),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", termCell(s.Name), termCell(name), g.Type, g.Passed, g.Counted(), countCell(g.Errors),
 				Rate(g.Passed, g.Counted()), g.ScoreCell(), note)
 		}
 		for _, t := range problem.GroupTypes {
 			if n := s.TotalCounts[t]; n > 0 {
-				fmt.Fprintf(tw, "%s\t[%s]\t%s\t%d/%d\t%s\t%s\t\t\n", s.Name, t, t, s.PassCounts[t], n, countCell(s.ErrorCounts[t]), Rate(s.PassCounts[t], n))
+				fmt.Fprintf(tw, "%s\t[%s]\t%s\t%d/%d\t%s\t%s\t\t\n", termCell(s.Name), t, t, s.PassCounts[t], n, countCell(s.ErrorCounts[t]), Rate(s.PassCounts[t], n))
 			}
 		}
 		counted := s.Cases - s.CasesUnscored
-		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", s.Name, s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
+		fmt.Fprintf(tw, "%s\t(all)\t%s\t%d/%d\t%s\t%s\t%s\t%s\n", termCell(s.Name), s.Policy, s.CasesPassed, counted, countCell(s.CasesErrored),
 			Rate(s.CasesPassed, counted), s.ScoreCell(), s.VerdictLine())
 	}
 	tw.Flush()
