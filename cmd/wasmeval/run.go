@@ -114,7 +114,7 @@ each checkpoint is evaluated against its own snapshot.`,
 	fl.StringVar(&f.history, "history", "", "also add the run's results to this history directory and compare it with the run before it (default for eval-case datasets: history/ beside the dataset)")
 	fl.BoolVar(&f.noHistory, "no-history", false, "do not add the run to a history directory")
 	fl.IntVar(&f.failures, "failures", report.DefaultConsoleFailures, failuresUsage)
-	fl.StringArrayVar(&f.tags, "tag", nil, "task specs: run only the tasks with this tag (repeatable)")
+	fl.StringArrayVar(&f.tags, "tag", nil, "task specs and eval-case datasets: run only the tasks (cases) with this tag (repeatable)")
 	fl.StringArrayVar(&f.apps, "app", nil, "task specs: run only the tasks of this related app (repeatable)")
 	fl.StringVar(&f.browser, "browser", os.Getenv("WASMEVAL_BROWSER"), "Chromium binary the browser adapter starts (default $WASMEVAL_BROWSER, else "+problem.DefaultBrowser+")")
 	f.seed.register(fl)

@@ -108,7 +108,10 @@ func functionsOf(ctx context.Context, h *host.Host) func(ref *checkspec.PluginRe
 func loadSource(path string, o sourceOptions) (*source, error) {
 	results := o.results
 	if evalcases.IsDataset(path) || evalcases.IsConfig(path) {
-		d, err := evalcases.Load(path, evalcases.Options{MountRoots: o.mountRoots, Shipped: o.paths, Results: results})
+		if len(o.apps) > 0 {
+			return nil, fmt.Errorf("--app filters task specs; %s is an eval-case dataset (--tag filters its cases)", path)
+		}
+		d, err := evalcases.Load(path, evalcases.Options{MountRoots: o.mountRoots, Shipped: o.paths, Results: results, Tags: o.tags})
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +134,7 @@ func loadSource(path string, o sourceOptions) (*source, error) {
 		return src, nil
 	}
 	if len(o.tags) > 0 || len(o.apps) > 0 {
-		return nil, fmt.Errorf("--tag and --app filter task specs; %s is not a tree of task specs", path)
+		return nil, fmt.Errorf("--tag and --app filter task specs (and --tag an eval-case dataset's cases); %s is neither", path)
 	}
 	if tasks.Is(path) && !isFile(filepath.Join(path, "config.yaml")) {
 		s, err := tasks.Load(path, tasks.Options{PluginDirs: o.pluginDirs, MountRoots: o.mountRoots, Refs: o.refs, ShippedPlugins: o.shipped, Shipped: o.paths, Results: results})

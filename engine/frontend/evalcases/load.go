@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +69,9 @@ type Options struct {
 	// Results scores results recorded in this directory, one
 	// <case id>.json per case, instead of running the agent.
 	Results string
+	// Tags keeps only the cases with one of these tags (--tag); none
+	// given keeps every case.
+	Tags []string
 }
 
 // Dataset is a loaded dataset.
@@ -160,6 +164,14 @@ func Load(path string, opts Options) (*Dataset, error) {
 	if data, ok := read.Read(dataset, MaxDatasetBytes); ok {
 		entries := Parse(dataset, data, &errs)
 		d.Cases = buildCases(dataset, entries, cfg, timeout, &errs)
+		if len(opts.Tags) > 0 {
+			d.Cases = slices.DeleteFunc(d.Cases, func(c *cases.Case) bool {
+				return !slices.ContainsFunc(c.Task.Tags, func(t string) bool { return slices.Contains(opts.Tags, t) })
+			})
+			if len(d.Cases) == 0 && len(entries) > 0 {
+				errs.Add(dataset, "", 0, "no case has the tags asked for (%s)", strings.Join(opts.Tags, ", "))
+			}
+		}
 	}
 	if err := errs.Err(); err != nil {
 		return nil, err

@@ -214,3 +214,20 @@ func TestDatasetKeysGivenTwiceAreRefused(t *testing.T) {
 		t.Errorf("NaN: %v", err)
 	}
 }
+
+// --tag keeps the cases with one of the tags; a tag no case has is an
+// error, not a run of every case.
+func TestTagsFilterCases(t *testing.T) {
+	dir := t.TempDir()
+	file := write(t, dir, "eval_cases.json", dataset)
+	d, err := evalcases.Load(file, evalcases.Options{Tags: []string{"medical"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Cases) != 1 || d.Cases[0].ID != "case-003" || len(d.Problem.Checkpoints[0].Groups[0].CaseOrder) != 1 {
+		t.Errorf("cases with tag medical: %d, want case-003 alone", len(d.Cases))
+	}
+	if _, err := evalcases.Load(file, evalcases.Options{Tags: []string{"nosuchtag"}}); err == nil || !strings.Contains(err.Error(), "no case has the tags asked for (nosuchtag)") {
+		t.Errorf("a tag no case has: %v", err)
+	}
+}
