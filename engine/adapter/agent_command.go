@@ -72,7 +72,7 @@ func (a *AgentCommand) Run(ctx context.Context, sess runtime.Session, c *cases.C
 // finishAgentCase runs the task's post-setup and reads the case's
 // tracked files back: what the checks judge is the sandbox after both.
 func finishAgentCase(ctx context.Context, sess runtime.Session, c *cases.Case, out result.Execution, maxFile int64) (result.Execution, error) {
-	if why, err := runSetup(ctx, sess, c.Task.PostSetup, c.Env); err != nil || why != "" {
+	if why, err := runSetup(ctx, sess, c.Task.PostSetup, c.Env, stepTimeout(c)); err != nil || why != "" {
 		if err != nil {
 			return out, err
 		}

@@ -11,8 +11,17 @@ import (
 )
 
 // SetupStepTimeout bounds one setup step's command: setup prepares a
-// sandbox (copies, installs a fixture), it does not do the task.
+// sandbox (copies, installs a fixture), it does not do the task. A task
+// whose own timeout is shorter bounds each step by that instead.
 const SetupStepTimeout = 5 * time.Minute
+
+// stepTimeout is what bounds one setup or post-setup step of c.
+func stepTimeout(c *cases.Case) time.Duration {
+	if c.Timeout > 0 && c.Timeout < SetupStepTimeout {
+		return c.Timeout
+	}
+	return SetupStepTimeout
+}
 
 // prepareSandbox readies the sandbox before the agent starts: the case's
 // static asset references resolved, its input files written, then the
@@ -24,14 +33,14 @@ func prepareSandbox(ctx context.Context, sess runtime.Session, c *cases.Case) (s
 	if err := workspace.WriteFiles(sess.Workdir(), c.InputFiles); err != nil {
 		return "write input files: " + err.Error(), nil
 	}
-	return runSetup(ctx, sess, c.Task.Setup, c.Env)
+	return runSetup(ctx, sess, c.Task.Setup, c.Env, stepTimeout(c))
 }
 
 // runSetup performs a task's setup steps in the sandbox, in order: each
-// step's files written, then its command run. It says why the first
+// step's files written, then its command run, within timeout. It says why the first
 // step that fails failed ("" when all succeeded); the caller makes that
 // the case's error, never a score.
-func runSetup(ctx context.Context, sess runtime.Session, steps []cases.SetupStep, env map[string]string) (string, error) {
+func runSetup(ctx context.Context, sess runtime.Session, steps []cases.SetupStep, env map[string]string, timeout time.Duration) (string, error) {
 	for _, st := range steps {
 		if err := workspace.WriteFiles(sess.Workdir(), st.Files); err != nil {
 			return fmt.Sprintf("setup %s: write files: %v", st.Name, err), nil
@@ -40,7 +49,7 @@ func runSetup(ctx context.Context, sess runtime.Session, steps []cases.SetupStep
 			continue
 		}
 		res, err := sess.Exec(ctx, runtime.ExecRequest{Argv: st.Command, Env: ProcessEnv(sess.Workdir(), env),
-			Timeout: SetupStepTimeout, OutputCap: 64 << 10})
+			Timeout: timeout, OutputCap: 64 << 10})
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()
@@ -49,7 +58,7 @@ func runSetup(ctx context.Context, sess runtime.Session, steps []cases.SetupStep
 		}
 		switch {
 		case res.TimedOut:
-			return fmt.Sprintf("setup %s: %q did not finish within %s", st.Name, st.Command[0], SetupStepTimeout), nil
+			return fmt.Sprintf("setup %s: %q did not finish within %s", st.Name, st.Command[0], timeout), nil
 		case res.ExitCode != 0 || res.Signal != "":
 			how := fmt.Sprintf("status %d", res.ExitCode)
 			if res.Signal != "" {

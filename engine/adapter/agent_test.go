@@ -381,3 +381,17 @@ printf '{"task_result": "%s"}' "$e"
 		t.Errorf("an instruction with a NUL: %v, %+v", err, out)
 	}
 }
+
+// A setup or post-setup step (a getter's command) is bounded by the
+// task's timeout when it is shorter than SetupStepTimeout.
+func TestSetupStepsAreBoundedByTheTasksTimeout(t *testing.T) {
+	sess := agentSession(t, "cat > /dev/null\necho '{\"task_result\": \"done\"}'\n")
+	a := &adapter.AgentCommand{Command: []string{"sh", "agent.sh"}}
+	c := agentCase("slow-getter", "go")
+	c.Timeout = time.Second
+	c.Task.PostSetup = []cases.SetupStep{{Name: "evaluation.result vm_command_line", Command: []string{"sleep", "1000"}}}
+	out, err := a.Run(context.Background(), sess, c)
+	if err != nil || !out.AdapterError || !strings.Contains(out.Error, `"sleep" did not finish within 1s`) {
+		t.Errorf("a post-setup step past the task's timeout: %v, %+v", err, out)
+	}
+}
