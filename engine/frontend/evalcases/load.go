@@ -116,7 +116,11 @@ func Load(path string, opts Options) (*Dataset, error) {
 	var cfg rawConfig
 	dataset := abs
 	if IsConfig(abs) {
-		read.DecodeYAML(abs, &cfg)
+		if _, ok := read.DecodeYAML(abs, &cfg); !ok {
+			// Not YAML: what it would have said is unknown, and a
+			// "dataset: required" beside the syntax error would be wrong.
+			return nil, errs.Err()
+		}
 		if cfg.Dataset == "" {
 			errs.Add(abs, "dataset", 0, "required: the dataset file (a JSON list of eval cases), relative to this file")
 			return nil, errs.Err()
