@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/plugins/abi"
 )
@@ -268,5 +269,37 @@ func TestBatchCallThatCannotBeEncoded(t *testing.T) {
 				sameAsSingle(t, p, ins[i], outs[i], errs[i])
 			}
 		}
+	}
+}
+
+// A batch's time limit is at most maxBatchTimeouts per-call timeouts,
+// however many calls it holds: one call that loops among 40 holds the
+// batch for four timeouts (as its fault says), not forty, before the
+// calls are made one at a time, and only the looping call faults. (In
+// process this Extism plugin runs under Extism's own timeout, one
+// per-call timeout for a batch too.)
+func TestLoopingCallCostsABatchFewTimeouts(t *testing.T) {
+	for iso, limit := range map[string]string{InProcess: "1s", Process: "4s"} {
+		t.Run(iso, func(t *testing.T) {
+			var logs []string
+			var mu sync.Mutex
+			p := load(t, newHost(t, Options{Isolation: iso, Timeout: time.Second, Log: func(_, level, msg string) {
+				mu.Lock()
+				logs = append(logs, level+" "+msg)
+				mu.Unlock()
+			}}), "misbehave")
+			_, errs := p.VerifyBatch(context.Background(), batchCalls(40, map[int]string{7: "loop"}, ""), CallOptions{})
+			for i, err := range errs {
+				if (err != nil) != (i == 7) {
+					t.Errorf("call %d: %v", i, err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			all := strings.Join(logs, "\n")
+			if !strings.Contains(all, "faulted on a batch of 40 calls") || !strings.Contains(all, "timed out: no answer within "+limit+")") {
+				t.Errorf("the batch's fault does not say it waited %s:\n%s", limit, all)
+			}
+		})
 	}
 }

@@ -283,7 +283,8 @@ func (p *Plugin) callContext(ctx context.Context, timeout time.Duration) (contex
 func (p *Plugin) callNative(ctx context.Context, inst *instance, export string, input []byte, opts CallOptions) ([]byte, error) {
 	callCtx := context.WithValue(ctx, assetRootKey{}, assetScope{assets: opts.Assets, max: p.host.opts.AssetBytes, plugin: p})
 	callCtx = context.WithValue(callCtx, callLogKey{}, inst.log)
-	callCtx, cancel := p.callContext(callCtx, opts.timeout(p.host.opts.Timeout))
+	limit := opts.timeout(p.host.opts.Timeout)
+	callCtx, cancel := p.callContext(callCtx, limit)
 	rc, out, err := inst.nat.call(callCtx, export, input)
 	cancel()
 	inst.log.finish(export)
@@ -293,7 +294,7 @@ func (p *Plugin) callNative(ctx context.Context, inst *instance, export string, 
 		p.discard(inst)
 		return nil, &Error{Plugin: p.Label(), Export: export, Fault: FaultEnvelope, Detail: err.Error()}
 	case err != nil:
-		fault := p.classify(inst, err, 0)
+		fault := p.classify(inst, err, 0, limit)
 		fault.Export = export
 		if fault.Fault == FaultFailed {
 			fault.Fault = FaultTrap // wazero's error, not the plugin's message

@@ -349,7 +349,7 @@ type CallOptions struct {
 	Cache CallCache
 
 	// calls is how many calls a batch call makes at once: its timeout is
-	// the per-call timeout times that many.
+	// the per-call timeout times that many, up to maxBatchTimeouts.
 	calls int
 	// noLookup: the call was looked up already (a call of a batch made
 	// alone); its answer is still kept.
@@ -358,8 +358,17 @@ type CallOptions struct {
 
 // timeout is the call's time limit.
 func (o CallOptions) timeout(perCall time.Duration) time.Duration {
-	return perCall * time.Duration(max(o.calls, 1))
+	return perCall * time.Duration(min(max(o.calls, 1), maxBatchTimeouts))
 }
+
+// maxBatchTimeouts caps a batch's time limit at this many per-call
+// timeouts, however many calls it holds. A batch that runs out of time is
+// made again one call at a time, each with its own limit: so one call
+// that loops costs about this many timeouts more than it would alone,
+// not one per call of its batch (256 calls at 10 s each held the whole
+// batch for 43 minutes). A batch that is merely slow loses only time:
+// its calls made alone answer as they would have in it.
+const maxBatchTimeouts = 4
 
 // Assets are the files a plugin may read during a call, through the
 // read_asset host function. The host knows nothing of problems or
@@ -414,7 +423,7 @@ func (p *Plugin) Call(ctx context.Context, export string, input []byte, opts Cal
 	r.rc, r.out, r.err = inst.p.CallWithContext(callCtx, export, input)
 	inst.log.finish(export)
 	if r.err != nil || r.rc != 0 {
-		fault := p.classify(inst, r.err, r.rc)
+		fault := p.classify(inst, r.err, r.rc, p.host.opts.Timeout)
 		fault.Export = export
 		if fault.Fault != FaultFailed {
 			p.discard(inst)
@@ -476,11 +485,11 @@ func sizeLabel(n uint64) string {
 }
 
 // classify turns a failed call into a fault that says what happened.
-func (p *Plugin) classify(inst *instance, err error, rc uint32) *Error {
+func (p *Plugin) classify(inst *instance, err error, rc uint32, limit time.Duration) *Error {
 	e := &Error{Plugin: p.Label()}
 	switch {
 	case isTimeout(err):
-		e.Fault, e.Detail = FaultTimeout, fmt.Sprintf("no answer within %v", p.host.opts.Timeout)
+		e.Fault, e.Detail = FaultTimeout, fmt.Sprintf("no answer within %v", limit)
 		return e
 	case err != nil && strings.Contains(err.Error(), "wasm error"):
 		e.Fault, e.Detail = FaultTrap, firstLine(err.Error())

@@ -5,6 +5,7 @@
 package agentconfig
 
 import (
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,6 +44,11 @@ func Apply(p *problem.Problem, a *Agent, results, file string, errs *diag.List) 
 		return
 	}
 	p.EntryFile, p.Command = a.EntryFile, a.Command
+	if a.EntryFile != "" && !filepath.IsLocal(filepath.FromSlash(a.EntryFile)) {
+		// As a problem's entry_file: the run would refuse it, after
+		// validate had passed it.
+		errs.Add(file, "agent.entry_file", 0, "expected a path relative to the submission, inside it, got %q", a.EntryFile)
+	}
 	noLine := func(string) int { return 0 }
 	if a.Endpoint == "" {
 		if len(a.Arguments) > 0 || a.HealthCheck != nil {
