@@ -132,13 +132,24 @@ func TestAgentTasksReferenceAndBrokenAgents(t *testing.T) {
 
 func TestAgentTasksRecordedResults(t *testing.T) {
 	out := t.TempDir()
+	start := time.Now()
 	r := wasmeval(t, "run", agentTasks, "--results", agentTasks+"/recorded/passing", "--out", out, "--progress", "none")
+	wall := time.Since(start)
 	if r.code != 0 {
 		t.Fatalf("passing set: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	want := allOutcomes(taskNames, result.OutcomePassed)
 	recs := byID(t, out)
 	wantOutcomes(t, recs, want)
+	// Each case's duration is its own share of the batch it was checked
+	// in, so together they take no longer than the run did.
+	var sum float64
+	for _, r := range recs {
+		sum += r.Duration
+	}
+	if sum > wall.Seconds() {
+		t.Errorf("the cases' durations add up to %.2f s, more than the run's %.2f s", sum, wall.Seconds())
+	}
 	// Its test function read report.txt from the recorded sandbox.
 	if r := recs["sum-report"]; r == nil || len(r.Attributes) != 1 {
 		t.Errorf("sum-report: %+v", r)

@@ -32,6 +32,7 @@ func (r *groupRunner) runRecorded(ctx context.Context, stream cases.Stream) erro
 		c       *cases.Case
 		idx     int
 		started time.Time
+		read    time.Duration // reading the result (and its sandbox)
 		out     result.Execution
 		parsed  *agent.Result
 		// sandbox is the recorded sandbox test functions read ("" for
@@ -44,6 +45,12 @@ func (r *groupRunner) runRecorded(ctx context.Context, stream cases.Stream) erro
 		// as the plugins allow, those that share a sandbox at once (a
 		// call reads one); a missing or unreadable result is not judged.
 		verdicts := make([]caseVerdict, len(batch))
+		// A case's duration is its reading and its share of the
+		// verification it was batched into, not the whole batch's.
+		took := make([]time.Duration, len(batch))
+		for i, b := range batch {
+			took[i] = b.read
+		}
 		bySandbox := map[string][]int{}
 		var order []string
 		for i, b := range batch {
@@ -65,15 +72,22 @@ func (r *groupRunner) runRecorded(ctx context.Context, stream cases.Stream) erro
 				b := batch[i]
 				cs[k], actuals[k], elapsed[k], parsed[k] = b.c, actualOf(b.out), b.out.Elapsed, b.parsed
 			}
+			start := time.Now()
 			for k, v := range r.plugins.verifyCases(ctx, r.job.group, cs, actuals, elapsed, parsed, r.verifyEnv(nil), box) {
 				verdicts[is[k]] = v
+			}
+			share := time.Since(start) / time.Duration(len(is))
+			for _, i := range is {
+				took[i] += share
 			}
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		for i, b := range batch {
-			if err := r.record(r.newRecord(b.c, b.idx, b.started, b.out, verdicts[i]), false); err != nil {
+			rec := r.newRecord(b.c, b.idx, b.started, b.out, verdicts[i])
+			rec.Duration = took[i].Seconds()
+			if err := r.record(rec, false); err != nil {
 				return err
 			}
 		}
@@ -105,7 +119,8 @@ func (r *groupRunner) runRecorded(ctx context.Context, stream cases.Stream) erro
 		}
 		started := time.Now()
 		out, parsed := ad.Read(c)
-		batch = append(batch, pending{c: c, idx: idx, started: started, out: out, parsed: parsed, sandbox: ad.Sandbox(c)})
+		box := ad.Sandbox(c)
+		batch = append(batch, pending{c: c, idx: idx, started: started, read: time.Since(started), out: out, parsed: parsed, sandbox: box})
 		if len(batch) == recordedBatch {
 			if err := flush(); err != nil {
 				return err
