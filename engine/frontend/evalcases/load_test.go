@@ -231,3 +231,14 @@ func TestTagsFilterCases(t *testing.T) {
 		t.Errorf("a tag no case has: %v", err)
 	}
 }
+
+// An agent's entry_file outside the submission is refused when the
+// config is loaded (validate), as a problem's is, not first by the run.
+func TestAgentEntryFileStaysInTheSubmission(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "data/eval_cases.json", dataset)
+	cfg := write(t, dir, "eval.yaml", "dataset: data/eval_cases.json\nagent: {entry_file: ../../agent/agent.py, command: \"python3 {entry_file}\"}\n")
+	if _, err := evalcases.Load(cfg, evalcases.Options{}); err == nil || !strings.Contains(err.Error(), `agent.entry_file: expected a path relative to the submission, inside it, got "../../agent/agent.py"`) {
+		t.Errorf("entry_file outside the submission: %v", err)
+	}
+}
