@@ -44,7 +44,11 @@ func build(g *GroupInput, defaults *rawCase, rc *rawCase, d *strictyaml.Decoder,
 		ID: src.id, Checkpoint: g.Checkpoint, Group: g.Group, GroupType: g.GroupType,
 		OriginalCheckpoint: g.OriginalCheckpoint, OriginalGroup: g.OriginalGroup,
 		Stdin: rc.Stdin.value(), Env: problem.MergeEnv(g.Env, rc.Env), Timeout: g.Timeout,
-		Expected: rc.Expected, Checks: g.Checks, Source: src.file,
+		Expected: rc.Expected, Checks: g.Checks, Source: src.file, SourceKey: src.path,
+	}
+	if src.node != nil && src.path != "" {
+		// One case among others in its file: its line says which.
+		c.SourceLine = src.node.Line
 	}
 	at := func(key string) string { return diag.JoinPath(src.path, key) }
 	if a := rc.Arguments; a != nil {

@@ -57,8 +57,13 @@ type Case struct {
 	// Extra keeps keys the CLI adapter does not use (request details for
 	// other adapters, metadata) so nothing an author wrote is lost.
 	Extra map[string]any `json:"extra,omitempty"`
-	// Source is the file or directory the case was loaded from.
-	Source string `json:"source,omitempty"`
+	// Source is the file or directory the case was loaded from;
+	// SourceKey is the case's key path in it ("" for a file per case)
+	// and SourceLine its line (0 when unknown), so that what is found
+	// wrong with the case later is reported where it is written.
+	Source     string `json:"source,omitempty"`
+	SourceKey  string `json:"source_key,omitempty"`
+	SourceLine int    `json:"source_line,omitempty"`
 }
 
 // Key identifies a case within a run; it equals the Key of the case's

@@ -205,7 +205,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 		}
 		for i, spec := range c.Checks {
 			for _, msg := range verify.Validate(spec) {
-				errs.Add(c.Source, diag.IndexPath("checks", i), 0, "%s", msg)
+				addAt(&errs, c, diag.IndexPath("checks", i), "%s", msg)
 			}
 			check.addPlugins(ctx, plugins, c.Source, diag.IndexPath("checks", i), spec, &errs)
 			for _, msg := range verify.ValidateExpected(spec, c.Expected) {
@@ -217,7 +217,7 @@ func validateGroup(ctx context.Context, p *problem.Problem, cp *problem.Checkpoi
 		validateAttributes(p, g, c, &errs)
 		for _, name := range cases.StaticNames(c) {
 			if _, ok := p.StaticAssets[name]; !ok {
-				errs.Add(c.Source, "", 0, "case %s uses {{static:%s}} but the problem declares no such static asset", c.ID, name)
+				addAt(&errs, c, "", "case %s uses {{static:%s}} but the problem declares no such static asset", c.ID, name)
 			}
 		}
 	}

@@ -52,7 +52,7 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 		// No check, no verifier, no expected value a default check
 		// compares: the case ran and was scored 0 with no reason given.
 		// (An agent's case is judged by its task's tests.)
-		errs.Add(c.Source, "expected", 0, "case %s checks nothing: it has no expected value (status_code, output, …), no checks and no verifier plugin; "+
+		addAt(errs, c, "expected", "case %s checks nothing: it has no expected value (status_code, output, …), no checks and no verifier plugin; "+
 			"give it what to expect, or remove it", c.ID)
 		return
 	}
@@ -109,7 +109,7 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 			// they are always [], which no one means to check.
 			if len(mocks) == 0 {
 				reported[attr] = true
-				errs.Add(c.Source, key, 0, "case %s: the check of mock_calls reads the requests the group's mocks received, but the group declares no mocks (so mock_calls is always []); declare them under mocks:", c.ID)
+				addAt(errs, c, key, "case %s: the check of mock_calls reads the requests the group's mocks received, but the group declares no mocks (so mock_calls is always []); declare them under mocks:", c.ID)
 			}
 			continue
 		}
@@ -146,7 +146,7 @@ func validateAttributes(p *problem.Problem, g *problem.Group, c *cases.Case, err
 		}
 		if msg != "" {
 			reported[attr] = true
-			errs.Add(c.Source, key, 0, "case %s: %s, so the check of %s would fail on every run (\"%s was not produced\")%s", c.ID, msg, attr, attr, fix)
+			addAt(errs, c, key, "case %s: %s, so the check of %s would fail on every run (\"%s was not produced\")%s", c.ID, msg, attr, attr, fix)
 		}
 	}
 }
@@ -185,4 +185,11 @@ func mockNames(g *problem.Group) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// addAt records a problem of case c at key (a key path inside the case)
+// where the case is written: its file, its own key path there (a group
+// file's case is one key of it) and its line.
+func addAt(errs *diag.List, c *cases.Case, key, format string, args ...any) {
+	errs.Add(c.Source, diag.JoinPath(c.SourceKey, key), c.SourceLine, format, args...)
 }

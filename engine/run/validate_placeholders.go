@@ -23,11 +23,11 @@ func validateCasePlaceholders(g *problem.Group, c *cases.Case, errs *diag.List) 
 		for _, p := range placeholder.Find(text) {
 			switch {
 			case p == placeholder.Host || p == placeholder.Port:
-				errs.Add(c.Source, key, 0, "case %s: %s is filled in only in a server's command, arguments and env; a case's arguments and env get it as written", c.ID, p)
+				addAt(errs, c, key, "case %s: %s is filled in only in a server's command, arguments and env; a case's arguments and env get it as written", c.ID, p)
 			case strings.HasPrefix(p, placeholder.MockPrefix):
 				name := strings.TrimSuffix(strings.TrimPrefix(p, placeholder.MockPrefix), "}}")
 				if !slices.Contains(mocks, name) {
-					errs.Add(c.Source, key, 0, "case %s: %s: group %s declares no mock %q (declared there: %s)", c.ID, p, g.Name, name, orNone(mocks))
+					addAt(errs, c, key, "case %s: %s: group %s declares no mock %q (declared there: %s)", c.ID, p, g.Name, name, orNone(mocks))
 				}
 			}
 		}

@@ -286,3 +286,27 @@ func TestValidateCasePlaceholders(t *testing.T) {
 		}
 	}
 }
+
+// A case among others in a group file is reported at its own key and
+// line, for what is found wrong with its checks and its expected values
+// once the cases are loaded, each problem once and in file order.
+func TestGroupFileCaseProblemsNameTheCase(t *testing.T) {
+	dir := problemTree(t, map[string]string{
+		"config.yaml": "name: rx\ncommand: \"sh main.sh\"\ncheckpoints:\n  c1:\n    groups:\n      g: {type: Core}\n",
+		"c1/g.yaml": "a:\n  case: {arguments: [x]}\n  checks: [{kind: regex, attribute: output, pattern: \"(unclosed\"}]\n" +
+			"b:\n  case: {arguments: [x]}\n  expected: {status_code: 300}\n",
+	})
+	_, err := validateDir(t, dir)
+	if err == nil {
+		t.Fatal("validated")
+	}
+	g := filepath.Join(dir, "c1", "g.yaml")
+	for _, want := range []string{
+		g + ":2: a.checks[0]: pattern: error parsing regexp: missing closing ): `(unclosed`",
+		g + ":5: b.expected.status_code: case b expects exit status 300",
+	} {
+		if strings.Count(err.Error(), want) != 1 {
+			t.Errorf("want %q once in:\n%v", want, err)
+		}
+	}
+}
