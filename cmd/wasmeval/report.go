@@ -182,7 +182,17 @@ func writeReport(w io.Writer, f reportFlags, dir string, run *rundir.Run) error 
 // ending (killed or crashed). Reading a run being written is safe: the
 // report covers the records written so far.
 func noteWriter(w io.Writer, dir string, run *rundir.Run) {
-	if run.Manifest == nil || run.Manifest.Status != manifest.StatusRunning {
+	if run.Manifest != nil && run.Manifest.Status != manifest.StatusRunning {
+		// A run that ended wrote whole lines only: a torn last one is
+		// damage done since, and the case it held is not in the report.
+		jpath := filepath.Join(dir, journal.FileName)
+		if torn, err := journal.TornTail(jpath); err == nil && torn {
+			fmt.Fprintf(w, "warning: the run in %s ended (%s), yet the last line of %s is cut short: the journal was damaged since, and the case that line held is not in this report\n",
+				dir, run.Manifest.Status, jpath)
+		}
+		return
+	}
+	if run.Manifest == nil {
 		return
 	}
 	switch {

@@ -47,6 +47,26 @@ func ReadAt(path string, offset int64) (*result.CaseRecord, error) {
 	return rec, nil
 }
 
+// TornTail says whether the journal at path ends in a torn line (bytes
+// after its last newline): what a process that died mid-write leaves, or,
+// in the journal of a run that ended, damage done to it since.
+func TornTail(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false, err
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, st.Size()-1); err != nil {
+		return false, err
+	}
+	return last[0] != '\n', nil
+}
+
 // Repair cuts a torn final line (the process died mid-write) so that
 // appending to the journal starts on a line of its own. A journal that
 // does not exist is left alone.
