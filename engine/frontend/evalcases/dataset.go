@@ -180,6 +180,13 @@ func entry(file, at string, obj map[string]any, errs *diag.List) Entry {
 	e.ExpectedOutputContains = strs("expected_output_contains", true)
 	e.ExpectedFlags = object("expected_flags")
 	e.ExpectedToolOutput = object("expected_tool_output")
+	// An empty expectation would pass every reply, as no expectation
+	// does not: it is refused, as an empty expected_tools is.
+	for _, k := range []string{"expected_flags", "expected_tool_output"} {
+		if m, ok := obj[k].(map[string]any); ok && len(m) == 0 {
+			errs.Add(file, diag.JoinPath(at, k), 0, "{} expects nothing, and every reply would pass it: give %s, or remove the key", keys[k])
+		}
+	}
 	for tool, want := range e.ExpectedToolOutput {
 		if _, ok := want.(map[string]any); !ok {
 			errs.Add(file, diag.JoinPath(diag.JoinPath(at, "expected_tool_output"), tool), 0, "expected an object of key-value pairs the tool returned, got %s", diag.DescribeJSON(want))

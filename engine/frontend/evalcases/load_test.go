@@ -242,3 +242,18 @@ func TestAgentEntryFileStaysInTheSubmission(t *testing.T) {
 		t.Errorf("entry_file outside the submission: %v", err)
 	}
 }
+
+// An empty expected_flags or expected_tool_output would pass every
+// reply: it is refused at its entry.
+func TestEmptyExpectationsAreRefused(t *testing.T) {
+	file := write(t, t.TempDir(), "d.json", `[{"query": "a", "expected_flags": {}}, {"query": "b", "expected_tool_output": {}}]`)
+	_, err := evalcases.Load(file, evalcases.Options{})
+	for _, want := range []string{
+		file + `: [0].expected_flags: {} expects nothing, and every reply would pass it: give an object of flags`,
+		file + `: [1].expected_tool_output: {} expects nothing`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in %v", want, err)
+		}
+	}
+}
