@@ -113,8 +113,40 @@ func Parse(data []byte, opts Options) (*Result, error) {
 	if !ok {
 		return nil, &Error{Source: src, Msg: "expected an object at the top level, got " + typeName(v)}
 	}
+	if n := depth(v, 0); n > MaxDepth {
+		// Test functions, built with the SDKs, would refuse it, and
+		// the fault would be laid on them: it is the result's.
+		return nil, &Error{Source: src, Kind: ErrNotJSON,
+			Msg: fmt.Sprintf("nests more than %d levels deep, more than test functions read (the SDKs' limit)", MaxDepth)}
+	}
 	d := &decoder{source: src}
 	return d.result(top)
+}
+
+// MaxDepth is the deepest nesting of a result: the most the SDKs' JSON
+// parsers (Go, Rust, AssemblyScript) read.
+const MaxDepth = 1000
+
+// depth is how deeply v nests (a scalar 0, [] 1), counting no further
+// than one past MaxDepth.
+func depth(v any, at int) int {
+	if at > MaxDepth {
+		return at
+	}
+	deepest := at
+	switch t := v.(type) {
+	case map[string]any:
+		for _, x := range t {
+			deepest = max(deepest, depth(x, at+1))
+		}
+		deepest = max(deepest, at+1)
+	case []any:
+		for _, x := range t {
+			deepest = max(deepest, depth(x, at+1))
+		}
+		deepest = max(deepest, at+1)
+	}
+	return deepest
 }
 
 func notJSON(src string, data []byte, err error) error {

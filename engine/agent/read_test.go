@@ -326,3 +326,16 @@ func TestLenient(t *testing.T) {
 		t.Errorf("empty result: %+v", r)
 	}
 }
+
+// A result nested deeper than the SDKs read is the result's error, not
+// a fault of the test function that would refuse it.
+func TestResultDeeperThanTheSDKsReadIsRefused(t *testing.T) {
+	ok := `{"task_result": ` + strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1) + `}`
+	if _, err := Parse([]byte(ok), Options{}); err != nil {
+		t.Errorf("a result %d levels deep: %v", MaxDepth, err)
+	}
+	deep := `{"task_result": ` + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + `}`
+	if _, err := Parse([]byte(deep), Options{}); err == nil || !strings.Contains(err.Error(), "nests more than 1000 levels deep") {
+		t.Errorf("a result %d levels deep: %v", MaxDepth+1, err)
+	}
+}
