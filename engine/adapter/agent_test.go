@@ -259,7 +259,12 @@ func TestRecorded(t *testing.T) {
 	if out, _ := a.Run(ctx, nil, agentCase("both", "x")); !out.AdapterError || !strings.Contains(out.Error, "two recorded results for task both: "+filepath.Join(dir, "both.json")+" and "+filepath.Join(dir, "both", "result.json")+"; keep one") {
 		t.Errorf("two results for one task: %+v", out)
 	}
-	unclaimed, err := adapter.RecordedFiles(dir, []string{"flat", "nested", "broken", "gone", "both"})
+	long := strings.Repeat("M", 255)
+	write(long+"/result.json", `{"task_result": "long"}`)
+	if out, _ := a.Run(ctx, nil, agentCase(long, "x")); out.AdapterError || !strings.Contains(out.Output, `"long"`) {
+		t.Errorf("a task named with 255 bytes: %+v", out)
+	}
+	unclaimed, err := adapter.RecordedFiles(dir, []string{"flat", "nested", "broken", "gone", "both", long})
 	if err != nil || strings.Join(unclaimed, " ") != "other/result.json stray.json" {
 		t.Errorf("unclaimed %q %v", unclaimed, err)
 	}

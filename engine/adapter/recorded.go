@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/wasmeval/wasmeval/engine/agent"
 	"github.com/wasmeval/wasmeval/engine/cases"
@@ -106,7 +107,9 @@ func (a *Recorded) Read(c *cases.Case) (result.Execution, *agent.Result) {
 	for i, rel := range paths {
 		p := filepath.Join(a.Dir, rel)
 		data, err := a.readResultFile(rel)
-		if errors.Is(err, fs.ErrNotExist) {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENAMETOOLONG) {
+			// A name of 255 bytes has no room for ".json": its result
+			// can only be <name>/result.json.
 			tried = append(tried, p)
 			continue
 		}
