@@ -114,8 +114,15 @@ func (l *suiteLoader) builtinStep(s *Spec, st Step, errs *diag.List) (cases.Setu
 		good := true
 		for i, item := range list {
 			m, _ := item.(map[string]any)
-			sub := Step{Func: st.Func, Arguments: m, At: diag.IndexPath(st.At+".arguments.files", i)}
-			one, ok := l.builtinStep(s, Step{Func: "upload_file_to_vm", Arguments: map[string]any{"local_path": m["local_path"], "remote_path": m["path"]}, At: sub.At}, errs)
+			at := diag.IndexPath(st.At+".arguments.files", i)
+			// Made as an upload_file_to_vm step of its own, whose
+			// problems are then moved to the keys this item has.
+			var mine diag.List
+			one, ok := l.builtinStep(s, Step{Func: "upload_file_to_vm", Arguments: map[string]any{"local_path": m["local_path"], "remote_path": m["path"]}, At: at}, &mine)
+			for _, e := range mine {
+				e.Path = strings.NewReplacer(at+".arguments.local_path", at+".local_path", at+".arguments.remote_path", at+".path").Replace(e.Path)
+			}
+			*errs = append(*errs, mine...)
 			good = good && ok
 			out.Files = append(out.Files, one.Files...)
 		}
