@@ -188,6 +188,14 @@ func TestAgentTasksRecordedResults(t *testing.T) {
 	if f := feedback(recs["sum-report"]); !strings.Contains(f, `"report.txt" is not in the sandbox: the agent did not write it`) {
 		t.Errorf("sum-report: %s", f)
 	}
+
+	// No result at all: every case is an error, the run inconclusive, and
+	// what to do is fix the results (a run of other results is another
+	// run, which --resume refuses).
+	r = wasmeval(t, "run", agentTasks, "--results", t.TempDir(), "--out", t.TempDir(), "--progress", "none")
+	if r.code != exitInconclusive || !strings.Contains(r.stderr, "fix the recorded results they name and run again") || strings.Contains(r.stderr, "--retry-errors") {
+		t.Errorf("no results: exit %d, want %d and a hint to fix the results:\n%s", r.code, exitInconclusive, r.stderr)
+	}
 }
 
 // An agent run interrupted while one task's agent is still working is

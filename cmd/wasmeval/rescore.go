@@ -282,7 +282,7 @@ func runRescore(cmd *cobra.Command, from string, f rescoreFlags) error {
 	if res.Interrupted {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: rescored cases are in " + res.JournalPath)}
 	}
-	return verdictExit(res.Verdict)
+	return verdictExit(res.Verdict, "a plugin fault among them is the verifier's to fix before rescoring again; other errors are the rescored run's, which `wasmeval run --resume "+from+" --retry-errors N` runs again")
 }
 
 // printRescore says what the rescore changed, and on stderr what it could

@@ -368,16 +368,26 @@ func runRun(cmd *cobra.Command, problemPath string, f runFlags) error {
 	if res.Interrupted {
 		return &exitError{code: exitInterrupted, err: errors.New("interrupted: finished cases are in " + res.JournalPath)}
 	}
-	return verdictExit(res.Verdict)
+	again := retryHint
+	if f.results != "" {
+		// Recorded results are the run's submission: changed, they make
+		// another run, which --resume refuses.
+		again = "fix the recorded results they name and run again"
+	}
+	return verdictExit(res.Verdict, again)
 }
 
-// verdictExit is the exit status of a finished run's verdict.
-func verdictExit(v result.Verdict) error {
+// retryHint says how a live run's errored cases are run again.
+const retryHint = "`wasmeval run --resume DIR --retry-errors N` runs them again (all but cases that could not be loaded)"
+
+// verdictExit is the exit status of a finished run's verdict; again says
+// how the cases that ended in an error can be judged after all.
+func verdictExit(v result.Verdict, again string) error {
 	switch v {
 	case result.VerdictPassed:
 		return nil
 	case result.VerdictInconclusive:
-		return &exitError{code: exitInconclusive, err: errors.New("inconclusive: cases that ended in an error (not the submission's answers) decide a checkpoint's verdict; the report lists them, and `wasmeval run --resume DIR --retry-errors N` runs them again (all but cases that could not be loaded)")}
+		return &exitError{code: exitInconclusive, err: errors.New("inconclusive: cases that ended in an error (not the submission's answers) decide a checkpoint's verdict; the report lists them, and " + again)}
 	}
 	return &exitError{code: exitFail}
 }
