@@ -20,7 +20,7 @@ var scriptLanguages = map[string]string{
 }
 
 // portingHelp says where to read how to port a loader or verifier.
-const portingHelp = "port it to a plugin (docs/porting.md; the SDKs: docs/sdk-go.md, docs/sdk-rust.md, docs/sdk-assemblyscript.md) and bind the built .wasm as {type: plugin, path: ..., sha256: ...}"
+const portingHelp = "port it to a plugin (docs/porting.md; the SDKs: docs/sdk-go.md, docs/sdk-rust.md, docs/sdk-assemblyscript.md) and bind the built .wasm by its path and sha256 (as a verifier or loader: {type: plugin, path: ..., sha256: ...})"
 
 // looksLikeFile says whether a loader or verifier name is a file name
 // rather than a built-in's (built-in names have no extension).

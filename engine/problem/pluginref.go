@@ -78,7 +78,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	} else if ref.Path != "" {
 		_, err := l.resolve(ref.Path, isFile)
 		if errors.Is(err, fs.ErrNotExist) {
-			l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file: %v (plugins in this repository are built with `task plugins`)", err)
+			l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file: %v (a plugin built from source is there once built; wasmeval's own examples are built with `task plugins`)", err)
 			return
 		} else if err != nil {
 			l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file: %v", err)
@@ -121,7 +121,7 @@ func (l *loader) resolveRef(file, key string, line int, ref *PluginRef) {
 	}
 	data, err := read(ref.Path)
 	if err != nil {
-		l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file %s: %v (plugins in this repository are built with `task plugins`)", ref.Path, diag.UnwrapPathError(err))
+		l.errs.Add(file, diag.JoinPath(key, "path"), line, "plugin file %s: %v (a plugin built from source is there once built; wasmeval's own examples are built with `task plugins`)", ref.Path, diag.UnwrapPathError(err))
 		return
 	}
 	digest := pin.Digest(data)
